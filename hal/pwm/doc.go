@@ -1,0 +1,3 @@
+// Package pwm defines pulse-width modulated outputs: servos, H-bridge
+// enables, LEDs.
+package pwm
