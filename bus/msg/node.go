@@ -150,14 +150,24 @@ type FirmwareCheckResponse struct {
 	Message string `json:"message"`
 }
 
-// FirmwareDownloadRequest is FirmwareDownload.srv's request.
+// FirmwareDownloadRequest is FirmwareDownload.srv's request. The image is
+// fetched in chunks so that a download resumes where it stopped and no
+// message exceeds the bus's payload limit.
 type FirmwareDownloadRequest struct {
 	NodeID  string `json:"node_id"`
 	Version string `json:"version"`
+	Offset  int64  `json:"offset"`
+	// Length is the chunk size asked for; 0 means FirmwareChunkSize. The
+	// server may return less.
+	Length int64 `json:"length,omitempty"`
 }
 
-// FirmwareDownloadResponse is FirmwareDownload.srv's response: where the
-// image is and what it must hash to.
+// FirmwareChunkSize is the default download chunk: small enough that a
+// chunk, base64-encoded in JSON, stays well under NATS's 1 MiB payload limit.
+const FirmwareChunkSize = 256 << 10
+
+// FirmwareDownloadResponse is FirmwareDownload.srv's response: one chunk of
+// the image, where the whole image is, and what it must hash to.
 type FirmwareDownloadResponse struct {
 	Success        bool   `json:"success"`
 	Message        string `json:"message"`
@@ -165,6 +175,8 @@ type FirmwareDownloadResponse struct {
 	URL            string `json:"url"`
 	ChecksumSHA256 string `json:"checksum_sha256"`
 	SizeBytes      int64  `json:"size_bytes"`
+	Offset         int64  `json:"offset"`
+	Data           []byte `json:"data"` // base64 in JSON
 }
 
 // RoleConfigRequest asks the server for a role instance's configuration.

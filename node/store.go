@@ -1,0 +1,205 @@
+package node
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/saint-os/saint/node/persist"
+)
+
+// RoleRecord is role.yaml (spec: Role Persistence). It is written last when
+// a node is adopted, so its presence means the role configuration beside it
+// is complete.
+type RoleRecord struct {
+	AssignedRole   string `yaml:"assigned_role"`
+	Instance       string `yaml:"instance,omitempty"`
+	AssignedAt     string `yaml:"assigned_at"`
+	AssignedBy     string `yaml:"assigned_by"`
+	ConfigVersion  string `yaml:"config_version"`
+	ConfigChecksum string `yaml:"config_checksum"`
+	ServerAddress  string `yaml:"server_address,omitempty"`
+}
+
+// Identity is identity.yaml (spec: Node Identification).
+type Identity struct {
+	NodeID      string `yaml:"node_id"`
+	MACAddress  string `yaml:"mac_address"`
+	DisplayName string `yaml:"display_name,omitempty"`
+	FirstSeen   string `yaml:"first_seen"`
+}
+
+// InstalledFirmware records the image the node last installed.
+type InstalledFirmware struct {
+	Version  string `yaml:"version"`
+	Checksum string `yaml:"checksum_sha256"`
+	Size     int64  `yaml:"size_bytes"`
+	At       string `yaml:"installed_at"`
+}
+
+// Store is a node's state directory (/var/lib/saint on a Pi):
+//
+//	role.yaml            assigned role (commit point of an adoption)
+//	role_config.yaml     the role configuration downloaded at adoption
+//	identity.yaml        node id, MAC, first seen
+//	force_firmware       present after a factory reset: re-download firmware
+//	firmware/current.img the installed image, firmware/previous.img the one before
+//	firmware/installed.yaml
+type Store struct {
+	dir string
+}
+
+// NewStore returns the store in dir, creating it.
+func NewStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("node: state directory not set")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "firmware"), 0o755); err != nil {
+		return nil, fmt.Errorf("node: state directory: %w", err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
+
+// LoadRole returns the stored role and its configuration; ok is false when
+// the node has no role. A role.yaml whose configuration is missing or does
+// not match its checksum is an error: the caller treats the node as
+// unadopted and says why.
+func (s *Store) LoadRole() (rec RoleRecord, config []byte, ok bool, err error) {
+	data, err := os.ReadFile(s.path("role.yaml"))
+	if errors.Is(err, os.ErrNotExist) {
+		return rec, nil, false, nil
+	}
+	if err != nil {
+		return rec, nil, false, fmt.Errorf("node: %w", err)
+	}
+	if err := yaml.Unmarshal(data, &rec); err != nil {
+		return rec, nil, false, fmt.Errorf("node: role.yaml: %w", err)
+	}
+	if rec.AssignedRole == "" {
+		return rec, nil, false, errors.New("node: role.yaml: assigned_role is empty")
+	}
+	config, err = os.ReadFile(s.path("role_config.yaml"))
+	if err != nil {
+		return rec, nil, false, fmt.Errorf("node: role configuration: %w", err)
+	}
+	if sum := checksum(config); rec.ConfigChecksum != "" && sum != rec.ConfigChecksum {
+		return rec, nil, false, fmt.Errorf("node: role_config.yaml checksum %s does not match role.yaml's %s", sum[:12], rec.ConfigChecksum)
+	}
+	return rec, config, true, nil
+}
+
+// SaveRole stores a role: the configuration first, then role.yaml, each
+// atomically, so a crash in between leaves the node unadopted rather than
+// adopted with a missing configuration.
+func (s *Store) SaveRole(rec RoleRecord, config []byte) error {
+	rec.ConfigChecksum = checksum(config)
+	data, err := yaml.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	if err := persist.WriteFile(s.path("role_config.yaml"), config, 0o644); err != nil {
+		return err
+	}
+	return persist.WriteFile(s.path("role.yaml"), data, 0o644)
+}
+
+// ClearRole forgets the role (role.yaml first: that is the commit point).
+func (s *Store) ClearRole() error {
+	if err := persist.Remove(s.path("role.yaml")); err != nil {
+		return err
+	}
+	return persist.Remove(s.path("role_config.yaml"))
+}
+
+// LoadIdentity returns identity.yaml; ok is false if there is none.
+func (s *Store) LoadIdentity() (id Identity, ok bool, err error) {
+	data, err := os.ReadFile(s.path("identity.yaml"))
+	if errors.Is(err, os.ErrNotExist) {
+		return id, false, nil
+	}
+	if err != nil {
+		return id, false, fmt.Errorf("node: %w", err)
+	}
+	if err := yaml.Unmarshal(data, &id); err != nil {
+		return id, false, fmt.Errorf("node: identity.yaml: %w", err)
+	}
+	return id, true, nil
+}
+
+// SaveIdentity writes identity.yaml.
+func (s *Store) SaveIdentity(id Identity) error {
+	data, err := yaml.Marshal(id)
+	if err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	return persist.WriteFile(s.path("identity.yaml"), data, 0o644)
+}
+
+// ForceFirmware reports whether a factory reset asked for a firmware
+// re-download.
+func (s *Store) ForceFirmware() bool {
+	_, err := os.Stat(s.path("force_firmware"))
+	return err == nil
+}
+
+// SetForceFirmware sets or clears the re-download flag.
+func (s *Store) SetForceFirmware(on bool) error {
+	if on {
+		return persist.WriteFile(s.path("force_firmware"), []byte("factory reset\n"), 0o644)
+	}
+	return persist.Remove(s.path("force_firmware"))
+}
+
+// InstallFirmware stores a verified image as firmware/current.img, keeping
+// the one before as firmware/previous.img, and records it.
+func (s *Store) InstallFirmware(image []byte, info InstalledFirmware) (string, error) {
+	cur := s.path("firmware/current.img")
+	if _, err := os.Stat(cur); err == nil {
+		if err := os.Rename(cur, s.path("firmware/previous.img")); err != nil {
+			return "", fmt.Errorf("node: keeping previous firmware: %w", err)
+		}
+	}
+	if err := persist.WriteFile(cur, image, 0o755); err != nil {
+		return "", err
+	}
+	data, err := yaml.Marshal(info)
+	if err != nil {
+		return "", fmt.Errorf("node: %w", err)
+	}
+	return cur, persist.WriteFile(s.path("firmware/installed.yaml"), data, 0o644)
+}
+
+// InstalledFirmware returns the record of the last installed image.
+func (s *Store) InstalledFirmware() (InstalledFirmware, bool) {
+	var f InstalledFirmware
+	data, err := os.ReadFile(s.path("firmware/installed.yaml"))
+	if err != nil || yaml.Unmarshal(data, &f) != nil {
+		return f, false
+	}
+	return f, true
+}
+
+// ClearFirmware removes installed images (factory reset).
+func (s *Store) ClearFirmware() error {
+	for _, n := range []string{"firmware/current.img", "firmware/previous.img", "firmware/installed.yaml"} {
+		if err := persist.Remove(s.path(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checksum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
