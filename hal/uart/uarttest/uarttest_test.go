@@ -1,0 +1,95 @@
+package uarttest
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/uart"
+)
+
+func TestInjectKeepsArrivalTimes(t *testing.T) {
+	p := NewPort(nil)
+	var got []Chunk
+	p.Receive(func(b []byte, at time.Time) { got = append(got, Chunk{b, at}) })
+	t0 := clock.Epoch()
+	// Two SBUS frames 7 ms apart: the decoder finds frames by the gap.
+	p.Inject([]byte{0x0F, 0x00}, t0)
+	p.Inject([]byte{0x0F, 0x01}, t0.Add(7*time.Millisecond))
+	if len(got) != 2 || got[1].Time.Sub(got[0].Time) != 7*time.Millisecond {
+		t.Fatalf("got %v", got)
+	}
+	p.Inject(nil, t0)
+	if len(got) != 2 {
+		t.Error("empty Inject delivered")
+	}
+}
+
+func TestPipe(t *testing.T) {
+	clk := clock.NewVirtual(time.Time{})
+	a, b := Pipe(clk)
+	var atB []byte
+	var when time.Time
+	stop := b.Receive(func(p []byte, at time.Time) { atB = append(atB, p...); when = at })
+	clk.Advance(time.Second)
+	// Feetech PING to servo 1.
+	ping := []byte{0xFF, 0xFF, 0x01, 0x02, 0x01, 0xFB}
+	if n, err := a.Write(ping); n != len(ping) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if !bytes.Equal(atB, ping) || !when.Equal(clock.Epoch().Add(time.Second)) {
+		t.Errorf("b received %x at %v", atB, when)
+	}
+	stop()
+	stop()
+	_, _ = a.Write([]byte{1})
+	if len(atB) != len(ping) {
+		t.Error("stopped receiver still received")
+	}
+	var atA []byte
+	a.Receive(func(p []byte, _ time.Time) { atA = append(atA, p...) })
+	_, _ = b.Write([]byte{0xAA})
+	if !bytes.Equal(atA, []byte{0xAA}) {
+		t.Errorf("a received %x, want aa", atA)
+	}
+	if w := a.Written(); !bytes.Equal(w, append(append([]byte(nil), ping...), 1)) {
+		t.Errorf("a.Written() = %x", w)
+	}
+	if ws := a.Writes(); len(ws) != 2 {
+		t.Errorf("a.Writes() has %d chunks, want 2", len(ws))
+	}
+}
+
+func TestReceiverGetsACopy(t *testing.T) {
+	p := NewPort(nil)
+	var kept []byte
+	p.Receive(func(b []byte, _ time.Time) { kept = b })
+	buf := []byte{1, 2, 3}
+	p.Inject(buf, time.Time{})
+	buf[0] = 9
+	if kept[0] != 1 {
+		t.Error("receiver's bytes changed with the caller's buffer")
+	}
+}
+
+func TestConfigure(t *testing.T) {
+	p := NewPort(nil)
+	sbus := uart.Config{Baud: 100000, Parity: uart.EvenParity, StopBits: 2, Inverted: true}
+	if err := p.Configure(sbus); err != nil {
+		t.Fatal(err)
+	}
+	if p.Config() != sbus {
+		t.Errorf("Config() = %+v, want %+v", p.Config(), sbus)
+	}
+	for _, bad := range []uart.Config{
+		{Baud: 0}, {Baud: 9600, DataBits: 9}, {Baud: 9600, StopBits: 3}, {Baud: 9600, Parity: 7},
+	} {
+		if err := p.Configure(bad); err == nil {
+			t.Errorf("Configure(%+v) succeeded", bad)
+		}
+	}
+	if p.Config() != sbus {
+		t.Error("a rejected Configure changed the settings")
+	}
+}
