@@ -1,0 +1,569 @@
+package adoption
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/server/firmware"
+)
+
+// Timing of the registries.
+const (
+	// OnlineWindow: an adopted node is online while its last status is
+	// younger than this.
+	OnlineWindow = 3 * time.Second
+	// UnadoptedExpiry: an unadopted node that stopped announcing is dropped
+	// from the list after this.
+	UnadoptedExpiry = 10 * time.Second
+	// DefaultCallTimeout bounds calls to a node's services.
+	DefaultCallTimeout = 5 * time.Second
+)
+
+// Unadopted is a node announcing itself on /saint/nodes/unadopted.
+type Unadopted struct {
+	NodeID    string             `json:"node_id"`
+	Status    msg.NodeGPIOStatus `json:"gpio_status"`
+	FirstSeen time.Time          `json:"first_seen"`
+	LastSeen  time.Time          `json:"last_seen"`
+}
+
+// Adopted is an adopted node. The fields above Online are persisted.
+type Adopted struct {
+	NodeID        string    `json:"node_id"`
+	Role          string    `json:"role"`
+	Instance      string    `json:"instance,omitempty"`
+	DisplayName   string    `json:"display_name"`
+	AdoptedAt     time.Time `json:"adopted_at"`
+	ConfigVersion string    `json:"config_version"`
+	TopicPrefix   string    `json:"topic_prefix"`
+
+	Online     bool            `json:"online"`
+	LastSeen   time.Time       `json:"last_seen,omitzero"`
+	LastStatus *msg.NodeStatus `json:"last_status,omitempty"`
+}
+
+// Options configures a Manager.
+type Options struct {
+	Exec     *executor.Executor // required
+	Bus      bus.Bus            // required
+	Firmware *firmware.Repository
+	// DataDir is where the registry is kept (adopted.json); "" keeps it in
+	// memory only.
+	DataDir     string
+	CallTimeout time.Duration
+	Log         *slog.Logger
+	// OnEvent is told of adoptions, resets and nodes appearing or going
+	// offline, for the activity log. Called on the executor.
+	OnEvent func(level, nodeID, text string)
+}
+
+// Manager is the server's adoption manager (spec: Node Adoption System):
+// it tracks unadopted and adopted nodes, adopts and resets them through
+// their services, validates stored roles at node boot, and keeps the
+// adopted registry on disk so a server restart loses nothing. Its methods
+// run on Options.Exec.
+type Manager struct {
+	o         Options
+	log       *slog.Logger
+	unadopted map[string]*Unadopted
+	adopted   map[string]*Adopted
+	status    map[string]msg.NodeStatus // last status of any node
+	subs      []bus.Subscription
+	sweep     *executor.Timer
+}
+
+// New loads the registry from o.DataDir.
+func New(o Options) (*Manager, error) {
+	if o.Exec == nil || o.Bus == nil {
+		return nil, errors.New("adoption: Exec and Bus are required")
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.OnEvent == nil {
+		o.OnEvent = func(string, string, string) {}
+	}
+	m := &Manager{
+		o: o, log: o.Log,
+		unadopted: map[string]*Unadopted{},
+		adopted:   map[string]*Adopted{},
+		status:    map[string]msg.NodeStatus{},
+	}
+	if err := m.load(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Manager) registryPath() string { return filepath.Join(m.o.DataDir, "adopted.json") }
+
+func (m *Manager) load() error {
+	if m.o.DataDir == "" {
+		return nil
+	}
+	data, err := os.ReadFile(m.registryPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("adoption: %w", err)
+	}
+	var list []*Adopted
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("adoption: %s: %w", m.registryPath(), err)
+	}
+	for _, a := range list {
+		a.Online, a.LastStatus = false, nil
+		m.adopted[a.NodeID] = a
+	}
+	return nil
+}
+
+func (m *Manager) save() error {
+	if m.o.DataDir == "" {
+		return nil
+	}
+	type record struct {
+		NodeID        string    `json:"node_id"`
+		Role          string    `json:"role"`
+		Instance      string    `json:"instance,omitempty"`
+		DisplayName   string    `json:"display_name"`
+		AdoptedAt     time.Time `json:"adopted_at"`
+		ConfigVersion string    `json:"config_version"`
+		TopicPrefix   string    `json:"topic_prefix"`
+	}
+	list := []record{}
+	for _, a := range m.Adopted() {
+		list = append(list, record{a.NodeID, a.Role, a.Instance, a.DisplayName, a.AdoptedAt, a.ConfigVersion, a.TopicPrefix})
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return fmt.Errorf("adoption: %w", err)
+	}
+	return persist.WriteFile(m.registryPath(), append(data, '\n'), 0o644)
+}
+
+// Start subscribes to announcements and statuses and serves the server's
+// adoption and role services.
+func (m *Manager) Start() error {
+	ex, b := m.o.Exec, m.o.Bus
+	sub, err := b.Subscribe(msg.TopicUnadopted, bus.QoS{Reliability: bus.BestEffort, Depth: 100}, ex, m.onAnnouncement)
+	if err != nil {
+		return err
+	}
+	m.subs = append(m.subs, sub)
+	sub, err = b.Subscribe(msg.TopicAllNodeStatus, bus.QoS{Depth: 100}, ex, m.onStatus)
+	if err != nil {
+		return err
+	}
+	m.subs = append(m.subs, sub)
+	services := map[string]bus.ServiceHandler{
+		msg.ServiceAdopt:        m.serveAdopt,
+		msg.ServiceReset:        m.serveReset,
+		msg.ServiceRoleConfig:   m.serveRoleConfig,
+		msg.ServiceValidateRole: m.serveValidate,
+	}
+	for _, name := range []string{msg.ServiceAdopt, msg.ServiceReset, msg.ServiceRoleConfig, msg.ServiceValidateRole} {
+		sub, err := b.Serve(name, ex, services[name])
+		if err != nil {
+			return err
+		}
+		m.subs = append(m.subs, sub)
+	}
+	m.sweep = ex.Every(time.Second, m.sweepStale)
+	return nil
+}
+
+// Stop ends the manager's subscriptions.
+func (m *Manager) Stop() {
+	if m.sweep != nil {
+		m.sweep.Stop()
+	}
+	for _, s := range m.subs {
+		_ = s.Unsubscribe()
+	}
+	m.subs = nil
+}
+
+func (m *Manager) onAnnouncement(bm bus.Msg) {
+	var st msg.NodeGPIOStatus
+	if err := bm.Decode(&st); err != nil || !msg.ValidNodeID(st.NodeID) {
+		m.log.Warn("bad announcement", "topic", bm.Topic, "err", err)
+		return
+	}
+	now := m.o.Exec.Now()
+	if a, ok := m.adopted[st.NodeID]; ok {
+		// The node was reset behind the server's back (button held):
+		// it is no longer adopted.
+		delete(m.adopted, st.NodeID)
+		if err := m.save(); err != nil {
+			m.log.Error("registry not saved", "err", err)
+		}
+		m.o.OnEvent("WARNING", st.NodeID, fmt.Sprintf("%s (%s) announced itself unadopted; adoption cleared", a.DisplayName, st.NodeID))
+	}
+	u, ok := m.unadopted[st.NodeID]
+	if !ok {
+		u = &Unadopted{NodeID: st.NodeID, FirstSeen: now}
+		m.unadopted[st.NodeID] = u
+		m.o.OnEvent("INFO", st.NodeID, "unadopted node "+st.NodeID+" discovered")
+	}
+	u.Status, u.LastSeen = st, now
+}
+
+func (m *Manager) onStatus(bm bus.Msg) {
+	var st msg.NodeStatus
+	if err := bm.Decode(&st); err != nil || !msg.ValidNodeID(st.NodeID) {
+		m.log.Warn("bad node status", "topic", bm.Topic, "err", err)
+		return
+	}
+	m.status[st.NodeID] = st
+	now := m.o.Exec.Now()
+	if a, ok := m.adopted[st.NodeID]; ok {
+		if !a.Online {
+			m.o.OnEvent("INFO", st.NodeID, fmt.Sprintf("%s (%s) online, %s", a.DisplayName, st.NodeID, st.State))
+		}
+		a.Online, a.LastSeen = true, now
+		s := st
+		a.LastStatus = &s
+	}
+	if st.State != msg.StateUnadopted {
+		delete(m.unadopted, st.NodeID)
+	}
+}
+
+func (m *Manager) sweepStale() {
+	now := m.o.Exec.Now()
+	for id, u := range m.unadopted {
+		if now.Sub(u.LastSeen) > UnadoptedExpiry {
+			delete(m.unadopted, id)
+			m.o.OnEvent("INFO", id, "unadopted node "+id+" stopped announcing")
+		}
+	}
+	for id, a := range m.adopted {
+		if a.Online && now.Sub(a.LastSeen) > OnlineWindow {
+			a.Online = false
+			m.o.OnEvent("WARNING", id, fmt.Sprintf("%s (%s) offline", a.DisplayName, id))
+		}
+	}
+}
+
+// Unadopted lists the unadopted nodes ordered by id.
+func (m *Manager) Unadopted() []*Unadopted {
+	out := make([]*Unadopted, 0, len(m.unadopted))
+	for _, u := range m.unadopted {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
+	return out
+}
+
+// Adopted lists the adopted nodes ordered by id.
+func (m *Manager) Adopted() []*Adopted {
+	out := make([]*Adopted, 0, len(m.adopted))
+	for _, a := range m.adopted {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
+	return out
+}
+
+// Lookup returns what the server knows of a node.
+func (m *Manager) Lookup(id string) (u *Unadopted, a *Adopted, st *msg.NodeStatus) {
+	u, a = m.unadopted[id], m.adopted[id]
+	if s, ok := m.status[id]; ok {
+		st = &s
+	}
+	return u, a, st
+}
+
+// RoleChoice is a role the UI can offer.
+type RoleChoice struct {
+	Key      string `json:"key"`
+	Role     string `json:"role"`
+	Instance string `json:"instance,omitempty"`
+}
+
+// ParamError is a request error that names the parameter at fault.
+type ParamError struct {
+	Field   string
+	Message string
+}
+
+func (e *ParamError) Error() string { return e.Field + ": " + e.Message }
+
+// NormalizeRole accepts "arms" with instance "left", or the key
+// "arms_left", and checks the instance fits the role.
+func NormalizeRole(role, instance string) (string, string, error) {
+	if role == "arms_left" || role == "arms_right" {
+		if instance != "" && "arms_"+instance != role {
+			return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+		}
+		return "arms", role[len("arms_"):], nil
+	}
+	known := false
+	for _, r := range msg.Roles() {
+		known = known || r == role
+	}
+	if !known {
+		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance", role)}
+	}
+	if role == msg.RoleArms {
+		if instance != "left" && instance != "right" {
+			return "", "", &ParamError{"instance", fmt.Sprintf("arms needs instance \"left\" or \"right\", got %q", instance)}
+		}
+		return role, instance, nil
+	}
+	if instance != "" {
+		return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
+	}
+	return role, instance, nil
+}
+
+// Adopt adopts an unadopted node: it calls the node's adopt service, which
+// downloads its configuration, verifies its peripherals and starts the
+// role, and records the adoption once the node reports success. done runs
+// on the executor.
+func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeResponse, error)) {
+	if !msg.ValidNodeID(req.NodeID) {
+		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		return
+	}
+	role, inst, err := NormalizeRole(req.Role, req.Instance)
+	if err != nil {
+		done(msg.AdoptNodeResponse{}, err)
+		return
+	}
+	if a, ok := m.adopted[req.NodeID]; ok {
+		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
+		return
+	}
+	if _, ok := m.unadopted[req.NodeID]; !ok {
+		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
+		return
+	}
+	for _, a := range m.adopted {
+		if a.Role == role && a.Instance == inst {
+			m.o.OnEvent("WARNING", req.NodeID, fmt.Sprintf("%s also holds role %s", a.NodeID, msg.RoleKey(role, inst)))
+		}
+	}
+	req.Role, req.Instance = role, inst
+	if m.o.Firmware != nil {
+		if _, ver, _, err := m.o.Firmware.RoleConfig(role, inst); err == nil {
+			req.ConfigVersion = ver
+		} else {
+			done(msg.AdoptNodeResponse{}, &ParamError{"role", err.Error()})
+			return
+		}
+	}
+	display := req.DisplayName
+	m.o.Bus.CallAsync(msg.NodeAdoptService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(bm bus.Msg, err error) {
+		var resp msg.AdoptNodeResponse
+		if err == nil {
+			err = bm.Decode(&resp)
+		}
+		if err != nil {
+			done(resp, fmt.Errorf("node %s did not answer the adoption: %w", req.NodeID, err))
+			return
+		}
+		if !resp.Success {
+			m.o.OnEvent("ERROR", req.NodeID, fmt.Sprintf("adoption of %s as %s refused: %s", req.NodeID, msg.RoleKey(role, inst), resp.Message))
+			done(resp, nil)
+			return
+		}
+		if display == "" {
+			display = defaultDisplayName(role, inst)
+		}
+		a := &Adopted{
+			NodeID: req.NodeID, Role: role, Instance: inst, DisplayName: display,
+			AdoptedAt: m.o.Exec.Now().UTC(), ConfigVersion: req.ConfigVersion,
+			TopicPrefix: resp.AssignedTopicPrefix, Online: true, LastSeen: m.o.Exec.Now(),
+		}
+		if st, ok := m.status[req.NodeID]; ok {
+			a.LastStatus = &st
+		}
+		m.adopted[req.NodeID] = a
+		delete(m.unadopted, req.NodeID)
+		if err := m.save(); err != nil {
+			m.log.Error("registry not saved", "err", err)
+			done(resp, fmt.Errorf("node adopted but the registry was not saved: %w", err))
+			return
+		}
+		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s adopted as %s (%s)", req.NodeID, msg.RoleKey(role, inst), display))
+		done(resp, nil)
+	})
+}
+
+func defaultDisplayName(role, instance string) string {
+	names := map[string]string{"head": "Head", "arms": "Arms", "tracks": "Tracks", "console": "Console", "balance": "Balance"}
+	n := names[role]
+	switch instance {
+	case "left":
+		n += " L"
+	case "right":
+		n += " R"
+	}
+	return n
+}
+
+// Reset resets a node through its reset service and forgets its adoption.
+func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeResponse, error)) {
+	if !msg.ValidNodeID(req.NodeID) {
+		done(msg.ResetNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		return
+	}
+	_, adopted := m.adopted[req.NodeID]
+	_, unadopted := m.unadopted[req.NodeID]
+	if !adopted && !unadopted {
+		done(msg.ResetNodeResponse{}, &ParamError{"node_id", "unknown node " + req.NodeID})
+		return
+	}
+	m.o.Bus.CallAsync(msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(bm bus.Msg, err error) {
+		var resp msg.ResetNodeResponse
+		if err == nil {
+			err = bm.Decode(&resp)
+		}
+		if err != nil {
+			done(resp, fmt.Errorf("node %s did not answer the reset (is it online?): %w", req.NodeID, err))
+			return
+		}
+		if !resp.Success {
+			done(resp, nil)
+			return
+		}
+		if _, ok := m.adopted[req.NodeID]; ok {
+			delete(m.adopted, req.NodeID)
+			if err := m.save(); err != nil {
+				done(resp, fmt.Errorf("node reset but the registry was not saved: %w", err))
+				return
+			}
+		}
+		kind := "reset"
+		if req.FactoryReset {
+			kind = "factory reset"
+		}
+		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s %s", req.NodeID, kind))
+		done(resp, nil)
+	})
+}
+
+// SetDisplayName renames an adopted node.
+func (m *Manager) SetDisplayName(id, name string) error {
+	a, ok := m.adopted[id]
+	if !ok {
+		return &ParamError{"node_id", "no adopted node " + id}
+	}
+	if name == "" || len(name) > 64 {
+		return &ParamError{"display_name", "want 1–64 characters"}
+	}
+	a.DisplayName = name
+	return m.save()
+}
+
+func (m *Manager) serveAdopt(bm bus.Msg, reply bus.Reply) {
+	var req msg.AdoptNodeRequest
+	if err := bm.Decode(&req); err != nil {
+		reply(nil, err)
+		return
+	}
+	m.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
+		if err != nil {
+			resp.Message = err.Error()
+		}
+		reply(resp, nil)
+	})
+}
+
+func (m *Manager) serveReset(bm bus.Msg, reply bus.Reply) {
+	var req msg.ResetNodeRequest
+	if err := bm.Decode(&req); err != nil {
+		reply(nil, err)
+		return
+	}
+	m.Reset(req, func(resp msg.ResetNodeResponse, err error) {
+		if err != nil {
+			resp.Message = err.Error()
+		}
+		reply(resp, nil)
+	})
+}
+
+func (m *Manager) serveRoleConfig(bm bus.Msg, reply bus.Reply) {
+	var req msg.RoleConfigRequest
+	if err := bm.Decode(&req); err != nil {
+		reply(nil, err)
+		return
+	}
+	if m.o.Firmware == nil {
+		reply(msg.RoleConfigResponse{Message: "server has no role configurations"}, nil)
+		return
+	}
+	data, ver, sum, err := m.o.Firmware.RoleConfig(req.Role, req.Instance)
+	if err != nil {
+		reply(msg.RoleConfigResponse{Message: err.Error()}, nil)
+		return
+	}
+	reply(msg.RoleConfigResponse{Success: true, Version: ver, Checksum: sum, Config: string(data)}, nil)
+}
+
+// serveValidate checks a stored role at node boot. A node the server does
+// not know as adopted (its registry was lost, or the node was adopted by
+// another server) is taken into the registry: the role lives on the node
+// until an explicit reset.
+func (m *Manager) serveValidate(bm bus.Msg, reply bus.Reply) {
+	var req msg.ValidateRoleRequest
+	if err := bm.Decode(&req); err != nil {
+		reply(nil, err)
+		return
+	}
+	role, inst, err := NormalizeRole(req.Role, req.Instance)
+	if err != nil {
+		reply(msg.ValidateRoleResponse{Message: err.Error()}, nil)
+		return
+	}
+	resp := msg.ValidateRoleResponse{Valid: true, Message: "role valid"}
+	if m.o.Firmware != nil {
+		data, ver, sum, err := m.o.Firmware.RoleConfig(role, inst)
+		if err != nil {
+			reply(msg.ValidateRoleResponse{Message: err.Error()}, nil)
+			return
+		}
+		if sum != req.ConfigSum {
+			resp.Config, resp.ConfigVersion, resp.Checksum = string(data), ver, sum
+			resp.Message = fmt.Sprintf("configuration updated %s → %s", req.ConfigVersion, ver)
+		}
+	}
+	a, ok := m.adopted[req.NodeID]
+	if ok && (a.Role != role || a.Instance != inst) {
+		reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("server has %s adopted as %s, node says %s", req.NodeID, msg.RoleKey(a.Role, a.Instance), msg.RoleKey(role, inst))}, nil)
+		return
+	}
+	if !ok {
+		a = &Adopted{NodeID: req.NodeID, Role: role, Instance: inst, DisplayName: defaultDisplayName(role, inst),
+			AdoptedAt: m.o.Exec.Now().UTC(), TopicPrefix: msg.TopicPrefix(role, inst)}
+		m.adopted[req.NodeID] = a
+		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s resumed role %s; added to the registry", req.NodeID, msg.RoleKey(role, inst)))
+	}
+	a.ConfigVersion = req.ConfigVersion
+	if resp.ConfigVersion != "" {
+		a.ConfigVersion = resp.ConfigVersion
+	}
+	a.Online, a.LastSeen = true, m.o.Exec.Now()
+	delete(m.unadopted, req.NodeID)
+	if err := m.save(); err != nil {
+		m.log.Error("registry not saved", "err", err)
+	}
+	reply(resp, nil)
+}

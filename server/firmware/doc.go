@@ -1,0 +1,11 @@
+// Package firmware is the server's firmware repository (spec: Firmware
+// Update System): one generic node image described by manifest.json, its
+// archive, and the role configurations (configs/*.yaml) nodes download when
+// they are adopted.
+//
+// Nodes reach it two ways: the bus services /saint/firmware/check and
+// /saint/firmware/download (the image in chunks, so a download resumes at
+// an offset), and plain HTTP on the internal network for tools and
+// provisioning scripts. An image that does not match its manifest is not
+// offered at all.
+package firmware

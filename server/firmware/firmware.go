@@ -1,0 +1,423 @@
+package firmware
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/roles/roleconfig"
+)
+
+// Manifest is firmware/manifest.json (spec: Manifest Format).
+type Manifest struct {
+	Firmware       Release                  `json:"firmware"`
+	Configs        map[string]ConfigVersion `json:"configs"`
+	SupportedRoles []string                 `json:"supported_roles"`
+}
+
+// Release describes the current firmware image.
+type Release struct {
+	Version        string `json:"version"`
+	ReleaseDate    string `json:"release_date"`
+	ChecksumSHA256 string `json:"checksum_sha256"`
+	MinHardwareRev string `json:"min_hardware_rev"`
+	Changelog      string `json:"changelog"`
+	SizeBytes      int64  `json:"size_bytes"`
+}
+
+// ConfigVersion is a role configuration's version and checksum.
+type ConfigVersion struct {
+	Version  string `json:"version"`
+	Checksum string `json:"checksum"`
+}
+
+// ImagePath is the image's path inside the firmware directory.
+const ImagePath = "current/saint_node.img"
+
+// roleConfig is a configuration file held in memory.
+type roleConfig struct {
+	data     []byte
+	version  string
+	checksum string
+}
+
+// Repository is the server's firmware store: the generic node image with
+// its manifest, and the role configurations nodes download when adopted.
+// It is safe for concurrent use.
+type Repository struct {
+	dir string
+
+	mu       sync.RWMutex
+	manifest *Manifest
+	problem  string // why the image is not offered, when it is not
+	configs  map[string]roleConfig
+}
+
+// Open reads the firmware directory dir (manifest.json, current/,
+// configs/). Role configurations come from dir/configs, or from
+// fallbackConfigs (the server's config/roles) for the keys dir lacks. A
+// directory without a manifest is valid: the server then offers no
+// firmware and nodes keep what they run.
+func Open(dir, fallbackConfigs string) (*Repository, error) {
+	r := &Repository{dir: dir, configs: map[string]roleConfig{}}
+	for _, d := range []string{fallbackConfigs, filepath.Join(dir, "configs")} {
+		if d == "" {
+			continue
+		}
+		if err := r.loadConfigs(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Reload(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Repository) loadConfigs(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("firmware: %w", err)
+		}
+		cfg, err := roleconfig.Parse(data)
+		if err != nil {
+			return fmt.Errorf("firmware: %s: %w", filepath.Join(dir, name), err)
+		}
+		key := strings.TrimSuffix(name, ".yaml")
+		if want := roleconfig.Key(cfg.Role, cfg.Instance); want != key {
+			return fmt.Errorf("firmware: %s: file holds role %q, expected it to be named %s.yaml", filepath.Join(dir, name), want, want)
+		}
+		r.configs[key] = roleConfig{data: data, version: cfg.Version, checksum: roleconfig.Checksum(data)}
+	}
+	return nil
+}
+
+// Reload re-reads manifest.json and checks the image against it. An image
+// whose size or sha256 does not match its manifest is not offered to nodes.
+func (r *Repository) Reload() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.manifest, r.problem = nil, ""
+	if r.dir == "" {
+		r.problem = "no firmware directory"
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, "manifest.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		r.problem = "no firmware published (" + filepath.Join(r.dir, "manifest.json") + " missing)"
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("firmware: manifest.json: %w", err)
+	}
+	if m.Firmware.Version == "" {
+		return errors.New("firmware: manifest.json: firmware.version: missing")
+	}
+	if len(m.Firmware.ChecksumSHA256) != 64 {
+		return errors.New("firmware: manifest.json: firmware.checksum_sha256: want 64 hex digits")
+	}
+	sum, size, err := fileSHA256(filepath.Join(r.dir, ImagePath))
+	switch {
+	case err != nil:
+		r.problem = "image unreadable: " + err.Error()
+	case !strings.EqualFold(sum, m.Firmware.ChecksumSHA256):
+		r.problem = fmt.Sprintf("image sha256 %s does not match manifest %s", sum[:12], m.Firmware.ChecksumSHA256[:12])
+	case m.Firmware.SizeBytes != 0 && size != m.Firmware.SizeBytes:
+		r.problem = fmt.Sprintf("image is %d bytes, manifest says %d", size, m.Firmware.SizeBytes)
+	}
+	if m.Firmware.SizeBytes == 0 {
+		m.Firmware.SizeBytes = size
+	}
+	r.manifest = &m
+	return nil
+}
+
+func fileSHA256(p string) (string, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// Status is what firmware_status reports.
+type Status struct {
+	Available bool                     `json:"available"`
+	Problem   string                   `json:"problem,omitempty"`
+	Firmware  *Release                 `json:"firmware,omitempty"`
+	Configs   map[string]ConfigVersion `json:"configs"`
+	Roles     []string                 `json:"supported_roles"`
+}
+
+// Status returns the repository's current release and configurations.
+func (r *Repository) Status() Status {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	st := Status{Available: r.manifest != nil && r.problem == "", Problem: r.problem, Configs: map[string]ConfigVersion{}}
+	if r.manifest != nil {
+		rel := r.manifest.Firmware
+		st.Firmware = &rel
+	}
+	for k, c := range r.configs {
+		st.Configs[k] = ConfigVersion{Version: c.version, Checksum: c.checksum}
+		st.Roles = append(st.Roles, k)
+	}
+	sort.Strings(st.Roles)
+	return st
+}
+
+// Check answers /saint/firmware/check. A node is offered the image when its
+// version is older than the published one, or when it asks with Force
+// (after a factory reset). Nodes are never downgraded unasked.
+func (r *Repository) Check(req msg.FirmwareCheckRequest) msg.FirmwareCheckResponse {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.manifest == nil || r.problem != "" {
+		return msg.FirmwareCheckResponse{Message: r.problem}
+	}
+	rel := r.manifest.Firmware
+	resp := msg.FirmwareCheckResponse{
+		Version:        rel.Version,
+		ChecksumSHA256: rel.ChecksumSHA256,
+		SizeBytes:      rel.SizeBytes,
+		Changelog:      rel.Changelog,
+		URL:            "/firmware/" + ImagePath,
+	}
+	if rel.MinHardwareRev != "" && req.HardwareRev != "" && CompareVersions(req.HardwareRev, rel.MinHardwareRev) < 0 {
+		resp.Message = fmt.Sprintf("firmware %s needs hardware rev %s or later; this node is %s", rel.Version, rel.MinHardwareRev, req.HardwareRev)
+		return resp
+	}
+	switch c := CompareVersions(req.CurrentVersion, rel.Version); {
+	case req.Force:
+		resp.UpdateAvailable = true
+		resp.Message = "re-download requested"
+	case c < 0:
+		resp.UpdateAvailable = true
+		resp.Message = fmt.Sprintf("update %s → %s", req.CurrentVersion, rel.Version)
+	default:
+		resp.Message = "up to date"
+	}
+	return resp
+}
+
+// Download answers /saint/firmware/download with one chunk of the image.
+func (r *Repository) Download(req msg.FirmwareDownloadRequest) msg.FirmwareDownloadResponse {
+	r.mu.RLock()
+	m, problem := r.manifest, r.problem
+	r.mu.RUnlock()
+	if m == nil || problem != "" {
+		return msg.FirmwareDownloadResponse{Message: problem}
+	}
+	rel := m.Firmware
+	resp := msg.FirmwareDownloadResponse{
+		Version: rel.Version, URL: "/firmware/" + ImagePath,
+		ChecksumSHA256: rel.ChecksumSHA256, SizeBytes: rel.SizeBytes, Offset: req.Offset,
+	}
+	if req.Version != "" && req.Version != rel.Version {
+		resp.Message = fmt.Sprintf("version: %s is not published (current is %s)", req.Version, rel.Version)
+		return resp
+	}
+	if req.Offset < 0 || req.Offset > rel.SizeBytes {
+		resp.Message = fmt.Sprintf("offset: %d is outside the %d-byte image", req.Offset, rel.SizeBytes)
+		return resp
+	}
+	n := req.Length
+	if n <= 0 || n > msg.FirmwareChunkSize {
+		n = msg.FirmwareChunkSize
+	}
+	if rest := rel.SizeBytes - req.Offset; n > rest {
+		n = rest
+	}
+	f, err := os.Open(filepath.Join(r.dir, ImagePath))
+	if err != nil {
+		resp.Message = err.Error()
+		return resp
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, req.Offset); err != nil && !errors.Is(err, io.EOF) {
+		resp.Message = err.Error()
+		return resp
+	}
+	resp.Data, resp.Success = buf, true
+	return resp
+}
+
+// RoleConfig answers a node's request for its role configuration.
+func (r *Repository) RoleConfig(role, instance string) (data []byte, version, checksum string, err error) {
+	key := roleconfig.Key(role, instance)
+	r.mu.RLock()
+	c, ok := r.configs[key]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, "", "", fmt.Errorf("no configuration for role %s (have: %s)", key, strings.Join(r.Status().Roles, ", "))
+	}
+	return c.data, c.version, c.checksum, nil
+}
+
+// Handler serves the firmware tree over HTTP for the internal network:
+// GET /firmware/manifest.json, /firmware/current/saint_node.img (with Range
+// requests, so downloads resume), /firmware/configs/<role>.yaml.
+func (r *Repository) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		p := path.Clean("/" + strings.TrimPrefix(req.URL.Path, "/firmware"))
+		switch {
+		case p == "/manifest.json", p == "/"+ImagePath, p == "/"+ImagePath+".sha256", p == "/current/changelog.md":
+			http.ServeFile(w, req, filepath.Join(r.dir, filepath.FromSlash(p)))
+		case strings.HasPrefix(p, "/configs/") && strings.HasSuffix(p, ".yaml"):
+			role, inst := roleconfig.SplitKey(strings.TrimSuffix(path.Base(p), ".yaml"))
+			data, _, _, err := r.RoleConfig(role, inst)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusNotFound)
+				return
+			}
+			w.Header().Set("Content-Type", "application/yaml")
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			_, _ = w.Write(data)
+		default:
+			http.NotFound(w, req)
+		}
+	})
+}
+
+// CompareVersions compares dotted versions numerically ("1.10.0" > "1.9.2";
+// a leading "v" is ignored; missing parts count as 0; non-numeric parts
+// compare as strings).
+func CompareVersions(a, b string) int {
+	pa := strings.Split(strings.TrimPrefix(a, "v"), ".")
+	pb := strings.Split(strings.TrimPrefix(b, "v"), ".")
+	for i := 0; i < len(pa) || i < len(pb); i++ {
+		var x, y string
+		if i < len(pa) {
+			x = pa[i]
+		}
+		if i < len(pb) {
+			y = pb[i]
+		}
+		nx, ex := strconv.Atoi(orZero(x))
+		ny, ey := strconv.Atoi(orZero(y))
+		if ex == nil && ey == nil {
+			if nx != ny {
+				if nx < ny {
+					return -1
+				}
+				return 1
+			}
+			continue
+		}
+		if c := strings.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// Publish writes a firmware tree into dir for image: current/saint_node.img
+// and its .sha256, changelog.md, manifest.json (with the configurations of
+// configDir, also copied to configs/) and archive/<version>/. It is what
+// `make firmware` and tests use to publish a build.
+func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error) {
+	sum := sha256.Sum256(image)
+	rel.ChecksumSHA256 = hex.EncodeToString(sum[:])
+	rel.SizeBytes = int64(len(image))
+	m := &Manifest{Firmware: rel, Configs: map[string]ConfigVersion{}}
+	if configDir != "" {
+		entries, err := os.ReadDir(configDir)
+		if err != nil {
+			return nil, fmt.Errorf("firmware: %w", err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(configDir, e.Name()))
+			if err != nil {
+				return nil, fmt.Errorf("firmware: %w", err)
+			}
+			cfg, err := roleconfig.Parse(data)
+			if err != nil {
+				return nil, fmt.Errorf("firmware: %s: %w", e.Name(), err)
+			}
+			key := strings.TrimSuffix(e.Name(), ".yaml")
+			m.Configs[key] = ConfigVersion{Version: cfg.Version, Checksum: roleconfig.Checksum(data)}
+			m.SupportedRoles = append(m.SupportedRoles, key)
+			if err := writeFile(filepath.Join(dir, "configs", e.Name()), data); err != nil {
+				return nil, err
+			}
+		}
+		sort.Strings(m.SupportedRoles)
+	}
+	manifest, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	changelog := "# " + rel.Version + "\n\n" + rel.Changelog + "\n"
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{ImagePath, image},
+		{ImagePath + ".sha256", []byte(rel.ChecksumSHA256 + "  saint_node.img\n")},
+		{"current/changelog.md", []byte(changelog)},
+		{"archive/" + rel.Version + "/saint_node.img", image},
+		{"archive/" + rel.Version + "/saint_node.img.sha256", []byte(rel.ChecksumSHA256 + "  saint_node.img\n")},
+		// The manifest goes last: it is what makes the new image visible.
+		{"manifest.json", append(manifest, '\n')},
+	}
+	for _, f := range files {
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(f.name)), f.data); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func writeFile(p string, data []byte) error {
+	return persist.WriteFile(p, data, 0o644)
+}

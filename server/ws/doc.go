@@ -1,0 +1,8 @@
+// Package ws is the WebSocket gateway of the server (spec: WebSocket API):
+// JSON requests {"id","type","target","action","params"} dispatched to
+// handlers, responses {"id","type":"response","status":"ok","data"} or
+// status "error" with a message that names the parameter at fault, and
+// state updates pushed to clients that subscribed to them, at the rate they
+// asked for. Malformed JSON, unknown actions and bad parameters get such an
+// error and the connection stays open.
+package ws
