@@ -1,0 +1,112 @@
+package bus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/saint-os/saint/hal/executor"
+)
+
+// SubscribeJSON subscribes h to topic with each message decoded into a
+// fresh T. A message that does not decode is not passed to h: it is counted
+// (Stats().DecodeErrors on the returned Subscription) and logged, the first
+// time and then at each power of two, so a misbehaving publisher on a
+// 1 kHz topic cannot flood the log.
+func SubscribeJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h func(topic string, v T)) (Subscription, error) {
+	js := &jsonSubscription{log: loggerOf(b)}
+	sub, err := b.Subscribe(topic, qos, ex, func(m Msg) {
+		var v T
+		if err := json.Unmarshal(m.Data, &v); err != nil {
+			js.decodeError(m.Topic, fmt.Sprintf("%T", v), err)
+			return
+		}
+		h(m.Topic, v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	js.Subscription = sub
+	return js, nil
+}
+
+// ServeJSON serves service with requests decoded into Req and h's response
+// sent as Resp. A request that does not decode is answered with an error
+// (the caller gets a *RemoteError) without calling h. As with Serve, reply
+// may be called once from any goroutine, now or later.
+func ServeJSON[Req, Resp any](b Bus, service string, ex *executor.Executor, h func(req Req, reply func(Resp, error))) (Subscription, error) {
+	js := &jsonSubscription{log: loggerOf(b)}
+	sub, err := b.Serve(service, ex, func(m Msg, reply Reply) {
+		var req Req
+		if err := json.Unmarshal(m.Data, &req); err != nil {
+			js.decodeErrors.Add(1)
+			reply(nil, fmt.Errorf("bus: decoding request as %T: %v", req, err))
+			return
+		}
+		h(req, func(resp Resp, err error) {
+			if err != nil {
+				reply(nil, err)
+				return
+			}
+			reply(resp, nil)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	js.Subscription = sub
+	return js, nil
+}
+
+// CallJSON calls service with req and returns the response decoded into a
+// Resp. It blocks like Bus.Call, so it is for goroutines at the edges.
+func CallJSON[Resp any](ctx context.Context, b Bus, service string, req any) (Resp, error) {
+	var resp Resp
+	err := b.Call(ctx, service, req, &resp)
+	return resp, err
+}
+
+// CallAsyncJSON is Bus.CallAsync with the response decoded into a Resp.
+// done runs on ex exactly once; a response that does not decode is
+// reported as an error.
+func CallAsyncJSON[Resp any](b Bus, service string, req any, timeout time.Duration, ex *executor.Executor, done func(Resp, error)) {
+	b.CallAsync(service, req, timeout, ex, func(m Msg, err error) {
+		var resp Resp
+		if err == nil {
+			err = m.Decode(&resp)
+		}
+		done(resp, err)
+	})
+}
+
+// jsonSubscription adds a decode-error count to a subscription.
+type jsonSubscription struct {
+	Subscription
+	log          *slog.Logger
+	decodeErrors atomic.Uint64
+}
+
+// Stats implements StatsReporter.
+func (s *jsonSubscription) Stats() Stats {
+	st, _ := SubscriptionStats(s.Subscription)
+	st.DecodeErrors = s.decodeErrors.Load()
+	return st
+}
+
+func (s *jsonSubscription) decodeError(topic, typ string, err error) {
+	n := s.decodeErrors.Add(1)
+	if n&(n-1) == 0 {
+		s.log.Warn("bus: ignoring message that does not decode", "topic", topic, "type", typ, "count", n, "err", err)
+	}
+}
+
+// loggerOf returns b's logger if it has one (a *Conn does).
+func loggerOf(b Bus) *slog.Logger {
+	if l, ok := b.(interface{ Logger() *slog.Logger }); ok {
+		return l.Logger()
+	}
+	return slog.Default()
+}
