@@ -1,0 +1,309 @@
+// Command saintctl drives a SAINT.OS server from the command line over its
+// WebSocket API.
+//
+//	saintctl [--server URL] nodes list          adopted and unadopted nodes
+//	saintctl [--server URL] nodes unadopted     unadopted nodes with GPIO status (JSON)
+//	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME]
+//	saintctl [--server URL] reset NODE [--factory]
+//	saintctl [--server URL] info NODE
+//	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
+//	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/server/firmware"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "saintctl:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: saintctl [--server URL] [--timeout D] COMMAND
+commands:
+  nodes list                      adopted and unadopted nodes
+  nodes unadopted                 unadopted nodes with their GPIO status, as JSON
+  adopt NODE ROLE [--instance left|right] [--name NAME]
+  reset NODE [--factory]
+  info NODE                       everything the server knows of a node, as JSON
+  call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
+  firmware publish --image FILE --version V [--configs DIR] [--out DIR]`
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
+	server := fs.String("server", envOr("SAINT_SERVER", "ws://127.0.0.1:9090/saint"), "WebSocket API URL")
+	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for an answer")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), usage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fs.Usage()
+		return errors.New("no command")
+	}
+	if rest[0] == "firmware" {
+		return firmwareCmd(rest[1:], out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	c, err := dial(ctx, *server)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	switch rest[0] {
+	case "nodes":
+		sub := "list"
+		if len(rest) > 1 {
+			sub = rest[1]
+		}
+		switch sub {
+		case "list":
+			return listNodes(ctx, c, out)
+		case "unadopted":
+			return printCall(ctx, c, out, "management", "list_unadopted", nil)
+		}
+		return fmt.Errorf("nodes %s: want list or unadopted", sub)
+	case "adopt":
+		f := flag.NewFlagSet("adopt", flag.ContinueOnError)
+		inst := f.String("instance", "", "left or right, for arms")
+		name := f.String("name", "", "display name")
+		pos, err := parseInterleaved(f, rest[1:])
+		if err != nil {
+			return err
+		}
+		if len(pos) != 2 {
+			return errors.New("usage: adopt NODE ROLE [--instance left|right] [--name NAME]")
+		}
+		return printCall(ctx, c, out, "management", "adopt_node", map[string]any{
+			"node_id": pos[0], "role": pos[1], "instance": *inst, "display_name": *name})
+	case "reset":
+		f := flag.NewFlagSet("reset", flag.ContinueOnError)
+		factory := f.Bool("factory", false, "factory reset: also re-download firmware")
+		pos, err := parseInterleaved(f, rest[1:])
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return errors.New("usage: reset NODE [--factory]")
+		}
+		return printCall(ctx, c, out, "management", "reset_node", map[string]any{"node_id": pos[0], "factory_reset": *factory})
+	case "info":
+		if len(rest) != 2 {
+			return errors.New("usage: info NODE")
+		}
+		return printCall(ctx, c, out, "management", "get_node_info", map[string]any{"node_id": rest[1]})
+	case "call":
+		if len(rest) < 3 {
+			return errors.New("usage: call TYPE ACTION [JSON-PARAMS]")
+		}
+		var params any
+		if len(rest) > 3 {
+			if err := json.Unmarshal([]byte(rest[3]), &params); err != nil {
+				return fmt.Errorf("params: %w", err)
+			}
+		}
+		return printCall(ctx, c, out, rest[1], rest[2], params)
+	}
+	return fmt.Errorf("unknown command %q\n%s", rest[0], usage)
+}
+
+// parseInterleaved parses flags that may come after positional arguments.
+func parseInterleaved(f *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			return nil, err
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+type client struct {
+	conn *websocket.Conn
+	seq  int
+}
+
+func dial(ctx context.Context, url string) (*client, error) {
+	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", url, err)
+	}
+	return &client{conn: conn}, nil
+}
+
+func (c *client) Close() error { return c.conn.Close() }
+
+type response struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Status  string          `json:"status"`
+	Data    json.RawMessage `json:"data"`
+	Message string          `json:"message"`
+}
+
+func (c *client) call(ctx context.Context, typ, action string, params any) (json.RawMessage, error) {
+	c.seq++
+	id := fmt.Sprintf("saintctl-%d", c.seq)
+	if params == nil {
+		params = map[string]any{}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.conn.SetReadDeadline(dl)
+	}
+	if err := c.conn.WriteJSON(map[string]any{"id": id, "type": typ, "action": action, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		var r response
+		if err := c.conn.ReadJSON(&r); err != nil {
+			return nil, err
+		}
+		if r.Type != "response" || r.ID != id {
+			continue
+		}
+		if r.Status != "ok" {
+			return nil, errors.New(r.Message)
+		}
+		return r.Data, nil
+	}
+}
+
+func printCall(ctx context.Context, c *client, out io.Writer, typ, action string, params any) error {
+	data, err := c.call(ctx, typ, action, params)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func listNodes(ctx context.Context, c *client, out io.Writer) error {
+	var adopted struct {
+		Nodes []struct {
+			NodeID      string `json:"node_id"`
+			Role        string `json:"role"`
+			Instance    string `json:"instance"`
+			DisplayName string `json:"display_name"`
+			Online      bool   `json:"online"`
+			LastStatus  *struct {
+				State           string `json:"state"`
+				FirmwareVersion string `json:"firmware_version"`
+			} `json:"last_status"`
+		} `json:"nodes"`
+	}
+	var unadopted struct {
+		Nodes []struct {
+			NodeID          string `json:"node_id"`
+			HardwareRev     string `json:"hardware_rev"`
+			FirmwareVersion string `json:"firmware_version"`
+			Peripherals     []struct {
+				Description string `json:"description"`
+				Responsive  bool   `json:"responsive"`
+			} `json:"peripherals"`
+		} `json:"nodes"`
+	}
+	for _, q := range []struct {
+		action string
+		v      any
+	}{{"list_adopted", &adopted}, {"list_unadopted", &unadopted}} {
+		data, err := c.call(ctx, "management", q.action, nil)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, q.v); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tROLE\tNAME\tSTATUS\tSTATE\tFIRMWARE")
+	for _, n := range adopted.Nodes {
+		role := n.Role
+		if n.Instance != "" {
+			role += "_" + n.Instance
+		}
+		status, state, fw := "offline", "", ""
+		if n.Online {
+			status = "online"
+		}
+		if n.LastStatus != nil {
+			state, fw = n.LastStatus.State, n.LastStatus.FirmwareVersion
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.NodeID, role, n.DisplayName, status, state, fw)
+	}
+	for _, n := range unadopted.Nodes {
+		var ps []string
+		for _, p := range n.Peripherals {
+			if p.Responsive {
+				ps = append(ps, p.Description)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t-\t%s\tonline\tUNADOPTED\t%s\n", n.NodeID, strings.Join(ps, ", "), n.FirmwareVersion)
+	}
+	return tw.Flush()
+}
+
+func firmwareCmd(args []string, out io.Writer) error {
+	if len(args) == 0 || args[0] != "publish" {
+		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR]")
+	}
+	f := flag.NewFlagSet("firmware publish", flag.ContinueOnError)
+	image := f.String("image", "", "node binary to publish (required)")
+	version := f.String("version", "", "firmware version, e.g. 1.2.0 (required)")
+	configs := f.String("configs", "fixtures/config/roles", "role configurations to publish with it")
+	dir := f.String("out", "firmware", "firmware directory to write")
+	changelog := f.String("changelog", "", "changelog text")
+	minHW := f.String("min-hardware-rev", "1.0", "oldest hardware revision the image runs on")
+	date := f.String("date", time.Now().UTC().Format("2006-01-02"), "release date")
+	if err := f.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *image == "" || *version == "" {
+		return errors.New("firmware publish: --image and --version are required")
+	}
+	data, err := os.ReadFile(*image)
+	if err != nil {
+		return err
+	}
+	m, err := firmware.Publish(*dir, *configs, data, firmware.Release{
+		Version: *version, ReleaseDate: *date, MinHardwareRev: *minHW, Changelog: *changelog,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "published firmware %s (%d bytes, sha256 %s) to %s\n", m.Firmware.Version, m.Firmware.SizeBytes, m.Firmware.ChecksumSHA256, *dir)
+	return nil
+}
