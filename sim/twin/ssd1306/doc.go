@@ -1,0 +1,17 @@
+// Package ssd1306 is a twin of the Solomon Systech SSD1306 128×64 OLED
+// controller on I²C (0x3C, or 0x3D), the console node's status display.
+//
+// It takes what a driver sends: a control byte (Co and D/C# bits) then
+// commands or display data. Commands are decoded with their argument counts
+// so a stream never loses step; the ones that matter to what is shown
+// (display on/off, contrast, memory addressing mode, column and page address
+// ranges, page-mode start addresses) take effect, the rest are accepted and
+// ignored. Data lands in the 1 KiB display RAM where the chip would put it,
+// so the simulator can render the screen with Pixel.
+//
+// A read returns the status byte (bit 6 set while the display is off).
+// Not modelled yet: scrolling, remap and COM scan direction, inversion, and
+// charge pump timing.
+//
+// Datasheet: Solomon Systech SSD1306 rev 1.1, sections 8.1.5 and 10.
+package ssd1306
