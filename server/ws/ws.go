@@ -344,8 +344,7 @@ func (c *Client) handle(data []byte) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&req); err != nil {
-		c.reply(Response{ID: nullID, Type: "response", Status: "error",
-			Error: &ErrorBody{Code: CodeBadRequest, Message: "malformed JSON: " + err.Error()}})
+		c.reply(errorResponse(nullID, &Error{Code: CodeBadRequest, Message: "malformed JSON: " + err.Error()}))
 		return
 	}
 	if len(req.ID) == 0 {
