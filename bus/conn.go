@@ -234,6 +234,9 @@ func (c *Conn) Call(ctx context.Context, service string, req, resp any) error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return ctxError(service, err)
+	}
 	type outcome struct {
 		data []byte
 		err  error
@@ -269,11 +272,17 @@ func (c *Conn) Call(ctx context.Context, service string, req, resp any) error {
 		}
 		return m.Decode(resp)
 	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%w: %s: %w", ErrTimeout, service, ctx.Err())
-		}
-		return fmt.Errorf("bus: calling %s: %w", service, ctx.Err())
+		return ctxError(service, ctx.Err())
 	}
+}
+
+// ctxError is a Call's error when its context ends first: a passed deadline
+// is a timeout like CallAsync's (and still context.DeadlineExceeded).
+func ctxError(service string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s: %w", ErrTimeout, service, err)
+	}
+	return fmt.Errorf("bus: calling %s: %w", service, err)
 }
 
 // CallAsync implements Bus. done runs on ex exactly once, with the

@@ -511,6 +511,8 @@ func testServiceUnserve(t *testing.T, pub, sub bus.Bus) {
 		t.Fatalf("Unsubscribe: %v", err)
 	}
 	CheckFor(t, wait, time.Millisecond, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
 		err := pub.Call(ctx, "/test/gone", nil, nil)
 		if !errors.Is(err, bus.ErrNoResponders) {
 			return fmt.Errorf("Call after Unsubscribe: %v, want ErrNoResponders", err)

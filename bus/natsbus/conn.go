@@ -1,0 +1,241 @@
+package natsbus
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/saint-os/saint/bus"
+)
+
+// DefaultReconnectWait is how long a client waits between reconnect
+// attempts when Options.ReconnectWait is 0. It is short because a node
+// whose server restarts should be back within a control period or two.
+const DefaultReconnectWait = 100 * time.Millisecond
+
+// flushTimeout bounds the round trip Subscribe and Close make to the server.
+const flushTimeout = 2 * time.Second
+
+// Options configures a client connection. A nil *Options means the zero
+// value, which is ready to use.
+type Options struct {
+	// Name identifies the client in the server's monitoring ("node pi-a1b2").
+	Name string
+	// ReconnectWait is the pause between reconnect attempts; 0 means
+	// DefaultReconnectWait. Reconnection never gives up.
+	ReconnectWait time.Duration
+	// RetryConnect makes Connect succeed even when no server answers yet,
+	// and keep trying in the background: for a node that boots before the
+	// server. Publications made meanwhile are buffered. Without it Connect
+	// fails if the first attempt does.
+	RetryConnect bool
+	// Bus configures the bus side (logger, service depth). Its Logger also
+	// receives connection events (disconnected, reconnected).
+	Bus bus.Options
+}
+
+// Conn is a bus.Bus over a NATS connection.
+type Conn struct {
+	*bus.Conn
+	nc *nats.Conn
+}
+
+// Connect connects to the NATS server at url (e.g. Server.ClientURL(), or a
+// comma-separated list of servers) and returns a Bus on it.
+func Connect(url string, opts *Options) (*Conn, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.ReconnectWait <= 0 {
+		o.ReconnectWait = DefaultReconnectWait
+	}
+	log := o.Bus.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "natsbus", "url", url)
+	nc, err := nats.Connect(url,
+		nats.Name(o.Name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(o.ReconnectWait),
+		nats.RetryOnFailedConnect(o.RetryConnect),
+		// A pulled cable must be noticed in seconds, not after the default
+		// two minutes of unanswered pings.
+		nats.PingInterval(5*time.Second),
+		nats.MaxPingsOutstanding(3),
+		nats.NoCallbacksAfterClientClose(),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			log.Warn("disconnected from NATS server", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("reconnected to NATS server", "server", nc.ConnectedUrlRedacted())
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+			subject := ""
+			if s != nil {
+				subject = s.Subject
+			}
+			log.Error("NATS error", "subject", subject, "err", err)
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("natsbus: connecting to %s: %w", url, err)
+	}
+	t := &transport{nc: nc, log: log, pending: make(map[string]func([]byte, error))}
+	return &Conn{Conn: bus.NewConn(t, &o.Bus), nc: nc}, nil
+}
+
+// NATS returns the underlying client connection.
+func (c *Conn) NATS() *nats.Conn { return c.nc }
+
+// IsConnected reports whether the client is connected to a server right
+// now (not reconnecting, not closed).
+func (c *Conn) IsConnected() bool { return c.nc.IsConnected() }
+
+// transport is bus.Transport over a nats.Conn.
+//
+// Requests share one wildcard reply subscription, "_INBOX.<nuid>.*", made
+// on first use: a reply's last token finds its caller. This is the shape
+// nats.go's own Request uses; it keeps one subscription per connection
+// rather than one per call, and it is what lets the server answer a request
+// to a subject with no subscribers with a "503 no responders" status at
+// once, since it only does that when the requester subscribes to the reply
+// subject.
+type transport struct {
+	nc  *nats.Conn
+	log *slog.Logger
+
+	mu      sync.Mutex
+	mux     *nats.Subscription
+	prefix  string // "_INBOX.<nuid>."
+	next    uint64
+	pending map[string]func([]byte, error) // by reply token
+}
+
+var _ bus.Transport = (*transport)(nil)
+
+// Publish implements bus.Transport. While reconnecting, publications are
+// buffered by nats.go and sent on reconnection.
+func (t *transport) Publish(subject, reply string, data []byte) error {
+	if reply == "" {
+		return t.nc.Publish(subject, data)
+	}
+	return t.nc.PublishRequest(subject, reply, data)
+}
+
+// Subscribe implements bus.Transport. It flushes, so that when it returns
+// the server has the subscription; while disconnected the subscription is
+// made on reconnection instead, as nats.go replays subscriptions.
+func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subscription, error) {
+	s, err := t.nc.Subscribe(pattern, func(m *nats.Msg) {
+		deliver(m.Subject, m.Reply, m.Data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.flush()
+	return subscription{s, t}, nil
+}
+
+// subscription flushes on Unsubscribe too. nats.go stops delivering at once,
+// but until the server has processed the UNSUB it still routes requests
+// here, and a service that has gone must give callers ErrNoResponders, not
+// a timeout.
+type subscription struct {
+	s *nats.Subscription
+	t *transport
+}
+
+func (s subscription) Unsubscribe() error {
+	err := s.s.Unsubscribe()
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, nats.ErrBadSubscription) {
+		// Closed connection or already unsubscribed: nothing is routed here.
+		return nil
+	}
+	s.t.flush()
+	return err
+}
+
+// flush waits for the server to have processed what was sent so far, when
+// there is a server to ask.
+func (t *transport) flush() {
+	if !t.nc.IsConnected() {
+		return
+	}
+	if err := t.nc.FlushTimeout(flushTimeout); err != nil {
+		t.log.Debug("flush failed", "err", err)
+	}
+}
+
+// Request implements bus.Transport. timeout is not used: the caller cancels.
+func (t *transport) Request(subject string, data []byte, timeout time.Duration, done func([]byte, error)) (func(), error) {
+	t.mu.Lock()
+	if t.mux == nil {
+		prefix := t.nc.NewInbox() + "."
+		mux, err := t.nc.Subscribe(prefix+"*", t.onReply)
+		if err != nil {
+			t.mu.Unlock()
+			return nil, err
+		}
+		t.mux, t.prefix = mux, prefix
+	}
+	t.next++
+	token := strconv.FormatUint(t.next, 36)
+	t.pending[token] = done
+	reply := t.prefix + token
+	t.mu.Unlock()
+
+	cancel := func() {
+		t.mu.Lock()
+		delete(t.pending, token)
+		t.mu.Unlock()
+	}
+	if err := t.nc.PublishRequest(subject, reply, data); err != nil {
+		cancel()
+		return nil, err
+	}
+	return cancel, nil
+}
+
+// onReply routes a reply to its caller: the first reply wins, later ones
+// (a second server of the same service) find no caller.
+func (t *transport) onReply(m *nats.Msg) {
+	token := strings.TrimPrefix(m.Subject, t.prefix)
+	t.mu.Lock()
+	done := t.pending[token]
+	delete(t.pending, token)
+	t.mu.Unlock()
+	if done == nil {
+		return
+	}
+	if len(m.Data) == 0 && m.Header.Get(statusHeader) == noResponders {
+		done(nil, bus.ErrNoResponders)
+		return
+	}
+	done(m.Data, nil)
+}
+
+// The server answers a request nobody subscribes to with an empty message
+// whose status line, which nats.go files under the "Status" header, is 503.
+const (
+	statusHeader = "Status"
+	noResponders = "503"
+)
+
+// Close implements bus.Transport. It first flushes, so that what was
+// published just before (a final status) still goes out.
+func (t *transport) Close() error {
+	t.flush()
+	t.nc.Close()
+	t.mu.Lock()
+	clear(t.pending)
+	t.mu.Unlock()
+	return nil
+}

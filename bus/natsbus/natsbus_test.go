@@ -1,0 +1,222 @@
+package natsbus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/natsbus"
+)
+
+func startServer(t *testing.T, port int) *natsbus.Server {
+	t.Helper()
+	s, err := natsbus.StartServer(&natsbus.ServerOptions{Host: "127.0.0.1", Port: port})
+	if err != nil {
+		t.Fatalf("StartServer: %v", err)
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+func connect(t *testing.T, url string) *natsbus.Conn {
+	t.Helper()
+	c, err := natsbus.Connect(url, &natsbus.Options{Name: t.Name(), ReconnectWait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestConformance(t *testing.T) {
+	srv := startServer(t, 0)
+	bustest.RunConformance(t, func(t *testing.T) (pub, sub bus.Bus) {
+		return connect(t, srv.ClientURL()), connect(t, srv.ClientURL())
+	})
+}
+
+func TestStartServerPortInUse(t *testing.T) {
+	srv := startServer(t, 0)
+	start := time.Now()
+	_, err := natsbus.StartServer(&natsbus.ServerOptions{Port: srv.Port()})
+	if err == nil {
+		t.Fatal("second server on the same port started")
+	}
+	if !strings.Contains(err.Error(), fmt.Sprint(srv.Port())) {
+		t.Errorf("error %q does not name the port", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("failing took %v", el)
+	}
+}
+
+func TestConnectNoServer(t *testing.T) {
+	url := "nats://" + freeAddr(t)
+	if _, err := natsbus.Connect(url, nil); err == nil {
+		t.Fatal("Connect to nothing succeeded")
+	}
+	// With RetryConnect a node may start before its server.
+	c, err := natsbus.Connect(url, &natsbus.Options{RetryConnect: true, ReconnectWait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Connect with RetryConnect: %v", err)
+	}
+	defer c.Close()
+	if c.IsConnected() {
+		t.Fatal("connected to nothing")
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(url, "nats://"))
+	var p int
+	fmt.Sscan(port, &p)
+	startServer(t, p)
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		if !c.IsConnected() {
+			return errors.New("not connected")
+		}
+		return nil
+	})
+}
+
+// freeAddr returns a 127.0.0.1 address nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestReconnect: clients survive the server shutting down and starting
+// again on the same port; subscriptions and services resume.
+func TestReconnect(t *testing.T) {
+	srv, err := natsbus.StartServer(&natsbus.ServerOptions{Host: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Port()
+	pub, sub := connect(t, srv.ClientURL()), connect(t, srv.ClientURL())
+
+	ex := bustest.RunExecutor(t)
+	var rec bustest.Recorder
+	if _, err := sub.Subscribe("/saint/head/state", bus.QoS{Depth: 1000}, ex, rec.Handler); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Serve("/saint/system/status", ex, func(req bus.Msg, reply bus.Reply) { reply("ok", nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish("/saint/head/state", 1); err != nil {
+		t.Fatal(err)
+	}
+	rec.WaitLen(t, 1)
+
+	srv.Shutdown()
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		if pub.IsConnected() || sub.IsConnected() {
+			return errors.New("clients still connected")
+		}
+		return nil
+	})
+	// Publishing while the server is away is not an error: nats.go buffers.
+	if err := pub.Publish("/saint/head/state", 2); err != nil {
+		t.Errorf("Publish while disconnected: %v", err)
+	}
+
+	startServer(t, port)
+	bustest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if !pub.IsConnected() || !sub.IsConnected() {
+			return errors.New("not reconnected")
+		}
+		return nil
+	})
+	// The subscriber may have reconnected after the publisher flushed its
+	// buffer, so keep publishing until a message gets through.
+	n := rec.Len()
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		if err := pub.Publish("/saint/head/state", 3); err != nil {
+			return err
+		}
+		if rec.Len() == n {
+			return errors.New("no message since reconnection")
+		}
+		return nil
+	})
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		var s string
+		if err := pub.Call(ctx, "/saint/system/status", nil, &s); err != nil {
+			return err
+		}
+		if s != "ok" {
+			return fmt.Errorf("reply %q", s)
+		}
+		return nil
+	})
+}
+
+// TestReplyAfterCallerGone: a reply to a caller that has given up or gone
+// is dropped without harm.
+func TestReplyAfterCallerGone(t *testing.T) {
+	srv := startServer(t, 0)
+	pub, sub := connect(t, srv.ClientURL()), connect(t, srv.ClientURL())
+	ex := bustest.RunExecutor(t)
+	replies := make(chan bus.Reply, 1)
+	s, err := sub.Serve("/test/slow", ex, func(req bus.Msg, reply bus.Reply) { replies <- reply })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := pub.Call(ctx, "/test/slow", nil, nil); !errors.Is(err, bus.ErrTimeout) {
+		t.Fatalf("Call: %v, want ErrTimeout", err)
+	}
+	reply := <-replies
+	reply("too late", nil)
+	pub.Close()
+	// The server keeps serving.
+	other := connect(t, srv.ClientURL())
+	go func() { (<-replies)("fine", nil) }()
+	var got string
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := other.Call(ctx, "/test/slow", nil, &got); err != nil || got != "fine" {
+		t.Fatalf("Call = %q, %v", got, err)
+	}
+	if st, _ := bus.SubscriptionStats(s); st.Handled != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func BenchmarkPublishDeliver(b *testing.B) {
+	srv, err := natsbus.StartServer(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown()
+	pub, _ := natsbus.Connect(srv.ClientURL(), nil)
+	sub, _ := natsbus.Connect(srv.ClientURL(), nil)
+	defer pub.Close()
+	defer sub.Close()
+	ex := bustest.RunExecutor(b)
+	got := make(chan struct{}, 1)
+	n := 0
+	sub.Subscribe("/bench", bus.QoS{Depth: 1 << 16}, ex, func(bus.Msg) {
+		n++
+		if n == b.N {
+			got <- struct{}{}
+		}
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pub.Publish("/bench", i)
+	}
+	<-got
+}

@@ -1,0 +1,152 @@
+package natsbus
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// DefaultPort is the spec's internal NATS port.
+const DefaultPort = 4222
+
+// DefaultMaxPayload is the largest message the embedded server accepts when
+// ServerOptions.MaxPayload is 0. NATS's own default (1 MiB) is smaller than
+// one uncompressed 640×480 RGB camera frame encoded as JSON.
+const DefaultMaxPayload = 8 << 20
+
+// ServerOptions configures an embedded NATS server. A nil *ServerOptions
+// means the zero value.
+type ServerOptions struct {
+	// Host is the address to listen on. "" means 127.0.0.1: the broker
+	// carries motor commands without authentication, so it listens beyond
+	// the machine only when told to (on the robot, the internal network
+	// address, e.g. 192.168.10.1; never the WiFi side).
+	Host string
+	// Port is the TCP port; 0 or -1 picks a free one (tests), DefaultPort
+	// is the spec's.
+	Port int
+	// MaxPayload is the largest message in bytes; 0 means
+	// DefaultMaxPayload.
+	MaxPayload int32
+	// Name is the server's name in monitoring; "" means "saint".
+	Name string
+	// Logger receives the server's log (notices as Info). Nil discards it.
+	Logger *slog.Logger
+	// ReadyTimeout bounds how long StartServer waits for the listener;
+	// 0 means 10 s.
+	ReadyTimeout time.Duration
+}
+
+// Server is an embedded NATS server: the broker saint-server runs for its
+// nodes, or a test runs on 127.0.0.1.
+type Server struct {
+	ns *server.Server
+}
+
+// StartServer starts a NATS server in this process and returns once it
+// accepts connections. It fails at once, with the reason, if it cannot
+// listen (port in use).
+func StartServer(opts *ServerOptions) (*Server, error) {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Port <= 0 {
+		o.Port = server.RANDOM_PORT
+	}
+	if o.MaxPayload == 0 {
+		o.MaxPayload = DefaultMaxPayload
+	}
+	if o.Name == "" {
+		o.Name = "saint"
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 10 * time.Second
+	}
+	ns, err := server.NewServer(&server.Options{
+		ServerName: o.Name,
+		Host:       o.Host,
+		Port:       o.Port,
+		MaxPayload: o.MaxPayload,
+		// An embedded server must not take over the process's signals.
+		NoSigs: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natsbus: %w", err)
+	}
+	// Always install our logger: nats-server reports a failure to listen
+	// only through Fatalf, and its default logger exits the process there.
+	lg := &serverLog{fatal: make(chan string, 1)}
+	if o.Logger != nil {
+		lg.log = o.Logger.With("component", "nats-server")
+	} else {
+		lg.log = slog.New(slog.DiscardHandler)
+	}
+	ns.SetLoggerV2(lg, false, false, false)
+	ns.Start()
+
+	for deadline := time.Now().Add(o.ReadyTimeout); ; {
+		select {
+		case msg := <-lg.fatal:
+			ns.Shutdown()
+			return nil, fmt.Errorf("natsbus: starting server on %s: %s", net.JoinHostPort(o.Host, fmt.Sprint(o.Port)), msg)
+		default:
+		}
+		if ns.ReadyForConnections(50 * time.Millisecond) {
+			return &Server{ns: ns}, nil
+		}
+		if time.Now().After(deadline) {
+			ns.Shutdown()
+			return nil, errors.New("natsbus: server not ready for connections")
+		}
+	}
+}
+
+// ClientURL is the URL clients Connect to, e.g. "nats://127.0.0.1:4222".
+func (s *Server) ClientURL() string { return s.ns.ClientURL() }
+
+// Port is the port the server listens on (the one picked, if Port was 0).
+func (s *Server) Port() int { return s.ns.Addr().(*net.TCPAddr).Port }
+
+// NumClients is how many clients are connected.
+func (s *Server) NumClients() int { return s.ns.NumClients() }
+
+// NATS returns the underlying server, for monitoring and for growing the
+// broker (clustering, leaf nodes) beyond what ServerOptions offers.
+func (s *Server) NATS() *server.Server { return s.ns }
+
+// Shutdown stops the server, disconnecting its clients, and waits until it
+// has stopped. Clients made with Connect keep trying to reconnect.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+}
+
+// serverLog adapts slog to nats-server's Logger.
+type serverLog struct {
+	log   *slog.Logger
+	fatal chan string
+}
+
+func (l *serverLog) Noticef(format string, v ...any) { l.log.Info(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Warnf(format string, v ...any)   { l.log.Warn(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Errorf(format string, v ...any)  { l.log.Error(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Debugf(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Tracef(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
+
+// Fatalf logs and reports the error to StartServer instead of exiting.
+func (l *serverLog) Fatalf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	l.log.Error(msg)
+	select {
+	case l.fatal <- msg:
+	default:
+	}
+}
