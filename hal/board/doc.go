@@ -3,4 +3,8 @@
 // found on its buses, and access to those buses. It is what an unadopted
 // node reports in NodeGPIOStatus (spec: GPIO Status Reporting) and what a
 // role claims pins from when it starts.
+//
+// Package rpi holds the Raspberry Pi header table (physical pin ↔ BCM GPIO);
+// boardtest is an in-memory Board for tests. The simulated Raspberry Pi is
+// sim/board.
 package board

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -379,5 +380,44 @@ func TestIdentifyI2C(t *testing.T) {
 	}
 	if got := IdentifyI2C(&i2ctest.RegMap{Addr: 0x10}, 0x68); got != "unknown device" {
 		t.Errorf("silent address: %q", got)
+	}
+}
+
+// TestConcurrentUse exercises the board from several goroutines at once, as
+// the node's reporter, a role's drivers and the physics do; run with -race.
+func TestConcurrentUse(t *testing.T) {
+	b := newBoard(t, &Options{Profile: Tracks})
+	hw := b.Hardware()
+	enc, _ := hw.GPIO(17)
+	_ = enc.In(gpio.PullNoChange, gpio.BothEdges)
+	var edges atomic.Int64
+	enc.(gpio.EdgeWatcher).WatchEdges(func(gpio.EdgeEvent) {
+		edges.Add(1)
+		_ = b.Pins() // a watcher may look at the board
+	})
+	left, _ := hw.PWM(12)
+	bus, _ := hw.I2C(1)
+	done := make(chan struct{})
+	work := []func(i int){
+		func(i int) { _ = b.SetInput(17, gpio.Level(i%2 == 0)) },
+		func(i int) { _ = left.PWM(float64(i%100)/100, 20000) },
+		func(int) { _ = b.Pins(); _, _, _ = b.PWMState(12) },
+		func(int) { _ = b.Scan() },
+		func(int) { _ = bus.Tx(0x40, []byte{0x02}, make([]byte, 2)); b.INA219().Set(12, 0.5) },
+		func(int) { _ = b.Claim(5, board.DirOutput, "left_enable"); b.ReleaseAll() },
+	}
+	for _, f := range work {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				f(i)
+			}
+		}()
+	}
+	for range work {
+		<-done
+	}
+	if edges.Load() == 0 {
+		t.Error("no encoder edges seen")
 	}
 }
