@@ -210,7 +210,8 @@ func PWMStateString(s pwmtest.Setting) string {
 
 // Claim implements board.Board. A pin given to a bus can be claimed in the
 // bus's direction by anyone, since devices share a bus; claiming it in any
-// other direction is a conflict with the bus.
+// other direction is a conflict with the bus. For other pins dir is not
+// checked: Pins reports the direction drivers actually set a pin up in.
 func (b *Board) Claim(bcm int, dir board.Direction, usedBy string) error {
 	if usedBy == "" {
 		return fmt.Errorf("%s: claim of GPIO%d names no user", b.name, bcm)
