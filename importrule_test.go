@@ -250,21 +250,24 @@ func TestImportViolations(t *testing.T) {
 
 // TestImportRuleFailsOnAViolatingTree runs the whole check, go list
 // included, on a throwaway module laid out like this one, in which a role
-// imports the simulator: the check must report it, and must not report the
-// same import from a test file.
+// imports the simulator and another a hardware module missing from go.mod:
+// the check must report both, and must not report an import from a test
+// file.
 func TestImportRuleFailsOnAViolatingTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list on a scratch module")
 	}
 	dir := t.TempDir()
 	files := map[string]string{
-		"go.mod":               "module github.com/saint-os/saint\n\ngo 1.22\n",
-		"sim/board/board.go":   "package board\n\nconst Pins = 28\n",
-		"roles/head/head.go":   "package head\n\nimport _ \"github.com/saint-os/saint/sim/board\"\n",
-		"roles/arms/arms.go":   "package arms\n",
-		"roles/arms/x_test.go": "package arms\n\nimport _ \"github.com/saint-os/saint/sim/board\"\n",
-		"node/node.go":         "package node\n\nimport _ \"github.com/saint-os/saint/roles/arms\"\n",
-		"server/README":        "no Go code yet\n",
+		"go.mod":             "module github.com/saint-os/saint\n\ngo 1.22\n",
+		"sim/board/board.go": "package board\n\nconst Pins = 28\n",
+		"roles/head/head.go": "package head\n\nimport _ \"github.com/saint-os/saint/sim/board\"\n",
+		"roles/arms/arms.go": "package arms\n",
+		// A hardware module that is not even in go.mod is still caught.
+		"roles/tracks/tracks.go": "package tracks\n\nimport _ \"periph.io/x/conn/v3/gpio\"\n",
+		"roles/arms/x_test.go":   "package arms\n\nimport _ \"github.com/saint-os/saint/sim/board\"\n",
+		"node/node.go":           "package node\n\nimport _ \"github.com/saint-os/saint/roles/arms\"\n",
+		"server/README":          "no Go code yet\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -276,8 +279,10 @@ func TestImportRuleFailsOnAViolatingTree(t *testing.T) {
 		}
 	}
 	violations, skipped, _ := checkImportRule(t, dir, "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
-	if len(violations) != 1 || !strings.Contains(violations[0], "roles/head imports github.com/saint-os/saint/sim/board") {
-		t.Errorf("violations = %q, want exactly roles/head importing sim/board", violations)
+	if len(violations) != 2 ||
+		!strings.Contains(violations[0], "roles/head imports github.com/saint-os/saint/sim/board") ||
+		!strings.Contains(violations[1], "roles/tracks imports periph.io/x/conn/v3/gpio") {
+		t.Errorf("violations = %q, want roles/head importing sim/board and roles/tracks importing periph.io", violations)
 	}
 	if len(skipped) != 1 || skipped[0] != "server" {
 		t.Errorf("skipped = %q, want [server]", skipped)
