@@ -490,6 +490,10 @@ func (n *Node) stopRole() {
 		n.roleRec = RoleRecord{}
 	}
 	n.o.Board.ReleaseAll()
+	if n.stopEdge != nil {
+		// The reset button outlives every role.
+		_ = n.o.Board.Claim(n.o.ResetPin, board.DirInput, "reset_button")
+	}
 }
 
 func (n *Node) handleAdopt(m bus.Msg, reply bus.Reply) {

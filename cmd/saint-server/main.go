@@ -1,0 +1,107 @@
+// Command saint-server is the robot's server: adoption manager, firmware
+// repository, WebSocket API and web UI, with the NATS broker nodes connect
+// to embedded in it.
+//
+//	saint-server [--config DIR] [--data DIR] [--http ADDR] [--ws ADDR]
+//	             [--nats ADDR] [--firmware-http ADDR] [--firmware DIR]
+//
+// Port 0 in an address picks a free port; --addr-file writes the bound
+// addresses as JSON once the server is up (for scripts and tests).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/server"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "saint-server:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	configDir := flag.String("config", "", "configuration tree with roles/ (default: the built-in fixtures, written to DATA/config)")
+	dataDir := flag.String("data", "/var/lib/saint-server", "state directory (adoption registry, firmware)")
+	httpAddr := flag.String("http", ":80", "web UI, /api/ws and /api/firmware address")
+	wsAddr := flag.String("ws", ":9090", "WebSocket API address (ws://HOST/saint)")
+	natsAddr := flag.String("nats", "127.0.0.1:4222", "embedded NATS broker address for nodes (the internal network)")
+	fwAddr := flag.String("firmware-http", ":8080", "firmware HTTP address for nodes (empty disables)")
+	fwDir := flag.String("firmware", "", "firmware tree (default DATA/firmware)")
+	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
+	verbose := flag.Bool("v", false, "debug logging")
+	flag.Parse()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if *configDir == "" {
+		*configDir = filepath.Join(*dataDir, "config")
+		if err := fixtures.WriteConfig(*configDir); err != nil {
+			return fmt.Errorf("writing configuration: %w", err)
+		}
+	}
+	host, portStr, err := net.SplitHostPort(*natsAddr)
+	if err != nil {
+		return fmt.Errorf("--nats %q: %w", *natsAddr, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return fmt.Errorf("--nats %q: port: %w", *natsAddr, err)
+	}
+	broker, err := natsbus.StartServer(&natsbus.ServerOptions{Host: host, Port: port, Logger: log.With("component", "nats")})
+	if err != nil {
+		return err
+	}
+	defer broker.Shutdown()
+	b, err := natsbus.Connect(broker.ClientURL(), &natsbus.Options{Name: "saint-server"})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+
+	srv, err := server.New(server.Options{
+		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
+		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Shutdown()
+
+	addrs := srv.Addrs()
+	addrs["nats"] = broker.ClientURL()
+	log.Info("saint-server running", "addrs", addrs)
+	if *addrFile != "" {
+		data, _ := json.Marshal(addrs)
+		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	log.Info("shutting down")
+	return nil
+}

@@ -1,0 +1,179 @@
+// Command saint-sim runs the whole robot in one process: the server and
+// simulated nodes (head, arms left and right, tracks, console, balance) on
+// the in-process bus and a virtual clock, with the web UI.
+//
+//	saint-sim [--http :8000] [--ws :9090] [--data DIR] [--speed 1] [--adopt]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/server"
+	simboard "github.com/saint-os/saint/sim/board"
+)
+
+var version = "0.1.0"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "saint-sim:", err)
+		os.Exit(1)
+	}
+}
+
+// simNode is one simulated node of the robot and the role it is adopted
+// into with --adopt.
+type simNode struct {
+	id, profile, role, instance, name string
+}
+
+func robot() []simNode {
+	return []simNode{
+		{"sim-head", "head", "head", "", "Head Unit"},
+		{"sim-arms-left", "arms", "arms", "left", "Left Arm"},
+		{"sim-arms-right", "arms", "arms", "right", "Right Arm"},
+		{"sim-tracks", "tracks", "tracks", "", "Tracks"},
+		{"sim-console", "console", "console", "", "Console"},
+		{"sim-balance", "balance", "balance", "", "Balance Base"},
+	}
+}
+
+func run() error {
+	httpAddr := flag.String("http", ":8000", "web UI and /api/ws address")
+	wsAddr := flag.String("ws", ":9090", "WebSocket API address (ws://HOST/saint)")
+	dataDir := flag.String("data", "", "state directory (default: a new temporary directory)")
+	configDir := flag.String("config", "", "configuration tree (default: the built-in fixtures)")
+	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
+	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
+	verbose := flag.Bool("v", false, "debug logging")
+	flag.Parse()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if *dataDir == "" {
+		d, err := os.MkdirTemp("", "saint-sim-")
+		if err != nil {
+			return err
+		}
+		*dataDir = d
+	}
+	if *configDir == "" {
+		*configDir = filepath.Join(*dataDir, "config")
+		if err := fixtures.WriteConfig(*configDir); err != nil {
+			return fmt.Errorf("writing configuration: %w", err)
+		}
+	}
+
+	clk := clock.NewVirtual(clock.Epoch())
+	ex := executor.New(&executor.Options{Clock: clk, Speed: *speed})
+	broker := mem.NewBroker()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runErr := make(chan error, 1)
+	go func() { runErr <- ex.Run(ctx) }()
+
+	srv, err := server.New(server.Options{
+		Bus: broker.Connect(nil), Exec: ex, ConfigDir: *configDir,
+		DataDir: filepath.Join(*dataDir, "server"), HTTPAddr: *httpAddr, WSAddr: *wsAddr, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Shutdown()
+
+	var nodes []*node.Node
+	for _, sn := range robot() {
+		b, err := simboard.New(&simboard.Options{NodeID: sn.id, Profile: simboard.Profile(sn.profile), Clock: clk})
+		if err != nil {
+			return err
+		}
+		n, err := node.New(node.Options{
+			Exec: ex, Bus: broker.Connect(nil), Board: b, FirmwareVersion: version,
+			StateDir: filepath.Join(*dataDir, "nodes", sn.id), Log: log,
+		})
+		if err != nil {
+			return err
+		}
+		n.Start()
+		nodes = append(nodes, n)
+	}
+	if *adopt {
+		adoptAll(ex, srv, log)
+	}
+	addrs := srv.Addrs()
+	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
+		"data", *dataDir, "speed", *speed)
+
+	select {
+	case <-ctx.Done():
+	case err := <-runErr:
+		return err
+	}
+	log.Info("shutting down")
+	return nil
+}
+
+// adoptAll adopts each simulated node into its role as soon as it has
+// announced itself; nodes that resumed a stored role are left alone.
+func adoptAll(ex *executor.Executor, srv *server.Server, log *slog.Logger) {
+	pending := map[string]simNode{}
+	for _, sn := range robot() {
+		pending[sn.id] = sn
+	}
+	var tick *executor.Timer
+	tick = ex.Every(node.DefaultAnnounceInterval, func() {
+		am := srv.Adoption()
+		for id, sn := range pending {
+			u, a, _ := am.Lookup(id)
+			switch {
+			case a != nil:
+				delete(pending, id)
+			case u != nil:
+				delete(pending, id)
+				req := msg.AdoptNodeRequest{NodeID: id, Role: sn.role, Instance: sn.instance, DisplayName: sn.name, AssignedBy: "saint-sim --adopt"}
+				am.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
+					if err != nil || !resp.Success {
+						log.Error("adoption failed", "node", id, "err", err, "message", resp.Message)
+					}
+				})
+			}
+		}
+		if len(pending) == 0 {
+			tick.Stop()
+		}
+	})
+}
+
+// displayAddr turns a wildcard listen address into one a browser can open.
+func displayAddr(a string) string {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return a
+	}
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
