@@ -86,3 +86,72 @@ func ValidNodeID(id string) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	}) < 0
 }
+
+// Topics of the role nodes (spec: Node Specifications), and the sides an
+// arms node can be.
+const (
+	// TopicHeadState carries HeadState.
+	TopicHeadState = "/saint/head/state"
+	// TopicHeadCmd carries HeadCommand; it is the router's "head" output.
+	TopicHeadCmd = "/saint/head/cmd"
+	// TopicHeadCameraImageRaw carries the head camera's Image frames.
+	TopicHeadCameraImageRaw = "/saint/head/camera/image_raw"
+	// TopicHeadSensors carries the head's SensorReadings.
+	TopicHeadSensors = "/saint/head/sensors"
+
+	// ArmLeft and ArmRight are the arms instances.
+	ArmLeft  = "left"
+	ArmRight = "right"
+
+	// TopicTracksOdom carries Odometry.
+	TopicTracksOdom = "/saint/tracks/odom"
+	// TopicTracksState carries TrackState.
+	TopicTracksState = "/saint/tracks/state"
+	// TopicTracksMotorCurrent carries MotorCurrent.
+	TopicTracksMotorCurrent = "/saint/tracks/motor_current"
+	// TopicTracksCmdVel carries Twist; it is the router's "tracks" output.
+	TopicTracksCmdVel = "/saint/tracks/cmd_vel"
+	// TopicTracksEStop carries EStop.
+	TopicTracksEStop = "/saint/tracks/estop"
+
+	// TopicConsoleInput carries ConsoleInput.
+	TopicConsoleInput = "/saint/console/input"
+	// TopicConsoleOverride carries ConsoleOverride.
+	TopicConsoleOverride = "/saint/console/override"
+	// TopicConsoleDisplay carries ConsoleDisplay.
+	TopicConsoleDisplay = "/saint/console/display"
+	// TopicConsoleAlerts carries ConsoleAlert.
+	TopicConsoleAlerts = "/saint/console/alerts"
+)
+
+// Topics inside the server, between its input receivers and the router.
+// The spec does not name them.
+const (
+	// TopicRCState carries RCReceiverState.
+	TopicRCState = "/saint/rc/state"
+	// TopicLiveLinkFrames carries every subject's LiveLinkFrame; the
+	// subject is in the frame, since LiveLink subject names need not be
+	// valid topic segments.
+	TopicLiveLinkFrames = "/saint/livelink/frames"
+	// TopicLiveLinkSubjects carries LiveLinkSubject updates.
+	TopicLiveLinkSubjects = "/saint/livelink/subjects"
+	// TopicRouterStatus carries RouteStatus.
+	TopicRouterStatus = "/saint/router/status"
+
+	// ServiceSystemCommand takes every SystemCommandRequest, where
+	// ServiceSystemShutdown is the spec's shutdown-only service.
+	ServiceSystemCommand = "/saint/system/command"
+)
+
+// ArmStateTopic is "/saint/arms/{side}/state" (ArmState).
+func ArmStateTopic(side string) string { return "/saint/arms/" + side + "/state" }
+
+// ArmCmdTopic is "/saint/arms/{side}/cmd" (ArmCommand); it is the router's
+// "arms.{side}" output.
+func ArmCmdTopic(side string) string { return "/saint/arms/" + side + "/cmd" }
+
+// GripperStateTopic is "/saint/arms/{side}/gripper/state" (GripperState).
+func GripperStateTopic(side string) string { return "/saint/arms/" + side + "/gripper/state" }
+
+// GripperCmdTopic is "/saint/arms/{side}/gripper/cmd" (GripperCommand).
+func GripperCmdTopic(side string) string { return "/saint/arms/" + side + "/gripper/cmd" }

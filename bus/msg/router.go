@@ -1,0 +1,53 @@
+package msg
+
+// Router states (spec: Router State Machine).
+const (
+	RouterIdle     = "IDLE"     // no active inputs
+	RouterRouting  = "ROUTING"  // every output has a single source
+	RouterBlending = "BLENDING" // some output is combining sources
+)
+
+// Router input sources, with their default priorities.
+const (
+	SourceRC         = "rc"         // 300
+	SourceWebSocket  = "websocket"  // 200
+	SourceLiveLink   = "livelink"   // 100
+	SourceAutonomous = "autonomous" // 50
+	SourceSafety     = "safety"     // 1000
+)
+
+// RouteStatus is RouteStatus.msg: the router's current state, published
+// on TopicRouterStatus when it changes and at a low rate otherwise. The
+// spec names the message ("current routing state") without fields; these
+// are what the Routes page and the route flow view show.
+type RouteStatus struct {
+	State     string        `json:"state"` // RouterIdle ...
+	Routes    []RouteState  `json:"routes"`
+	Outputs   []OutputState `json:"outputs"`
+	Timestamp float64       `json:"timestamp"` // seconds since the Unix epoch
+}
+
+// RouteState is one configured route's status.
+type RouteState struct {
+	RouteID  string `json:"route_id"`
+	Enabled  bool   `json:"enabled"`
+	Priority int32  `json:"priority"`
+	Source   string `json:"source"` // SourceRC ...
+	Target   string `json:"target"` // "head", "arms.left", "tracks" ...
+	// Active is true while the route's source is sending (it has not timed
+	// out); an active route may still be overridden by a higher priority.
+	Active bool `json:"active"`
+	// LastInput is when the route last received input, seconds since the
+	// Unix epoch; 0 if never.
+	LastInput float64 `json:"last_input"`
+}
+
+// OutputState is what the router is sending to one output target.
+type OutputState struct {
+	Target string `json:"target"`
+	// RouteIDs are the routes contributing, highest priority first: one in
+	// priority mode, several while blending.
+	RouteIDs []string `json:"route_ids"`
+	// Values are the output's properties as last sent ("pan", "linear").
+	Values map[string]float32 `json:"values"`
+}
