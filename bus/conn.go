@@ -117,6 +117,9 @@ func (c *Conn) Publish(topic string, v any) error {
 //
 // The returned Subscription implements StatsReporter.
 func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler) (Subscription, error) {
+	if c.isDown.Load() {
+		return nil, ErrClosed
+	}
 	subject, wildcard, err := toSubject("topic", topic, true, "")
 	if err != nil {
 		return nil, err
@@ -147,6 +150,9 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 //
 // The returned Subscription implements StatsReporter.
 func (c *Conn) Serve(service string, ex *executor.Executor, h ServiceHandler) (Subscription, error) {
+	if c.isDown.Load() {
+		return nil, ErrClosed
+	}
 	subject, err := ServiceSubject(service)
 	if err != nil {
 		return nil, err
@@ -181,9 +187,6 @@ var errBusy = errors.New("bus: service busy, too many requests waiting")
 
 // start subscribes q on the transport and registers it for Close.
 func (c *Conn) start(q *queue, subject string) error {
-	if c.isDown.Load() {
-		return ErrClosed
-	}
 	tsub, err := c.t.Subscribe(subject, q.deliver)
 	if err != nil {
 		return err

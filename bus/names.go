@@ -125,8 +125,10 @@ func toSubject(kind, name string, filter bool, prefix string) (subject string, w
 			if i == 0 && seg[0] == '_' {
 				return bad("the first segment cannot start with '_'")
 			}
-			if j := strings.IndexFunc(seg, func(r rune) bool { return !nameRune(r) }); j >= 0 {
-				return bad("segment " + quote(seg) + " contains " + quoteRune(rune(seg[j])))
+			for j := 0; j < len(seg); j++ {
+				if !nameByte(seg[j]) {
+					return bad("segment " + quote(seg) + " contains " + quoteByte(seg[j]))
+				}
 			}
 			b = append(b, seg...)
 		}
@@ -139,24 +141,24 @@ func toSubject(kind, name string, filter bool, prefix string) (subject string, w
 	return string(b), wild, nil
 }
 
-// nameRune reports whether r may appear in a name segment. The set is the
+// nameByte reports whether c may appear in a name segment. The set is the
 // intersection of what ROS 2 names, NATS subjects and URL paths accept
 // without escaping (plus '-', which node ids such as "pi-a1b2c3d4" use).
-func nameRune(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 func quote(s string) string { return strconv.Quote(s) }
 
-func quoteRune(r rune) string {
-	switch r {
+func quoteByte(c byte) string {
+	switch c {
 	case ' ':
 		return "a space"
 	case '\t':
 		return "a tab"
 	}
-	if r < ' ' || r > '~' {
+	if c < ' ' || c > '~' {
 		return "a non-printable or non-ASCII character"
 	}
-	return "'" + string(r) + "'"
+	return "'" + string(rune(c)) + "'"
 }

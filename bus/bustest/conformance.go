@@ -515,7 +515,7 @@ func testServiceUnserve(t *testing.T, pub, sub bus.Bus) {
 		defer cancel()
 		err := pub.Call(ctx, "/test/gone", nil, nil)
 		if !errors.Is(err, bus.ErrNoResponders) {
-			return fmt.Errorf("Call after Unsubscribe: %v, want ErrNoResponders", err)
+			return fmt.Errorf("call after Unsubscribe: %v, want ErrNoResponders", err)
 		}
 		return nil
 	})
