@@ -255,3 +255,5 @@ func isWild(pattern string) bool {
 	}
 	return false
 }
+
+var _ bus.Bus = (*Bus)(nil)

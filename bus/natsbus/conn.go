@@ -239,3 +239,5 @@ func (t *transport) Close() error {
 	t.mu.Unlock()
 	return nil
 }
+
+var _ bus.Bus = (*Conn)(nil)
