@@ -652,13 +652,13 @@ func (n *Node) handleProbe(m bus.Msg, reply bus.Reply) {
 	n.peripherals = n.o.Board.Scan()
 	st := n.gpioStatus()
 	if len(req.Pins) > 0 {
-		want := map[uint8]bool{}
+		want := map[int]bool{}
 		for _, p := range req.Pins {
 			want[p] = true
 		}
 		var pins []msg.GPIOPin
 		for _, p := range st.Pins {
-			if want[p.PinNumber] {
+			if want[int(p.PinNumber)] {
 				pins = append(pins, p)
 			}
 		}

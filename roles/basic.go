@@ -24,15 +24,6 @@ func (b *basic) stop() {
 	}
 }
 
-// Head is the head role: pan/tilt/roll servos, IMU and camera.
-type Head struct{ basic }
-
-// Start implements Role.
-func (h *Head) Start(env Env) error { return h.start(env) }
-
-// Stop implements Role.
-func (h *Head) Stop() { h.stop() }
-
 // Arms is the arms role (instance left or right).
 type Arms struct{ basic }
 

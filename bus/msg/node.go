@@ -115,7 +115,7 @@ type ResetNodeResponse struct {
 type GPIOProbeRequest struct {
 	NodeID string `json:"node_id"`
 	// Pins restricts the probe to these header pins; empty means all.
-	Pins []uint8 `json:"pins,omitempty"`
+	Pins []int `json:"pins,omitempty"`
 }
 
 // GPIOProbeResponse is GPIOProbe.srv's response: the node's full GPIO
@@ -163,7 +163,8 @@ type FirmwareDownloadRequest struct {
 }
 
 // FirmwareChunkSize is the default download chunk: small enough that a
-// chunk, base64-encoded in JSON, stays well under NATS's 1 MiB payload limit.
+// chunk, base64-encoded in JSON, stays under NATS's default 1 MiB payload
+// limit even on a broker that was not configured for more.
 const FirmwareChunkSize = 256 << 10
 
 // FirmwareDownloadResponse is FirmwareDownload.srv's response: one chunk of
