@@ -88,8 +88,11 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The executor outlives the signal so shutdown can run on it.
+	exCtx, stopExec := context.WithCancel(context.Background())
+	defer stopExec()
 	runErr := make(chan error, 1)
-	go func() { runErr <- ex.Run(ctx) }()
+	go func() { runErr <- ex.Run(exCtx) }()
 
 	srv, err := server.New(server.Options{
 		Bus: broker.Connect(nil), Exec: ex, ConfigDir: *configDir,
@@ -101,7 +104,6 @@ func run() error {
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	defer srv.Shutdown()
 
 	var nodes []*node.Node
 	for _, sn := range robot() {
@@ -132,6 +134,13 @@ func run() error {
 		return err
 	}
 	log.Info("shutting down")
+	srv.Shutdown()
+	// Nodes bring their actuators to a safe state.
+	_ = ex.Do(context.Background(), func() {
+		for _, n := range nodes {
+			n.Stop()
+		}
+	})
 	return nil
 }
 
