@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
 	simboard "github.com/saint-os/saint/sim/board"
 )
@@ -59,6 +61,7 @@ func run() error {
 	configDir := flag.String("config", "", "configuration tree (default: the built-in fixtures)")
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
 	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
+	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	flag.Parse()
 
@@ -125,6 +128,12 @@ func run() error {
 		adoptAll(ex, srv, log)
 	}
 	addrs := srv.Addrs()
+	if *addrFile != "" {
+		data, _ := json.Marshal(addrs)
+		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {
+			return err
+		}
+	}
 	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
 		"data", *dataDir, "speed", *speed)
 

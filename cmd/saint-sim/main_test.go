@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// TestMakeRun is what `make run` promises: saint-sim starts, the web port
+// answers HTTP, and list_unadopted over the WebSocket shows the simulated
+// nodes with their GPIO status.
+func TestMakeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-sim")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "saint-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	addrFile := filepath.Join(dir, "addrs.json")
+	cmd := exec.Command(bin, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--addr-file", addrFile)
+	logf, _ := os.Create(filepath.Join(dir, "sim.log"))
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("saint-sim did not exit on interrupt")
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("saint-sim log:\n%s", b)
+		}
+	})
+	var addrs map[string]string
+	poll(t, 20*time.Second, func() error {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &addrs)
+	})
+	resp, err := http.Get("http://" + addrs["http"] + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "<html") {
+		t.Fatalf("GET /: %d %.80s", resp.StatusCode, body)
+	}
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	poll(t, 10*time.Second, func() error {
+		if err := conn.WriteJSON(map[string]any{"id": "1", "type": "management", "action": "list_unadopted", "params": map[string]any{}}); err != nil {
+			return err
+		}
+		var r struct {
+			Status string `json:"status"`
+			Data   struct {
+				Nodes []struct {
+					NodeID      string `json:"node_id"`
+					Pins        []any  `json:"pins"`
+					Peripherals []any  `json:"peripherals"`
+				} `json:"nodes"`
+			} `json:"data"`
+		}
+		if err := conn.ReadJSON(&r); err != nil {
+			return err
+		}
+		if len(r.Data.Nodes) != len(robot()) {
+			return fmt.Errorf("%d unadopted nodes, want %d", len(r.Data.Nodes), len(robot()))
+		}
+		for _, n := range r.Data.Nodes {
+			if len(n.Pins) != 28 {
+				return fmt.Errorf("%s reports %d pins", n.NodeID, len(n.Pins))
+			}
+		}
+		return nil
+	})
+}
+
+func poll(t *testing.T, timeout time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
