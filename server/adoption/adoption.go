@@ -27,6 +27,11 @@ const (
 	UnadoptedExpiry = 10 * time.Second
 	// DefaultCallTimeout bounds calls to a node's services.
 	DefaultCallTimeout = 5 * time.Second
+	// adoptionSettle is how long after an adoption an "unadopted" word from
+	// the node is taken for a message sent before it: NATS delivers each
+	// subscription on its own goroutine, so an announcement published just
+	// before the adoption can arrive after its reply.
+	adoptionSettle = 2 * time.Second
 )
 
 // Unadopted is a node announcing itself on /saint/nodes/unadopted.
@@ -206,13 +211,10 @@ func (m *Manager) onAnnouncement(bm bus.Msg) {
 	}
 	now := m.o.Exec.Now()
 	if a, ok := m.adopted[st.NodeID]; ok {
-		// The node was reset behind the server's back (button held):
-		// it is no longer adopted.
-		delete(m.adopted, st.NodeID)
-		if err := m.save(); err != nil {
-			m.log.Error("registry not saved", "err", err)
+		if now.Sub(a.AdoptedAt) < adoptionSettle {
+			return // sent before the adoption
 		}
-		m.o.OnEvent("WARNING", st.NodeID, fmt.Sprintf("%s (%s) announced itself unadopted; adoption cleared", a.DisplayName, st.NodeID))
+		m.forget(a, "announced itself unadopted")
 	}
 	u, ok := m.unadopted[st.NodeID]
 	if !ok {
@@ -231,7 +233,23 @@ func (m *Manager) onStatus(bm bus.Msg) {
 	}
 	m.status[st.NodeID] = st
 	now := m.o.Exec.Now()
-	if a, ok := m.adopted[st.NodeID]; ok {
+	a, ok := m.adopted[st.NodeID]
+	switch {
+	case ok && st.State == msg.StateUnadopted && now.Sub(a.AdoptedAt) >= adoptionSettle:
+		// Reset behind the server's back (button held).
+		m.forget(a, "reports itself unadopted")
+		ok = false
+	case !ok && st.State == msg.StateActive && st.Role != "":
+		// An ACTIVE node the registry does not know (the registry was lost
+		// or the node was adopted elsewhere): the role lives on the node
+		// until an explicit reset, so take it in.
+		if role, inst, err := NormalizeRole(st.Role, st.Instance); err == nil {
+			a = m.register(st.NodeID, role, inst, st.ConfigVersion)
+			ok = true
+			m.o.OnEvent("INFO", st.NodeID, fmt.Sprintf("%s is ACTIVE as %s; added to the registry", st.NodeID, msg.RoleKey(role, inst)))
+		}
+	}
+	if ok {
 		if !a.Online {
 			m.o.OnEvent("INFO", st.NodeID, fmt.Sprintf("%s (%s) online, %s", a.DisplayName, st.NodeID, st.State))
 		}
@@ -242,6 +260,29 @@ func (m *Manager) onStatus(bm bus.Msg) {
 	if st.State != msg.StateUnadopted {
 		delete(m.unadopted, st.NodeID)
 	}
+}
+
+// register records a node found ACTIVE in a role the registry did not
+// have, and saves the registry.
+func (m *Manager) register(id, role, inst, configVersion string) *Adopted {
+	a := &Adopted{NodeID: id, Role: role, Instance: inst, DisplayName: defaultDisplayName(role, inst),
+		AdoptedAt: m.o.Exec.Now().UTC(), TopicPrefix: msg.TopicPrefix(role, inst), ConfigVersion: configVersion,
+		Online: true, LastSeen: m.o.Exec.Now()}
+	m.adopted[id] = a
+	delete(m.unadopted, id)
+	if err := m.save(); err != nil {
+		m.log.Error("registry not saved", "err", err)
+	}
+	return a
+}
+
+// forget drops an adoption the node itself no longer holds.
+func (m *Manager) forget(a *Adopted, why string) {
+	delete(m.adopted, a.NodeID)
+	if err := m.save(); err != nil {
+		m.log.Error("registry not saved", "err", err)
+	}
+	m.o.OnEvent("WARNING", a.NodeID, fmt.Sprintf("%s (%s) %s; adoption cleared", a.DisplayName, a.NodeID, why))
 }
 
 func (m *Manager) sweepStale() {
@@ -551,9 +592,7 @@ func (m *Manager) serveValidate(bm bus.Msg, reply bus.Reply) {
 		return
 	}
 	if !ok {
-		a = &Adopted{NodeID: req.NodeID, Role: role, Instance: inst, DisplayName: defaultDisplayName(role, inst),
-			AdoptedAt: m.o.Exec.Now().UTC(), TopicPrefix: msg.TopicPrefix(role, inst)}
-		m.adopted[req.NodeID] = a
+		a = m.register(req.NodeID, role, inst, req.ConfigVersion)
 		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s resumed role %s; added to the registry", req.NodeID, msg.RoleKey(role, inst)))
 	}
 	a.ConfigVersion = req.ConfigVersion

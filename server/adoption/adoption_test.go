@@ -1,8 +1,14 @@
 package adoption
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/executor"
 )
 
 func TestNormalizeRole(t *testing.T) {
@@ -32,5 +38,55 @@ func TestNormalizeRole(t *testing.T) {
 		case tc.field == "" && (r != tc.wantRole || i != tc.wantInst):
 			t.Errorf("NormalizeRole(%q, %q) = %q %q, want %q %q", tc.role, tc.inst, r, i, tc.wantRole, tc.wantInst)
 		}
+	}
+}
+
+func TestRegistryFollowsWhatNodesSay(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	dir := t.TempDir()
+	m, err := New(Options{Exec: ex, Bus: b, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(d time.Duration) {
+		if err := ex.RunFor(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	run(0)
+
+	// An ACTIVE node the registry does not know is taken in (and saved).
+	_ = b.Publish(msg.NodeStatusTopic("n1"), msg.NodeStatus{NodeID: "n1", State: msg.StateActive, Role: "arms", Instance: "left"})
+	run(100 * time.Millisecond)
+	if _, a, _ := m.Lookup("n1"); a == nil || a.Role != "arms" || a.Instance != "left" || !a.Online {
+		t.Fatalf("ACTIVE node not registered: %+v", a)
+	}
+	if m2, err := New(Options{Exec: ex, Bus: b, DataDir: dir}); err != nil || len(m2.Adopted()) != 1 {
+		t.Errorf("registration not persisted: %v", err)
+	}
+
+	// An announcement that overtook the adoption is ignored...
+	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "n1"})
+	run(time.Second)
+	if _, a, _ := m.Lookup("n1"); a == nil {
+		t.Fatal("adoption dropped by an announcement sent before it")
+	}
+	// ...but a node that says it is unadopted later was reset locally.
+	run(2 * time.Second)
+	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "n1"})
+	run(100 * time.Millisecond)
+	if u, a, _ := m.Lookup("n1"); a != nil || u == nil {
+		t.Errorf("node reset by its button still adopted: adopted %+v unadopted %+v", a, u)
+	}
+	// Unadopted nodes that fall silent expire.
+	run(UnadoptedExpiry + 2*time.Second)
+	if u, _, _ := m.Lookup("n1"); u != nil {
+		t.Error("silent unadopted node still listed")
 	}
 }
