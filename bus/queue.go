@@ -7,7 +7,7 @@ import (
 )
 
 // Stats counts what a subscription or served service has seen. Received =
-// Dropped + Handled + (messages still queued).
+// Dropped + Handled + (messages queued or in their handler).
 type Stats struct {
 	// Received is how many messages (or requests) the transport delivered.
 	Received uint64
@@ -15,7 +15,7 @@ type Stats struct {
 	// their handler ran; for a service, how many requests were refused
 	// because too many were waiting.
 	Dropped uint64
-	// Handled is how many the handler was called for.
+	// Handled is how many the handler has finished with.
 	Handled uint64
 	// DecodeErrors is how many SubscribeJSON or ServeJSON could not decode
 	// (always 0 for raw handlers).
@@ -153,12 +153,14 @@ func (q *queue) drain() {
 		return
 	}
 	it := q.ring.pop()
-	q.stats.Handled++
 	q.mu.Unlock()
 
 	q.handle(it)
 
 	q.mu.Lock()
+	// Counted once the handler has returned, so a reader that sees Handled
+	// also sees what the handler did.
+	q.stats.Handled++
 	again := !q.closed && q.ring.n > 0
 	q.scheduled = again
 	q.mu.Unlock()
