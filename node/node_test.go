@@ -64,7 +64,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 			ChecksumSHA256: f.sum, Offset: req.Offset, Data: f.image[req.Offset:end]}, nil)
 	}))
 	must(bus.ServeJSON(b, msg.ServiceRoleConfig, ex, func(req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
-		data, err := os.ReadFile(filepath.Join("..", "fixtures", "config", "roles", roleconfig.Key(req.Role, req.Instance)+".yaml"))
+		data, err := os.ReadFile(filepath.Join("..", "fixtures", "config", "roles", msg.RoleKey(req.Role, req.Instance)+".yaml"))
 		if err != nil {
 			reply(msg.RoleConfigResponse{Message: err.Error()}, nil)
 			return

@@ -1,8 +1,6 @@
 package node
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/roles/roleconfig"
 )
 
 // RoleRecord is role.yaml (spec: Role Persistence). It is written last when
@@ -92,7 +91,7 @@ func (s *Store) LoadRole() (rec RoleRecord, config []byte, ok bool, err error) {
 	if err != nil {
 		return rec, nil, false, fmt.Errorf("node: role configuration: %w", err)
 	}
-	if sum := checksum(config); rec.ConfigChecksum != "" && sum != rec.ConfigChecksum {
+	if sum := roleconfig.Checksum(config); rec.ConfigChecksum != "" && sum != rec.ConfigChecksum {
 		return rec, nil, false, fmt.Errorf("node: role_config.yaml checksum %s does not match role.yaml's %s", sum[:12], rec.ConfigChecksum)
 	}
 	return rec, config, true, nil
@@ -102,7 +101,7 @@ func (s *Store) LoadRole() (rec RoleRecord, config []byte, ok bool, err error) {
 // atomically, so a crash in between leaves the node unadopted rather than
 // adopted with a missing configuration.
 func (s *Store) SaveRole(rec RoleRecord, config []byte) error {
-	rec.ConfigChecksum = checksum(config)
+	rec.ConfigChecksum = roleconfig.Checksum(config)
 	data, err := yaml.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("node: %w", err)
@@ -197,9 +196,4 @@ func (s *Store) ClearFirmware() error {
 		}
 	}
 	return nil
-}
-
-func checksum(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }

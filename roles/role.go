@@ -54,6 +54,3 @@ func New(name string) (Role, error) {
 	}
 	return nil, fmt.Errorf("%w %q (known: head, arms, tracks, console, balance)", ErrUnknownRole, name)
 }
-
-// Names lists the role modules compiled into the firmware.
-func Names() []string { return []string{"head", "arms", "tracks", "console", "balance"} }

@@ -183,15 +183,7 @@ func Checksum(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Key returns the configuration's file name stem: "head", "arms_left".
-func Key(role, instance string) string {
-	if instance == "" {
-		return role
-	}
-	return role + "_" + instance
-}
-
-// SplitKey splits "arms_left" into ("arms", "left"); keys without an
+// SplitKey splits a configuration key (msg.RoleKey: "arms_left") into ("arms", "left"); keys without an
 // instance return it empty.
 func SplitKey(key string) (role, instance string) {
 	if i := strings.IndexByte(key, '_'); i > 0 {

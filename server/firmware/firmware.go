@@ -109,7 +109,7 @@ func (r *Repository) loadConfigs(dir string) error {
 			return fmt.Errorf("firmware: %s: %w", filepath.Join(dir, name), err)
 		}
 		key := strings.TrimSuffix(name, ".yaml")
-		if want := roleconfig.Key(cfg.Role, cfg.Instance); want != key {
+		if want := msg.RoleKey(cfg.Role, cfg.Instance); want != key {
 			return fmt.Errorf("firmware: %s: file holds role %q, expected it to be named %s.yaml", filepath.Join(dir, name), want, want)
 		}
 		r.configs[key] = roleConfig{data: data, version: cfg.Version, checksum: roleconfig.Checksum(data)}
@@ -280,7 +280,7 @@ func (r *Repository) Download(req msg.FirmwareDownloadRequest) msg.FirmwareDownl
 
 // RoleConfig answers a node's request for its role configuration.
 func (r *Repository) RoleConfig(role, instance string) (data []byte, version, checksum string, err error) {
-	key := roleconfig.Key(role, instance)
+	key := msg.RoleKey(role, instance)
 	r.mu.RLock()
 	c, ok := r.configs[key]
 	r.mu.RUnlock()
