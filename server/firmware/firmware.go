@@ -77,7 +77,7 @@ func Open(dir, fallbackConfigs string) (*Repository, error) {
 		if d == "" {
 			continue
 		}
-		if err := r.loadConfigs(d); err != nil {
+		if err := readConfigs(d, r.configs); err != nil {
 			return nil, err
 		}
 	}
@@ -87,7 +87,10 @@ func Open(dir, fallbackConfigs string) (*Repository, error) {
 	return r, nil
 }
 
-func (r *Repository) loadConfigs(dir string) error {
+// readConfigs adds the role configurations in dir (ROLE_KEY.yaml, each
+// parsed and checked to be named for the role it holds) to into. A missing
+// dir adds nothing.
+func readConfigs(dir string, into map[string]roleConfig) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -112,7 +115,7 @@ func (r *Repository) loadConfigs(dir string) error {
 		if want := msg.RoleKey(cfg.Role, cfg.Instance); want != key {
 			return fmt.Errorf("firmware: %s: file holds role %q, expected it to be named %s.yaml", filepath.Join(dir, name), want, want)
 		}
-		r.configs[key] = roleConfig{data: data, version: cfg.Version, checksum: roleconfig.Checksum(data)}
+		into[key] = roleConfig{data: data, version: cfg.Version, checksum: roleconfig.Checksum(data)}
 	}
 	return nil
 }
@@ -368,26 +371,17 @@ func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error
 	rel.SizeBytes = int64(len(image))
 	m := &Manifest{Firmware: rel, Configs: map[string]ConfigVersion{}}
 	if configDir != "" {
-		entries, err := os.ReadDir(configDir)
-		if err != nil {
+		if _, err := os.Stat(configDir); err != nil {
 			return nil, fmt.Errorf("firmware: %w", err)
 		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(configDir, e.Name()))
-			if err != nil {
-				return nil, fmt.Errorf("firmware: %w", err)
-			}
-			cfg, err := roleconfig.Parse(data)
-			if err != nil {
-				return nil, fmt.Errorf("firmware: %s: %w", e.Name(), err)
-			}
-			key := strings.TrimSuffix(e.Name(), ".yaml")
-			m.Configs[key] = ConfigVersion{Version: cfg.Version, Checksum: roleconfig.Checksum(data)}
+		configs := map[string]roleConfig{}
+		if err := readConfigs(configDir, configs); err != nil {
+			return nil, err
+		}
+		for key, c := range configs {
+			m.Configs[key] = ConfigVersion{Version: c.version, Checksum: c.checksum}
 			m.SupportedRoles = append(m.SupportedRoles, key)
-			if err := writeFile(filepath.Join(dir, "configs", e.Name()), data); err != nil {
+			if err := writeFile(filepath.Join(dir, "configs", key+".yaml"), c.data); err != nil {
 				return nil, err
 			}
 		}
