@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/hal/executor"
@@ -141,22 +142,6 @@ func (c *wsClient) ok(action string, params any, out any) {
 	}
 }
 
-// checkFor polls f until it returns nil or the timeout passes.
-func checkFor(t testing.TB, timeout time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 type nodeList struct {
 	Nodes []struct {
 		NodeID      string `json:"node_id"`
@@ -190,7 +175,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 	c := dialWS(t, "ws://"+addrs["ws"]+"/saint")
 	web := dialWS(t, "ws://"+addrs["http"]+"/api/ws")
 
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		if got := c.ids("list_unadopted"); len(got) != 3 {
 			return fmt.Errorf("unadopted: %v", got)
 		}
@@ -279,7 +264,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 		t.Errorf("trigger_update: %+v", upd)
 	}
 	// The arms node reboots to check firmware and resumes its role.
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		var info struct{ State string }
 		c.ok("get_node_info", map[string]any{"node_id": "n-arms"}, &info)
 		if info.State != "ACTIVE" {
@@ -292,7 +277,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 	r.srv.Shutdown()
 	r.startServer(broker.Connect(nil))
 	c = dialWS(t, "ws://"+r.srv.Addrs()["ws"]+"/saint")
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		var l nodeList
 		c.ok("list_adopted", nil, &l)
 		if len(l.Nodes) != 2 || !l.Nodes[0].Online || !l.Nodes[1].Online || l.Nodes[1].DisplayName != "Front Head" {
@@ -302,7 +287,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 	})
 
 	c.ok("reset_node", map[string]any{"node_id": "n-head"}, nil)
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		if !c.ids("list_unadopted")["n-head"] || c.ids("list_adopted")["n-head"] {
 			return fmt.Errorf("n-head not back in the unadopted list")
 		}
@@ -340,7 +325,7 @@ func BenchmarkAdoptNode(b *testing.B) {
 	}, map[string]simboard.Profile{"bench-head": simboard.Head})
 	c := dialWS(b, "ws://"+r.srv.Addrs()["ws"]+"/saint")
 	waitUnadopted := func() {
-		checkFor(b, 10*time.Second, func() error {
+		bustest.CheckFor(b, 10*time.Second, 20*time.Millisecond, func() error {
 			if !c.ids("list_unadopted")["bench-head"] {
 				return fmt.Errorf("node not unadopted")
 			}

@@ -23,6 +23,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"gopkg.in/yaml.v3"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // firmwareVersion is both the version saint-node is built with and the
@@ -83,23 +85,6 @@ func skipShort(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end to end: builds the commands and runs them as processes; skipped with -short")
-	}
-}
-
-// checkFor calls f every sleepDur until it returns nil or totalWait has
-// passed, then fails the test with f's last error.
-func checkFor(t testing.TB, totalWait, sleepDur time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(totalWait)
-	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(sleepDur)
 	}
 }
 
@@ -250,7 +235,7 @@ func (s *server) natsURL() string { return "nats://" + s.natsAddr }
 func (s *server) waitUp() {
 	s.t.Helper()
 	want := map[string]string{"nats": s.natsURL(), "http": s.httpAddr, "ws": s.wsAddr, "firmware": s.fwAddr}
-	checkFor(s.t, 10*time.Second, 20*time.Millisecond, func() error {
+	bustest.CheckFor(s.t, 10*time.Second, 20*time.Millisecond, func() error {
 		if err := s.exited(); err != nil {
 			return err
 		}
@@ -685,7 +670,7 @@ func TestAdoptionLifecycle(t *testing.T) {
 
 	// 1. Three unadopted nodes announce their header and peripherals.
 	var un map[string]gpioStatus
-	checkFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		var err error
 		if un, err = c.unadopted(); err != nil {
 			return err
@@ -755,7 +740,7 @@ func TestAdoptionLifecycle(t *testing.T) {
 	// missing, and stays unadopted.
 	bareStarted := time.Now()
 	bare := newNode(t, root, "e2e-bare", "bare", srv)
-	checkFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(bare.id, bareStarted) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(bare.id, bareStarted) })
 	asked := time.Now()
 	r, err := c.call("adopt_node", map[string]any{"node_id": bare.id, "role": "head"})
 	if err != nil {
@@ -765,14 +750,14 @@ func TestAdoptionLifecycle(t *testing.T) {
 		t.Fatalf("adopt_node of a bare board as head: status %q, message %q; want an error naming the missing 0x68", r.Status, r.Message)
 	}
 	t.Logf("bare board refused: %s", r.Message)
-	checkFor(t, 5*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(bare.id, asked) })
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(bare.id, asked) })
 
 	// 4. A node killed with SIGKILL comes back ACTIVE in its role with no
 	// new adoption.
 	head.kill()
 	restarted := time.Now()
 	head.start()
-	checkFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkActive(head.id, "head", restarted) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkActive(head.id, "head", restarted) })
 
 	// 5. reset_node returns it to unadopted.
 	var rr resetResponse
@@ -781,7 +766,7 @@ func TestAdoptionLifecycle(t *testing.T) {
 	if !rr.Success {
 		t.Fatalf("reset_node: %+v", rr)
 	}
-	checkFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(head.id, resetAt) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkUnadopted(head.id, resetAt) })
 	if _, err := os.Stat(filepath.Join(head.stateDir, "role.yaml")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("after reset_node, role.yaml: %v; want it removed", err)
 	}
@@ -794,13 +779,13 @@ func TestAdoptionLifecycle(t *testing.T) {
 	}
 	adoptedAt := time.Now()
 	c.mustGet("adopt_node", map[string]any{"node_id": head.id, "role": "head"}, nil)
-	checkFor(t, 5*time.Second, 50*time.Millisecond, func() error { return c.checkActive(head.id, "head", adoptedAt) })
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error { return c.checkActive(head.id, "head", adoptedAt) })
 	resetAt = time.Now()
 	c.mustGet("reset_node", map[string]any{"node_id": head.id, "factory_reset": true}, &rr)
 	if !rr.Success {
 		t.Fatalf("reset_node factory_reset: %+v", rr)
 	}
-	checkFor(t, 20*time.Second, 100*time.Millisecond, func() error {
+	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
 		data, err := os.ReadFile(installed)
 		if err != nil {
 			return err
@@ -833,7 +818,7 @@ func TestAdoptionLifecycle(t *testing.T) {
 	adoptedAt = time.Now()
 	c.mustGet("adopt_node", map[string]any{"node_id": head.id, "role": "head"}, nil)
 	c.mustGet("adopt_node", map[string]any{"node_id": tracks.id, "role": "tracks"}, nil)
-	checkFor(t, 5*time.Second, 50*time.Millisecond, func() error {
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
 		if err := c.checkActive(head.id, "head", adoptedAt); err != nil {
 			return err
 		}
@@ -841,7 +826,7 @@ func TestAdoptionLifecycle(t *testing.T) {
 	})
 	srv.restart()
 	restarted = time.Now()
-	checkFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+	bustest.CheckFor(t, 15*time.Second, 100*time.Millisecond, func() error {
 		if err := c.checkActive(head.id, "head", restarted); err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // TestMakeRun is what `make run` promises: saint-sim starts, the web port
@@ -50,7 +52,7 @@ func TestMakeRun(t *testing.T) {
 		}
 	})
 	var addrs map[string]string
-	poll(t, 20*time.Second, func() error {
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
 		b, err := os.ReadFile(addrFile)
 		if err != nil {
 			return err
@@ -71,7 +73,7 @@ func TestMakeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	poll(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if err := conn.WriteJSON(map[string]any{"id": "1", "type": "management", "action": "list_unadopted", "params": map[string]any{}}); err != nil {
 			return err
 		}
@@ -98,19 +100,4 @@ func TestMakeRun(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-func poll(t *testing.T, timeout time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
