@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -164,8 +165,13 @@ func TestPostFromOtherGoroutineAndDo(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx) }()
 	var hits atomic.Int32
+	var posters sync.WaitGroup
 	for i := 0; i < 100; i++ {
-		go e.Post(func() { hits.Add(1) })
+		posters.Add(1)
+		go func() {
+			defer posters.Done()
+			e.Post(func() { hits.Add(1) })
+		}()
 	}
 	got := 0
 	for i := 0; i < 100; i++ {
@@ -179,6 +185,7 @@ func TestPostFromOtherGoroutineAndDo(t *testing.T) {
 	if err := e.Do(context.Background(), func() {}); err != nil {
 		t.Fatal(err)
 	}
+	posters.Wait() // every Post has returned; some may still be queued
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Errorf("Run returned %v, want context.Canceled", err)
@@ -187,7 +194,7 @@ func TestPostFromOtherGoroutineAndDo(t *testing.T) {
 		t.Errorf("RunFor after Run ended: %v", err)
 	}
 	if h := hits.Load(); h != 100 {
-		// All posts raced with Run; RunFor(0) above drained what was left.
+		// Posts raced with Run; RunFor(0) above drained what was left.
 		t.Errorf("posted callbacks ran %d times, want 100", h)
 	}
 }
