@@ -1,0 +1,10 @@
+// Package settings is the server's configuration as the web UI's Settings
+// page edits it: system names, LiveLink ports and broadcast name, the RC
+// receiver (protocol, failsafe, channels) and whether the API requires
+// authentication.
+//
+// Settings are one JSON document (settings.json in the data directory),
+// validated as a whole before anything is stored, written atomically, and
+// read back at the next start. A change is a partial document merged onto
+// the current settings, so a client sends only what it changes.
+package settings

@@ -1,0 +1,98 @@
+package settings
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestDefaultsValidate(t *testing.T) {
+	if err := Defaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := Defaults()
+	if d.LiveLink.DiscoveryPort != 54321 || d.LiveLink.DataPort != 54322 || !d.Auth.Required {
+		t.Errorf("defaults %+v: want the spec's ports and auth on", d)
+	}
+}
+
+func TestPatchPersistsAcrossReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Patch([]byte(`{"system":{"server_name":"SAINT-07"},"livelink":{"data_port":6000},"rc":{"protocol":"crsf"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.System.ServerName != "SAINT-07" || got.System.Hostname != "saint-server" || got.LiveLink.DataPort != 6000 ||
+		got.LiveLink.DiscoveryPort != 54321 || got.RC.Protocol != "crsf" {
+		t.Fatalf("patched %+v: want only the patched fields changed", got)
+	}
+	again, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := again.Get(); g.System.ServerName != "SAINT-07" || g.LiveLink.DataPort != 6000 || g.RC.Protocol != "crsf" {
+		t.Errorf("reopened %+v: change not persisted", g)
+	}
+}
+
+func TestPatchErrorsNameTheField(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	for _, tc := range []struct{ patch, field string }{
+		{`{"livelink":{"data_port":70000}}`, "livelink.data_port"},
+		{`{"livelink":{"data_port":"x"}}`, "livelink.data_port"},
+		{`{"system":{"hostname":"bad host"}}`, "system.hostname"},
+		{`{"system":{"server_name":""}}`, "system.server_name"},
+		{`{"rc":{"protocol":"dsm"}}`, "rc.protocol"},
+		{`{"rc":{"failsafe":{"action":"panic"}}}`, "rc.failsafe.action"},
+		{`{"rc":{"channels":[{"channel":1,"min":2000,"max":1000,"center":1500}]}}`, "rc.channels[0].min"},
+		{`{"rc":{"channels":[{"channel":17,"min":1000,"max":2000,"center":1500}]}}`, "rc.channels[0].channel"},
+		{`{"auth":{"required":"yes"}}`, "auth.required"},
+		{`{"colour":"red"}`, "colour"},
+		{`[1,2]`, "settings"},
+	} {
+		_, err := s.Patch([]byte(tc.patch))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("Patch(%s) = %v; want an error naming %s", tc.patch, err, tc.field)
+		}
+	}
+	if g := s.Get(); g.LiveLink.DataPort != 54322 || g.RC.Protocol != "sbus" {
+		t.Errorf("failed patches changed the settings: %+v", g)
+	}
+}
+
+func TestCheckVetoesAndWatchSeesChanges(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	var seen []Settings
+	s.Watch(func(n Settings) { seen = append(seen, n) })
+	s.SetCheck(func(old, n Settings) error {
+		if !n.Auth.Required {
+			return &FieldError{Field: "auth.required", Message: "refused"}
+		}
+		return nil
+	})
+	if _, err := s.Patch([]byte(`{"auth":{"required":false}}`)); err == nil {
+		t.Fatal("veto ignored")
+	}
+	if _, err := s.Patch([]byte(`{"rc":{"enabled":false}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].RC.Enabled {
+		t.Errorf("watchers saw %+v, want one change with rc disabled", seen)
+	}
+}
+
+func TestOpenRejectsCorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(`{"livelink":{"data_port":0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Fatal("a truncated settings file was accepted")
+	}
+}
