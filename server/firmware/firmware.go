@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/roles/roleconfig"
 )
 
@@ -125,6 +124,10 @@ func readConfigs(dir string, into map[string]roleConfig) error {
 func (r *Repository) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.reloadLocked()
+}
+
+func (r *Repository) reloadLocked() error {
 	r.manifest, r.problem = nil, ""
 	if r.dir == "" {
 		r.problem = "no firmware directory"
@@ -240,9 +243,11 @@ func (r *Repository) Check(req msg.FirmwareCheckRequest) msg.FirmwareCheckRespon
 
 // Download answers /saint/firmware/download with one chunk of the image.
 func (r *Repository) Download(req msg.FirmwareDownloadRequest) msg.FirmwareDownloadResponse {
+	// The read lock is held through the read: a publish replaces the image
+	// under the write lock, so a chunk never mixes two versions.
 	r.mu.RLock()
+	defer r.mu.RUnlock()
 	m, problem := r.manifest, r.problem
-	r.mu.RUnlock()
 	if m == nil || problem != "" {
 		return msg.FirmwareDownloadResponse{Message: problem}
 	}
@@ -359,59 +364,4 @@ func orZero(s string) string {
 		return "0"
 	}
 	return s
-}
-
-// Publish writes a firmware tree into dir for image: current/saint_node.img
-// and its .sha256, changelog.md, manifest.json (with the configurations of
-// configDir, also copied to configs/) and archive/<version>/. It is what
-// `make firmware` and tests use to publish a build.
-func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error) {
-	sum := sha256.Sum256(image)
-	rel.ChecksumSHA256 = hex.EncodeToString(sum[:])
-	rel.SizeBytes = int64(len(image))
-	m := &Manifest{Firmware: rel, Configs: map[string]ConfigVersion{}}
-	if configDir != "" {
-		if _, err := os.Stat(configDir); err != nil {
-			return nil, fmt.Errorf("firmware: %w", err)
-		}
-		configs := map[string]roleConfig{}
-		if err := readConfigs(configDir, configs); err != nil {
-			return nil, err
-		}
-		for key, c := range configs {
-			m.Configs[key] = ConfigVersion{Version: c.version, Checksum: c.checksum}
-			m.SupportedRoles = append(m.SupportedRoles, key)
-			if err := writeFile(filepath.Join(dir, "configs", key+".yaml"), c.data); err != nil {
-				return nil, err
-			}
-		}
-		sort.Strings(m.SupportedRoles)
-	}
-	manifest, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("firmware: %w", err)
-	}
-	changelog := "# " + rel.Version + "\n\n" + rel.Changelog + "\n"
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{ImagePath, image},
-		{ImagePath + ".sha256", []byte(rel.ChecksumSHA256 + "  saint_node.img\n")},
-		{"current/changelog.md", []byte(changelog)},
-		{"archive/" + rel.Version + "/saint_node.img", image},
-		{"archive/" + rel.Version + "/saint_node.img.sha256", []byte(rel.ChecksumSHA256 + "  saint_node.img\n")},
-		// The manifest goes last: it is what makes the new image visible.
-		{"manifest.json", append(manifest, '\n')},
-	}
-	for _, f := range files {
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(f.name)), f.data); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
-
-func writeFile(p string, data []byte) error {
-	return persist.WriteFile(p, data, 0o644)
 }

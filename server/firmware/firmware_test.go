@@ -27,7 +27,7 @@ func publish(t *testing.T, image []byte, version string) string {
 func TestPublishWritesTheSpecTree(t *testing.T) {
 	dir := publish(t, []byte("image-v1"), "1.2.0")
 	for _, p := range []string{"manifest.json", "current/saint_node.img", "current/saint_node.img.sha256",
-		"current/changelog.md", "archive/1.2.0/saint_node.img", "configs/head.yaml", "configs/arms_left.yaml"} {
+		"current/changelog.md", "configs/head.yaml", "configs/arms_left.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}

@@ -1,0 +1,241 @@
+package firmware
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/saint-os/saint/node/persist"
+)
+
+// Files of the tree, relative to the firmware directory (spec: Firmware
+// Package Structure).
+const (
+	ManifestPath  = "manifest.json"
+	ChecksumPath  = ImagePath + ".sha256"
+	ChangelogPath = "current/changelog.md"
+	ArchiveDir    = "archive"
+	ConfigsDir    = "configs"
+)
+
+// versionPattern is what a firmware version may look like: dotted numbers
+// with an optional leading "v" and pre-release or build suffix. It also
+// keeps a version safe to use as the name of its archive directory.
+var versionPattern = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+){0,3}([-+][0-9A-Za-z][0-9A-Za-z.-]*)?$`)
+
+// hardwareRevPattern is a hardware revision: dotted numbers.
+var hardwareRevPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}$`)
+
+// datePattern is a release date, YYYY-MM-DD.
+var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+
+// FieldError is a release that cannot be published, naming the field at
+// fault and what was expected of it.
+type FieldError struct {
+	Field   string
+	Problem string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks the fields a publisher sets: version, release_date,
+// min_hardware_rev. Checksum and size are computed from the image.
+func (rel Release) Validate() error {
+	switch {
+	case rel.Version == "":
+		return fieldErr("version", "missing; want a version such as 1.2.0")
+	case !versionPattern.MatchString(rel.Version):
+		return fieldErr("version", "%q is not a version; want dotted numbers such as 1.2.0", rel.Version)
+	case !datePattern.MatchString(rel.ReleaseDate):
+		return fieldErr("release_date", "%q: want YYYY-MM-DD", rel.ReleaseDate)
+	case rel.MinHardwareRev != "" && !hardwareRevPattern.MatchString(rel.MinHardwareRev):
+		return fieldErr("min_hardware_rev", "%q: want dotted numbers such as 1.0", rel.MinHardwareRev)
+	}
+	return nil
+}
+
+// ArchivePath is where a version's image is kept once a newer one is
+// published: archive/v<version>/ (spec: archive/v1.1.0/).
+func ArchivePath(version string) string {
+	return ArchiveDir + "/v" + strings.TrimPrefix(version, "v")
+}
+
+// Publish writes a firmware tree into dir for image: current/saint_node.img
+// and its .sha256, current/changelog.md, manifest.json (with the
+// configurations of configDir, also copied to configs/). A version already
+// current in dir is moved to archive/v<version>/ first. It is what
+// `make firmware` and `saintctl firmware publish` use.
+func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error) {
+	configs := map[string]roleConfig{}
+	if configDir != "" {
+		if _, err := os.Stat(configDir); err != nil {
+			return nil, fmt.Errorf("firmware: %w", err)
+		}
+		if err := readConfigs(configDir, configs); err != nil {
+			return nil, err
+		}
+	}
+	return writeRelease(dir, configs, image, rel)
+}
+
+// Publish makes image the repository's current firmware, archiving the
+// one before, and reloads. Downloads in progress wait for it and then see
+// the new version (their old one is refused by version, so no chunk mixes
+// two images). The manifest lists the repository's role configurations.
+func (r *Repository) Publish(image []byte, rel Release) (*Manifest, error) {
+	if r.dir == "" {
+		return nil, errors.New("firmware: the repository has no directory to publish into")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.manifest != nil && r.problem == "" {
+		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c <= 0 {
+			return nil, fieldErr("version", "%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)
+		}
+	}
+	m, err := writeRelease(r.dir, r.configs, image, rel)
+	if err != nil {
+		return nil, err
+	}
+	return m, r.reloadLocked()
+}
+
+func writeRelease(dir string, configs map[string]roleConfig, image []byte, rel Release) (*Manifest, error) {
+	if err := rel.Validate(); err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	if len(image) == 0 {
+		return nil, fmt.Errorf("firmware: %w", fieldErr("image", "empty"))
+	}
+	sum := sha256.Sum256(image)
+	rel.ChecksumSHA256 = hex.EncodeToString(sum[:])
+	rel.SizeBytes = int64(len(image))
+	m := &Manifest{Firmware: rel, Configs: map[string]ConfigVersion{}, SupportedRoles: []string{}}
+	for key, c := range configs {
+		m.Configs[key] = ConfigVersion{Version: c.version, Checksum: c.checksum}
+		m.SupportedRoles = append(m.SupportedRoles, key)
+		if err := writeFile(filepath.Join(dir, ConfigsDir, key+".yaml"), c.data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(m.SupportedRoles)
+
+	previousLog, err := archiveCurrent(dir, rel.Version)
+	if err != nil {
+		return nil, err
+	}
+	manifest, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	entry := "## " + rel.Version + " (" + rel.ReleaseDate + ")\n\n" + strings.TrimSpace(rel.Changelog) + "\n"
+	changelog := "# SAINT.OS node firmware changelog\n\n" + entry
+	if previousLog != "" {
+		changelog += "\n" + previousLog
+	}
+	files := []struct {
+		name string
+		data []byte
+		perm os.FileMode
+	}{
+		{ImagePath, image, 0o755},
+		{ChecksumPath, []byte(rel.ChecksumSHA256 + "  saint_node.img\n"), 0o644},
+		{ChangelogPath, []byte(changelog), 0o644},
+		// The manifest goes last: it is what makes the new image visible.
+		{ManifestPath, append(manifest, '\n'), 0o644},
+	}
+	for _, f := range files {
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(f.name)), f.data, f.perm); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// archiveCurrent keeps the version dir currently publishes (if any, and if
+// it is not the one being published again) in archive/v<version>/: image,
+// .sha256 and manifest.json. It returns the current changelog's entries
+// (without its title) for the new changelog to continue.
+func archiveCurrent(dir, newVersion string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestPath))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("firmware: %w", err)
+	}
+	var prev Manifest
+	if err := json.Unmarshal(data, &prev); err != nil || !versionPattern.MatchString(prev.Firmware.Version) {
+		// An unreadable old manifest is replaced, not archived.
+		return "", nil
+	}
+	log := ""
+	if old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ChangelogPath))); err == nil {
+		log = string(old)
+		if i := strings.Index(log, "\n## "); strings.HasPrefix(log, "# ") && i >= 0 {
+			log = log[i+1:]
+		}
+	}
+	if prev.Firmware.Version == newVersion {
+		// Publishing the same version again replaces it; its old entry goes.
+		if i := strings.Index(log, "\n## "); strings.HasPrefix(log, "## "+newVersion+" ") && i >= 0 {
+			return log[i+1:], nil
+		}
+		if strings.HasPrefix(log, "## "+newVersion+" ") {
+			return "", nil
+		}
+		return log, nil
+	}
+	archive := filepath.Join(dir, filepath.FromSlash(ArchivePath(prev.Firmware.Version)))
+	for _, name := range []string{ImagePath, ChecksumPath} {
+		src := filepath.Join(dir, filepath.FromSlash(name))
+		if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := linkOrCopy(src, filepath.Join(archive, filepath.Base(name))); err != nil {
+			return "", err
+		}
+	}
+	if err := writeFile(filepath.Join(archive, ManifestPath), data, 0o644); err != nil {
+		return "", err
+	}
+	return log, nil
+}
+
+// linkOrCopy puts src's content at dst: a hard link when the file system
+// allows (no copy of a 20 MB image), a durable copy otherwise.
+func linkOrCopy(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	_ = os.Remove(dst)
+	if err := os.Link(src, dst); err == nil {
+		return persist.SyncDir(filepath.Dir(dst))
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	defer in.Close()
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	return writeFile(dst, data, 0o644)
+}
+
+func writeFile(p string, data []byte, perm os.FileMode) error {
+	return persist.WriteFile(p, data, perm)
+}
