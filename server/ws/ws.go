@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -67,6 +69,7 @@ const (
 	CodeUnknown      = "unknown_action"
 	CodeFailed       = "failed"
 	CodeUnauthorized = "unauthorized"
+	CodeRateLimited  = "rate_limited"
 )
 
 // Error is a handler error with a code and the parameter at fault.
@@ -103,6 +106,33 @@ type Options struct {
 	Log *slog.Logger
 	// OnConnect / OnDisconnect are told of clients coming and going.
 	OnConnect, OnDisconnect func(ClientInfo)
+
+	// Auth checks API tokens. Nil, or Required() false, lets every client
+	// in; otherwise a client must present the token (auth message or
+	// bearer header) before anything but "auth" is answered.
+	Auth Authenticator
+	// AllowedOrigins are the browser origins ("http://robot.local")
+	// allowed besides the server's own host. Requests without an Origin
+	// header (programs, not browsers) are always allowed.
+	AllowedOrigins []string
+	// MaxMessage is the largest request in bytes (default 64 KiB); a
+	// larger one closes the connection with code 1009 and a reason.
+	MaxMessage int
+	// RatePerSecond and RateBurst are each client's token bucket (default
+	// 200/s, burst 400). A request beyond it is answered "rate_limited";
+	// AbuseLimit consecutive rejected requests (default 100) close the
+	// connection with code 1008.
+	RatePerSecond float64
+	RateBurst     int
+	AbuseLimit    int
+}
+
+// Authenticator is what the gateway needs of the API token store.
+type Authenticator interface {
+	// Required reports whether clients must authenticate.
+	Required() bool
+	// Valid reports whether token is the API token.
+	Valid(token string) bool
 }
 
 // Gateway is the WebSocket API: it upgrades HTTP connections, decodes
@@ -120,6 +150,7 @@ type Gateway struct {
 	mu       sync.RWMutex
 	handlers map[string]Handler
 	clients  map[*Client]struct{}
+	topics   map[string]bool
 	nextID   atomic.Uint64
 }
 
@@ -137,17 +168,78 @@ func New(o Options) *Gateway {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	return &Gateway{
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	if o.RatePerSecond <= 0 {
+		o.RatePerSecond = 200
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = 2 * int(o.RatePerSecond)
+	}
+	if o.AbuseLimit <= 0 {
+		o.AbuseLimit = 100
+	}
+	g := &Gateway{
 		o:        o,
 		handlers: map[string]Handler{},
 		clients:  map[*Client]struct{}{},
-		upgrader: websocket.Upgrader{
-			ReadBufferSize: 4096, WriteBufferSize: 4096,
-			// The API is used from the web UI and from apps on the robot's
-			// network; authentication, not the Origin header, guards it.
-			CheckOrigin: func(*http.Request) bool { return true },
-		},
+		topics:   map[string]bool{},
 	}
+	g.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: g.checkOrigin}
+	return g
+}
+
+// DefaultMaxMessage is the default request size limit: commands are small,
+// firmware goes over HTTP.
+const DefaultMaxMessage = 64 << 10
+
+// checkOrigin refuses browser connections from pages of another origin (a
+// web page the operator happens to visit must not drive the robot).
+// Clients that send no Origin header are programs, not browsers.
+func (g *Gateway) checkOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, a := range g.o.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// authRequired reports whether clients must present the token.
+func (g *Gateway) authRequired() bool { return g.o.Auth != nil && g.o.Auth.Required() }
+
+// SetTopics declares the topics clients may subscribe to; subscribing to
+// another is an error naming it. With none declared any topic is accepted.
+func (g *Gateway) SetTopics(topics ...string) {
+	g.mu.Lock()
+	for _, t := range topics {
+		g.topics[t] = true
+	}
+	g.mu.Unlock()
+}
+
+// Topics lists the declared topics, sorted.
+func (g *Gateway) Topics() []string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]string, 0, len(g.topics))
+	for t := range g.topics {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // key is the dispatch key: "management/list_unadopted",
@@ -195,13 +287,16 @@ type ClientInfo struct {
 	Messages    uint64    `json:"messages"`
 	Dropped     uint64    `json:"dropped"`
 	Topics      []string  `json:"topics"`
+	// Authenticated is true once the client presented the token (or when
+	// authentication is off).
+	Authenticated bool `json:"authenticated"`
 }
 
 // Client is one WebSocket connection.
 type Client struct {
 	g     *Gateway
 	conn  *websocket.Conn
-	send  chan []byte
+	send  chan frame
 	done  chan struct{}
 	once  sync.Once
 	id    uint64
@@ -214,6 +309,23 @@ type Client struct {
 	lastSent map[string]time.Time
 	msgs     atomic.Uint64
 	dropped  atomic.Uint64
+	authed   atomic.Bool
+	// closeAfterReply is a close reason to send once the current reply
+	// is queued (the client that regenerated the token gets it first).
+	closeAfterReply atomic.Pointer[string]
+
+	// Token bucket, touched only by the read loop.
+	tokens    float64
+	lastFill  time.Time
+	rejected  int
+}
+
+// frame is one outgoing WebSocket message: data, or a close frame when
+// closeCode is set.
+type frame struct {
+	data      []byte
+	closeCode int
+	reason    string
 }
 
 // Info returns the client's description.
@@ -221,7 +333,7 @@ func (c *Client) Info() ClientInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ci := ClientInfo{ID: c.id, ClientID: c.clientID, RemoteAddr: c.addr, ConnectedAt: c.since,
-		Messages: c.msgs.Load(), Dropped: c.dropped.Load(), Topics: []string{}}
+		Messages: c.msgs.Load(), Dropped: c.dropped.Load(), Topics: []string{}, Authenticated: c.authed.Load()}
 	for t := range c.topics {
 		ci.Topics = append(ci.Topics, t)
 	}
@@ -246,17 +358,31 @@ func (g *Gateway) Clients() []ClientInfo {
 }
 
 // ServeHTTP upgrades the connection and serves the client until it leaves.
+//
+// A bearer token on the upgrade request authenticates the client at once; a
+// wrong one is refused with 401 before the upgrade.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	authed := !g.authRequired()
+	if tok := bearerToken(r); tok != "" {
+		if g.o.Auth != nil && !g.o.Auth.Valid(tok) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="saint", error="invalid_token"`)
+			http.Error(w, "unauthorized: wrong API token", http.StatusUnauthorized)
+			return
+		}
+		authed = true
+	}
 	conn, err := g.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		return // the upgrader has answered
+		return // the upgrader has answered (403 for a foreign Origin)
 	}
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
 	c := &Client{
-		g: g, conn: conn, send: make(chan []byte, g.o.SendQueue), done: make(chan struct{}),
+		g: g, conn: conn, send: make(chan frame, g.o.SendQueue), done: make(chan struct{}),
 		id: g.nextID.Add(1), addr: host, since: g.o.Now(),
 		topics: map[string]time.Duration{}, lastSent: map[string]time.Time{},
+		tokens: float64(g.o.RateBurst), lastFill: time.Now(),
 	}
+	c.authed.Store(authed)
 	g.mu.Lock()
 	g.clients[c] = struct{}{}
 	g.mu.Unlock()
@@ -274,11 +400,49 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// bearerToken returns the token of an "Authorization: Bearer" header.
+func bearerToken(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	const prefix = "bearer "
+	if len(h) > len(prefix) && strings.EqualFold(h[:len(prefix)], prefix) {
+		return strings.TrimSpace(h[len(prefix):])
+	}
+	return ""
+}
+
 // CloseAll disconnects every client (server shutdown).
 func (g *Gateway) CloseAll() {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for c := range g.clients {
+		c.close()
+	}
+}
+
+// CloseSessions closes every client except keep with a close frame
+// (1008, reason): after the token is regenerated, or authentication turned
+// on, every session must authenticate again.
+func (g *Gateway) CloseSessions(keep *Client, reason string) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for c := range g.clients {
+		if c != keep {
+			c.closeWith(websocket.ClosePolicyViolation, reason)
+		}
+	}
+}
+
+// CloseAfterReply makes the client's connection close, with reason, right
+// after the answer to the request being handled is sent.
+func (c *Client) CloseAfterReply(reason string) { c.closeAfterReply.Store(&reason) }
+
+// closeWith queues a close frame behind what is already queued; if the
+// queue is full the connection is cut at once.
+func (c *Client) closeWith(code int, reason string) {
+	select {
+	case c.send <- frame{closeCode: code, reason: reason}:
+	case <-c.done:
+	default:
 		c.close()
 	}
 }
@@ -294,7 +458,6 @@ const (
 	writeWait  = 5 * time.Second
 	pongWait   = 60 * time.Second
 	pingPeriod = 25 * time.Second
-	maxMessage = 4 << 20 // firmware-sized params are uploaded over HTTP, not here
 )
 
 func (c *Client) writeLoop() {
@@ -304,9 +467,16 @@ func (c *Client) writeLoop() {
 		select {
 		case <-c.done:
 			return
-		case b := <-c.send:
+		case f := <-c.send:
+			if f.closeCode != 0 {
+				_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(f.closeCode, f.reason), time.Now().Add(writeWait))
+				// Give the peer a moment to read the close frame
+				// before the socket goes.
+				c.closeSoon()
+				return
+			}
 			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.conn.WriteMessage(websocket.TextMessage, b); err != nil {
+			if err := c.conn.WriteMessage(websocket.TextMessage, f.data); err != nil {
 				c.close()
 				return
 			}
@@ -320,13 +490,31 @@ func (c *Client) writeLoop() {
 	}
 }
 
+// closeSoon closes the connection after the peer has had a second to
+// read a close frame (or at once if the peer closes first).
+func (c *Client) closeSoon() {
+	t := time.AfterFunc(time.Second, c.close)
+	go func() {
+		<-c.done
+		t.Stop()
+	}()
+}
+
 func (c *Client) readLoop() {
-	c.conn.SetReadLimit(maxMessage)
 	_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	c.conn.SetPongHandler(func(string) error { return c.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	max := c.g.o.MaxMessage
 	for {
-		typ, data, err := c.conn.ReadMessage()
+		typ, r, err := c.conn.NextReader()
 		if err != nil {
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+		if err != nil {
+			return
+		}
+		if len(data) > max {
+			c.refuse(websocket.CloseMessageTooBig, fmt.Sprintf("message exceeds %d bytes", max))
 			return
 		}
 		_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
@@ -334,10 +522,65 @@ func (c *Client) readLoop() {
 			continue
 		}
 		c.msgs.Add(1)
+		if !c.allow() {
+			c.rejected++
+			if c.rejected >= c.g.o.AbuseLimit {
+				c.g.o.Log.Warn("websocket client over its rate limit; disconnecting", "client", c.id, "addr", c.addr, "source", "websocket")
+				c.refuse(websocket.ClosePolicyViolation, "rate limit exceeded")
+				return
+			}
+			c.reply(errorResponse(peekID(data), &Error{Code: CodeRateLimited,
+				Message: fmt.Sprintf("rate limit: at most %g requests/s (burst %d); request dropped", c.g.o.RatePerSecond, c.g.o.RateBurst)}))
+			continue
+		}
+		c.rejected = 0
 		// Requests run concurrently so a slow one (an adoption waiting on
 		// a node) does not hold up the next; responses carry the id.
 		go c.handle(data)
 	}
+}
+
+// refuse sends a close frame from the read loop and then discards what the
+// peer still sends until it answers the close (or a second passes), so the
+// close frame is not lost to a reset caused by unread data.
+func (c *Client) refuse(code int, reason string) {
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(writeWait))
+	_ = c.conn.SetReadDeadline(time.Now().Add(time.Second))
+	for {
+		_, r, err := c.conn.NextReader()
+		if err != nil {
+			return
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return
+		}
+	}
+}
+
+// allow takes one token from the client's bucket.
+func (c *Client) allow() bool {
+	now := time.Now()
+	c.tokens += now.Sub(c.lastFill).Seconds() * c.g.o.RatePerSecond
+	c.lastFill = now
+	if burst := float64(c.g.o.RateBurst); c.tokens > burst {
+		c.tokens = burst
+	}
+	if c.tokens < 1 {
+		return false
+	}
+	c.tokens--
+	return true
+}
+
+// peekID returns a request's id without decoding the rest, or null.
+func peekID(data []byte) json.RawMessage {
+	var r struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(data, &r) != nil || len(r.ID) == 0 {
+		return nullID
+	}
+	return r.ID
 }
 
 func (c *Client) handle(data []byte) {
@@ -354,9 +597,20 @@ func (c *Client) handle(data []byte) {
 	defer cancel()
 	var data2 any
 	var err error
-	switch req.Type {
-	case "":
+	switch {
+	case req.Type == "":
 		err = &Error{Code: CodeBadRequest, Field: "type", Message: "missing; want command, management, router, rc, subscribe, unsubscribe or auth"}
+	case req.Type == "auth":
+		data2, err = c.authenticate(ctx, req)
+	case !c.authed.Load():
+		err = &Error{Code: CodeUnauthorized, Field: "token", Message: `not authenticated: send {"type":"auth","token":"<api token>"} first, or connect with an Authorization: Bearer header`}
+	}
+	if err != nil {
+		c.reply(errorResponse(req.ID, err))
+		return
+	}
+	switch req.Type {
+	case "auth":
 	case "subscribe":
 		data2, err = c.subscribe(req)
 	case "unsubscribe":
@@ -369,6 +623,36 @@ func (c *Client) handle(data []byte) {
 		return
 	}
 	c.reply(Response{ID: req.ID, Type: "response", Status: "ok", Data: orEmpty(data2)})
+	if reason := c.closeAfterReply.Load(); reason != nil {
+		c.closeWith(websocket.ClosePolicyViolation, *reason)
+	}
+}
+
+// authenticate answers the auth message. A registered "auth" handler is
+// told of the client afterwards (to record it in the activity log).
+func (c *Client) authenticate(ctx context.Context, req Request) (any, error) {
+	if c.g.authRequired() {
+		if req.Token == "" {
+			return nil, ParamError("token", "required")
+		}
+		if !c.g.o.Auth.Valid(req.Token) {
+			c.g.o.Log.Warn("websocket client sent a wrong API token", "client", c.id, "addr", c.addr, "source", "websocket")
+			return nil, &Error{Code: CodeUnauthorized, Field: "token", Message: "wrong API token"}
+		}
+	}
+	c.authed.Store(true)
+	if req.ClientID != "" {
+		c.SetClientID(req.ClientID)
+	}
+	c.g.mu.RLock()
+	h := c.g.handlers["auth/"]
+	c.g.mu.RUnlock()
+	if h != nil {
+		if _, err := h(ctx, c, json.RawMessage("{}")); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"authenticated": true, "client_id": req.ClientID, "auth_required": c.g.authRequired()}, nil
 }
 
 var nullID = json.RawMessage("null")
@@ -396,16 +680,13 @@ func errorResponse(id json.RawMessage, err error) Response {
 }
 
 func (c *Client) dispatch(ctx context.Context, req Request) (any, error) {
-	if req.Action == "" && req.Type != "auth" {
+	if req.Action == "" {
 		return nil, &Error{Code: CodeBadRequest, Field: "action", Message: "missing"}
 	}
 	if req.Type == "command" && req.Target == "" {
 		return nil, &Error{Code: CodeBadRequest, Field: "target", Message: "missing; want head, arms, tracks or system"}
 	}
 	k := key(req.Type, req.Target, req.Action)
-	if req.Type == "auth" {
-		k = "auth/"
-	}
 	c.g.mu.RLock()
 	h, ok := c.g.handlers[k]
 	c.g.mu.RUnlock()
@@ -415,9 +696,6 @@ func (c *Client) dispatch(ctx context.Context, req Request) (any, error) {
 	params := req.Params
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
-	}
-	if req.Type == "auth" {
-		params, _ = json.Marshal(map[string]string{"token": req.Token, "client_id": req.ClientID})
 	}
 	return h(ctx, c, params)
 }
@@ -461,6 +739,19 @@ func (c *Client) subscribe(req Request) (any, error) {
 	if req.RateHz > 0 {
 		every = time.Duration(float64(time.Second) / req.RateHz)
 	}
+	c.g.mu.RLock()
+	declared := len(c.g.topics) > 0
+	unknown := ""
+	for _, t := range req.Topics {
+		if declared && !c.g.topics[t] {
+			unknown = t
+			break
+		}
+	}
+	c.g.mu.RUnlock()
+	if unknown != "" {
+		return nil, ParamError("topics", "unknown topic %q; known: %s", unknown, strings.Join(c.g.Topics(), ", "))
+	}
 	c.mu.Lock()
 	for _, t := range req.Topics {
 		c.topics[t] = every
@@ -492,7 +783,7 @@ func (c *Client) reply(r Response) {
 		b, _ = json.Marshal(errorResponse(r.ID, err))
 	}
 	select {
-	case c.send <- b:
+	case c.send <- frame{data: b}:
 	case <-c.done:
 	default:
 		// The client is not reading its responses: cut it off rather than
@@ -514,6 +805,9 @@ func (g *Gateway) Publish(topic string, data any) {
 	now := g.o.Now()
 	var b []byte
 	for _, c := range cs {
+		if !c.authed.Load() {
+			continue
+		}
 		c.mu.Lock()
 		every, ok := c.topics[topic]
 		if ok && every > 0 && now.Sub(c.lastSent[topic]) < every {
@@ -535,7 +829,7 @@ func (g *Gateway) Publish(topic string, data any) {
 			}
 		}
 		select {
-		case c.send <- b:
+		case c.send <- frame{data: b}:
 		default:
 			c.dropped.Add(1)
 		}
