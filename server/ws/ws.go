@@ -315,9 +315,9 @@ type Client struct {
 	closeAfterReply atomic.Pointer[string]
 
 	// Token bucket, touched only by the read loop.
-	tokens    float64
-	lastFill  time.Time
-	rejected  int
+	tokens   float64
+	lastFill time.Time
+	rejected int
 }
 
 // frame is one outgoing WebSocket message: data, or a close frame when
