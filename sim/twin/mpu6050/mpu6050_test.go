@@ -74,3 +74,70 @@ func TestBurstReadScaled(t *testing.T) {
 		t.Errorf("saturated accel = %v", b)
 	}
 }
+
+func TestReservedRegisters(t *testing.T) {
+	d := New()
+	_ = d.Tx([]byte{0x00, 0xAA, 0xBB}, nil) // reserved 0x00, 0x01
+	_ = d.Tx([]byte{0x50, 0x12}, nil)       // reserved
+	if r := read(t, d, 0x00, 2); r[0] != 0 || r[1] != 0 {
+		t.Errorf("reserved registers read %v after writes, want 0", r)
+	}
+	if d.Reg(0x50) != 0 {
+		t.Errorf("reserved 0x50 = %#x", d.Reg(0x50))
+	}
+	// Writes past 0x7F wrap to 0x00 and do not panic.
+	_ = d.Tx([]byte{0x7F, 1, 2, 3}, nil)
+	_ = d.Tx([]byte{0xFF}, make([]byte, 300))
+}
+
+func TestNoiseDeterministic(t *testing.T) {
+	readAll := func(seed uint64) []byte {
+		d := NewWith(&Options{Seed: seed, Noise: TypicalNoise(seed)})
+		_ = d.Tx([]byte{RegPwrMgmt1, 0}, nil)
+		var out []byte
+		for i := 0; i < 5; i++ {
+			out = append(out, read(t, d, RegAccelXoutH, 14)...)
+		}
+		return out
+	}
+	a, b, c := readAll(7), readAll(7), readAll(8)
+	if string(a) != string(b) {
+		t.Error("same seed gave different readings")
+	}
+	if string(a) == string(c) {
+		t.Error("different seeds gave the same readings")
+	}
+	if string(a[:14]) == string(a[14:28]) {
+		t.Error("noise did not change between samples")
+	}
+}
+
+func TestMotion(t *testing.T) {
+	d := New()
+	_ = d.Tx([]byte{RegPwrMgmt1, 0}, nil)
+	// Upside down (180° about x), accelerating upwards at 1 m/s².
+	d.SetMotion(twin.Motion{Orientation: [4]float64{0, 1, 0, 0}, LinearAccel: [3]float64{0, 0, 1}})
+	b := read(t, d, RegAccelXoutH, 6)
+	want := int16(math.Round(-(StandardGravity + 1) / StandardGravity * 16384))
+	if got := s16(b[4:]); got != want {
+		t.Errorf("ACCEL_Z upside down = %d, want %d", got, want)
+	}
+}
+
+func FuzzTx(f *testing.F) {
+	f.Add([]byte{RegPwrMgmt1, 0x00}, uint8(14))
+	f.Add([]byte{RegAccelXoutH}, uint8(200))
+	f.Add([]byte{RegPwrMgmt1, 0x80, 0x00, 0xFF}, uint8(1))
+	f.Add([]byte{RegIntPinCfg, 0xFF, 0xFF}, uint8(3))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, w []byte, n uint8) {
+		d := New()
+		r := make([]byte, n)
+		if err := d.Tx(w, r); err != nil {
+			t.Fatal(err)
+		}
+		if d.Reg(RegWhoAmI) != WhoAmI {
+			t.Fatal("WHO_AM_I changed")
+		}
+	})
+}
