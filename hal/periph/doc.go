@@ -1,0 +1,38 @@
+// Package periph adapts periph.io drivers to the HAL interfaces, so chip
+// drivers and roles written against hal/gpio, hal/pwm, hal/i2c and hal/spi
+// run on a real Raspberry Pi.
+//
+// The adapters (Pin, PWM, I2C, SPI) wrap any periph.io/x/conn/v3 value, so
+// they are tested with periph's own fakes (gpiotest, i2ctest, spitest). Host
+// opens the real ones:
+//
+//   - GPIO through the Linux GPIO character device (/dev/gpiochip*, periph's
+//     gpioioctl driver). Current Raspberry Pi OS has no sysfs GPIO, and the
+//     character device is also what a Pi 5 (RP1) offers. A pin is looked up
+//     by its line name, "GPIO17", on the chips periph lists (the SoC's
+//     pinctrl chip first).
+//   - Hardware PWM through periph's bcm283x driver: the two PWM channels of
+//     a Pi 0–4, on GPIO12/18 (PWM0) and GPIO13/19 (PWM1). It maps
+//     /dev/mem, so it needs root. Other pins, and machines without the
+//     bcm283x, get an error naming the pin; servos that need more channels go
+//     on a PCA9685 over I²C.
+//   - I²C and SPI through i2creg and spireg (/dev/i2c-N, /dev/spidevB.C).
+//
+// # Edge timestamps
+//
+// Pin.WatchEdges runs one goroutine per watch that blocks in periph's
+// WaitForEdge and stamps each edge with the injected clock (clock.Real on a
+// robot) as soon as WaitForEdge returns. periph reads the kernel's event
+// record but does not expose its timestamp, so a stamp is late by the
+// wake-up latency of that goroutine: typically tens of microseconds on an
+// idle Pi 4, more under load. That is good enough for RC PWM (1000–2000 µs
+// pulses, ±1 %) and encoder counting; it is not a logic analyser.
+//
+// The level reported with an edge is the edge's own level when one edge is
+// watched (rising: high, falling: low) and a read right after the wake-up
+// when both are: a pulse shorter than the wake-up latency can then be
+// reported with the level it ended at.
+//
+// Real hardware is exercised by package smoketest, built only with the
+// "hardware" build tag.
+package periph

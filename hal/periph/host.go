@@ -1,0 +1,183 @@
+package periph
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	pgpio "periph.io/x/conn/v3/gpio"
+	"periph.io/x/conn/v3/i2c/i2creg"
+	"periph.io/x/conn/v3/physic"
+	pspi "periph.io/x/conn/v3/spi"
+	"periph.io/x/conn/v3/spi/spireg"
+	"periph.io/x/host/v3"
+	"periph.io/x/host/v3/bcm283x"
+	"periph.io/x/host/v3/gpioioctl"
+
+	"github.com/saint-os/saint/hal/clock"
+)
+
+// ErrNoGPIOChip is returned by Open on a machine without a GPIO character
+// device.
+var ErrNoGPIOChip = errors.New("periph: no GPIO character device (/dev/gpiochip*): not a Raspberry Pi, or the kernel's GPIO driver is missing or not readable (is the user in the gpio group?)")
+
+// hardwarePWM lists the BCM GPIOs wired to the SoC's two PWM channels that
+// bcm283x drives without DMA.
+var hardwarePWM = [...]int{12, 13, 18, 19}
+
+// Options configures a Host. Nil means defaults.
+type Options struct {
+	// Clock stamps GPIO edges; nil means clock.Real.
+	Clock clock.Clock
+}
+
+// Host opens the machine's GPIO lines, PWM channels, I²C buses and SPI
+// devices through periph. Open it once per process.
+type Host struct {
+	clk clock.Clock
+}
+
+// Open initialises periph's host drivers and checks that the machine has a
+// GPIO character device.
+func Open(o *Options) (*Host, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	if _, err := host.Init(); err != nil {
+		return nil, fmt.Errorf("periph: host drivers: %w", err)
+	}
+	if len(gpioioctl.Chips) == 0 {
+		return nil, ErrNoGPIOChip
+	}
+	return &Host{clk: clk}, nil
+}
+
+// GPIO returns BCM GPIO bcm as a line of the GPIO character device. Lines
+// are found by name ("GPIO17"), SoC pinctrl chips first, which is how both
+// the Pi 4 (pinctrl-bcm2711) and the Pi 5 (pinctrl-rp1) name their header.
+func (h *Host) GPIO(bcm int) (*Pin, error) {
+	line, err := findLine(bcm)
+	if err != nil {
+		return nil, err
+	}
+	return NewPin(line, bcm, h.clk), nil
+}
+
+func findLine(bcm int) (*gpioioctl.GPIOLine, error) {
+	name := "GPIO" + strconv.Itoa(bcm)
+	for _, chip := range gpioioctl.Chips {
+		if l := chip.ByName(name); l != nil {
+			return l, nil
+		}
+	}
+	if len(gpioioctl.Chips) == 0 {
+		return nil, ErrNoGPIOChip
+	}
+	return nil, fmt.Errorf("periph: %s: no line of that name on %s", name, chipNames())
+}
+
+func chipNames() string {
+	s := ""
+	for i, c := range gpioioctl.Chips {
+		if i > 0 {
+			s += ", "
+		}
+		s += c.Name() + " (" + c.Label() + ")"
+	}
+	return s
+}
+
+// PWM returns the hardware PWM channel on BCM GPIO bcm. Only GPIO12, 13, 18
+// and 19 have one, and only on a bcm283x (Pi 0–4) with /dev/mem open to the
+// process (root).
+func (h *Host) PWM(bcm int) (*PWM, error) {
+	found := false
+	for _, n := range hardwarePWM {
+		found = found || n == bcm
+	}
+	if !found {
+		return nil, fmt.Errorf("periph: GPIO%d has no hardware PWM channel (those are GPIO12, 13, 18 and 19); drive servos on other pins through a PCA9685", bcm)
+	}
+	if !bcm283x.Present() {
+		return nil, fmt.Errorf("periph: GPIO%d: hardware PWM needs a bcm283x SoC (Raspberry Pi 0–4); this machine has none", bcm)
+	}
+	p := bcm283xPin(bcm)
+	if p == nil {
+		return nil, fmt.Errorf("periph: GPIO%d: the bcm283x driver did not start (run as root for /dev/mem)", bcm)
+	}
+	return NewPWM(p, bcm), nil
+}
+
+func bcm283xPin(bcm int) pgpio.PinIO {
+	var p *bcm283x.Pin
+	switch bcm {
+	case 12:
+		p = bcm283x.GPIO12
+	case 13:
+		p = bcm283x.GPIO13
+	case 18:
+		p = bcm283x.GPIO18
+	case 19:
+		p = bcm283x.GPIO19
+	}
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// I2CBus is an opened I²C bus; Close releases /dev/i2c-N.
+type I2CBus struct {
+	*I2C
+	close func() error
+}
+
+// Close releases the bus.
+func (b *I2CBus) Close() error { return b.close() }
+
+// I2C opens /dev/i2c-<bus>.
+func (h *Host) I2C(bus int) (*I2CBus, error) {
+	name := strconv.Itoa(bus)
+	b, err := i2creg.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("periph: I²C bus %d: %w", bus, err)
+	}
+	return &I2CBus{I2C: NewI2C(b, name), close: b.Close}, nil
+}
+
+// SPIConn is an opened SPI device; Close releases /dev/spidevB.C.
+type SPIConn struct {
+	*SPI
+	close func() error
+}
+
+// Close releases the device.
+func (c *SPIConn) Close() error { return c.close() }
+
+// SPIMode is an SPI clock mode, 0–3 (CPOL<<1 | CPHA).
+type SPIMode int
+
+// SPI opens /dev/spidev<bus>.<cs> at maxHz in mode with 8-bit words.
+func (h *Host) SPI(bus, cs int, maxHz int64, mode SPIMode) (*SPIConn, error) {
+	name := fmt.Sprintf("%d.%d", bus, cs)
+	if mode < 0 || mode > 3 {
+		return nil, fmt.Errorf("periph: SPI %s: mode %d, want 0–3", name, mode)
+	}
+	if maxHz <= 0 {
+		return nil, fmt.Errorf("periph: SPI %s: clock %d Hz, want > 0", name, maxHz)
+	}
+	port, err := spireg.Open("/dev/spidev" + name)
+	if err != nil {
+		return nil, fmt.Errorf("periph: SPI %s: %w", name, err)
+	}
+	c, err := port.Connect(physic.Frequency(maxHz)*physic.Hertz, pspi.Mode(mode), 8)
+	if err != nil {
+		_ = port.Close()
+		return nil, fmt.Errorf("periph: SPI %s: %w", name, err)
+	}
+	return &SPIConn{SPI: NewSPI(c, name), close: port.Close}, nil
+}
