@@ -295,6 +295,14 @@ func (n *Node) checkFirmware(gen uint64) {
 			n.checkRole(gen)
 			return
 		}
+		if rej, bad := n.store.RejectedFirmware(resp.Version, resp.ChecksumSHA256); bad && !req.Force {
+			// An image this node rolled back from is not tried again
+			// unless an update is forced.
+			n.setMessage("firmware %s was rolled back (%s); staying on %s until an update is forced", resp.Version, rej.Reason, n.version)
+			n.publishStatus()
+			n.checkRole(gen)
+			return
+		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
 		n.download(gen, resp, make([]byte, 0, resp.SizeBytes))
@@ -349,6 +357,12 @@ func (n *Node) installFirmware(gen uint64, want msg.FirmwareCheckResponse, image
 		Version: want.Version, Checksum: got, Size: int64(len(image)),
 		At: n.o.Exec.Now().UTC().Format(time.RFC3339),
 	})
+	if err == nil {
+		// The download is done: clear a forced re-download before Apply,
+		// which on a real node re-executes and does not return.
+		_ = n.store.SetForceFirmware(false)
+		_ = n.store.ForgetRejectedFirmware()
+	}
 	if err == nil && n.o.Updater != nil {
 		err = n.o.Updater.Apply(path, want.Version)
 	}
@@ -359,7 +373,6 @@ func (n *Node) installFirmware(gen uint64, want msg.FirmwareCheckResponse, image
 		n.checkRole(gen)
 		return
 	}
-	_ = n.store.SetForceFirmware(false)
 	n.log.Info("firmware installed", "version", want.Version, "bytes", len(image))
 	n.version = want.Version
 	n.setMessage("firmware %s installed", want.Version)

@@ -48,7 +48,9 @@ type InstalledFirmware struct {
 //	identity.yaml        node id, MAC, first seen
 //	force_firmware       present after a factory reset: re-download firmware
 //	firmware/current.img the installed image, firmware/previous.img the one before
-//	firmware/installed.yaml
+//	firmware/installed.yaml, firmware/previous.yaml their records
+//	firmware/rejected.yaml images rolled back, not to be installed again unforced
+//	firmware/trial.yaml  an image on trial (see node/selfupdate)
 type Store struct {
 	dir string
 }
@@ -160,28 +162,38 @@ func (s *Store) SetForceFirmware(on bool) error {
 }
 
 // InstallFirmware stores a verified image as firmware/current.img, keeping
-// the one before as firmware/previous.img, and records it.
+// the one before as firmware/previous.img (and its record as
+// previous.yaml), and records it. The new image is written and synced in
+// full before the swap, so a crash leaves either the old image current or
+// the new one, never a torn file.
 func (s *Store) InstallFirmware(image []byte, info InstalledFirmware) (string, error) {
-	cur := s.path("firmware/current.img")
+	cur := s.path(FirmwareCurrent)
+	staged := s.path("firmware/staged.img")
+	if err := persist.WriteFile(staged, image, 0o755); err != nil {
+		return "", err
+	}
 	if _, err := os.Stat(cur); err == nil {
-		if err := os.Rename(cur, s.path("firmware/previous.img")); err != nil {
+		if err := os.Rename(cur, s.path(FirmwarePrevious)); err != nil {
 			return "", fmt.Errorf("node: keeping previous firmware: %w", err)
 		}
+		if err := os.Rename(s.path(firmwareRecord), s.path(firmwarePreviousRecord)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("node: keeping previous firmware record: %w", err)
+		}
 	}
-	if err := persist.WriteFile(cur, image, 0o755); err != nil {
-		return "", err
+	if err := os.Rename(staged, cur); err != nil {
+		return "", fmt.Errorf("node: installing firmware: %w", err)
 	}
 	data, err := yaml.Marshal(info)
 	if err != nil {
 		return "", fmt.Errorf("node: %w", err)
 	}
-	return cur, persist.WriteFile(s.path("firmware/installed.yaml"), data, 0o644)
+	return cur, persist.WriteFile(s.path(firmwareRecord), data, 0o644)
 }
 
 // InstalledFirmware returns the record of the last installed image.
 func (s *Store) InstalledFirmware() (InstalledFirmware, bool) {
 	var f InstalledFirmware
-	data, err := os.ReadFile(s.path("firmware/installed.yaml"))
+	data, err := os.ReadFile(s.path(firmwareRecord))
 	if err != nil || yaml.Unmarshal(data, &f) != nil {
 		return f, false
 	}
@@ -190,7 +202,7 @@ func (s *Store) InstalledFirmware() (InstalledFirmware, bool) {
 
 // ClearFirmware removes installed images (factory reset).
 func (s *Store) ClearFirmware() error {
-	for _, n := range []string{"firmware/current.img", "firmware/previous.img", "firmware/installed.yaml"} {
+	for _, n := range []string{FirmwareCurrent, FirmwarePrevious, firmwareRecord, firmwarePreviousRecord} {
 		if err := persist.Remove(s.path(n)); err != nil {
 			return err
 		}
