@@ -14,6 +14,10 @@ const (
 	SourceLiveLink   = "livelink"   // 100
 	SourceAutonomous = "autonomous" // 50
 	SourceSafety     = "safety"     // 1000
+	// SourceJoystick is a gamepad or joystick on a client (not in the
+	// spec's table): 250, above WebSocket commands and below the RC
+	// transmitter, which is the operator's hand on the robot.
+	SourceJoystick = "joystick" // 250
 )
 
 // RouteStatus is RouteStatus.msg: the router's current state, published
@@ -25,6 +29,10 @@ type RouteStatus struct {
 	Routes    []RouteState  `json:"routes"`
 	Outputs   []OutputState `json:"outputs"`
 	Timestamp float64       `json:"timestamp"` // seconds since the Unix epoch
+	// EStopActive is true while an emergency stop is latched; EStopSource
+	// says who engaged it.
+	EStopActive bool   `json:"estop_active"`
+	EStopSource string `json:"estop_source,omitempty"`
 }
 
 // RouteState is one configured route's status.
@@ -50,4 +58,30 @@ type OutputState struct {
 	RouteIDs []string `json:"route_ids"`
 	// Values are the output's properties as last sent ("pan", "linear").
 	Values map[string]float32 `json:"values"`
+}
+
+// TopicRouterInput carries RouterInput: inputs for the router from inside
+// the robot (a joystick bridge, an autonomous behaviour, a safety monitor)
+// that have no receiver of their own.
+const TopicRouterInput = "/saint/router/input"
+
+// RouterInput is one input for the router. Values are by property name
+// ("channel_2", "headYaw", "pan"); Target and Command are for passthrough
+// routes ("head" "move"); Command "estop" with Values["enable"] 1 engages
+// the emergency stop and 0 releases it.
+type RouterInput struct {
+	Source  string             `json:"source"` // SourceAutonomous ...
+	Subject string             `json:"subject,omitempty"`
+	Target  string             `json:"target,omitempty"` // "head", "arms.left", "tracks"
+	Command string             `json:"command,omitempty"`
+	Values  map[string]float32 `json:"values"`
+}
+
+// TopicHeadCameraCmd carries HeadCameraCommand: the WebSocket API's
+// "head camera" command, which the router forwards to the head.
+const TopicHeadCameraCmd = "/saint/head/camera/cmd"
+
+// HeadCameraCommand turns the head camera's stream on or off.
+type HeadCameraCommand struct {
+	Enable bool `json:"enable"`
 }

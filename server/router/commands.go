@@ -1,0 +1,780 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/ws"
+)
+
+// RegisterCommands installs on g the spec's robot control commands that
+// move the robot (head move/home/camera, arms move/home/gripper, tracks
+// drive/stop/estop, and system estop), which enter the router as source
+// "websocket", and the router commands (list_routes, set_route,
+// delete_route, set_route_enabled, list_livelink_sources,
+// get_livelink_subject, list/load/save/delete_preset, and get_status,
+// preview, get_blending, set_blending). It also makes the router push its
+// RouteStatus to WebSocket clients subscribed to "router". Call it once,
+// from any goroutine, before clients connect.
+func (r *Router) RegisterCommands(g *ws.Gateway) {
+	r.gw.Store(g)
+	g.HandleCommand("head", "move", r.headMove)
+	g.HandleCommand("head", "home", r.headHome)
+	g.HandleCommand("head", "camera", r.headCamera)
+	g.HandleCommand("arms", "move", r.armsMove)
+	g.HandleCommand("arms", "home", r.armsHome)
+	g.HandleCommand("arms", "gripper", r.armsGripper)
+	g.HandleCommand("tracks", "drive", r.tracksDrive)
+	g.HandleCommand("tracks", "stop", r.tracksStop)
+	g.HandleCommand("tracks", "estop", r.estopCommand)
+	g.HandleCommand("system", "estop", r.estopCommand)
+
+	g.Handle("router", "list_routes", r.listRoutes)
+	g.Handle("router", "get_status", r.getStatus)
+	g.Handle("router", "set_route", r.setRouteCmd)
+	g.Handle("router", "delete_route", r.deleteRouteCmd)
+	g.Handle("router", "set_route_enabled", r.setRouteEnabled)
+	g.Handle("router", "get_blending", r.getBlending)
+	g.Handle("router", "set_blending", r.setBlending)
+	g.Handle("router", "preview", r.previewCmd)
+	g.Handle("router", "list_livelink_sources", r.listLiveLink)
+	g.Handle("router", "get_livelink_subject", r.getLiveLinkSubject)
+	g.Handle("router", "list_presets", r.listPresets)
+	g.Handle("router", "load_preset", r.loadPresetCmd)
+	g.Handle("router", "save_preset", r.savePresetCmd)
+	g.Handle("router", "delete_preset", r.deletePresetCmd)
+}
+
+// decodeStrict decodes params into v, refusing unknown fields, so a
+// misspelt mapping option is an error rather than silently ignored.
+func decodeStrict(params json.RawMessage, prefix string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var fe *FieldError
+		switch {
+		case errors.As(err, &te):
+			return fieldErr(joinField(prefix, te.Field), "want %s, got %s", te.Type, te.Value)
+		case errors.As(err, &fe):
+			return prefixed(prefix, err)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return fieldErr(joinField(prefix, name), "unknown field")
+		}
+		return fieldErr(prefixOr(prefix, "params"), "%v", err)
+	}
+	return nil
+}
+
+func joinField(prefix, f string) string {
+	if prefix == "" {
+		return f
+	}
+	if f == "" {
+		return prefix
+	}
+	return prefix + "." + f
+}
+
+func prefixOr(p, d string) string {
+	if p == "" {
+		return d
+	}
+	return p
+}
+
+// number checks an optional number parameter against [lo, hi].
+func number(field string, v *float64, lo, hi float64) error {
+	if v == nil {
+		return nil
+	}
+	if math.IsNaN(*v) || *v < lo || *v > hi {
+		return fieldErr(field, "want %g to %g, got %g", lo, hi, *v)
+	}
+	return nil
+}
+
+// motion submits a WebSocket command on the executor and answers with
+// what the target is doing.
+func (r *Router) motion(ctx context.Context, in Input) (any, error) {
+	in.Source = msg.SourceWebSocket
+	var res map[string]any
+	var err error
+	if derr := r.ex.Do(ctx, func() {
+		if r.estop.active && in.Command != CommandStop && in.Command != CommandCamera {
+			err = &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf(
+				"emergency stop engaged by %s is latched; release it with tracks estop {\"enable\": false}", r.estop.source)}
+			return
+		}
+		if e := r.Submit(in); e != nil {
+			err = &ws.Error{Code: ws.CodeFailed, Field: "action", Message: fmt.Sprintf(
+				"no enabled websocket route forwards %s %s (see the websocket_direct route)", in.Target, in.Command)}
+			return
+		}
+		res = map[string]any{"target": in.Target, "command": in.Command}
+		if o := r.outputs[in.Target]; o != nil {
+			res["driving"] = append([]string{}, o.routeIDs...)
+			vals := map[string]float64{}
+			for k, v := range o.last {
+				vals[k] = v
+			}
+			res["output"] = vals
+		}
+	}); derr != nil {
+		return nil, derr
+	}
+	return res, err
+}
+
+type headMoveParams struct {
+	Pan   *float64 `json:"pan"`
+	Tilt  *float64 `json:"tilt"`
+	Roll  *float64 `json:"roll"`
+	Speed *float64 `json:"speed"`
+	Jaw   *float64 `json:"jaw"`
+}
+
+func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p headMoveParams
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Pan == nil && p.Tilt == nil && p.Roll == nil && p.Jaw == nil {
+		return nil, fieldErr("pan", "want at least one of pan, tilt, roll (degrees) or jaw")
+	}
+	for _, c := range []struct {
+		f      string
+		v      *float64
+		lo, hi float64
+	}{{"pan", p.Pan, -180, 180}, {"tilt", p.Tilt, -90, 90}, {"roll", p.Roll, -45, 45}, {"speed", p.Speed, 0, 1}, {"jaw", p.Jaw, 0, 1}} {
+		if err := number(c.f, c.v, c.lo, c.hi); err != nil {
+			return nil, err
+		}
+	}
+	vals := map[string]float64{}
+	for k, v := range map[string]*float64{"pan": p.Pan, "tilt": p.Tilt, "roll": p.Roll, "speed": p.Speed, "jaw": p.Jaw} {
+		if v != nil {
+			vals[k] = *v
+		}
+	}
+	return r.motion(ctx, Input{Target: TargetHead, Command: CommandMove, Values: vals})
+}
+
+func (r *Router) headHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		Speed *float64 `json:"speed"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if err := number("speed", p.Speed, 0, 1); err != nil {
+		return nil, err
+	}
+	vals := map[string]float64{"pan": 0, "tilt": 0, "roll": 0}
+	if p.Speed != nil {
+		vals["speed"] = *p.Speed
+	}
+	return r.motion(ctx, Input{Target: TargetHead, Command: CommandHome, Values: vals})
+}
+
+// enableParam reads the spec's "enable/disable" parameter: {"enable":
+// true}, {"enabled": true}, or {"state": "enable"|"disable"}.
+func enableParam(params json.RawMessage, def *bool) (bool, error) {
+	var p struct {
+		Enable  *bool  `json:"enable"`
+		Enabled *bool  `json:"enabled"`
+		State   string `json:"state"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return false, err
+	}
+	switch {
+	case p.Enable != nil:
+		return *p.Enable, nil
+	case p.Enabled != nil:
+		return *p.Enabled, nil
+	case p.State == "enable" || p.State == "enabled" || p.State == "on":
+		return true, nil
+	case p.State == "disable" || p.State == "disabled" || p.State == "off":
+		return false, nil
+	case p.State != "":
+		return false, fieldErr("state", "want enable or disable, got %q", p.State)
+	case def != nil:
+		return *def, nil
+	}
+	return false, fieldErr("enable", "required: true or false")
+}
+
+func (r *Router) headCamera(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	on, err := enableParam(params, nil)
+	if err != nil {
+		return nil, err
+	}
+	v := 0.0
+	if on {
+		v = 1
+	}
+	if _, err := r.motion(ctx, Input{Target: TargetHead, Command: CommandCamera, Values: map[string]float64{"enable": v}}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"target": TargetHead, "command": CommandCamera, "enable": on}, nil
+}
+
+// armTargets maps the arm parameter to targets.
+func armTargets(arm string, both bool) ([]string, error) {
+	switch arm {
+	case msg.ArmLeft:
+		return []string{TargetArmsLeft}, nil
+	case msg.ArmRight:
+		return []string{TargetArmsRight}, nil
+	case "both":
+		if both {
+			return []string{TargetArmsLeft, TargetArmsRight}, nil
+		}
+	case "":
+		if both {
+			return []string{TargetArmsLeft, TargetArmsRight}, nil
+		}
+		return nil, fieldErr("arm", "required: left or right")
+	}
+	if both {
+		return nil, fieldErr("arm", "want left, right or both, got %q", arm)
+	}
+	return nil, fieldErr("arm", "want left or right, got %q", arm)
+}
+
+func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		Arm       string    `json:"arm"`
+		Positions []float64 `json:"positions"`
+		Speed     *float64  `json:"speed"`
+		Immediate bool      `json:"immediate"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	targets, err := armTargets(p.Arm, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Positions) == 0 || len(p.Positions) > MaxJoints {
+		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", MaxJoints, len(p.Positions))
+	}
+	vals := map[string]float64{}
+	for i, v := range p.Positions {
+		if math.IsNaN(v) || v < -360 || v > 360 {
+			return nil, fieldErr(fmt.Sprintf("positions[%d]", i), "want -360 to 360 degrees, got %g", v)
+		}
+		vals[jointName(i)] = v
+	}
+	if err := number("speed", p.Speed, 0, 1); err != nil {
+		return nil, err
+	}
+	if p.Speed != nil {
+		vals["speed"] = *p.Speed
+	}
+	if p.Immediate {
+		vals["immediate"] = 1
+	}
+	return r.motion(ctx, Input{Target: targets[0], Command: CommandMove, Values: vals})
+}
+
+// HomeJoints is how many joints arms home sets to 0 when the router has
+// not yet sent the arm a longer command: the shipped arms configuration's
+// five.
+const HomeJoints = 5
+
+func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		Arm   string   `json:"arm"`
+		Speed *float64 `json:"speed"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	targets, err := armTargets(p.Arm, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := number("speed", p.Speed, 0, 1); err != nil {
+		return nil, err
+	}
+	results := map[string]any{}
+	for _, t := range targets {
+		var n int
+		if err := r.ex.Do(ctx, func() {
+			n = HomeJoints
+			for i := MaxJoints - 1; i >= n; i-- {
+				if _, ok := r.outputs[t].last[jointName(i)]; ok {
+					n = i + 1
+					break
+				}
+			}
+		}); err != nil {
+			return nil, err
+		}
+		vals := map[string]float64{}
+		for i := 0; i < n; i++ {
+			vals[jointName(i)] = 0
+		}
+		if p.Speed != nil {
+			vals["speed"] = *p.Speed
+		}
+		res, err := r.motion(ctx, Input{Target: t, Command: CommandHome, Values: vals})
+		if err != nil {
+			return nil, err
+		}
+		results[t] = res
+	}
+	return results, nil
+}
+
+func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		Arm      string   `json:"arm"`
+		Position *float64 `json:"position"`
+		Force    *float64 `json:"force"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	targets, err := armTargets(p.Arm, false)
+	if err != nil {
+		return nil, err
+	}
+	if p.Position == nil {
+		return nil, fieldErr("position", "required: 0.0 (closed) to 1.0 (open)")
+	}
+	if err := number("position", p.Position, 0, 1); err != nil {
+		return nil, err
+	}
+	if err := number("force", p.Force, 0, 1000); err != nil {
+		return nil, err
+	}
+	vals := map[string]float64{"gripper": *p.Position}
+	if p.Force != nil {
+		vals["gripper_force"] = *p.Force
+	}
+	return r.motion(ctx, Input{Target: targets[0], Command: CommandGripper, Values: vals})
+}
+
+// MaxLinear and MaxAngular bound tracks drive (m/s, rad/s); the tracks
+// role applies its own, lower limits.
+const (
+	MaxLinear  = 10.0
+	MaxAngular = 20.0
+)
+
+func (r *Router) tracksDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		Linear  *float64 `json:"linear"`
+		Angular *float64 `json:"angular"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Linear == nil && p.Angular == nil {
+		return nil, fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
+	}
+	if err := number("linear", p.Linear, -MaxLinear, MaxLinear); err != nil {
+		return nil, err
+	}
+	if err := number("angular", p.Angular, -MaxAngular, MaxAngular); err != nil {
+		return nil, err
+	}
+	vals := map[string]float64{"linear": 0, "angular": 0}
+	if p.Linear != nil {
+		vals["linear"] = *p.Linear
+	}
+	if p.Angular != nil {
+		vals["angular"] = *p.Angular
+	}
+	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandDrive, Values: vals})
+}
+
+func (r *Router) tracksStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandStop, Values: map[string]float64{"linear": 0, "angular": 0}})
+}
+
+// estopCommand is tracks estop and system estop: {"enable": true} (or no
+// parameter) engages the emergency stop, {"enable": false} releases it.
+func (r *Router) estopCommand(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	def := true
+	on, err := enableParam(params, &def)
+	if err != nil {
+		return nil, err
+	}
+	var active bool
+	if err := r.ex.Do(ctx, func() {
+		if on {
+			r.EStop(msg.SourceWebSocket, "estop command")
+		} else {
+			r.ClearEStop(msg.SourceWebSocket)
+		}
+		active = r.estop.active
+	}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"estop_active": active}, nil
+}
+
+// ---- router commands ----
+
+func (r *Router) listRoutes(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var out map[string]any
+	err := r.ex.Do(ctx, func() {
+		st := r.Status()
+		out = map[string]any{"routes": r.Routes(), "blending": r.blending, "state": st.State,
+			"status": st.Routes, "estop_active": st.EStopActive}
+	})
+	return out, err
+}
+
+func (r *Router) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var st msg.RouteStatus
+	err := r.ex.Do(ctx, func() { st = r.Status() })
+	return st, err
+}
+
+// change applies f on the executor and saves the resulting configuration;
+// saveMu keeps saves in the order of the changes.
+func (r *Router) change(ctx context.Context, f func() error) error {
+	r.saveMu.Lock()
+	defer r.saveMu.Unlock()
+	var cfg *Config
+	var ferr error
+	if err := r.ex.Do(ctx, func() {
+		if ferr = f(); ferr == nil {
+			cfg = r.config()
+			r.publishStatus(r.ex.Now(), true)
+		}
+	}); err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if err := r.store.saveActive(cfg); err != nil {
+		return &ws.Error{Code: ws.CodeFailed, Message: "applied but not saved: " + err.Error()}
+	}
+	return nil
+}
+
+// decodeRoute reads the "route" parameter and validates it.
+func decodeRoute(params json.RawMessage) (Route, error) {
+	var p struct {
+		Route json.RawMessage `json:"route"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return Route{}, err
+	}
+	if len(p.Route) == 0 || string(p.Route) == "null" {
+		return Route{}, fieldErr("route", "required: a route object")
+	}
+	var rt Route
+	if err := decodeStrict(p.Route, "route", &rt); err != nil {
+		return Route{}, err
+	}
+	if err := rt.Validate(); err != nil {
+		return Route{}, prefixed("route", err)
+	}
+	return rt, nil
+}
+
+// SetRoute adds or replaces a route and saves the configuration. It waits
+// for the executor, so call it from another goroutine.
+func (r *Router) SetRoute(ctx context.Context, rt Route) error {
+	if err := rt.Validate(); err != nil {
+		return prefixed("route", err)
+	}
+	return r.change(ctx, func() error { r.setRoute(rt); return nil })
+}
+
+func (r *Router) setRouteCmd(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	rt, err := decodeRoute(params)
+	if err != nil {
+		return nil, err
+	}
+	created := false
+	if err := r.change(ctx, func() error {
+		created = r.routeIndex(rt.ID) < 0
+		r.setRoute(rt)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r.event("info", fmt.Sprintf("route %s saved", rt.ID))
+	return map[string]any{"route": rt, "created": created}, nil
+}
+
+func routeIDParam(params json.RawMessage) (string, error) {
+	var p struct {
+		RouteID string `json:"route_id"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return "", err
+	}
+	if p.RouteID == "" {
+		return "", fieldErr("route_id", "required")
+	}
+	return p.RouteID, nil
+}
+
+func (r *Router) deleteRouteCmd(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	id, err := routeIDParam(params)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.change(ctx, func() error {
+		if !r.deleteRoute(id) {
+			return fieldErr("route_id", "no route %q", id)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r.event("info", fmt.Sprintf("route %s deleted", id))
+	return map[string]any{"route_id": id, "deleted": true}, nil
+}
+
+func (r *Router) setRouteEnabled(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		RouteID string `json:"route_id"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.RouteID == "" {
+		return nil, fieldErr("route_id", "required")
+	}
+	if p.Enabled == nil {
+		return nil, fieldErr("enabled", "required: true or false")
+	}
+	if err := r.change(ctx, func() error {
+		i := r.routeIndex(p.RouteID)
+		if i < 0 {
+			return fieldErr("route_id", "no route %q", p.RouteID)
+		}
+		r.routes[i].Enabled = *p.Enabled
+		for _, byRoute := range r.contrib {
+			delete(byRoute, p.RouteID)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"route_id": p.RouteID, "enabled": *p.Enabled}, nil
+}
+
+func (r *Router) getBlending(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var b Blending
+	err := r.ex.Do(ctx, func() { b = r.blending })
+	return b, err
+}
+
+func (r *Router) setBlending(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var b Blending
+	if err := r.ex.Do(ctx, func() { b = r.blending }); err != nil {
+		return nil, err
+	}
+	// Fields not given keep their values.
+	if err := decodeStrict(params, "", &b); err != nil {
+		return nil, err
+	}
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if err := r.change(ctx, func() error { r.blending = b; return nil }); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (r *Router) previewCmd(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		RouteID string          `json:"route_id"`
+		Route   json.RawMessage `json:"route"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	var draft *Route
+	if len(p.Route) > 0 && string(p.Route) != "null" {
+		rt, err := decodeRoute(params)
+		if err != nil {
+			return nil, err
+		}
+		draft = &rt
+	} else if p.RouteID == "" {
+		return nil, fieldErr("route_id", "required (or a draft \"route\" object)")
+	}
+	var pv Preview
+	var ferr error
+	if err := r.ex.Do(ctx, func() {
+		if draft == nil {
+			i := r.routeIndex(p.RouteID)
+			if i < 0 {
+				ferr = fieldErr("route_id", "no route %q", p.RouteID)
+				return
+			}
+			draft = &r.routes[i]
+		}
+		pv = r.Preview(*draft)
+	}); err != nil {
+		return nil, err
+	}
+	return pv, ferr
+}
+
+func (r *Router) listLiveLink(context.Context, *ws.Client, json.RawMessage) (any, error) {
+	subjects := r.o.LiveLink.Subjects()
+	if subjects == nil {
+		subjects = []msg.LiveLinkSubject{}
+	}
+	return map[string]any{"sources": subjects}, nil
+}
+
+func (r *Router) getLiveLinkSubject(_ context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		SubjectName string `json:"subject_name"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.SubjectName == "" {
+		return nil, fieldErr("subject_name", "required")
+	}
+	s, ok := r.o.LiveLink.Subject(p.SubjectName)
+	if !ok {
+		return nil, fieldErr("subject_name", "no LiveLink subject %q is known", p.SubjectName)
+	}
+	return s, nil
+}
+
+func presetParam(params json.RawMessage) (string, error) {
+	var p struct {
+		PresetName string `json:"preset_name"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return "", err
+	}
+	return p.PresetName, checkPresetName(p.PresetName)
+}
+
+// notFound turns a missing preset into an error naming preset_name.
+func notFound(name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fieldErr("preset_name", "no preset %q", name)
+	}
+	return err
+}
+
+func (r *Router) listPresets(context.Context, *ws.Client, json.RawMessage) (any, error) {
+	r.saveMu.Lock()
+	defer r.saveMu.Unlock()
+	ps, err := r.store.listPresets()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"presets": ps}, nil
+}
+
+// LoadPreset makes the named preset's routes (and blending, if it has
+// them) the active configuration and saves it. Call it from another
+// goroutine than the executor.
+func (r *Router) LoadPreset(ctx context.Context, name string) (*Config, error) {
+	r.saveMu.Lock()
+	cfg, err := r.store.loadPreset(name)
+	r.saveMu.Unlock()
+	if err != nil {
+		return nil, notFound(name, err)
+	}
+	if err := r.change(ctx, func() error { r.applyConfig(cfg); return nil }); err != nil {
+		return nil, err
+	}
+	r.event("info", "routing preset "+name+" loaded")
+	return cfg, nil
+}
+
+func (r *Router) loadPresetCmd(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	name, err := presetParam(params)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.LoadPreset(ctx, name); err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	err = r.ex.Do(ctx, func() {
+		out = map[string]any{"preset_name": name, "routes": r.Routes(), "blending": r.blending}
+	})
+	return out, err
+}
+
+func (r *Router) savePresetCmd(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	var p struct {
+		PresetName  string          `json:"preset_name"`
+		Description string          `json:"description"`
+		Routes      json.RawMessage `json:"routes"`
+		Blending    json.RawMessage `json:"blending"`
+	}
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if err := checkPresetName(p.PresetName); err != nil {
+		return nil, err
+	}
+	var cfg *Config
+	if err := r.ex.Do(ctx, func() { cfg = r.config() }); err != nil {
+		return nil, err
+	}
+	if len(p.Routes) > 0 && string(p.Routes) != "null" {
+		cfg.Routes = nil
+		if err := decodeStrict(p.Routes, "routes", &cfg.Routes); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Blending) > 0 && string(p.Blending) != "null" {
+		b := *cfg.Blending
+		if err := decodeStrict(p.Blending, "blending", &b); err != nil {
+			return nil, err
+		}
+		cfg.Blending = &b
+	}
+	cfg.Description = p.Description
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r.saveMu.Lock()
+	err := r.store.savePreset(p.PresetName, cfg)
+	r.saveMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	r.event("info", "routing preset "+p.PresetName+" saved")
+	return map[string]any{"preset_name": p.PresetName, "routes": len(cfg.Routes)}, nil
+}
+
+func (r *Router) deletePresetCmd(_ context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	name, err := presetParam(params)
+	if err != nil {
+		return nil, err
+	}
+	r.saveMu.Lock()
+	err = r.store.deletePreset(name)
+	r.saveMu.Unlock()
+	if err != nil {
+		return nil, notFound(name, err)
+	}
+	r.event("info", "routing preset "+name+" deleted")
+	return map[string]any{"preset_name": name, "deleted": true}, nil
+}

@@ -1,0 +1,64 @@
+// Package router is the server's Input/Output Router (spec: Input/Output
+// Router): it maps input sources (the RC transmitter, WebSocket commands,
+// Unreal LiveLink, a joystick, autonomous behaviours, safety monitors) to
+// the robot's outputs (the head, arm, gripper and track command topics)
+// through configurable routes, decides between sources by priority, blends
+// hand-overs, and stops all motion on an emergency stop.
+//
+// # Routes
+//
+// A Route is the spec's YAML/JSON: id, enabled, priority, input {source,
+// subject, type, protocol, command_types}, output {target} and a mapping
+// list (Map: from, to, scale, offset, clamp, deadzone, curve, expo, mode,
+// threshold, inverted) or "passthrough". Config is a file of routes with
+// its blending settings; the five presets of config/routes/ (fixtures) are
+// Configs. Validate errors are *FieldError naming the field at fault
+// ("routes[1].mapping[0].clamp").
+//
+// # Running it
+//
+// The router lives on the server's executor and owns no goroutine:
+//
+//	rt, err := router.New(router.Options{Exec: ex, Bus: b, DataDir: dataDir})
+//	// on the executor:
+//	err = rt.Start()          // subscribes to the input topics, starts the tick
+//	// from any goroutine, before clients connect:
+//	rt.RegisterCommands(gateway)
+//	// on shutdown, on the executor:
+//	rt.Stop()
+//
+// New reads DataDir/routes/ (active.yaml and presets/), seeding it from
+// the shipped presets at the first start, so it does file I/O: call it
+// before the executor runs the router, not from a callback.
+//
+// # Inputs
+//
+// Submit(Input) routes one input; it must be called on the executor. Other
+// goroutines call Post(Input), which posts Submit to the executor. Inputs
+// also arrive on the bus, decoded on the executor: msg.RCReceiverState on
+// msg.TopicRCState (each channel N is the property "channel_N", its
+// normalised value), msg.LiveLinkFrame on msg.TopicLiveLinkFrames (each
+// property by name), and msg.RouterInput on msg.TopicRouterInput (any
+// source: joystick bridges, autonomous behaviours, safety monitors).
+//
+// # Outputs
+//
+// Every tick (Options.TickHz, default 50 Hz) each target with an active
+// route is sent its values: msg.HeadCommand on /saint/head/cmd,
+// msg.ArmCommand on /saint/arms/{side}/cmd and msg.GripperCommand on
+// /saint/arms/{side}/gripper/cmd, msg.Twist on /saint/tracks/cmd_vel. A
+// WebSocket command is also sent at once. When the tracks' last route
+// times out they are sent a zero Twist. RouteStatus goes to
+// /saint/router/status on every change and once a second.
+//
+// # Safety
+//
+// An emergency stop (Command "estop", a mapping to "estop", the WebSocket
+// tracks estop and system estop, EStop) publishes msg.EStop on
+// /saint/tracks/estop and a zero Twist at once, keeps the tracks at zero
+// and holds head and arm commands back until ClearEStop, whatever the
+// priorities.
+//
+// See docs/router.md for the formats, the blending modes, the state
+// machine and the WebSocket commands with examples.
+package router

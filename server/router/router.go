@@ -1,0 +1,864 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/server/ws"
+)
+
+// Options configures a Router.
+type Options struct {
+	// Exec is the executor the router runs on (required): the server's.
+	Exec *executor.Executor
+	// Bus is where inputs arrive and outputs go (required).
+	Bus bus.Bus
+	// DataDir is where the routes and presets are kept (DataDir/routes/).
+	// Empty keeps them in memory only.
+	DataDir string
+	// Presets are the preset files that seed DataDir/routes/presets at the
+	// first start, and the default preset the routes. Nil means the
+	// embedded fixtures' config/routes.
+	Presets fs.FS
+	// TickHz is the output rate (default 50).
+	TickHz float64
+	// StatusEvery is how often RouteStatus is published when nothing
+	// changes (default 1 s).
+	StatusEvery time.Duration
+	// LiveLink answers list_livelink_sources and get_livelink_subject;
+	// nil means a registry with no subjects.
+	LiveLink SubjectRegistry
+	Log      *slog.Logger
+	// OnEvent, if set, is told of notable events (e-stop engaged and
+	// cleared, routes changed) for the activity log. It runs on the
+	// executor or on a WebSocket handler's goroutine, and must not block.
+	OnEvent func(level, message string)
+}
+
+// DefaultTickHz is the output rate when Options.TickHz is 0.
+const DefaultTickHz = 50
+
+// Input is one input for the router: an RC frame, a LiveLink frame, a
+// WebSocket command.
+type Input struct {
+	Source   string // msg.SourceRC ...
+	Subject  string // LiveLink subject name
+	Type     string // LiveLink subject type
+	Protocol string // RC protocol
+	// Target is the output a passthrough input is for ("head",
+	// "arms.left"); Command is what it asks ("move", "home", "drive").
+	Target  string
+	Command string
+	// Values are by property name: "channel_2", "headYaw", or for
+	// passthrough the output's own properties ("pan", "linear").
+	Values map[string]float64
+	// Time is when the input arrived; zero means now.
+	Time time.Time
+}
+
+// ErrNoRoute is returned by Submit when no enabled route takes the input.
+var ErrNoRoute = errors.New("router: no enabled route takes this input")
+
+// Router maps inputs to outputs. Its methods run on the executor, except
+// where they say otherwise.
+type Router struct {
+	o      Options
+	ex     *executor.Executor
+	log    *slog.Logger
+	tick   time.Duration
+	gw     atomic.Pointer[ws.Gateway]
+	store  *store
+	saveMu sync.Mutex // orders the writes of configuration changes
+
+	// Executor state.
+	blending   Blending
+	routes     []Route // by descending priority
+	inputs     map[string]*inputSnapshot
+	contrib    map[string]map[string]*contribution // target → route id →
+	outputs    map[string]*output
+	lastInput  map[string]time.Time // route id → last input
+	estop      estopState
+	subs       []bus.Subscription
+	ticker     *executor.Timer
+	lastStatus string
+	statusAt   time.Time
+	started    bool
+}
+
+type inputSnapshot struct {
+	source, subject string
+	values          map[string]float64
+	at              time.Time
+}
+
+// contribution is what one route last asked of one output.
+type contribution struct {
+	routeID  string
+	priority int
+	source   string
+	values   map[string]float64
+	at       time.Time
+}
+
+// output is the router's state for one output target.
+type output struct {
+	target    string
+	active    bool
+	winner    string             // route driving it (priority and blend modes)
+	routeIDs  []string           // active routes, highest priority first
+	last      map[string]float64 // values last sent
+	blending  bool               // a blend-mode ramp is under way
+	blendFrom map[string]float64
+	blendAt   time.Time
+}
+
+type estopState struct {
+	active bool
+	source string
+	reason string
+}
+
+// New loads the routes and presets (from DataDir, seeding it at the first
+// start) and returns a router that is not yet running. It reads files, so
+// call it before the executor runs the router, not from a callback.
+func New(o Options) (*Router, error) {
+	if o.Exec == nil {
+		return nil, errors.New("router: Options.Exec is required")
+	}
+	if o.Bus == nil {
+		return nil, errors.New("router: Options.Bus is required")
+	}
+	if o.TickHz == 0 {
+		o.TickHz = DefaultTickHz
+	}
+	if o.TickHz < 1 || o.TickHz > 1000 {
+		return nil, fmt.Errorf("router: Options.TickHz: want 1 to 1000, got %v", o.TickHz)
+	}
+	if o.StatusEvery <= 0 {
+		o.StatusEvery = time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.LiveLink == nil {
+		o.LiveLink = emptyRegistry{}
+	}
+	st, cfg, err := openStore(o.DataDir, o.Presets)
+	if err != nil {
+		return nil, err
+	}
+	r := &Router{
+		o: o, ex: o.Exec, log: o.Log, store: st,
+		tick:      time.Duration(float64(time.Second) / o.TickHz),
+		inputs:    map[string]*inputSnapshot{},
+		contrib:   map[string]map[string]*contribution{},
+		outputs:   map[string]*output{},
+		lastInput: map[string]time.Time{},
+	}
+	for _, t := range Targets() {
+		r.outputs[t] = &output{target: t, last: map[string]float64{}}
+	}
+	r.applyConfig(cfg)
+	return r, nil
+}
+
+// applyConfig replaces the routes (and the blending, if cfg has it).
+func (r *Router) applyConfig(cfg *Config) {
+	if cfg.Blending != nil {
+		r.blending = *cfg.Blending
+	} else if r.blending.Mode == "" {
+		r.blending = DefaultBlending()
+	}
+	rs := make([]Route, len(cfg.Routes))
+	for i, rt := range cfg.Routes {
+		rs[i] = cloneRoute(rt)
+	}
+	sortRoutes(rs)
+	r.routes = rs
+	// Contributions of routes that are gone or changed start afresh.
+	for _, byRoute := range r.contrib {
+		for id := range byRoute {
+			delete(byRoute, id)
+		}
+	}
+}
+
+// Start subscribes to the input topics and starts the output tick. Call it
+// on the executor.
+func (r *Router) Start() error {
+	if r.started {
+		return errors.New("router: already started")
+	}
+	qos := bus.QoS{Depth: 4}
+	subscribe := func(topic string, h bus.Handler) error {
+		sub, err := r.o.Bus.Subscribe(topic, qos, r.ex, h)
+		if err != nil {
+			return fmt.Errorf("router: subscribe %s: %w", topic, err)
+		}
+		r.subs = append(r.subs, sub)
+		return nil
+	}
+	if err := subscribe(msg.TopicRCState, func(m bus.Msg) {
+		var s msg.RCReceiverState
+		if m.Decode(&s) == nil {
+			if in, ok := RCInput(s); ok {
+				_ = r.Submit(in)
+			}
+		}
+	}); err != nil {
+		r.Stop()
+		return err
+	}
+	if err := subscribe(msg.TopicLiveLinkFrames, func(m bus.Msg) {
+		var f msg.LiveLinkFrame
+		if m.Decode(&f) == nil {
+			_ = r.Submit(LiveLinkInput(f))
+		}
+	}); err != nil {
+		r.Stop()
+		return err
+	}
+	if err := subscribe(msg.TopicRouterInput, func(m bus.Msg) {
+		var in msg.RouterInput
+		if m.Decode(&in) == nil {
+			_ = r.Submit(BusInput(in))
+		}
+	}); err != nil {
+		r.Stop()
+		return err
+	}
+	r.ticker = r.ex.Every(r.tick, r.onTick)
+	r.started = true
+	r.publishStatus(r.ex.Now(), true)
+	return nil
+}
+
+// Stop ends the subscriptions and the tick. Call it on the executor.
+func (r *Router) Stop() {
+	for _, s := range r.subs {
+		_ = s.Unsubscribe()
+	}
+	r.subs = nil
+	if r.ticker != nil {
+		r.ticker.Stop()
+		r.ticker = nil
+	}
+	r.started = false
+}
+
+// RCInput turns an RC receiver state into an input: "channel_N" is
+// channel N's normalised value. A receiver that is not connected or in
+// failsafe gives no input, so the RC routes time out and the other
+// sources take over; the receiver carries out hold and neutral by the
+// values it publishes, and its e-stop failsafe with a RouterInput.
+func RCInput(s msg.RCReceiverState) (Input, bool) {
+	if !s.Connected || s.Failsafe {
+		return Input{}, false
+	}
+	in := Input{Source: msg.SourceRC, Protocol: s.Protocol, Values: make(map[string]float64, len(s.Channels))}
+	for _, c := range s.Channels {
+		if c.Failsafe {
+			continue
+		}
+		in.Values[fmt.Sprintf("channel_%d", c.ChannelNumber)] = float64(c.Normalized)
+	}
+	return in, true
+}
+
+// LiveLinkInput turns a LiveLink frame into an input: every property by
+// its name (blend shapes, bones).
+func LiveLinkInput(f msg.LiveLinkFrame) Input {
+	in := Input{Source: msg.SourceLiveLink, Subject: f.SubjectName, Type: f.SubjectType,
+		Values: make(map[string]float64, len(f.PropertyNames))}
+	for i, n := range f.PropertyNames {
+		if i < len(f.PropertyValues) {
+			in.Values[n] = float64(f.PropertyValues[i])
+		}
+	}
+	return in
+}
+
+// BusInput turns a RouterInput from the bus into an input.
+func BusInput(m msg.RouterInput) Input {
+	in := Input{Source: m.Source, Subject: m.Subject, Target: m.Target, Command: m.Command,
+		Values: make(map[string]float64, len(m.Values))}
+	for k, v := range m.Values {
+		in.Values[k] = float64(v)
+	}
+	return in
+}
+
+// Post hands in to the router from any goroutine (Submit's result is
+// dropped).
+func (r *Router) Post(in Input) {
+	r.ex.Post(func() { _ = r.Submit(in) })
+}
+
+// Submit routes one input. Call it on the executor (from other goroutines,
+// use Post, or Exec().Do with Submit inside). Every enabled route whose
+// input matches takes it; an input with a Command (a WebSocket command)
+// is sent to its output at once, others at the next tick. Command
+// CommandEStop engages the emergency stop (Values["enable"] absent or
+// non-zero) or releases it (0), whatever the routes. It returns ErrNoRoute
+// when no route took the input.
+func (r *Router) Submit(in Input) error {
+	now := in.Time
+	if now.IsZero() {
+		now = r.ex.Now()
+	}
+	if in.Command == CommandEStop {
+		if v, ok := in.Values["enable"]; ok && v == 0 {
+			r.ClearEStop(in.Source)
+		} else {
+			r.EStop(in.Source, "estop command")
+		}
+		return nil
+	}
+	snap := r.snapshot(in, now)
+	var flush []string
+	matched := false
+	for i := range r.routes {
+		rt := &r.routes[i]
+		if !rt.Enabled || !matches(rt, &in) {
+			continue
+		}
+		if rt.Mapping.Passthrough {
+			target := rt.Output.Target
+			if target == TargetAny {
+				target = in.Target
+			}
+			if _, ok := r.outputs[target]; !ok {
+				continue
+			}
+			matched = true
+			r.lastInput[rt.ID] = now
+			if in.Command == CommandCamera {
+				flush = append(flush, "camera")
+				continue
+			}
+			c := r.contribution(rt, target, now)
+			for k, v := range in.Values {
+				c.values[k] = v
+			}
+			c.at = now
+			r.takeEStop(rt, c)
+			if in.Command != "" {
+				flush = append(flush, target)
+			}
+			continue
+		}
+		matched = true
+		r.lastInput[rt.ID] = now
+		c := r.contribution(rt, rt.Output.Target, now)
+		clear(c.values)
+		for p, v := range mapValues(rt.Mapping.List, snap.values) {
+			c.values[p] = v
+		}
+		c.at = now
+		r.takeEStop(rt, c)
+	}
+	if !matched {
+		return ErrNoRoute
+	}
+	for _, t := range flush {
+		if t == "camera" {
+			r.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: in.Values["enable"] != 0})
+			continue
+		}
+		r.update(r.outputs[t], now, true)
+	}
+	if len(flush) > 0 {
+		r.publishStatus(now, false)
+	}
+	return nil
+}
+
+// Commands a passthrough input may carry (the spec's robot control
+// actions that produce motion or a device change).
+const (
+	CommandMove    = "move"
+	CommandHome    = "home"
+	CommandCamera  = "camera"
+	CommandGripper = "gripper"
+	CommandDrive   = "drive"
+	CommandStop    = "stop"
+	CommandEStop   = "estop"
+)
+
+func commandNames() []string {
+	return []string{CommandMove, CommandHome, CommandCamera, CommandGripper, CommandDrive, CommandStop, CommandEStop}
+}
+
+func knownCommand(c string) bool {
+	for _, n := range commandNames() {
+		if n == c {
+			return true
+		}
+	}
+	return false
+}
+
+func matches(rt *Route, in *Input) bool {
+	ri := &rt.Input
+	if ri.Source != in.Source {
+		return false
+	}
+	if ri.Subject != "" && ri.Subject != in.Subject {
+		return false
+	}
+	if ri.Type != "" && in.Type != "" && ri.Type != in.Type {
+		return false
+	}
+	if ri.Protocol != "" && in.Protocol != "" && ri.Protocol != in.Protocol {
+		return false
+	}
+	if !rt.Mapping.Passthrough {
+		return in.Command == ""
+	}
+	if rt.Output.Target != TargetAny && in.Target != "" && in.Target != rt.Output.Target {
+		return false
+	}
+	if rt.Output.Target == TargetAny && in.Target == "" {
+		return false
+	}
+	if len(ri.CommandTypes) == 0 {
+		return true
+	}
+	for _, c := range ri.CommandTypes {
+		if c == in.Command {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot merges in's values into the latest values of its source and
+// subject, which mapped routes and the preview read.
+func (r *Router) snapshot(in Input, now time.Time) *inputSnapshot {
+	k := in.Source + "\x00" + in.Subject
+	s := r.inputs[k]
+	if s == nil {
+		s = &inputSnapshot{source: in.Source, subject: in.Subject, values: map[string]float64{}}
+		r.inputs[k] = s
+	}
+	for n, v := range in.Values {
+		s.values[n] = v
+	}
+	s.at = now
+	return s
+}
+
+func (r *Router) contribution(rt *Route, target string, now time.Time) *contribution {
+	byRoute := r.contrib[target]
+	if byRoute == nil {
+		byRoute = map[string]*contribution{}
+		r.contrib[target] = byRoute
+	}
+	c := byRoute[rt.ID]
+	if c == nil || !r.fresh(c.at, now) {
+		c = &contribution{routeID: rt.ID, values: map[string]float64{}}
+		byRoute[rt.ID] = c
+	}
+	c.priority = rt.EffectivePriority()
+	c.source = rt.Input.Source
+	return c
+}
+
+// takeEStop engages the e-stop if the route drove "estop" on, and takes
+// the property out of the values sent to the output.
+func (r *Router) takeEStop(rt *Route, c *contribution) {
+	v, ok := c.values[PropertyEStop]
+	if !ok {
+		return
+	}
+	delete(c.values, PropertyEStop)
+	if v >= 0.5 {
+		r.EStop(rt.Input.Source, "route "+rt.ID)
+	}
+}
+
+// mapValues applies a route's mappings to the input values it has; the
+// mappings to one property add up (the spec's face capture example drives
+// tilt from eyeLookUp and eyeLookDown).
+func mapValues(list []Map, in map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for i := range list {
+		m := &list[i]
+		v, ok := in[m.From]
+		if !ok {
+			continue
+		}
+		out[m.To] += m.Apply(v)
+	}
+	return out
+}
+
+func (r *Router) timeout() time.Duration {
+	return time.Duration(r.blending.SourceTimeoutMS) * time.Millisecond
+}
+
+func (r *Router) fresh(at, now time.Time) bool { return now.Sub(at) <= r.timeout() }
+
+// EStop engages the emergency stop: tracks get zero velocity and the
+// estop topic at once, head and arm outputs stop, and it stays so until
+// ClearEStop. Call it on the executor.
+func (r *Router) EStop(source, reason string) {
+	if r.estop.active {
+		return // latched already; the tick keeps the tracks at zero
+	}
+	now := r.ex.Now()
+	r.estop = estopState{active: true, source: source, reason: reason}
+	r.event("warn", fmt.Sprintf("emergency stop engaged by %s (%s)", source, reason))
+	r.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: source, Reason: reason})
+	r.publish(msg.TopicTracksCmdVel, msg.Twist{})
+	r.outputs[TargetTracks].last = map[string]float64{"linear": 0, "angular": 0}
+	r.publishStatus(now, false)
+}
+
+// ClearEStop releases the emergency stop. Inputs from before it are
+// forgotten, so nothing moves until a source sends again. Call it on the
+// executor.
+func (r *Router) ClearEStop(source string) {
+	if !r.estop.active {
+		return
+	}
+	r.estop = estopState{}
+	r.publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: source})
+	for _, byRoute := range r.contrib {
+		clear(byRoute)
+	}
+	r.event("info", "emergency stop released by "+source)
+	r.publishStatus(r.ex.Now(), false)
+}
+
+// EStopActive reports whether the emergency stop is latched.
+func (r *Router) EStopActive() bool { return r.estop.active }
+
+func (r *Router) event(level, text string) {
+	switch level {
+	case "warn":
+		r.log.Warn(text, "source", "router")
+	default:
+		r.log.Info(text, "source", "router")
+	}
+	if r.o.OnEvent != nil {
+		r.o.OnEvent(level, text)
+	}
+}
+
+func (r *Router) publish(topic string, v any) {
+	if err := r.o.Bus.Publish(topic, v); err != nil {
+		r.log.Warn("router publish failed", "topic", topic, "err", err)
+	}
+}
+
+func (r *Router) onTick() {
+	now := r.ex.Now()
+	for _, t := range Targets() {
+		r.update(r.outputs[t], now, false)
+	}
+	r.publishStatus(now, false)
+}
+
+// active lists the fresh contributions to target, highest priority first,
+// forgetting stale ones.
+func (r *Router) active(target string, now time.Time) []*contribution {
+	var cs []*contribution
+	for id, c := range r.contrib[target] {
+		if !r.fresh(c.at, now) {
+			delete(r.contrib[target], id)
+			continue
+		}
+		if len(c.values) == 0 {
+			continue
+		}
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].priority != cs[j].priority {
+			return cs[i].priority > cs[j].priority
+		}
+		return cs[i].routeID < cs[j].routeID
+	})
+	return cs
+}
+
+// update computes and sends one output. immediate marks a send caused by
+// a command rather than the tick.
+func (r *Router) update(o *output, now time.Time, immediate bool) {
+	cs := r.active(o.target, now)
+	o.routeIDs = o.routeIDs[:0]
+	for _, c := range cs {
+		o.routeIDs = append(o.routeIDs, c.routeID)
+	}
+	if len(cs) == 0 {
+		if o.active && o.target == TargetTracks {
+			// The source timed out: stop rather than keep driving.
+			o.last = map[string]float64{"linear": 0, "angular": 0}
+			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
+		}
+		o.active, o.winner, o.blending = false, "", false
+		return
+	}
+	vals := r.combine(o, cs, now)
+	o.active = true
+	o.last = vals
+	r.send(o.target, vals)
+}
+
+// combine is the blending of the spec's Priority and Blending.
+func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[string]float64 {
+	vals := make(map[string]float64, len(o.last)+4)
+	if r.blending.Mode == BlendAdditive {
+		for _, c := range cs {
+			for k, v := range c.values {
+				vals[k] += v
+			}
+		}
+		o.winner = cs[0].routeID
+		return vals
+	}
+	// Properties the winner does not drive keep their last value.
+	for k, v := range o.last {
+		vals[k] = v
+	}
+	top := cs[0]
+	for k, v := range top.values {
+		vals[k] = v
+	}
+	if r.blending.Mode == BlendBlend && r.blending.BlendTimeMS > 0 {
+		if o.active && o.winner != "" && o.winner != top.routeID {
+			o.blending = true
+			o.blendAt = now
+			o.blendFrom = make(map[string]float64, len(o.last))
+			for k, v := range o.last {
+				o.blendFrom[k] = v
+			}
+		}
+		if o.blending {
+			span := time.Duration(r.blending.BlendTimeMS) * time.Millisecond
+			alpha := float64(now.Sub(o.blendAt)) / float64(span)
+			if alpha >= 1 {
+				o.blending = false
+			} else {
+				for k, from := range o.blendFrom {
+					if to, ok := vals[k]; ok {
+						vals[k] = from + (to-from)*alpha
+					}
+				}
+			}
+		}
+	}
+	o.winner = top.routeID
+	return vals
+}
+
+// send publishes an output's values as its node command.
+func (r *Router) send(target string, v map[string]float64) {
+	switch target {
+	case TargetHead:
+		if r.estop.active {
+			return
+		}
+		speed, ok := v["speed"]
+		if !ok {
+			speed = 1
+		}
+		r.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: f32(v["pan"]), Tilt: f32(v["tilt"]), Roll: f32(v["roll"]),
+			Speed: f32(speed), Jaw: f32(v["jaw"])})
+	case TargetArmsLeft, TargetArmsRight:
+		if r.estop.active {
+			return
+		}
+		side := strings.TrimPrefix(target, "arms.")
+		n := -1
+		for i := MaxJoints - 1; i >= 0; i-- {
+			if _, ok := v[jointName(i)]; ok {
+				n = i
+				break
+			}
+		}
+		if n >= 0 {
+			speed, ok := v["speed"]
+			if !ok {
+				speed = 1
+			}
+			cmd := msg.ArmCommand{TargetPositions: make([]float32, n+1), SpeedFactor: f32(speed), Immediate: v["immediate"] != 0}
+			for i := range cmd.TargetPositions {
+				cmd.TargetPositions[i] = f32(v[jointName(i)])
+			}
+			r.publish(msg.ArmCmdTopic(side), cmd)
+		}
+		if g, ok := v["gripper"]; ok {
+			r.publish(msg.GripperCmdTopic(side), msg.GripperCommand{Position: f32(g), Force: f32(v["gripper_force"])})
+		}
+	case TargetTracks:
+		if r.estop.active {
+			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
+			return
+		}
+		r.publish(msg.TopicTracksCmdVel, msg.Twist{Linear: msg.Vector3{X: v["linear"]}, Angular: msg.Vector3{Z: v["angular"]}})
+	}
+}
+
+func jointName(i int) string { return fmt.Sprintf("joint_%d", i) }
+
+func f32(v float64) float32 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return float32(v)
+}
+
+// state is the router's state (spec: Router State Machine) and each
+// output's.
+func (r *Router) state() string {
+	st := msg.RouterIdle
+	for _, t := range Targets() {
+		o := r.outputs[t]
+		if !o.active {
+			continue
+		}
+		if len(o.routeIDs) > 1 || o.blending {
+			return msg.RouterBlending
+		}
+		st = msg.RouterRouting
+	}
+	return st
+}
+
+// Status returns the current RouteStatus. Call it on the executor.
+func (r *Router) Status() msg.RouteStatus {
+	now := r.ex.Now()
+	s := msg.RouteStatus{State: r.state(), Routes: []msg.RouteState{}, Outputs: []msg.OutputState{},
+		Timestamp: unixSeconds(now), EStopActive: r.estop.active, EStopSource: r.estop.source}
+	for _, rt := range r.routes {
+		rs := msg.RouteState{RouteID: rt.ID, Enabled: rt.Enabled, Priority: int32(rt.EffectivePriority()),
+			Source: rt.Input.Source, Target: rt.Output.Target}
+		if at, ok := r.lastInput[rt.ID]; ok {
+			rs.LastInput = unixSeconds(at)
+			rs.Active = rt.Enabled && r.fresh(at, now)
+		}
+		s.Routes = append(s.Routes, rs)
+	}
+	for _, t := range Targets() {
+		o := r.outputs[t]
+		os := msg.OutputState{Target: t, RouteIDs: []string{}, Values: map[string]float32{}}
+		if o.active {
+			os.RouteIDs = append(os.RouteIDs, o.routeIDs...)
+		}
+		for k, v := range o.last {
+			os.Values[k] = f32(v)
+		}
+		s.Outputs = append(s.Outputs, os)
+	}
+	return s
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// publishStatus publishes RouteStatus on TopicRouterStatus (and to the
+// WebSocket "router" topic) when it changed, or StatusEvery after the
+// last.
+func (r *Router) publishStatus(now time.Time, force bool) {
+	sig := r.signature(now)
+	if !force && sig == r.lastStatus && now.Sub(r.statusAt) < r.o.StatusEvery {
+		return
+	}
+	r.lastStatus, r.statusAt = sig, now
+	s := r.Status()
+	r.publish(msg.TopicRouterStatus, s)
+	if g := r.gw.Load(); g != nil {
+		g.Publish("router", s)
+	}
+}
+
+// signature summarises what RouteStatus shows apart from values and
+// times, to publish it when it changes.
+func (r *Router) signature(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(r.state())
+	if r.estop.active {
+		b.WriteString("|estop")
+	}
+	for _, t := range Targets() {
+		o := r.outputs[t]
+		if o.active {
+			fmt.Fprintf(&b, "|%s=%s", t, strings.Join(o.routeIDs, ","))
+		}
+	}
+	for _, rt := range r.routes {
+		at, ok := r.lastInput[rt.ID]
+		fmt.Fprintf(&b, "|%s:%t:%d:%t", rt.ID, rt.Enabled, rt.EffectivePriority(), ok && r.fresh(at, now))
+	}
+	return b.String()
+}
+
+// Exec returns the router's executor.
+func (r *Router) Exec() *executor.Executor { return r.ex }
+
+// Routes returns a copy of the routes, highest priority first. Call it on
+// the executor.
+func (r *Router) Routes() []Route {
+	out := make([]Route, len(r.routes))
+	for i, rt := range r.routes {
+		out[i] = cloneRoute(rt)
+	}
+	return out
+}
+
+// Blending returns the blending configuration. Call it on the executor.
+func (r *Router) Blending() Blending { return r.blending }
+
+// config is the current configuration, for saving.
+func (r *Router) config() *Config {
+	b := r.blending
+	return &Config{Blending: &b, Routes: r.Routes()}
+}
+
+func (r *Router) routeIndex(id string) int {
+	for i := range r.routes {
+		if r.routes[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// setRoute adds or replaces a route (on the executor).
+func (r *Router) setRoute(rt Route) {
+	rt = cloneRoute(rt)
+	if i := r.routeIndex(rt.ID); i >= 0 {
+		r.routes[i] = rt
+	} else {
+		r.routes = append(r.routes, rt)
+	}
+	sortRoutes(r.routes)
+	for _, byRoute := range r.contrib {
+		delete(byRoute, rt.ID)
+	}
+}
+
+func (r *Router) deleteRoute(id string) bool {
+	i := r.routeIndex(id)
+	if i < 0 {
+		return false
+	}
+	r.routes = append(r.routes[:i], r.routes[i+1:]...)
+	for _, byRoute := range r.contrib {
+		delete(byRoute, id)
+	}
+	delete(r.lastInput, id)
+	return true
+}
