@@ -23,7 +23,7 @@ const DefaultPreset = "default"
 // atomically, or in memory when there is no data directory. Its methods
 // do file I/O and run off the executor, one at a time (Router.saveMu).
 type store struct {
-	dir string             // DataDir/routes; "" in memory
+	dir string            // DataDir/routes; "" in memory
 	mem map[string][]byte // presets, when dir is ""
 }
 
