@@ -1,0 +1,200 @@
+package socketcan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	ecan "go.einride.tech/can"
+	esocketcan "go.einride.tech/can/pkg/socketcan"
+
+	"github.com/saint-os/saint/hal/can"
+	"github.com/saint-os/saint/hal/clock"
+)
+
+// Options configures a Bus. Nil means defaults.
+type Options struct {
+	// Clock stamps received frames; nil means clock.Real.
+	Clock clock.Clock
+}
+
+// Bus is a SocketCAN interface. It implements can.Bus. Methods are safe for
+// concurrent use.
+type Bus struct {
+	name string
+	clk  clock.Clock
+	conn net.Conn
+	tx   *esocketcan.Transmitter
+
+	txMu sync.Mutex // one frame on the socket at a time
+
+	mu      sync.Mutex
+	rx      []*receiver
+	readErr error
+	closed  bool
+	done    chan struct{} // closed when the reader goroutine ends
+}
+
+type receiver struct {
+	fn func(can.Frame, time.Time)
+}
+
+// Open opens a raw CAN socket on the network interface iface ("can0").
+func Open(ctx context.Context, iface string, o *Options) (*Bus, error) {
+	conn, err := esocketcan.DialContext(ctx, "can", iface)
+	if err != nil {
+		return nil, fmt.Errorf("socketcan: %s: %w (is the interface up? ip link set %s up type can bitrate 500000)", iface, err, iface)
+	}
+	return New(conn, iface, o), nil
+}
+
+// New runs a Bus over conn, a connection carrying SocketCAN frames; name
+// goes into error messages. The Bus owns conn and closes it in Close.
+func New(conn net.Conn, name string, o *Options) *Bus {
+	if o == nil {
+		o = &Options{}
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	b := &Bus{
+		name: name,
+		clk:  clk,
+		conn: conn,
+		tx:   esocketcan.NewTransmitter(conn),
+		done: make(chan struct{}),
+	}
+	go b.read(esocketcan.NewReceiver(conn))
+	return b
+}
+
+// read delivers frames until the connection fails or closes.
+func (b *Bus) read(r *esocketcan.Receiver) {
+	defer close(b.done)
+	for r.Receive() {
+		if r.HasErrorFrame() {
+			continue
+		}
+		at := b.clk.Now()
+		f := fromEinride(r.Frame())
+		b.mu.Lock()
+		rx := append([]*receiver(nil), b.rx...)
+		b.mu.Unlock()
+		for _, x := range rx {
+			x.fn(f, at)
+		}
+	}
+	b.mu.Lock()
+	if !b.closed {
+		b.readErr = r.Err()
+		if b.readErr == nil {
+			b.readErr = errors.New("connection closed")
+		}
+	}
+	b.mu.Unlock()
+}
+
+// Name returns the interface name.
+func (b *Bus) Name() string { return b.name }
+
+// Send implements can.Bus. A frame a controller would refuse (more than 8
+// bytes, an id too wide for its format) is an error and is not sent.
+func (b *Bus) Send(f can.Frame) error {
+	ef, err := toEinride(f)
+	if err != nil {
+		return fmt.Errorf("socketcan: %s: %w", b.name, err)
+	}
+	b.txMu.Lock()
+	defer b.txMu.Unlock()
+	if err := b.tx.TransmitFrame(context.Background(), ef); err != nil {
+		return fmt.Errorf("socketcan: %s: %w", b.name, err)
+	}
+	return nil
+}
+
+// Receive implements can.Bus. fn runs on the Bus's reader goroutine; stop
+// removes it, after which it is not called again once a delivery in
+// progress has returned.
+func (b *Bus) Receive(fn func(f can.Frame, at time.Time)) (stop func()) {
+	r := &receiver{fn: fn}
+	b.mu.Lock()
+	b.rx = append(b.rx, r)
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, x := range b.rx {
+			if x == r {
+				b.rx = append(b.rx[:i], b.rx[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Err returns why the reader stopped before Close (the interface went away,
+// the socket failed), or nil while it runs.
+func (b *Bus) Err() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.readErr
+}
+
+// Close closes the socket and waits for the reader goroutine to end.
+func (b *Bus) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	err := b.conn.Close()
+	<-b.done
+	return err
+}
+
+// Frame limits of classic CAN.
+const (
+	maxStandardID = 1<<11 - 1
+	maxExtendedID = 1<<29 - 1
+	maxLength     = 8
+)
+
+// toEinride converts a HAL frame to the library's, refusing what a
+// controller would refuse.
+func toEinride(f can.Frame) (ecan.Frame, error) {
+	if f.Length > maxLength {
+		return ecan.Frame{}, fmt.Errorf("frame length %d, want 0–8", f.Length)
+	}
+	limit, kind := uint32(maxStandardID), "standard (11-bit)"
+	if f.Extended {
+		limit, kind = maxExtendedID, "extended (29-bit)"
+	}
+	if f.ID > limit {
+		return ecan.Frame{}, fmt.Errorf("id %#x does not fit a %s frame", f.ID, kind)
+	}
+	ef := ecan.Frame{ID: f.ID, Length: f.Length, IsExtended: f.Extended, IsRemote: f.Remote}
+	// Bytes past Length are not part of the frame; send zeros, not
+	// whatever the caller's array held.
+	copy(ef.Data[:f.Length], f.Data[:f.Length])
+	return ef, nil
+}
+
+// fromEinride converts a received frame to the HAL's. A length code above 8
+// (a CAN FD length leaking through) is clamped to 8.
+func fromEinride(ef ecan.Frame) can.Frame {
+	n := ef.Length
+	if n > maxLength {
+		n = maxLength
+	}
+	f := can.Frame{ID: ef.ID, Extended: ef.IsExtended, Remote: ef.IsRemote, Length: n}
+	copy(f.Data[:n], ef.Data[:n])
+	return f
+}
+
+var _ can.Bus = (*Bus)(nil)
