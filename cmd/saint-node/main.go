@@ -45,6 +45,7 @@ func run() error {
 	resetPin := flag.Int("reset-pin", node.DefaultResetPin, "BCM pin of the hard-reset button (held low 5 s); -1 for none")
 	showVersion := flag.Bool("version", false, "print the firmware version and exit")
 	verbose := flag.Bool("v", false, "debug logging")
+	update := addSelfUpdateFlags()
 	flag.Parse()
 	if *showVersion {
 		fmt.Println(version)
@@ -55,6 +56,11 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// Before any hardware or network: roll back a failed image, or hand
+	// over to the installed one.
+	if done, err := update.boot(*stateDir, version, log); done || err != nil {
+		return err
+	}
 
 	var b board.Board
 	switch *hal {
@@ -83,7 +89,7 @@ func run() error {
 	ex := executor.New(nil)
 	n, err := node.New(node.Options{
 		Exec: ex, Bus: bc, Board: b, StateDir: *stateDir, NodeID: *id,
-		FirmwareVersion: version, ResetPin: *resetPin, Log: log,
+		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
 	})
 	if err != nil {
 		return err
@@ -92,6 +98,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	n.Start()
+	update.watch(ex, n)
 	err = ex.Run(ctx)
 	// The loop has returned, so nothing else runs node code: stop it here,
 	// bringing actuators to their safe state before the process goes.
