@@ -138,6 +138,26 @@ func (u *Updater) Boot() error {
 	}
 	handOver := envValue(u.o.Env, TrialEnv)
 	u.o.Env = withoutEnv(u.o.Env, TrialEnv)
+	if _, err := u.checkTrial(handOver); err != nil {
+		return err
+	}
+	if u.onTrial {
+		return nil
+	}
+	return u.handOver()
+}
+
+// CheckTrial is the service manager's pre-start hook (saint-node
+// --rollback-check): a trial still open when the service starts again
+// failed, so it rolls it back. It reports whether it did.
+func (u *Updater) CheckTrial() (rolledBack bool, err error) {
+	return u.checkTrial("")
+}
+
+// checkTrial rolls back an open trial unless this process is its
+// hand-over (handOver, the version Apply passed in TrialEnv, names it),
+// in which case it marks this process as on trial.
+func (u *Updater) checkTrial(handOver string) (bool, error) {
 	trial, open, err := u.loadTrial()
 	if err != nil {
 		u.log.Error("trial record unreadable; treating it as a failed trial", "err", err)
@@ -148,17 +168,15 @@ func (u *Updater) Boot() error {
 		u.onTrial, u.trial = true, trial
 		u.log.Info("firmware on trial", "version", trial.Version, "previous", trial.PreviousVersion,
 			"healthy_after", u.o.HealthyAfter, "timeout", u.o.TrialTimeout)
-		return nil
+		return false, nil
 	case open:
 		reason := fmt.Sprintf("did not come up healthy: the node started again before %s was confirmed", trial.Version)
 		if handOver != "" {
 			reason = fmt.Sprintf("hand-over to %s found %s on trial", handOver, trial.Version)
 		}
-		if err := u.rollBack(reason); err != nil {
-			return err
-		}
+		return true, u.rollBack(reason)
 	}
-	return u.handOver()
+	return false, nil
 }
 
 // handOver execs current.img if it is installed, intact and not the

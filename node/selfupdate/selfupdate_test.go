@@ -306,3 +306,23 @@ func TestOptionsChecked(t *testing.T) {
 		t.Error("a trial timeout shorter than the healthy time accepted")
 	}
 }
+
+func TestPreStartHookRollsBackAFailedTrial(t *testing.T) {
+	r := newRig(t)
+	r.newImage(r.applyV2(), Options{})
+	hook := r.process("0.1.0", r.launcher, []string{"HOME=/root"}, Options{})
+	n := len(r.execs)
+	rolled, err := hook.CheckTrial()
+	if err != nil || !rolled {
+		t.Fatalf("CheckTrial = %v, %v; want a rollback", rolled, err)
+	}
+	if len(r.execs) != n {
+		t.Error("the pre-start hook executed an image; it only rolls back")
+	}
+	if inst, _ := r.store.InstalledFirmware(); inst.Version != "1.0.0" || r.trialOpen() {
+		t.Errorf("after the hook: installed %s, trial open %v", inst.Version, r.trialOpen())
+	}
+	if rolled, err := hook.CheckTrial(); rolled || err != nil {
+		t.Errorf("second CheckTrial = %v, %v; want nothing to do", rolled, err)
+	}
+}
