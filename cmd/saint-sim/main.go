@@ -2,7 +2,11 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http :8000] [--ws :9090] [--data DIR] [--speed 1] [--adopt]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--adopt] [--auth]
+//
+// Without --auth the API needs no token, and the simulator then listens on
+// loopback only (it refuses other addresses). With --auth it behaves like
+// saint-server: the token is in DATA/server/api_token.
 package main
 
 import (
@@ -55,8 +59,9 @@ func robot() []simNode {
 }
 
 func run() error {
-	httpAddr := flag.String("http", ":8000", "web UI and /api/ws address")
-	wsAddr := flag.String("ws", ":9090", "WebSocket API address (ws://HOST/saint)")
+	httpAddr := flag.String("http", "127.0.0.1:8000", "web UI and /api/ws address")
+	wsAddr := flag.String("ws", "127.0.0.1:9090", "WebSocket API address (ws://HOST/saint)")
+	requireAuth := flag.Bool("auth", false, "require the API token (needed to listen beyond loopback)")
 	dataDir := flag.String("data", "", "state directory (default: a new temporary directory)")
 	configDir := flag.String("config", "", "configuration tree (default: the built-in fixtures)")
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
@@ -100,6 +105,7 @@ func run() error {
 	srv, err := server.New(server.Options{
 		Bus: broker.Connect(nil), Exec: ex, ConfigDir: *configDir,
 		DataDir: filepath.Join(*dataDir, "server"), HTTPAddr: *httpAddr, WSAddr: *wsAddr, Log: log,
+		NoAuth: !*requireAuth, Power: simPower{log}, Version: version,
 	})
 	if err != nil {
 		return err
@@ -182,6 +188,20 @@ func adoptAll(ex *executor.Executor, srv *server.Server, log *slog.Logger) {
 			tick.Stop()
 		}
 	})
+}
+
+// simPower answers system shutdown and reboot without powering anything
+// off: the simulated robot has no power to cut.
+type simPower struct{ log *slog.Logger }
+
+func (p simPower) Shutdown(reason string) error {
+	p.log.Warn("simulated system shutdown: nothing is powered off", "source", "system", "reason", reason)
+	return nil
+}
+
+func (p simPower) Reboot(reason string) error {
+	p.log.Warn("simulated system reboot: nothing is restarted", "source", "system", "reason", reason)
+	return nil
 }
 
 // displayAddr turns a wildcard listen address into one a browser can open.
