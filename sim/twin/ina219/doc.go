@@ -12,8 +12,18 @@
 //	Power   = Current × BusVoltage / 5000
 //
 // The shunt reading saturates at the PGA range chosen in the configuration
-// register. Conversions are always ready (CNVR set); averaging, conversion
-// time, OVF and the power-down modes are not modelled yet.
+// register, the bus reading at the bus range (16 or 32 V, BRNG). The bus
+// voltage register carries CNVR (bit 1) and OVF (bit 0): OVF is set when the
+// shunt clipped or the current or power calculation is out of range; CNVR,
+// with a clock (Options.Clock), sets one conversion time after it was
+// cleared by reading the power register or writing the configuration, the
+// time following the BADC/SADC settings (532 µs at 12 bits, up to 68.1 ms at
+// 128 averages, datasheet table 5); without a clock conversions are
+// instant. Power-down and ADC-off modes freeze the readings and CNVR.
+// Pointers past the calibration register read 0.
+//
+// Not modelled: triggered modes convert continuously, as the continuous
+// modes do; averaging does not reduce noise (the twin has none).
 //
 // Datasheet: TI SBOS448G, section 8.6.
 package ina219

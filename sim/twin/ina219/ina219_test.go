@@ -2,6 +2,9 @@ package ina219
 
 import (
 	"testing"
+	"time"
+
+	"github.com/saint-os/saint/hal/clock"
 
 	"github.com/saint-os/saint/sim/twin"
 )
@@ -66,4 +69,68 @@ func TestDatasheetExample(t *testing.T) {
 	if got := int16(read16(t, d, RegShunt)); got != -2000 {
 		t.Errorf("reverse shunt = %d, want -2000", got)
 	}
+}
+
+func TestFlagsAndModes(t *testing.T) {
+	d := New(0.1)
+	_ = d.Tx([]byte{RegCalibration, 0x10, 0x00}, nil)
+	d.Set(40, 1) // beyond the 32 V range
+	if bus := read16(t, d, RegBus); bus>>3 != 8191 {
+		t.Errorf("bus at 40 V = %d LSB, want the 13-bit limit 8191", bus>>3)
+	}
+	_ = d.Tx([]byte{RegConfig, 0x19, 0x9F}, nil) // BRNG = 16 V
+	if bus := read16(t, d, RegBus); bus>>3 != 4000 {
+		t.Errorf("bus at 40 V on the 16 V range = %d LSB, want 4000", bus>>3)
+	}
+	// Calibration so large that current overflows: OVF.
+	_ = d.Tx([]byte{RegCalibration, 0xFF, 0xFE}, nil)
+	if read16(t, d, RegBus)&1 == 0 {
+		t.Error("OVF clear with the current calculation out of range")
+	}
+	// Power-down freezes the readings and stops conversions.
+	_ = d.Tx([]byte{RegCalibration, 0x10, 0x00}, nil)
+	_ = d.Tx([]byte{RegConfig, 0x39, 0x98}, nil)
+	d.Set(5, 0.5)
+	if bus := read16(t, d, RegBus); bus&2 != 0 || bus>>3 != 8191 {
+		t.Errorf("powered down: bus %#04x, want frozen at 8191 with CNVR clear", bus)
+	}
+	// Negative current gives positive power.
+	_ = d.Tx([]byte{RegConfig, 0x39, 0x9F}, nil)
+	d.Set(10, -1)
+	if p := read16(t, d, RegPower); p != 10000*2500/5000 {
+		t.Errorf("power at -1 A, 10 V = %d, want %d", p, 10000*2500/5000)
+	}
+}
+
+func TestConversionTiming(t *testing.T) {
+	clk := clock.NewVirtual(clock.Epoch())
+	d := NewWith(&Options{Clock: clk})
+	if read16(t, d, RegBus)&2 != 0 {
+		t.Error("CNVR set before the first conversion")
+	}
+	clk.Advance(1064 * time.Microsecond) // 2 × 532 µs at 12 bits
+	if read16(t, d, RegBus)&2 == 0 {
+		t.Error("CNVR clear after a full conversion")
+	}
+	read16(t, d, RegPower)
+	if read16(t, d, RegBus)&2 != 0 {
+		t.Error("reading power did not clear CNVR")
+	}
+}
+
+func FuzzTx(f *testing.F) {
+	f.Add([]byte{RegConfig, 0x39, 0x9F}, uint8(2))
+	f.Add([]byte{RegCalibration, 0xFF, 0xFF, 0xFF}, uint8(7))
+	f.Add([]byte{0xFF}, uint8(255))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, w []byte, n uint8) {
+		d := New(0)
+		d.Set(12, 1)
+		if err := d.Tx(w, make([]byte, n)); err != nil {
+			t.Fatal(err)
+		}
+		for p := byte(0); p < 8; p++ {
+			d.Reg(p)
+		}
+	})
 }
