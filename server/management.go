@@ -350,10 +350,6 @@ func (s *Server) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMe
 
 // serveFirmwareStatus answers GET /api/firmware with the repository status.
 func (s *Server) serveFirmwareStatus(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		http.Error(w, "firmware upload: not supported by this server yet", http.StatusMethodNotAllowed)
-		return
-	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(s.firmware.Status())
 }

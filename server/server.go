@@ -11,14 +11,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/server/activity"
 	"github.com/saint-os/saint/server/adoption"
+	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/firmware"
+	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -49,6 +53,34 @@ type Options struct {
 	// network.
 	FirmwareHTTPAddr string
 	Log              *slog.Logger
+
+	// NoAuth turns authentication off whatever the settings say. Start
+	// then refuses to listen anywhere but on loopback: only the simulator
+	// on a developer's machine runs like this.
+	NoAuth bool
+	// AllowedOrigins are browser origins allowed to open the WebSocket
+	// API besides the server's own (see ws.Options).
+	AllowedOrigins []string
+	// Power performs system shutdown and reboot; nil refuses them.
+	Power Power
+	// Version is the server's software version (system status).
+	Version string
+	// FirmwareUpload configures POST /api/firmware.
+	FirmwareUpload firmware.UploadOptions
+	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
+	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
+	// and AllowedOrigins are the server's.
+	Gateway ws.Options
+	// Activity overrides the activity log's sizes (RingSize,
+	// MaxFileBytes, Files); Dir and Now are the server's.
+	Activity activity.Options
+}
+
+// Power is the hook the system shutdown and reboot commands go through, so
+// that tests and the simulator power nothing off.
+type Power interface {
+	Shutdown(reason string) error
+	Reboot(reason string) error
 }
 
 // Server is saint-server: adoption manager, firmware repository and the
@@ -62,7 +94,22 @@ type Server struct {
 	firmware *firmware.Repository
 	adoption *adoption.Manager
 	gateway  *ws.Gateway
+	activity *activity.Log
+	settings *settings.Store
+	tokens   *auth.Tokens
 	started  time.Time
+
+	// Last RC receiver state and when it arrived (executor only).
+	rcState *msg.RCReceiverState
+	rcAt    time.Time
+	extras  []Component
+
+	stopLogFeed func()
+	statusTimer *executor.Timer
+	// streams are the open /api/logs follow connections, closed on
+	// shutdown.
+	streamMu sync.Mutex
+	streams  map[chan struct{}]struct{}
 
 	mu        sync.Mutex
 	listeners map[string]net.Listener
@@ -93,6 +140,31 @@ func New(o Options) (*Server, error) {
 		s.ex = executor.New(nil)
 		s.ownExec = true
 	}
+	ao := o.Activity
+	ao.Now = s.ex.Now
+	ao.Dir = ""
+	var err error
+	if o.DataDir != "" {
+		ao.Dir = filepath.Join(o.DataDir, "logs")
+	}
+	if s.activity, err = activity.Open(ao); err != nil {
+		return nil, err
+	}
+	// Everything logged through the server's logger, by the server and
+	// the packages it hands the logger to, lands in the activity log.
+	s.log = slog.New(activity.Tee(o.Log.Handler(), s.activity.Handler(slog.LevelInfo)))
+	if s.settings, err = settings.Open(o.DataDir); err != nil {
+		return nil, err
+	}
+	s.settings.SetCheck(s.checkSettings)
+	s.settings.Watch(s.settingsChanged)
+	if o.DataDir != "" {
+		if s.tokens, err = auth.Open(o.DataDir); err != nil {
+			return nil, err
+		}
+	} else if !o.NoAuth {
+		return nil, errors.New("server: Options.DataDir is required to keep the API token (or set NoAuth)")
+	}
 	roles := ""
 	if o.ConfigDir != "" {
 		roles = filepath.Join(o.ConfigDir, "roles")
@@ -103,15 +175,123 @@ func New(o Options) (*Server, error) {
 	}
 	s.firmware = repo
 	s.adoption, err = adoption.New(adoption.Options{
-		Exec: s.ex, Bus: o.Bus, Firmware: repo, DataDir: o.DataDir, Log: o.Log,
+		Exec: s.ex, Bus: o.Bus, Firmware: repo, DataDir: o.DataDir, Log: s.log,
 		OnEvent: s.event,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.gateway = ws.New(ws.Options{Now: s.ex.Now, Log: o.Log})
+	gw := o.Gateway
+	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins
+	gw.OnConnect = func(ci ws.ClientInfo) {
+		s.log.Info("WebSocket client connected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr)
+	}
+	gw.OnDisconnect = func(ci ws.ClientInfo) {
+		s.log.Info("WebSocket client disconnected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr, "client_id", ci.ClientID)
+	}
+	s.gateway = ws.New(gw)
+	s.gateway.SetTopics(Topics()...)
 	s.registerManagement()
+	s.registerAdmin()
+	s.registerSystem()
+	s.registerRC()
 	return s, nil
+}
+
+// Component is a part of the server with its own lifecycle on the
+// executor (the router): started after the server's own services, stopped
+// before them.
+type Component interface {
+	Start() error
+	Stop()
+}
+
+// Add registers c to be started and stopped with the server; call it
+// before Start.
+func (s *Server) Add(c Component) { s.extras = append(s.extras, c) }
+
+// Log returns the server's logger: what is logged through it with
+// "source" and "node" attributes lands in the activity log.
+func (s *Server) Log() *slog.Logger { return s.log }
+
+// Activity returns the activity log.
+func (s *Server) Activity() *activity.Log { return s.activity }
+
+// Settings returns the settings store.
+func (s *Server) Settings() *settings.Store { return s.settings }
+
+// Token returns the API token ("" when the server keeps none).
+func (s *Server) Token() string {
+	if s.tokens == nil {
+		return ""
+	}
+	return s.tokens.Token()
+}
+
+// Bus returns the bus the server was given.
+func (s *Server) Bus() bus.Bus { return s.o.Bus }
+
+// authRequired reports whether clients must present the API token.
+func (s *Server) authRequired() bool {
+	return !s.o.NoAuth && s.tokens != nil && s.settings.Get().Auth.Required
+}
+
+// authenticator adapts the server to ws.Authenticator.
+type authenticator struct{ s *Server }
+
+func (a authenticator) Required() bool { return a.s.authRequired() }
+func (a authenticator) Valid(tok string) bool {
+	return a.s.tokens != nil && a.s.tokens.Valid(tok)
+}
+
+// requireAuth guards an HTTP handler with the bearer token.
+func (s *Server) requireAuth(h http.Handler) http.Handler {
+	if s.tokens == nil {
+		return h
+	}
+	return s.tokens.Middleware(s.authRequired, h)
+}
+
+// publicAddrs lists the client-facing listen addresses that are not
+// loopback-only. The internal firmware port is for nodes and serves
+// nothing secret.
+func (s *Server) publicAddrs() []string {
+	var out []string
+	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr} {
+		if a != "" && !isLoopback(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// isLoopback reports whether a listen address binds only loopback.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkSettings vetoes settings the server cannot honour.
+func (s *Server) checkSettings(old, next settings.Settings) error {
+	if !next.Auth.Required && !s.o.NoAuth {
+		if pub := s.publicAddrs(); len(pub) > 0 {
+			return &settings.FieldError{Field: "auth.required", Message: fmt.Sprintf(
+				"cannot turn authentication off while the API listens beyond loopback (%s)", strings.Join(pub, ", "))}
+		}
+	}
+	return nil
+}
+
+// settingsChanged reacts to a stored change.
+func (s *Server) settingsChanged(n settings.Settings) {
+	s.log.Info("settings changed", "source", "settings", "server_name", n.System.ServerName)
 }
 
 // event records an activity event.
@@ -135,7 +315,13 @@ func (s *Server) Adoption() *adoption.Manager { return s.adoption }
 func (s *Server) Firmware() *firmware.Repository { return s.firmware }
 
 // Start serves the bus services and opens the listeners. It does not block.
+// With authentication off it refuses to listen beyond loopback.
 func (s *Server) Start() error {
+	if !s.authRequired() {
+		if pub := s.publicAddrs(); len(pub) > 0 {
+			return fmt.Errorf("server: authentication is off, so the API may listen on loopback only; %s is not (turn authentication on, or listen on 127.0.0.1)", strings.Join(pub, ", "))
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	if s.ownExec {
@@ -171,6 +357,9 @@ func (s *Server) startOnExec() error {
 	if err := s.adoption.Start(); err != nil {
 		return err
 	}
+	if err := s.startFeeds(); err != nil {
+		return err
+	}
 	serve := func(name string, h bus.ServiceHandler) error {
 		sub, err := s.o.Bus.Serve(name, s.ex, h)
 		if err == nil {
@@ -199,6 +388,17 @@ func (s *Server) startOnExec() error {
 	}); err != nil {
 		return err
 	}
+	if err := serve(msg.ServiceSystemStatus, func(_ bus.Msg, reply bus.Reply) {
+		reply(s.systemStatus(), nil)
+	}); err != nil {
+		return err
+	}
+	for _, c := range s.extras {
+		if err := c.Start(); err != nil {
+			return err
+		}
+	}
+	s.log.Info("SAINT.OS server started", "source", "system", "version", s.o.Version)
 	return nil
 }
 
@@ -206,8 +406,10 @@ func (s *Server) listen() error {
 	web, _ := fs.Sub(webFiles, "web")
 	mux := http.NewServeMux()
 	mux.Handle("/api/ws", s.gateway)
-	mux.Handle("/api/firmware/", http.StripPrefix("/api", s.firmware.Handler()))
-	mux.HandleFunc("/api/firmware", s.serveFirmwareStatus)
+	mux.Handle("/api/firmware/", s.requireAuth(http.StripPrefix("/api", s.firmware.Handler())))
+	mux.Handle("GET /api/firmware", s.requireAuth(http.HandlerFunc(s.serveFirmwareStatus)))
+	mux.Handle("POST /api/firmware", s.requireAuth(s.firmware.UploadHandler(s.o.FirmwareUpload)))
+	mux.Handle("GET /api/logs", s.requireAuth(http.HandlerFunc(s.serveLogs)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("/", http.FileServer(http.FS(web)))
 
@@ -266,12 +468,17 @@ func (s *Server) Shutdown() {
 	s.servers = nil
 	s.mu.Unlock()
 	s.gateway.CloseAll()
+	s.closeStreams()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for _, srv := range servers {
 		_ = srv.Shutdown(ctx)
 	}
 	stop := func() {
+		for i := len(s.extras) - 1; i >= 0; i-- {
+			s.extras[i].Stop()
+		}
+		s.stopFeeds()
 		s.adoption.Stop()
 		for _, sub := range s.subs {
 			_ = sub.Unsubscribe()
@@ -285,4 +492,7 @@ func (s *Server) Shutdown() {
 		s.cancel()
 	}
 	<-s.done
+	if err := s.activity.Close(); err != nil {
+		s.o.Log.Warn("activity log", "err", err)
+	}
 }

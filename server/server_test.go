@@ -90,9 +90,15 @@ type wsClient struct {
 	seq  int
 }
 
-func dialWS(t testing.TB, url string) *wsClient {
+// dialWS connects to url, presenting token as a bearer header if it is
+// not empty.
+func dialWS(t testing.TB, url, token string) *wsClient {
 	t.Helper()
-	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	h := http.Header{}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	conn, _, err := websocket.DefaultDialer.Dial(url, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +178,8 @@ func TestManagementOverWebSocket(t *testing.T) {
 		"n-head": simboard.Head, "n-arms": simboard.Arms, "n-bare": simboard.Bare,
 	})
 	addrs := r.srv.Addrs()
-	c := dialWS(t, "ws://"+addrs["ws"]+"/saint")
-	web := dialWS(t, "ws://"+addrs["http"]+"/api/ws")
+	c := dialWS(t, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	web := dialWS(t, "ws://"+addrs["http"]+"/api/ws", r.srv.Token())
 
 	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		if got := c.ids("list_unadopted"); len(got) != 3 {
@@ -276,7 +282,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 	// A restarted server remembers its adoptions.
 	r.srv.Shutdown()
 	r.startServer(broker.Connect(nil))
-	c = dialWS(t, "ws://"+r.srv.Addrs()["ws"]+"/saint")
+	c = dialWS(t, "ws://"+r.srv.Addrs()["ws"]+"/saint", r.srv.Token())
 	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		var l nodeList
 		c.ok("list_adopted", nil, &l)
@@ -323,7 +329,7 @@ func BenchmarkAdoptNode(b *testing.B) {
 		b.Cleanup(func() { c.Close() })
 		return c
 	}, map[string]simboard.Profile{"bench-head": simboard.Head})
-	c := dialWS(b, "ws://"+r.srv.Addrs()["ws"]+"/saint")
+	c := dialWS(b, "ws://"+r.srv.Addrs()["ws"]+"/saint", r.srv.Token())
 	waitUnadopted := func() {
 		bustest.CheckFor(b, 10*time.Second, 20*time.Millisecond, func() error {
 			if !c.ids("list_unadopted")["bench-head"] {
