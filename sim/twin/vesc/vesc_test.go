@@ -78,11 +78,11 @@ func TestMalformedIgnored(t *testing.T) {
 	want := v.Command()
 	for _, f := range []can.Frame{
 		{ID: 0x0344, Extended: true, Length: 3, Data: [8]byte{1, 2, 3}}, // short
-		{ID: 0x0344, Extended: false, Length: 4},                         // standard frame
-		{ID: 0x0344, Extended: true, Remote: true, Length: 4},            // remote frame
-		{ID: 0x0545, Extended: true, Length: 4},                          // another controller
-		{ID: 0x0744, Extended: true, Length: 4},                          // command 7, not one it obeys
-		{ID: 0x10344, Extended: true, Length: 4},                         // not a VESC id
+		{ID: 0x0344, Extended: false, Length: 4},                        // standard frame
+		{ID: 0x0344, Extended: true, Remote: true, Length: 4},           // remote frame
+		{ID: 0x0545, Extended: true, Length: 4},                         // another controller
+		{ID: 0x0744, Extended: true, Length: 4},                         // command 7, not one it obeys
+		{ID: 0x10344, Extended: true, Length: 4},                        // not a VESC id
 	} {
 		if err := bus.Inject(f, ex.Now()); err != nil {
 			t.Fatal(err)
