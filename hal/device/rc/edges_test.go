@@ -194,8 +194,8 @@ func TestPWMStaleAndRejects(t *testing.T) {
 	before := d.Stats()
 	d.Edge(0, gpio.EdgeEvent{Level: gpio.High, Time: t0.Add(time.Second)})
 	d.Edge(0, gpio.EdgeEvent{Level: gpio.Low, Time: t0.Add(time.Second + 3000*us)}) // too long
-	d.Edge(0, gpio.EdgeEvent{Level: gpio.Low, Time: t0.Add(2 * time.Second)})     // no rising edge
-	d.Edge(7, gpio.EdgeEvent{Level: gpio.High, Time: t0.Add(2 * time.Second)})     // no such channel
+	d.Edge(0, gpio.EdgeEvent{Level: gpio.Low, Time: t0.Add(2 * time.Second)})       // no rising edge
+	d.Edge(7, gpio.EdgeEvent{Level: gpio.High, Time: t0.Add(2 * time.Second)})      // no such channel
 	st := d.Stats()
 	if st.BadFrames != before.BadFrames+1 || st.Discarded != before.Discarded+2 || st.Frames != before.Frames {
 		t.Errorf("stats %+v → %+v; want one more bad, two more discarded", before, st)
