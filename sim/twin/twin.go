@@ -19,6 +19,13 @@ type I2C interface {
 	Tx(w, r []byte) error
 }
 
+// GeneralCaller is a twin that answers the I²C general call (address 0x00),
+// as the PCA9685 does for its software reset.
+type GeneralCaller interface {
+	// GeneralCall receives the bytes written to address 0x00.
+	GeneralCall(w []byte)
+}
+
 // I2CBus is an I²C bus of twins. It implements i2c.Bus: a transaction to an
 // address with a connected twin goes to it, any other address is not
 // acknowledged. Transactions are serialised, as on a real bus.
@@ -96,12 +103,37 @@ func (b *I2CBus) Addrs() []uint16 {
 func (b *I2CBus) Tx(addr uint16, w, r []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if addr == 0 {
+		return b.generalCall(w, r)
+	}
 	a, ok := b.devs[addr]
 	if !ok || !a.connected {
 		return &NACKError{Bus: b.name(), Addr: addr}
 	}
 	if err := a.dev.Tx(w, r); err != nil {
 		return fmt.Errorf("%s: 0x%02x: %w", b.name(), addr, err)
+	}
+	return nil
+}
+
+// generalCall delivers a write to address 0x00 to every connected twin that
+// answers it, in address order; it is acknowledged if one does. The general
+// call cannot read. b.mu must be held.
+func (b *I2CBus) generalCall(w, r []byte) error {
+	addrs := make([]uint16, 0, len(b.devs))
+	for a := range b.devs {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	acked := false
+	for _, a := range addrs {
+		if gc, ok := b.devs[a].dev.(GeneralCaller); ok && b.devs[a].connected && len(r) == 0 && len(w) > 0 {
+			gc.GeneralCall(w)
+			acked = true
+		}
+	}
+	if !acked {
+		return &NACKError{Bus: b.name(), Addr: 0}
 	}
 	return nil
 }

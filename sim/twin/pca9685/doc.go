@@ -7,10 +7,16 @@
 // off); the register pointer auto-increments only when MODE1's AI bit is
 // set; PRE_SCALE can be written only while SLEEP is set; writes to
 // ALL_LED_ON/OFF reach every channel. Outputs are off while the oscillator
-// sleeps. The physics reads the result with Frequency, Duty and Pulse.
+// sleeps. Going to sleep with a channel running sets MODE1.RESTART (read
+// back as 1); after waking, outputs stay off until RESTART is written 1, as
+// the datasheet's restart procedure says (7.3.1.1). MODE2.INVRT inverts the
+// outputs. The general call's software reset (SWRST, 0x06 to address 0x00,
+// GeneralCall) restores the power-on values. Reserved registers
+// (0x46–0xF9) read 0 and ignore writes. The physics reads the result with
+// Frequency, Duty, Pulse and Pulses; channels outside 0–15 read 0.
 //
-// Not modelled yet: the all-call and sub-addresses on the bus, the software
-// reset general call, RESTART, EXTCLK, output inversion and OE.
+// Not modelled: the all-call and sub-addresses on the bus, EXTCLK, OE and
+// the 500 µs oscillator start-up.
 //
 // Datasheet: NXP PCA9685 product data sheet rev 4, section 7.3.
 package pca9685

@@ -17,11 +17,17 @@ const (
 	RegTestMode   = 0xFF
 )
 
-// MODE1 bits.
+// MODE1 and MODE2 bits.
 const (
-	Mode1AI    = 0x20
-	Mode1Sleep = 0x10
+	Mode1Restart = 0x80
+	Mode1AI      = 0x20
+	Mode1Sleep   = 0x10
+	Mode2Invrt   = 0x10
 )
+
+// SoftwareReset is the data byte of the general call (address 0x00) that
+// resets every PCA9685 on the bus (SWRST, datasheet 7.6).
+const SoftwareReset = 0x06
 
 // Channels is the number of PWM outputs.
 const Channels = 16
@@ -37,14 +43,23 @@ const (
 // Device is a PCA9685 twin. It implements twin.I2C. The zero value is not
 // usable; call New. Methods are safe for concurrent use.
 type Device struct {
-	mu   sync.Mutex
-	regs [256]byte
-	ptr  byte
+	mu      sync.Mutex
+	regs    [256]byte
+	ptr     byte
+	restart bool // MODE1.RESTART: slept while channels ran; outputs wait for a RESTART write
 }
 
 // New returns a chip just powered on.
 func New() *Device {
 	d := &Device{}
+	d.reset()
+	return d
+}
+
+// reset loads the power-on values; d.mu must be held or d unshared.
+func (d *Device) reset() {
+	d.regs = [256]byte{}
+	d.ptr, d.restart = 0, false
 	d.regs[RegMode1] = 0x11
 	d.regs[RegMode2] = 0x04
 	d.regs[0x02], d.regs[0x03], d.regs[0x04] = 0xE2, 0xE4, 0xE8 // SUBADR1–3
@@ -54,7 +69,16 @@ func New() *Device {
 	}
 	d.regs[RegAllLEDOffH] = fullBit
 	d.regs[RegPreScale] = 0x1E
-	return d
+}
+
+// GeneralCall implements twin.GeneralCaller: SWRST (0x06) resets the chip
+// to its power-on state.
+func (d *Device) GeneralCall(w []byte) {
+	if len(w) > 0 && w[0] == SoftwareReset {
+		d.mu.Lock()
+		d.reset()
+		d.mu.Unlock()
+	}
 }
 
 // Tx implements twin.I2C.
@@ -70,6 +94,9 @@ func (d *Device) Tx(w, r []byte) error {
 	}
 	for i := range r {
 		r[i] = d.regs[d.ptr]
+		if d.ptr == RegMode1 && d.restart {
+			r[i] |= Mode1Restart
+		}
 		d.advance()
 	}
 	return nil
@@ -86,6 +113,15 @@ func (d *Device) advance() {
 // write applies one register write; d.mu must be held.
 func (d *Device) write(reg, v byte) {
 	switch {
+	case reg == RegMode1:
+		old := d.regs[RegMode1]
+		if old&Mode1Sleep == 0 && v&Mode1Sleep != 0 && d.anyRunning() {
+			d.restart = true
+		}
+		if v&Mode1Restart != 0 && v&Mode1Sleep == 0 {
+			d.restart = false // writing 1 restarts the channels and clears it
+		}
+		d.regs[RegMode1] = v &^ Mode1Restart
 	case reg <= lastLEDRg:
 		d.regs[reg] = v
 	case reg >= RegAllLEDOnL && reg <= RegAllLEDOffH:
@@ -102,6 +138,17 @@ func (d *Device) write(reg, v byte) {
 	default:
 		// Reserved addresses and TestMode: ignored.
 	}
+}
+
+// anyRunning reports whether some channel is not full off; d.mu must be
+// held.
+func (d *Device) anyRunning() bool {
+	for ch := 0; ch < Channels; ch++ {
+		if d.regs[RegLED0OnL+4*ch+3]&fullBit == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Reg returns register r.
@@ -131,8 +178,9 @@ func (d *Device) freq() float64 {
 }
 
 // Duty returns the fraction of each period channel ch is high, 0–1: 0 while
-// asleep or with the full-off bit, 1 with the full-on bit, otherwise
-// ((OFF - ON) mod 4096) / 4096. It panics if ch is not 0–15.
+// asleep, while waiting for a RESTART, or with the full-off bit, 1 with the
+// full-on bit, otherwise ((OFF - ON) mod 4096) / 4096; MODE2.INVRT inverts
+// it. A channel outside 0–15 reads 0.
 func (d *Device) Duty(ch int) float64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -141,9 +189,17 @@ func (d *Device) Duty(ch int) float64 {
 
 func (d *Device) duty(ch int) float64 {
 	if ch < 0 || ch >= Channels {
-		panic("pca9685: channel out of range")
+		return 0
 	}
-	if d.regs[RegMode1]&Mode1Sleep != 0 {
+	duty := d.rawDuty(ch)
+	if d.regs[RegMode2]&Mode2Invrt != 0 {
+		duty = 1 - duty
+	}
+	return duty
+}
+
+func (d *Device) rawDuty(ch int) float64 {
+	if d.regs[RegMode1]&Mode1Sleep != 0 || d.restart {
 		return 0
 	}
 	base := RegLED0OnL + 4*ch
@@ -160,9 +216,25 @@ func (d *Device) duty(ch int) float64 {
 }
 
 // Pulse returns how long channel ch is high in each period, rounded to the
-// nanosecond: what a servo on it sees. It panics if ch is not 0–15.
+// nanosecond: what a servo on it sees. A channel outside 0–15 reads 0.
 func (d *Device) Pulse(ch int) time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.pulse(ch)
+}
+
+func (d *Device) pulse(ch int) time.Duration {
 	return time.Duration(math.Round(d.duty(ch) / d.freq() * 1e9))
+}
+
+// Pulses returns every channel's pulse width at one instant, for physics
+// that reads all the servos on the board each step.
+func (d *Device) Pulses() [Channels]time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out [Channels]time.Duration
+	for ch := range out {
+		out[ch] = d.pulse(ch)
+	}
+	return out
 }

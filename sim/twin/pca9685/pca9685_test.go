@@ -86,10 +86,57 @@ func TestRulesOfTheChip(t *testing.T) {
 	if d.Duty(0) != 0 {
 		t.Error("outputs on while asleep")
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Duty(16) did not panic")
+	if d.Duty(16) != 0 || d.Pulse(-1) != 0 {
+		t.Error("a channel that does not exist reads on")
+	}
+}
+
+func TestRestartAndSoftwareReset(t *testing.T) {
+	d := New()
+	_ = d.Tx([]byte{RegMode1, 0x20}, nil)               // wake, AI
+	_ = d.Tx([]byte{RegLED0OnL, 0, 0, 0x00, 0x08}, nil) // channel 0 at 50 %
+	_ = d.Tx([]byte{RegMode1, 0x30}, nil)               // sleep while running
+	r := make([]byte, 1)
+	_ = d.Tx([]byte{RegMode1}, r)
+	if r[0]&Mode1Restart == 0 {
+		t.Fatalf("MODE1 = %#x after sleeping with a channel on, want RESTART set", r[0])
+	}
+	_ = d.Tx([]byte{RegMode1, 0x20}, nil) // wake: outputs wait for RESTART
+	if d.Duty(0) != 0 {
+		t.Error("outputs ran before RESTART was written")
+	}
+	_ = d.Tx([]byte{RegMode1, 0xA0}, nil) // RESTART
+	if d.Duty(0) != 0.5 || d.Reg(RegMode1)&Mode1Restart != 0 {
+		t.Errorf("after RESTART duty %v MODE1 %#x", d.Duty(0), d.Reg(RegMode1))
+	}
+	_ = d.Tx([]byte{RegMode2, 0x14}, nil) // INVRT
+	if d.Duty(0) != 0.5 || d.Duty(1) != 1 {
+		t.Errorf("inverted: duty %v %v, want 0.5 1", d.Duty(0), d.Duty(1))
+	}
+	if p := d.Pulses(); p[0] != d.Pulse(0) {
+		t.Error("Pulses disagrees with Pulse")
+	}
+	d.GeneralCall([]byte{SoftwareReset})
+	if d.Reg(RegMode1) != 0x11 || d.Reg(RegLED0OnL+3) != 0x10 {
+		t.Error("SWRST did not restore the power-on values")
+	}
+}
+
+func FuzzTx(f *testing.F) {
+	f.Add([]byte{RegMode1, 0x20}, uint8(2))
+	f.Add([]byte{RegLED0OnL, 1, 2, 3, 4, 5, 6, 7, 8}, uint8(0))
+	f.Add([]byte{0xFF, 0xFF, 0xFF}, uint8(255))
+	f.Add([]byte{RegAllLEDOnL, 0xFF, 0xFF, 0xFF, 0xFF}, uint8(1))
+	f.Fuzz(func(t *testing.T, w []byte, n uint8) {
+		d := New()
+		_ = d.Tx([]byte{RegMode1, 0x20}, nil)
+		if err := d.Tx(w, make([]byte, n)); err != nil {
+			t.Fatal(err)
 		}
-	}()
-	d.Duty(16)
+		for _, p := range d.Pulses() {
+			if p < 0 || p > time.Duration(1e9/d.Frequency())+1 {
+				t.Fatalf("pulse %v outside one period", p)
+			}
+		}
+	})
 }
