@@ -285,10 +285,15 @@ type channel struct {
 
 // PWM implements pwm.Pin. Every channel shares the chip's frequency: freqHz
 // must be within 1 % of it (50 Hz on a chip running at 50.03 Hz is fine).
+// What is kept is the pulse width, duty / freqHz, since that is what a
+// servo reads; 0 and 1 stay full off and full on.
 func (c *channel) PWM(duty, freqHz float64) error {
 	f := c.d.Frequency()
 	if !(math.Abs(freqHz-f) <= 0.01*f) {
 		return fmt.Errorf("pca9685: channel %d: %v Hz asked, the chip runs every channel at %.2f Hz", c.ch, freqHz, f)
+	}
+	if duty > 0 && duty < 1 {
+		duty = math.Min(duty*f/freqHz, 1)
 	}
 	return c.d.SetDuty(c.ch, duty)
 }
