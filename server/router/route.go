@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,13 +135,27 @@ func (m *Mapping) UnmarshalJSON(b []byte) error {
 		*m = Mapping{Passthrough: true}
 		return nil
 	}
-	var list []Map
-	if err := json.Unmarshal(b, &list); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return &FieldError{Field: "mapping." + te.Field, Message: fmt.Sprintf("want %s, got %s", te.Type, te.Value)}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return &FieldError{Field: "mapping", Message: "want a list of mappings or \"passthrough\""}
+	}
+	list := make([]Map, len(raw))
+	for i, r := range raw {
+		// Strict, so that a misspelt option is an error, not ignored.
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&list[i]); err != nil {
+			field := fmt.Sprintf("mapping[%d]", i)
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &te):
+				return &FieldError{Field: field + "." + te.Field, Message: fmt.Sprintf("want %s, got %s", te.Type, te.Value)}
+			case strings.HasPrefix(err.Error(), "json: unknown field "):
+				name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+				return &FieldError{Field: field + "." + name, Message: "unknown mapping option"}
+			}
+			return &FieldError{Field: field, Message: err.Error()}
 		}
-		return &FieldError{Field: "mapping", Message: "want a list of mappings or \"passthrough\": " + err.Error()}
 	}
 	*m = Mapping{List: list}
 	return nil
