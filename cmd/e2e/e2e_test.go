@@ -222,7 +222,7 @@ func newServer(t *testing.T, root string) *server {
 	}
 	s.proc = startProc(t, root, "saint-server", bin.server,
 		"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
-		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile)
+		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth")
 	s.waitUp()
 	return s
 }

@@ -7,6 +7,12 @@
 //
 // Port 0 in an address picks a free port; --addr-file writes the bound
 // addresses as JSON once the server is up (for scripts and tests).
+//
+// The API requires the token generated at first start in DATA/api_token
+// (send it in the auth message or as "Authorization: Bearer TOKEN").
+// --no-auth turns that off for development, and then the server listens on
+// loopback only. System shutdown and reboot run "systemctl poweroff" and
+// "systemctl reboot" (--power=false refuses them).
 package main
 
 import (
@@ -17,9 +23,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/saint-os/saint/bus/natsbus"
@@ -45,6 +53,10 @@ func run() error {
 	fwDir := flag.String("firmware", "", "firmware tree (default DATA/firmware)")
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
+	noAuth := flag.Bool("no-auth", false, "no API token (development only; the API then listens on loopback only)")
+	power := flag.Bool("power", true, "let the system shutdown and reboot commands power the machine off or reboot it")
+	var origins stringList
+	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -78,10 +90,15 @@ func run() error {
 	}
 	defer b.Close()
 
-	srv, err := server.New(server.Options{
+	opts := server.Options{
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
-	})
+		NoAuth: *noAuth, AllowedOrigins: origins, Version: version,
+	}
+	if *power {
+		opts.Power = systemctl{}
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return err
 	}
@@ -105,3 +122,25 @@ func run() error {
 	log.Info("shutting down")
 	return nil
 }
+
+var version = "0.1.0"
+
+// systemctl powers the machine off or reboots it through systemd.
+type systemctl struct{}
+
+func (systemctl) Shutdown(string) error { return runSystemctl("poweroff") }
+func (systemctl) Reboot(string) error   { return runSystemctl("reboot") }
+
+func runSystemctl(verb string) error {
+	out, err := exec.Command("systemctl", verb).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("systemctl %s: %v: %s", verb, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

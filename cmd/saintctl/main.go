@@ -1,6 +1,8 @@
 // Command saintctl drives a SAINT.OS server from the command line over its
 // WebSocket API.
 //
+// The API token comes from --token, --token-file or $SAINT_TOKEN.
+//
 //	saintctl [--server URL] nodes list          adopted and unadopted nodes
 //	saintctl [--server URL] nodes unadopted     unadopted nodes with GPIO status (JSON)
 //	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME]
@@ -17,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -34,7 +37,7 @@ func main() {
 	}
 }
 
-const usage = `usage: saintctl [--server URL] [--timeout D] COMMAND
+const usage = `usage: saintctl [--server URL] [--token T | --token-file F] [--timeout D] COMMAND
 commands:
   nodes list                      adopted and unadopted nodes
   nodes unadopted                 unadopted nodes with their GPIO status, as JSON
@@ -48,6 +51,8 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
 	server := fs.String("server", envOr("SAINT_SERVER", "ws://127.0.0.1:9090/saint"), "WebSocket API URL")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for an answer")
+	token := fs.String("token", os.Getenv("SAINT_TOKEN"), "API token (default $SAINT_TOKEN)")
+	tokenFile := fs.String("token-file", "", "read the API token from this file (the server's DATA/api_token)")
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), usage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -62,7 +67,14 @@ func run(args []string, out io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	c, err := dial(ctx, *server)
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+		*token = strings.TrimSpace(string(b))
+	}
+	c, err := dial(ctx, *server, *token)
 	if err != nil {
 		return err
 	}
@@ -152,8 +164,15 @@ type client struct {
 	seq  int
 }
 
-func dial(ctx context.Context, url string) (*client, error) {
-	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
+func dial(ctx context.Context, url, token string) (*client, error) {
+	h := http.Header{}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	conn, resp, err := websocket.DefaultDialer.DialContext(ctx, url, h)
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return nil, fmt.Errorf("connecting to %s: wrong API token (--token, --token-file or $SAINT_TOKEN)", url)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", url, err)
 	}
