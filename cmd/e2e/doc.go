@@ -17,6 +17,10 @@
 //   - a saint-server killed with SIGKILL and restarted on the same ports and
 //     data directory keeps every adoption, and the nodes reconnect on their
 //     own;
+//   - a node updates itself: a published 2.0.0 is downloaded, verified and
+//     exec'd in the same process; a 3.0.0 whose bytes do not match their
+//     sha256 is refused; a 4.0.0 that exits at start is rolled back to
+//     2.0.0 by the next start and not tried again;
 //   - saintctl drives the server over the same API;
 //   - the WebSocket API answers bad input with an error naming the fault
 //     and keeps the connection open, on both of its endpoints.
