@@ -32,6 +32,8 @@ type fakeServer struct {
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
+	offsets     []int64 // the offset of every download request
+	failAt      int64   // > 0: the first request at or past this offset fails, as a server restart would
 	validations []msg.ValidateRoleRequest
 	validMsg    string // non-empty: reject stored roles with this reason
 }
@@ -56,6 +58,12 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}))
 	must(bus.ServeJSON(b, msg.ServiceFirmwareDownload, ex, func(req msg.FirmwareDownloadRequest, reply func(msg.FirmwareDownloadResponse, error)) {
 		f.downloads++
+		f.offsets = append(f.offsets, req.Offset)
+		if f.failAt > 0 && req.Offset >= f.failAt {
+			f.failAt = 0
+			reply(msg.FirmwareDownloadResponse{Message: "server restarting"}, nil)
+			return
+		}
 		end := req.Offset + 1000 // small chunks exercise the resume loop
 		if end > int64(len(f.image)) {
 			end = int64(len(f.image))

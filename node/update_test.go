@@ -1,0 +1,91 @@
+package node_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/node"
+	simboard "github.com/saint-os/saint/sim/board"
+)
+
+func TestInterruptedDownloadResumesAtItsOffset(t *testing.T) {
+	r := newRig(t, simboard.Bare)
+	r.run(time.Second)
+	image := bytes.Repeat([]byte("0123456789"), 500) // five 1000-byte chunks
+	r.srv.publish("1.1.0", image)
+	r.srv.failAt = 2500
+	var upd msg.NodeUpdateResponse
+	r.call(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, &upd)
+	r.run(3 * time.Second)
+	if want := []int64{0, 1000, 2000, 3000, 3000, 4000}; !slices.Equal(r.srv.offsets, want) {
+		t.Errorf("download offsets %v, want %v: after the failure at 3000 the node resumes there, not at 0", r.srv.offsets, want)
+	}
+	got, err := os.ReadFile(filepath.Join(r.dir, node.FirmwareCurrent))
+	if err != nil || !bytes.Equal(got, image) {
+		t.Errorf("installed image differs from the published one (err %v)", err)
+	}
+	if st := r.statuses[len(r.statuses)-1]; st.FirmwareVersion != "1.1.0" {
+		t.Errorf("running %s after the resumed download", st.FirmwareVersion)
+	}
+}
+
+func TestRolledBackImageIsNotInstalledAgainUnlessForced(t *testing.T) {
+	r := newRig(t, simboard.Bare)
+	image := []byte("image 1.1.0 that failed its trial")
+	sum := sha256.Sum256(image)
+	// As after a rollback: the node runs 1.0.0 and remembers 1.1.0 failed.
+	if _, err := r.node.Store().InstallFirmware(image, node.InstalledFirmware{Version: "1.1.0", Checksum: hex.EncodeToString(sum[:])}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.node.Store().RollBackFirmware("exited at start", "2026-11-22T10:00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.publish("1.1.0", image)
+	r.run(2 * time.Second)
+	st := r.statuses[len(r.statuses)-1]
+	if r.srv.downloads != 0 || st.FirmwareVersion != "1.0.0" || r.state() != msg.StateUnadopted {
+		t.Errorf("rejected image: %d downloads, running %s, state %s; want none, 1.0.0, UNADOPTED", r.srv.downloads, st.FirmwareVersion, r.state())
+	}
+	if !strings.Contains(st.Message, "1.1.0 was rolled back") || !strings.Contains(st.Message, "exited at start") {
+		t.Errorf("status message %q does not say why 1.1.0 is not installed", st.Message)
+	}
+	// A newer image is not affected by the old rejection.
+	r.srv.publish("1.2.0", []byte("image 1.2.0"))
+	var upd msg.NodeUpdateResponse
+	r.call(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, &upd)
+	r.run(2 * time.Second)
+	if st := r.statuses[len(r.statuses)-1]; st.FirmwareVersion != "1.2.0" {
+		t.Errorf("1.2.0 not installed after 1.1.0 was rejected: running %s", st.FirmwareVersion)
+	}
+}
+
+func TestForcedUpdateInstallsARejectedImage(t *testing.T) {
+	r := newRig(t, simboard.Bare)
+	image := []byte("image 1.1.0, retried by hand")
+	sum := sha256.Sum256(image)
+	if _, err := r.node.Store().InstallFirmware(image, node.InstalledFirmware{Version: "1.1.0", Checksum: hex.EncodeToString(sum[:])}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.node.Store().RollBackFirmware("timed out", "2026-11-22T10:00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.publish("1.1.0", image)
+	r.run(time.Second)
+	var upd msg.NodeUpdateResponse
+	r.call(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1", Force: true}, &upd)
+	r.run(2 * time.Second)
+	if st := r.statuses[len(r.statuses)-1]; st.FirmwareVersion != "1.1.0" {
+		t.Errorf("forced update: running %s, want 1.1.0", st.FirmwareVersion)
+	}
+	if _, rejected := r.node.Store().RejectedFirmware("1.1.0", hex.EncodeToString(sum[:])); rejected {
+		t.Error("the rejection outlived a forced install")
+	}
+}
