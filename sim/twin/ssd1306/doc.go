@@ -7,10 +7,13 @@
 // (display on/off, contrast, memory addressing mode, column and page address
 // ranges, page-mode start addresses) take effect, the rest are accepted and
 // ignored. Data lands in the 1 KiB display RAM where the chip would put it,
-// so the simulator can render the screen with Pixel.
+// so the simulator can render the screen: Pixel and Framebuffer read RAM,
+// Image and WritePNG give what the panel shows (segment remap, COM scan
+// direction, start line, multiplex ratio, inversion, entire display on,
+// dark unless the display and its charge pump are on).
 //
 // A read returns the status byte (bit 6 set while the display is off).
-// Not modelled yet: scrolling, remap and COM scan direction, inversion, and
+// Not modelled: scrolling, display offset, contrast as brightness and
 // charge pump timing.
 //
 // Datasheet: Solomon Systech SSD1306 rev 1.1, sections 8.1.5 and 10.

@@ -1,6 +1,12 @@
 package ssd1306
 
-import "sync"
+import (
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"sync"
+)
 
 // Display size.
 const (
@@ -29,6 +35,13 @@ type Device struct {
 
 	on                 bool
 	contrast           byte
+	remap              bool // 0xA1: column 127 drives SEG0
+	scanDown           bool // 0xC8: COM scan from COM[N-1] to COM0
+	inverted           bool // 0xA7
+	entireOn           bool // 0xA5
+	chargePump         bool // 0x8D 0x14
+	startLine          int  // 0x40–0x7F
+	mux                int  // 0xA8: multiplex ratio + 1 rows shown
 	mode               byte
 	col                int // column pointer
 	page               int // page pointer
@@ -42,7 +55,7 @@ type Device struct {
 // New returns a controller just reset: display off, contrast 0x7F, page
 // addressing, full column and page ranges, RAM cleared.
 func New() *Device {
-	return &Device{contrast: 0x7F, mode: PageMode, colEnd: Width - 1, pageEnd: Pages - 1}
+	return &Device{contrast: 0x7F, mode: PageMode, colEnd: Width - 1, pageEnd: Pages - 1, mux: Height}
 }
 
 // Tx implements twin.I2C.
@@ -116,6 +129,22 @@ func (d *Device) exec(c []byte) {
 		d.on = true
 	case op == 0x81:
 		d.contrast = c[1]
+	case op == 0x8D:
+		d.chargePump = c[1]&0x04 != 0
+	case op == 0xA0, op == 0xA1:
+		d.remap = op == 0xA1
+	case op == 0xC0, op == 0xC8:
+		d.scanDown = op == 0xC8
+	case op == 0xA6, op == 0xA7:
+		d.inverted = op == 0xA7
+	case op == 0xA4, op == 0xA5:
+		d.entireOn = op == 0xA5
+	case op >= 0x40 && op <= 0x7F:
+		d.startLine = int(op & 0x3F)
+	case op == 0xA8:
+		if m := int(c[1]&0x3F) + 1; m >= 16 {
+			d.mux = m // values below 15 are invalid and ignored
+		}
 	case op == 0x20:
 		if m := c[1] & 3; m <= PageMode {
 			d.mode = m
@@ -184,6 +213,68 @@ func (d *Device) Pixel(x, y int) bool {
 	defer d.mu.Unlock()
 	return d.ram[y/8][x]>>(y%8)&1 != 0
 }
+
+// Framebuffer returns a copy of display RAM as 1024 bytes, page by page:
+// the layout drivers send.
+func (d *Device) Framebuffer() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]byte, 0, Pages*Width)
+	for p := range d.ram {
+		out = append(out, d.ram[p][:]...)
+	}
+	return out
+}
+
+// Lit reports whether the panel shows anything: display on with the charge
+// pump that makes its drive voltage enabled (the common modules have no
+// external VCC).
+func (d *Device) Lit() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.on && d.chargePump
+}
+
+// Image returns what the panel shows, as a 128×64 grey image (lit pixels
+// 255, dark 0), seen on a module mounted the usual way up: the way that
+// segment remap (0xA1) and COM scan from the bottom (0xC8) draw upright,
+// so without them the picture is mirrored as on the real panel. It applies
+// the display start line, the multiplex ratio (rows beyond it are dark),
+// inversion and entire-display-on, and is black while the panel is not
+// Lit.
+func (d *Device) Image() *image.Gray {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	img := image.NewGray(image.Rect(0, 0, Width, Height))
+	if !d.on || !d.chargePump {
+		return img
+	}
+	for y := 0; y < d.mux && y < Height; y++ {
+		row := (y + d.startLine) % Height
+		if !d.scanDown {
+			row = (Height - 1 - y + d.startLine) % Height
+		}
+		for x := 0; x < Width; x++ {
+			col := x
+			if !d.remap {
+				col = Width - 1 - x
+			}
+			lit := d.ram[row/8][col]>>(row%8)&1 != 0
+			if d.entireOn {
+				lit = true
+			} else if d.inverted {
+				lit = !lit
+			}
+			if lit {
+				img.SetGray(x, y, color.Gray{Y: 0xFF})
+			}
+		}
+	}
+	return img
+}
+
+// WritePNG writes Image as a PNG.
+func (d *Device) WritePNG(w io.Writer) error { return png.Encode(w, d.Image()) }
 
 // RAM returns a copy of display RAM: page p, column x holds rows 8p to 8p+7,
 // least significant bit on top.

@@ -86,3 +86,45 @@ func TestVerticalMode(t *testing.T) {
 		t.Errorf("vertical fill: %v %v %v %v, want 5 2 3 4", r[6][10], r[7][10], r[6][11], r[7][11])
 	}
 }
+
+func TestImageFollowsTheCommands(t *testing.T) {
+	d := New()
+	_ = d.Tx([]byte{0x00, 0x8D, 0x14, 0xAF, 0x20, 0x00, 0xA1, 0xC8}, nil)
+	_ = d.Tx([]byte{0x40, 0x01}, nil) // page 0 col 0: (0, 0)
+	if d.Image().GrayAt(0, 0).Y != 0xFF {
+		t.Error("(0, 0) dark with remap and COM scan down")
+	}
+	_ = d.Tx([]byte{0x00, 0xA7}, nil)
+	if d.Image().GrayAt(0, 0).Y != 0 || d.Image().GrayAt(1, 0).Y != 0xFF {
+		t.Error("inversion not shown")
+	}
+	_ = d.Tx([]byte{0x00, 0xA6, 0xA0, 0xC0}, nil)
+	if d.Image().GrayAt(127, 63).Y != 0xFF {
+		t.Error("without remap and scan the picture is not turned")
+	}
+	_ = d.Tx([]byte{0x00, 0xA5}, nil)
+	if d.Image().GrayAt(50, 30).Y != 0xFF {
+		t.Error("entire display on not shown")
+	}
+	_ = d.Tx([]byte{0x00, 0x8D, 0x10}, nil) // charge pump off
+	if d.Lit() || d.Image().GrayAt(50, 30).Y != 0 {
+		t.Error("panel lit without its charge pump")
+	}
+}
+
+func FuzzTx(f *testing.F) {
+	f.Add([]byte{0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x3F, 0xAF}, uint8(1))
+	f.Add([]byte{0x00, 0x21, 0xFF, 0xFF, 0x22, 0xFF, 0xFF, 0x40, 1, 2, 3}, uint8(0))
+	f.Add([]byte{0x80, 0x29, 0x80}, uint8(0))
+	f.Add([]byte{0x40, 0xFF, 0xFF, 0xFF, 0xFF}, uint8(3))
+	f.Add([]byte{0x00, 0x20, 0x01, 0x21, 0x7F, 0x00}, uint8(0))
+	f.Fuzz(func(t *testing.T, w []byte, n uint8) {
+		d := New()
+		if err := d.Tx(w, make([]byte, n)); err != nil {
+			t.Fatal(err)
+		}
+		// Then a full frame of data, which must land in RAM without panic.
+		_ = d.Tx(append([]byte{0x40}, make([]byte, 2000)...), nil)
+		_ = d.Image()
+	})
+}
