@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,7 @@ import (
 // live is a router on a wall-clock executor behind a real WebSocket
 // gateway on 127.0.0.1, with the shipped presets.
 type live struct {
-	t    *testing.T
+	t    testing.TB
 	ex   *executor.Executor
 	bus  *mem.Bus
 	r    *router.Router
@@ -38,7 +39,7 @@ type live struct {
 	got map[string][]json.RawMessage
 }
 
-func startLive(t *testing.T, dataDir string) *live {
+func startLive(t testing.TB, dataDir string) *live {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &live{t: t, ex: executor.New(nil), bus: mem.New(), data: dataDir, got: map[string][]json.RawMessage{}}
@@ -69,7 +70,8 @@ func startLive(t *testing.T, dataDir string) *live {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	g := ws.New(ws.Options{Now: l.ex.Now, Log: slog.New(slog.DiscardHandler)})
+	// The latency benchmark sends 1,000 commands/s from one client.
+	g := ws.New(ws.Options{Now: l.ex.Now, Log: slog.New(slog.DiscardHandler), RatePerSecond: 5000})
 	r.RegisterCommands(g)
 	srv := httptest.NewServer(g)
 	l.url = "ws" + strings.TrimPrefix(srv.URL, "http")
@@ -106,7 +108,7 @@ func (l *live) count(topic string) int {
 }
 
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
 	n    int
 }
@@ -498,4 +500,78 @@ func TestCorruptFilesNameTheFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), preset) {
 		t.Fatalf("load of a corrupt preset: %v, want an error naming %s", err, preset)
 	}
+}
+
+// BenchmarkWebSocketCommandLatency sends head moves over a real WebSocket
+// at 1,000 commands/s and measures each one from the write to its
+// HeadCommand reaching a bus subscriber: p50 and p99 in µs.
+func BenchmarkWebSocketCommandLatency(b *testing.B) {
+	l := startLive(b, b.TempDir())
+	c := l.dial()
+	// Each command has its own (pan, tilt, roll), so its HeadCommand can
+	// be told from the others and from the tick's repeats.
+	key := func(pan, tilt, roll int) int { return (pan + 180) + 361*((tilt+90)+181*(roll+45)) }
+	args := func(i int) (int, int, int) { return i%361 - 180, (i/361)%181 - 90, (i/(361*181))%91 - 45 }
+	sent := make([]time.Time, b.N)
+	var mu sync.Mutex
+	recv := map[int]time.Time{}
+	if err := l.ex.Do(context.Background(), func() {
+		_, err := bus.SubscribeJSON(l.bus, msg.TopicHeadCmd, bus.QoS{Depth: 1000}, l.ex, func(_ string, h msg.HeadCommand) {
+			k := key(int(h.Pan), int(h.Tilt), int(h.Roll))
+			mu.Lock()
+			if _, ok := recv[k]; !ok {
+				recv[k] = time.Now()
+			}
+			mu.Unlock()
+		})
+		if err != nil {
+			b.Error(err)
+		}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	go func() { // drain the responses
+		for {
+			if _, _, err := c.conn.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		<-tick.C
+		pan, tilt, roll := args(i)
+		req := fmt.Sprintf(`{"id":%d,"type":"command","target":"head","action":"move","params":{"pan":%d,"tilt":%d,"roll":%d}}`, i, pan, tilt, roll)
+		sent[i] = time.Now()
+		if err := c.conn.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(recv)
+		mu.Unlock()
+		if n >= b.N || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	lat := make([]time.Duration, 0, b.N)
+	mu.Lock()
+	for i := 0; i < b.N; i++ {
+		if at, ok := recv[key(args(i))]; ok {
+			lat = append(lat, at.Sub(sent[i]))
+		}
+	}
+	mu.Unlock()
+	if len(lat) < b.N {
+		b.Fatalf("%d of %d commands reached /saint/head/cmd", len(lat), b.N)
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }

@@ -1,0 +1,57 @@
+package router
+
+import (
+	"fmt"
+	"log/slog"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
+)
+
+// BenchmarkSubmitToPublish measures a WebSocket head move from Submit to
+// its HeadCommand handled by a subscriber on the mem bus: routing, JSON
+// encoding, bus delivery and decoding, on one executor.
+func BenchmarkSubmitToPublish(b *testing.B) {
+	rg := newRigOpts(b, Options{Log: slog.New(slog.DiscardHandler),
+		Presets: fstest.MapFS{"default.yaml": {Data: []byte(fmt.Sprintf(headRoutes, "priority"))}}})
+	got := 0
+	if _, err := bus.SubscribeJSON(rg.bus, msg.TopicHeadCmd, bus.QoS{Depth: 16}, rg.ex, func(_ string, h msg.HeadCommand) {
+		got++
+	}); err != nil {
+		b.Fatal(err)
+	}
+	in := wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 45, "tilt": -15, "speed": 0.5})
+	submit := func() { _ = rg.r.Submit(in) }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rg.ex.Post(submit)
+		rg.run(0)
+	}
+	b.StopTimer()
+	if got < b.N {
+		b.Fatalf("%d head commands for %d submits", got, b.N)
+	}
+}
+
+// BenchmarkTick measures one output tick with every target driven: a
+// face capture frame to the head, RC to the tracks, and both arms by
+// WebSocket, in blend mode.
+func BenchmarkTick(b *testing.B) {
+	rg := newRigOpts(b, Options{Log: slog.New(slog.DiscardHandler),
+		Presets: fstest.MapFS{"default.yaml": {Data: []byte(fmt.Sprintf(headRoutes, "blend"))}}})
+	tick := time.Second / DefaultTickHz
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rg.ex.Post(func() {
+			_ = rg.r.Submit(face(map[string]float64{"headYaw": float64(i % 90)}))
+			_ = rg.r.Submit(Input{Source: msg.SourceRC, Values: map[string]float64{"channel_1": 0.1, "channel_2": 0.5, "channel_6": 1}})
+		})
+		rg.run(tick)
+		rg.reset()
+	}
+}
