@@ -20,11 +20,9 @@ import (
 // "websocket", and the router commands (list_routes, set_route,
 // delete_route, set_route_enabled, list_livelink_sources,
 // get_livelink_subject, list/load/save/delete_preset, and get_status,
-// preview, get_blending, set_blending). It also makes the router push its
-// RouteStatus to WebSocket clients subscribed to "router". Call it once,
-// from any goroutine, before clients connect.
+// preview, get_blending, set_blending). Call it once, from any
+// goroutine, before clients connect.
 func (r *Router) RegisterCommands(g *ws.Gateway) {
-	r.gw.Store(g)
 	g.HandleCommand("head", "move", r.headMove)
 	g.HandleCommand("head", "home", r.headHome)
 	g.HandleCommand("head", "camera", r.headCamera)

@@ -9,13 +9,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/server/ws"
 )
 
 // Options configures a Router.
@@ -77,7 +75,6 @@ type Router struct {
 	ex     *executor.Executor
 	log    *slog.Logger
 	tick   time.Duration
-	gw     atomic.Pointer[ws.Gateway]
 	store  *store
 	saveMu sync.Mutex // orders the writes of configuration changes
 
@@ -768,9 +765,9 @@ func (r *Router) Status() msg.RouteStatus {
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-// publishStatus publishes RouteStatus on TopicRouterStatus (and to the
-// WebSocket "router" topic) when it changed, or StatusEvery after the
-// last.
+// publishStatus publishes RouteStatus on TopicRouterStatus when it
+// changed, or StatusEvery after the last. (The server forwards that topic
+// to WebSocket clients subscribed to "router".)
 func (r *Router) publishStatus(now time.Time, force bool) {
 	sig := r.signature(now)
 	if !force && sig == r.lastStatus && now.Sub(r.statusAt) < r.o.StatusEvery {
@@ -779,9 +776,6 @@ func (r *Router) publishStatus(now time.Time, force bool) {
 	r.lastStatus, r.statusAt = sig, now
 	s := r.Status()
 	r.publish(msg.TopicRouterStatus, s)
-	if g := r.gw.Load(); g != nil {
-		g.Publish("router", s)
-	}
 }
 
 // signature summarises what RouteStatus shows apart from values and
