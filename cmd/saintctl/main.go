@@ -10,6 +10,7 @@
 //	saintctl [--server URL] info NODE
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
 //	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
+//	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 package main
 
 import (
@@ -45,7 +46,8 @@ commands:
   reset NODE [--factory]
   info NODE                       everything the server knows of a node, as JSON
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
-  firmware publish --image FILE --version V [--configs DIR] [--out DIR]`
+  firmware publish --image FILE --version V [--configs DIR] [--out DIR]
+  firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -296,8 +298,11 @@ func listNodes(ctx context.Context, c *client, out io.Writer) error {
 }
 
 func firmwareCmd(args []string, out io.Writer) error {
+	if len(args) > 0 && args[0] == "upload" {
+		return firmwareUpload(args[1:], out, os.Stderr)
+	}
 	if len(args) == 0 || args[0] != "publish" {
-		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR]")
+		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR]\n       " + uploadUsage)
 	}
 	f := flag.NewFlagSet("firmware publish", flag.ContinueOnError)
 	image := f.String("image", "", "node binary to publish (required)")
