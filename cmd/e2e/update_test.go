@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,6 +183,18 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	// 2. 3.0.0 is published, then its bytes on the server are damaged (same
 	// size): the node downloads, finds the sha256 wrong, refuses the image
 	// and keeps running 2.0.0 without an exec.
+	//
+	// First the upload endpoint: the server (built for arm64 nodes) refuses
+	// this machine's binary naming the image field, and an upload whose
+	// sha256 does not match what arrived naming the sha256 field.
+	out := ctlFails(t, "firmware", "upload", v3, "--version", "3.0.0", "--server", "http://"+srv.httpAddr)
+	if !strings.Contains(out, "field image") || !strings.Contains(out, "GOARCH=arm64") {
+		t.Errorf("uploading a binary for this machine: %q, want a refusal naming the image and its architecture", out)
+	}
+	code, body := postRaw(t, "http://"+srv.httpAddr+"/api/firmware?version=3.0.0&sha256="+strings.Repeat("ab", 32), v3)
+	if code != 400 || !strings.Contains(body, `"field":"sha256"`) {
+		t.Errorf("upload with a wrong sha256: %d %s, want 400 naming sha256", code, body)
+	}
 	srv.publishAndRestart(v3, "3.0.0")
 	served := filepath.Join(srv.data, "firmware", "current", "saint_node.img")
 	img, err := os.ReadFile(served)
@@ -290,4 +304,34 @@ func exitCode(r *run) int {
 	default:
 		return -1
 	}
+}
+
+// ctlFails runs saintctl expecting it to fail and returns its standard
+// error.
+func ctlFails(t *testing.T, args ...string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin.ctl, args...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("saintctl %s succeeded; want a refusal", strings.Join(args, " "))
+	}
+	return stderr.String()
+}
+
+// postRaw posts the file at path as the raw body of url.
+func postRaw(t *testing.T, url, path string) (int, string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	resp, err := http.Post(url, "application/octet-stream", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
