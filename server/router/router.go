@@ -185,8 +185,11 @@ func (r *Router) applyConfig(cfg *Config) {
 	r.routes = rs
 	// Contributions of routes that are gone or changed start afresh.
 	for _, byRoute := range r.contrib {
-		for id := range byRoute {
-			delete(byRoute, id)
+		clear(byRoute)
+	}
+	for id := range r.lastInput {
+		if r.routeIndex(id) < 0 {
+			delete(r.lastInput, id)
 		}
 	}
 }
@@ -373,7 +376,7 @@ func (r *Router) Submit(in Input) error {
 			r.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: in.Values["enable"] != 0})
 			continue
 		}
-		r.update(r.outputs[t], now, true)
+		r.update(r.outputs[t], now)
 	}
 	if len(flush) > 0 {
 		r.publishStatus(now, false)
@@ -563,7 +566,7 @@ func (r *Router) publish(topic string, v any) {
 func (r *Router) onTick() {
 	now := r.ex.Now()
 	for _, t := range Targets() {
-		r.update(r.outputs[t], now, false)
+		r.update(r.outputs[t], now)
 	}
 	r.publishStatus(now, false)
 }
@@ -591,9 +594,8 @@ func (r *Router) active(target string, now time.Time) []*contribution {
 	return cs
 }
 
-// update computes and sends one output. immediate marks a send caused by
-// a command rather than the tick.
-func (r *Router) update(o *output, now time.Time, immediate bool) {
+// update computes and sends one output.
+func (r *Router) update(o *output, now time.Time) {
 	cs := r.active(o.target, now)
 	o.routeIDs = o.routeIDs[:0]
 	for _, c := range cs {
