@@ -48,7 +48,8 @@ type Encoder struct {
 	o    Options
 
 	mu    sync.Mutex
-	count int64
+	pos   int64   // counts of the shaft angle, before Reverse
+	angle float64 // the last angle set
 	last  time.Time
 	edges int64
 }
@@ -80,49 +81,58 @@ func levels(c int64) (a, b gpio.Level) {
 }
 
 // SetAngle moves the shaft to rad (radians, unbounded) at time at and
-// drives the edges passed on the way, their times spread evenly over the
-// interval since the previous SetAngle.
+// drives the edges passed on the way. Each edge is stamped with the time the
+// shaft crossed its angle, taking the motion since the previous SetAngle as
+// uniform: exact for a shaft at constant speed.
 func (e *Encoder) SetAngle(rad float64, at time.Time) {
 	if math.IsNaN(rad) || math.IsInf(rad, 0) {
 		return
 	}
-	target := math.Floor(rad / (2 * math.Pi) * float64(e.o.CountsPerRev))
-	target = max(math.MinInt64/2, min(target, math.MaxInt64/2))
+	perRad := float64(e.o.CountsPerRev) / (2 * math.Pi)
+	target := math.Floor(rad * perRad)
+	target = max(math.MinInt64/4, min(target, math.MaxInt64/4))
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	to := int64(target)
-	if e.o.Reverse {
-		to = -to
+	from, prev := e.pos, e.angle
+	start := e.last
+	if start.IsZero() || at.Before(start) {
+		start = at
 	}
-	from := e.count
+	e.pos, e.angle, e.last = to, rad, at
 	n := to - from
 	if n == 0 {
-		e.last = at
 		return
 	}
 	dir := int64(1)
 	if n < 0 {
 		dir, n = -1, -n
 	}
-	start := e.last
-	if start.IsZero() || at.Before(start) {
-		start = at
-	}
 	if n > MaxEdgesPerUpdate {
 		// Too fast to follow: the lines jump to the final state.
-		a, b := levels(to)
+		a, b := levels(e.count(to))
 		e.a.Set(a, at)
 		e.b.Set(b, at)
-		e.count, e.last = to, at
 		e.edges++
 		return
 	}
-	span := at.Sub(start)
+	span := float64(at.Sub(start))
+	moved := rad - prev
 	for i := int64(1); i <= n; i++ {
-		c := from + dir*i
-		t := start.Add(time.Duration(float64(span) * float64(i) / float64(n)))
-		pa, pb := levels(c - dir)
-		a, b := levels(c)
+		p := from + dir*i
+		// Forward, the edge into p is at p's lower bound; backward, the
+		// edge out of p+1 is at p+1's lower bound.
+		boundary := p
+		if dir < 0 {
+			boundary = p + 1
+		}
+		frac := 1.0
+		if moved != 0 {
+			frac = max(0, min((float64(boundary)/perRad-prev)/moved, 1))
+		}
+		t := start.Add(time.Duration(math.Round(span * frac)))
+		pa, pb := levels(e.count(p - dir))
+		a, b := levels(e.count(p))
 		if a != pa {
 			e.a.Set(a, t)
 		}
@@ -130,15 +140,23 @@ func (e *Encoder) SetAngle(rad float64, at time.Time) {
 			e.b.Set(b, t)
 		}
 	}
-	e.count, e.last = to, at
 	e.edges += n
 }
 
-// Count returns the count of the current angle.
+// count is the decoder-facing count at shaft position p.
+func (e *Encoder) count(p int64) int64 {
+	if e.o.Reverse {
+		return -p
+	}
+	return p
+}
+
+// Count returns the count of the current angle, as a decoder counting
+// every edge sees it.
 func (e *Encoder) Count() int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.count
+	return e.count(e.pos)
 }
 
 // Edges returns how many edges the encoder has driven.

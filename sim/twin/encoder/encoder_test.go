@@ -43,7 +43,7 @@ func TestDecoderFollowsShaft(t *testing.T) {
 	if d.Count() != wantCount || enc.Count() != wantCount {
 		t.Errorf("count decoder %d twin %d, want %d", d.Count(), enc.Count(), wantCount)
 	}
-	const tol = 0.01 // 1 %: the estimate spans at most 16 edges of a uniform sequence
+	const tol = 1e-4 // edges stamped at their crossing times (to the ns)
 	if w := d.RadiansPerSecond(now); math.Abs(w-omega)/omega > tol {
 		t.Errorf("decoded speed %v rad/s, want %v", w, omega)
 	}
@@ -79,7 +79,8 @@ func TestEdgeOrder(t *testing.T) {
 	enc := encoder.New(a, b, encoder.Options{CountsPerRev: 8})
 	t0 := clock.Epoch()
 	enc.SetAngle(0, t0)
-	enc.SetAngle(2*math.Pi*4/8+1e-9, t0.Add(4*time.Millisecond)) // four counts
+	// Four and a half counts in 4.5 ms: an edge every millisecond.
+	enc.SetAngle(2*math.Pi*4.5/8, t0.Add(4500*time.Microsecond))
 	want := []rec{
 		{"A", gpio.EdgeEvent{Level: gpio.High, Time: t0.Add(1 * time.Millisecond)}},
 		{"B", gpio.EdgeEvent{Level: gpio.High, Time: t0.Add(2 * time.Millisecond)}},

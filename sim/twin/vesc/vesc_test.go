@@ -74,7 +74,9 @@ func TestMalformedIgnored(t *testing.T) {
 	ex := executor.NewVirtual()
 	bus := cantest.New(ex.Clock())
 	v := vesc.New(bus, ex, vesc.Options{ID: 68})
-	drv.New(bus, 68).SetRPM(500)
+	if err := drv.New(bus, 68).SetRPM(500); err != nil {
+		t.Fatal(err)
+	}
 	want := v.Command()
 	for _, f := range []can.Frame{
 		{ID: 0x0344, Extended: true, Length: 3, Data: [8]byte{1, 2, 3}}, // short
