@@ -33,14 +33,22 @@ type robot struct {
 	nodes map[string]*node.Node
 	stop  context.CancelFunc
 	data  string
+	// configure adjusts the server's options before each start.
+	configure func(*server.Options)
 }
 
 // newRobot starts a server on busFor("server") and one node per profile on
 // busFor(id).
 func newRobot(t testing.TB, busFor func(name string) bus.Bus, profiles map[string]simboard.Profile) *robot {
 	t.Helper()
+	return newRobotWith(t, busFor, profiles, nil)
+}
+
+// newRobotWith is newRobot with configure applied to the server's options.
+func newRobotWith(t testing.TB, busFor func(name string) bus.Bus, profiles map[string]simboard.Profile, configure func(*server.Options)) *robot {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &robot{t: t, ex: executor.New(nil), nodes: map[string]*node.Node{}, stop: cancel, data: t.TempDir()}
+	r := &robot{t: t, ex: executor.New(nil), nodes: map[string]*node.Node{}, stop: cancel, data: t.TempDir(), configure: configure}
 	go func() { _ = r.ex.Run(ctx) }()
 	t.Cleanup(r.close)
 	r.startServer(busFor("server"))
@@ -61,8 +69,12 @@ func newRobot(t testing.TB, busFor func(name string) bus.Bus, profiles map[strin
 }
 
 func (r *robot) startServer(b bus.Bus) {
-	srv, err := server.New(server.Options{Bus: b, Exec: r.ex, ConfigDir: configDir,
-		DataDir: filepath.Join(r.data, "server"), HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0"})
+	o := server.Options{Bus: b, Exec: r.ex, ConfigDir: configDir,
+		DataDir: filepath.Join(r.data, "server"), HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0"}
+	if r.configure != nil {
+		r.configure(&o)
+	}
+	srv, err := server.New(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
