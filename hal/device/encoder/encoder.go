@@ -49,7 +49,8 @@ type Decoder struct {
 	count   int64
 	illegal int
 	dir     int
-	hist    [ring]edge // recent edges in one direction, oldest first
+	hist    [ring]edge // recent edges in one direction, a circular buffer
+	first   int        // index of the oldest in hist
 	n       int
 }
 
@@ -133,16 +134,19 @@ func (d *Decoder) Edge(onA bool, e gpio.EdgeEvent) {
 	}
 	d.count += int64(dir)
 	if dir != d.dir {
-		d.n = 0
+		d.n, d.first = 0, 0
 		d.dir = dir
 	}
 	if d.n == ring {
-		copy(d.hist[:], d.hist[1:])
+		d.first = (d.first + 1) % ring
 		d.n--
 	}
-	d.hist[d.n] = edge{e.Time, d.count}
+	d.hist[(d.first+d.n)%ring] = edge{e.Time, d.count}
 	d.n++
 }
+
+// at returns the i-th oldest edge in the history; d.mu must be held.
+func (d *Decoder) at(i int) *edge { return &d.hist[(d.first+i)%ring] }
 
 // Count returns the position in counts since New (or Reset).
 func (d *Decoder) Count() int64 {
@@ -155,8 +159,8 @@ func (d *Decoder) Count() int64 {
 func (d *Decoder) Reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i := range d.hist[:d.n] {
-		d.hist[i].count -= d.count
+	for i := range d.n {
+		d.at(i).count -= d.count
 	}
 	d.count = 0
 }
@@ -185,7 +189,7 @@ func (d *Decoder) Velocity(now time.Time) float64 {
 	if d.n == 0 {
 		return 0
 	}
-	last := d.hist[d.n-1]
+	last := *d.at(d.n - 1)
 	since := now.Sub(last.t)
 	if since >= d.o.StopAfter {
 		return 0
@@ -193,8 +197,8 @@ func (d *Decoder) Velocity(now time.Time) float64 {
 	// The oldest edge at a distinct time gives the longest span.
 	var v float64
 	for i := 0; i < d.n-1; i++ {
-		if span := last.t.Sub(d.hist[i].t); span > 0 {
-			v = float64(last.count-d.hist[i].count) / span.Seconds()
+		if old := d.at(i); last.t.After(old.t) {
+			v = float64(last.count-old.count) / last.t.Sub(old.t).Seconds()
 			break
 		}
 	}
