@@ -238,6 +238,25 @@ func (r *Router) Start() error {
 		r.Stop()
 		return err
 	}
+	if err := subscribe(msg.TopicConsoleOverride, func(m bus.Msg) {
+		var ov msg.ConsoleOverride
+		if m.Decode(&ov) == nil {
+			r.consoleOverride(ov)
+		}
+	}); err != nil {
+		r.Stop()
+		return err
+	}
+	if err := subscribe(msg.TopicConsoleInput, func(m bus.Msg) {
+		var in msg.ConsoleInput
+		if m.Decode(&in) == nil && in.Control == ConsoleEStopControl &&
+			(in.Event == msg.EventPress || in.Event == msg.EventChange && in.Value >= 0.5) {
+			r.EStop(SourceConsole, "console emergency stop")
+		}
+	}); err != nil {
+		r.Stop()
+		return err
+	}
 	r.ticker = r.ex.Every(r.tick, r.onTick)
 	r.started = true
 	r.publishStatus(r.ex.Now(), true)
@@ -297,6 +316,52 @@ func BusInput(m msg.RouterInput) Input {
 		in.Values[k] = float64(v)
 	}
 	return in
+}
+
+// The console's manual override (msg.ConsoleOverride) outranks every
+// source but safety; its emergency stop button is the control named
+// ConsoleEStopControl.
+const (
+	SourceConsole       = "console"
+	ConsolePriority     = 999
+	ConsoleOverrideID   = "console_override"
+	ConsoleEStopControl = "estop"
+)
+
+// consoleOverride takes a ConsoleOverride: while Active, its values drive
+// Target above every route but safety ones, for as long as the console
+// keeps sending (source_timeout_ms, as every source); Active false hands
+// the output back at once.
+func (r *Router) consoleOverride(ov msg.ConsoleOverride) {
+	o, ok := r.outputs[ov.Target]
+	if !ok {
+		r.log.Warn("console override for an unknown target", "target", ov.Target, "source", "router")
+		return
+	}
+	now := r.ex.Now()
+	byRoute := r.contrib[ov.Target]
+	if byRoute == nil {
+		byRoute = map[string]*contribution{}
+		r.contrib[ov.Target] = byRoute
+	}
+	if !ov.Active {
+		delete(byRoute, ConsoleOverrideID)
+	} else {
+		c := &contribution{routeID: ConsoleOverrideID, priority: ConsolePriority, source: SourceConsole,
+			values: make(map[string]float64, len(ov.Values)), at: now}
+		for k, v := range ov.Values {
+			c.values[k] = float64(v)
+		}
+		if v, ok := c.values[PropertyEStop]; ok {
+			delete(c.values, PropertyEStop)
+			if v >= 0.5 {
+				r.EStop(SourceConsole, "console override")
+			}
+		}
+		byRoute[ConsoleOverrideID] = c
+	}
+	r.update(o, now)
+	r.publishStatus(now, false)
 }
 
 // Post hands in to the router from any goroutine (Submit's result is

@@ -362,3 +362,51 @@ func TestArmsAndGripperOutputs(t *testing.T) {
 		t.Fatal("the left arm was sent a command for the right")
 	}
 }
+
+func TestConsoleOverrideOutranksRoutesButNotSafety(t *testing.T) {
+	rg := newRig(t, fmt.Sprintf(headRoutes, "priority"))
+	publish := func(topic string, v any) {
+		rg.do(func() {
+			if err := rg.bus.Publish(topic, v); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// The RC transmitter (300) drives the tracks.
+	stopRC := rg.every(20*time.Millisecond, func() Input {
+		return Input{Source: msg.SourceRC, Values: map[string]float64{"channel_2": 0.8, "channel_6": 1}}
+	})
+	defer stopRC()
+	rg.run(100 * time.Millisecond)
+	// The console takes over, and keeps sending.
+	override := msg.ConsoleOverride{Active: true, Target: TargetTracks, Values: map[string]float32{"linear": 0.1}}
+	publish(msg.TopicConsoleOverride, override)
+	rg.reset()
+	for i := 0; i < 5; i++ {
+		rg.run(100 * time.Millisecond)
+		publish(msg.TopicConsoleOverride, override)
+	}
+	for i, tw := range rg.twists() {
+		if math.Abs(tw.Linear.X-0.1) > 1e-6 {
+			t.Fatalf("twist %d under the console override: %+v, want linear 0.1", i, tw)
+		}
+	}
+	// Released, the RC transmitter has the tracks again at once.
+	publish(msg.TopicConsoleOverride, msg.ConsoleOverride{Active: false, Target: TargetTracks})
+	if tw := rg.twists(); tw[len(tw)-1].Linear.X != 0.8 {
+		t.Fatalf("after the console released: %+v, want linear 0.8", tw[len(tw)-1])
+	}
+	// The console's e-stop button stops everything, override or not.
+	publish(msg.TopicConsoleOverride, override)
+	rg.reset()
+	publish(msg.TopicConsoleInput, msg.ConsoleInput{Control: ConsoleEStopControl, Kind: msg.InputButton, Event: msg.EventPress, Value: 1})
+	rg.run(200 * time.Millisecond)
+	if es := rg.estops(); len(es) != 1 || !es[0].Active || es[0].Source != SourceConsole {
+		t.Fatalf("console e-stop: %v", es)
+	}
+	for i, tw := range rg.twists() {
+		if tw != (msg.Twist{}) {
+			t.Fatalf("twist %d after the console e-stop: %+v", i, tw)
+		}
+	}
+}
