@@ -165,6 +165,22 @@ func TestIBUSGolden(t *testing.T) {
 	}
 }
 
+func TestCRC8Table(t *testing.T) {
+	for i := range 256 {
+		crc := byte(i)
+		for range 8 {
+			if crc&0x80 != 0 {
+				crc = crc<<1 ^ 0xD5
+			} else {
+				crc <<= 1
+			}
+		}
+		if crc8DVBS2Table[i] != crc {
+			t.Fatalf("table[%#02x] = %#02x, want %#02x", i, crc8DVBS2Table[i], crc)
+		}
+	}
+}
+
 func TestCRC8DVBS2(t *testing.T) {
 	if got := CRC8DVBS2([]byte("123456789")); got != 0xBC {
 		t.Errorf("check value = %#02x, want 0xbc", got)
