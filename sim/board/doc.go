@@ -8,8 +8,9 @@
 //
 // A Profile decides what is wired to the Pi, as the robot's harness would:
 //
-//	head     MPU6050 IMU at I²C 1:0x68; pan, tilt and roll servos on GPIO12,
-//	         13 and 18 (PWM, per the spec's head.yaml); a CSI camera
+//	head     MPU6050 IMU at I²C 1:0x68, its INT (data ready) on GPIO17;
+//	         pan, tilt and roll servos on GPIO12, 13 and 18 (PWM, per the
+//	         spec's head.yaml); a CSI camera
 //	arms     PCA9685 PWM controller at 1:0x40; INA219 power monitor at
 //	         1:0x41; a Feetech smart-servo bus on UART ttyAMA0
 //	tracks   BTS7960 H-bridges: left RPWM/LPWM GPIO12/13, right 18/19,
@@ -17,7 +18,8 @@
 //	         GPIO17/27 (left) and 22/23 (right); INA219 at 1:0x40
 //	console  SSD1306 OLED at 1:0x3C; buttons on GPIO5, 6 and 26 (to ground,
 //	         inputs with pull-ups)
-//	balance  QMI8658 IMU on SPI 0.0; a CAN interface can0 (a USB adapter,
+//	balance  QMI8658 IMU on SPI 0.0, its INT2 (data ready) on GPIO25; a
+//	         CAN interface can0 (a USB adapter,
 //	         so no header pins) to the VESCs 68 and 56; the IO-board link
 //	         on UART ttyAMA0
 //	bare     nothing attached
@@ -26,6 +28,20 @@
 // it low: PressReset), I²C bus 1 on GPIO2/3 and UART0 (ttyAMA0) on GPIO14/15.
 // Balance also gives GPIO8–11 to SPI0 (one chip select, CE0). Pins not wired
 // start as inputs with the SoC's power-on pulls (GPIO0–8 up, 9–27 down).
+//
+// The IMU interrupt pins are chosen clear of every role configuration in
+// fixtures/config/roles: head.yaml uses GPIO12, 13 and 18, balance.yaml
+// only SPI0 (GPIO8–11), CAN (USB) and UART0; GPIO17 is the usual choice for
+// an MPU6050's INT on a Pi, and GPIO25 the free pin next to SPI0. The
+// QMI8658A drives data ready on INT2 (CTRL7.DRDY_DIS), so that is the line
+// wired; the saul-tee reference calls its data-ready line INT1 on the ESP32,
+// a different board. With Options.Exec the twins sample at their output
+// data rate on the executor's clock and drive these pins (a pulse per
+// sample, as the chips do); without it the pins are not driven and the
+// chips answer every read with the physics' latest values.
+//
+// With Options.Seed the IMUs get their datasheets' typical noise and a bias
+// drawn from the seed; with Seed 0 they are perfect.
 //
 // Devices wired to plain GPIO (H-bridges, encoders, buttons, servos) cannot
 // be detected on a real Pi and are not reported by Scan; the simulator's
@@ -40,8 +56,9 @@
 //
 // I²C bus 1 is a twin.I2CBus: each chip is a register-level twin from
 // sim/twin/<chip> (one small type per chip, growing towards the full register
-// map), and addresses with no chip do not acknowledge. SPI 0.0 is the QMI8658
-// twin itself. CAN buses are cantest loopback buses; ttyAMA0 is one end of a
+// map), and addresses with no chip do not acknowledge; the general call
+// (address 0x00) reaches the chips that answer it (the PCA9685's software
+// reset). SPI 0.0 is the QMI8658 twin itself. CAN buses are cantest loopback buses; ttyAMA0 is one end of a
 // uarttest.Pipe whose other end (UARTPeer) belongs to the device on the line.
 //
 // # Scan

@@ -12,6 +12,7 @@ import (
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/can/cantest"
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/hal/spi"
@@ -46,6 +47,16 @@ const (
 	ResetButton = 21 // BCM; to ground, pull-up
 )
 
+// Interrupt lines of the IMUs (BCM), driven by the twins when the board has
+// an executor (Options.Exec).
+const (
+	// MPU6050INT is the head IMU's INT pin: data ready, active high.
+	MPU6050INT = 17
+	// QMI8658INT2 is the balance IMU's INT2 pin, where the QMI8658A drives
+	// data ready.
+	QMI8658INT2 = 25
+)
+
 // UART is the name of the Pi's primary UART on GPIO14/15.
 const UART = "ttyAMA0"
 
@@ -76,8 +87,14 @@ type Options struct {
 	// Nil means a clock that stays at clock.Epoch(). Pass the executor's
 	// clock so that events carry the simulation's time.
 	Clock clock.Clock
-	// Seed varies the metrics between boards; 0 gives nominal values.
+	// Seed varies the metrics between boards and seeds the IMUs' bias and
+	// noise; 0 gives nominal metrics and perfect sensors.
 	Seed uint64
+	// Exec, when set, runs the chips' own timing: the IMUs sample at their
+	// output data rate on its clock and drive their data-ready pins
+	// (MPU6050INT, QMI8658INT2). Clock defaults to its clock. Without it
+	// the IMU pins stay undriven.
+	Exec *executor.Executor
 }
 
 // Board is a simulated Raspberry Pi. It implements board.Board. Methods are
@@ -135,6 +152,13 @@ func New(o *Options) (*Board, error) {
 		i2c1:    &twin.I2CBus{Name: "i2c-1"},
 		can:     map[string]*cantest.Bus{},
 	}
+	if b.clk == nil && o.Exec != nil {
+		b.clk = o.Exec.Clock()
+	}
+	// The chips time themselves only on a clock that moves: a board given
+	// none keeps its stamps at the epoch, and its chips answer every read
+	// with fresh values instead.
+	chipClock := b.clk
 	if b.clk == nil {
 		b.clk = clock.NewVirtual(time.Time{})
 	}
@@ -153,17 +177,21 @@ func New(o *Options) (*Board, error) {
 	}
 	switch prof {
 	case Head:
-		b.mpu = mpu6050.New()
+		mo := &mpu6050.Options{Clock: chipClock, Seed: o.Seed}
+		if o.Seed != 0 {
+			mo.Noise = mpu6050.TypicalNoise(o.Seed)
+		}
+		b.mpu = mpu6050.NewWith(mo)
 		attach(0x68, descMPU6050, b.mpu)
 		b.camera = true
 	case Arms:
 		b.pca = pca9685.New()
-		b.ina = ina219.New(0)
+		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descPCA9685, b.pca)
 		attach(0x41, descINA219, b.ina)
 		b.uartDesc = descFeetech
 	case Tracks:
-		b.ina = ina219.New(0)
+		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
 	case Console:
 		b.oled = ssd1306.New()
@@ -172,7 +200,11 @@ func New(o *Options) (*Board, error) {
 			pulls[n] = gpio.PullUp
 		}
 	case Balance:
-		b.spi00 = qmi8658.New()
+		qo := &qmi8658.Options{Clock: chipClock, Seed: o.Seed}
+		if o.Seed != 0 {
+			qo.Noise = qmi8658.TypicalNoise(o.Seed)
+		}
+		b.spi00 = qmi8658.NewWith(qo)
 		for _, n := range []int{8, 9, 10, 11} {
 			buses[n] = boardtest.BusPin{Dir: board.DirSPI, Owner: "spi0"}
 		}
@@ -202,6 +234,15 @@ func New(o *Options) (*Board, error) {
 		bo.CAN[name] = bus
 	}
 	b.base = boardtest.New(bo)
+	if o.Exec != nil {
+		// The pins exist and are never bus pins, so SetInput cannot fail.
+		if b.mpu != nil {
+			b.mpu.WireInterrupt(o.Exec, func(l gpio.Level) { _ = b.base.SetInput(MPU6050INT, l) })
+		}
+		if b.spi00 != nil {
+			b.spi00.WireInterrupt(o.Exec, func(l gpio.Level) { _ = b.base.SetInput(QMI8658INT2, l) })
+		}
+	}
 	return b, nil
 }
 
