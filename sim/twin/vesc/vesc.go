@@ -196,10 +196,10 @@ func (d *Device) receive(f can.Frame, at time.Time) {
 		c = Command{Mode: RPM, Value: v}
 	case vesc.CmdSetPos:
 		c = Command{Mode: Pos, Value: v / vesc.PosScale}
+	case vesc.CmdStatus, 14, 15, vesc.CmdStatus4, vesc.CmdStatus5, 58:
+		return // STATUS 1–6: what VESCs send, its own among them
 	default:
-		if cmd < vesc.CmdStatus {
-			d.ignored++
-		}
+		d.ignored++
 		return
 	}
 	c.At = at
