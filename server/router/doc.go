@@ -39,7 +39,9 @@
 // msg.TopicRCState (each channel N is the property "channel_N", its
 // normalised value), msg.LiveLinkFrame on msg.TopicLiveLinkFrames (each
 // property by name), and msg.RouterInput on msg.TopicRouterInput (any
-// source: joystick bridges, autonomous behaviours, safety monitors).
+// source: joystick bridges, autonomous behaviours, safety monitors). The
+// console's msg.ConsoleOverride on msg.TopicConsoleOverride outranks every
+// route but safety ones.
 //
 // # Outputs
 //
@@ -54,8 +56,9 @@
 // # Safety
 //
 // An emergency stop (Command "estop", a mapping to "estop", the WebSocket
-// tracks estop and system estop, EStop) publishes msg.EStop on
-// /saint/tracks/estop and a zero Twist at once, keeps the tracks at zero
+// tracks estop and system estop, the console's estop control, EStop)
+// publishes msg.EStop on /saint/tracks/estop and /saint/balance/estop and
+// a zero Twist at once, keeps the tracks at zero
 // and holds head and arm commands back until ClearEStop, whatever the
 // priorities.
 //

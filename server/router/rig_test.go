@@ -35,6 +35,7 @@ var outputTopics = []string{
 	msg.TopicHeadCmd, msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCmdTopic(msg.ArmRight),
 	msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCmdTopic(msg.ArmRight),
 	msg.TopicTracksCmdVel, msg.TopicTracksEStop, msg.TopicRouterStatus, msg.TopicHeadCameraCmd,
+	"/saint/balance/estop",
 }
 
 // newRig starts a router whose default preset is cfg (YAML).

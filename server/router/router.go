@@ -575,6 +575,12 @@ func (r *Router) timeout() time.Duration {
 
 func (r *Router) fresh(at, now time.Time) bool { return now.Sub(at) <= r.timeout() }
 
+// EStopTopics are where the router publishes msg.EStop: the tracks'
+// (spec: Tracks Node) and the balancing base's, "/saint/balance/estop".
+func EStopTopics() []string {
+	return []string{msg.TopicTracksEStop, msg.TopicPrefix(msg.RoleBalance, "") + "/estop"}
+}
+
 // EStop engages the emergency stop: tracks get zero velocity and the
 // estop topic at once, head and arm outputs stop, and it stays so until
 // ClearEStop. Call it on the executor.
@@ -585,7 +591,9 @@ func (r *Router) EStop(source, reason string) {
 	now := r.ex.Now()
 	r.estop = estopState{active: true, source: source, reason: reason}
 	r.event("warn", fmt.Sprintf("emergency stop engaged by %s (%s)", source, reason))
-	r.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: source, Reason: reason})
+	for _, t := range EStopTopics() {
+		r.publish(t, msg.EStop{Active: true, Source: source, Reason: reason})
+	}
 	r.publish(msg.TopicTracksCmdVel, msg.Twist{})
 	r.outputs[TargetTracks].last = map[string]float64{"linear": 0, "angular": 0}
 	r.publishStatus(now, false)
@@ -599,7 +607,9 @@ func (r *Router) ClearEStop(source string) {
 		return
 	}
 	r.estop = estopState{}
-	r.publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: source})
+	for _, t := range EStopTopics() {
+		r.publish(t, msg.EStop{Active: false, Source: source})
+	}
 	for _, byRoute := range r.contrib {
 		clear(byRoute)
 	}

@@ -208,6 +208,9 @@ func TestEStopWinsAndLatches(t *testing.T) {
 	if es := rg.estops(); len(es) != 1 || !es[0].Active || es[0].Source != msg.SourceSafety {
 		t.Fatalf("estop messages %v, want one active from safety", es)
 	}
+	if es := decodeAll[msg.EStop](rg, "/saint/balance/estop"); len(es) != 1 || !es[0].Active {
+		t.Fatalf("balance estop messages %v, want one active", es)
+	}
 	// Nothing moves while it is latched, whatever the priority: RC keeps
 	// driving, WebSocket commands the head.
 	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 30})); err != nil {
