@@ -193,6 +193,9 @@ func (b *Bus) timeout(t *txn) {
 	if b.cur != t {
 		return
 	}
+	// Whatever partial packet the parser holds is stale now: a corrupt
+	// length byte must not swallow the next answer.
+	b.ps.Reset()
 	missing := t.expect[len(t.got)]
 	err := fmt.Errorf("feetech: servo %d: %w after %v", missing, ErrTimeout, b.o.Timeout)
 	if b.ps.BadChecksums > t.badSum {

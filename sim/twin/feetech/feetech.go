@@ -26,8 +26,13 @@ type Bus struct {
 	mu     sync.Mutex
 	servos []*Servo // in the order added; answers to broadcasts follow id order
 	ps     ft.Parser
+	lastRx time.Time
 	stop   func()
 }
+
+// FrameGap is the silence after which a servo drops a partial packet, so
+// that a corrupt length byte cannot swallow the requests that follow.
+const FrameGap = time.Millisecond
 
 // New puts a bus of no servos on port (the device end of the line) and
 // starts answering.
@@ -100,9 +105,13 @@ func (b *Bus) Stats() (dropped, badChecksums int) {
 	return b.ps.Dropped, b.ps.BadChecksums
 }
 
-func (b *Bus) receive(p []byte, _ time.Time) {
+func (b *Bus) receive(p []byte, at time.Time) {
 	var out []byte
 	b.mu.Lock()
+	if !b.lastRx.IsZero() && at.Sub(b.lastRx) > FrameGap {
+		b.ps.Reset()
+	}
+	b.lastRx = at
 	b.ps.Feed(p, func(pk ft.Packet) { out = b.handle(pk, out) })
 	b.mu.Unlock()
 	if len(out) > 0 {

@@ -267,3 +267,18 @@ func hx(s string) []byte {
 	}
 	return b
 }
+
+// A corrupt length byte makes the servos wait for a long packet; the
+// driver's next try, after its timeout, is heard again.
+func TestRecoversFromCorruptLength(t *testing.T) {
+	r := newRig(t, ft.STS, 1)
+	r.host.Write(hx("FF FF 01 F0 02")) // claims 240 more bytes
+	var errs []error
+	r.driver.Ping(1, func(err error) { errs = append(errs, err) })
+	r.run(t)
+	r.driver.Ping(1, func(err error) { errs = append(errs, err) })
+	r.run(t)
+	if len(errs) != 2 || !errors.Is(errs[0], ft.ErrTimeout) || errs[1] != nil {
+		t.Errorf("errors %v, want a timeout, then an answer", errs)
+	}
+}
