@@ -11,7 +11,8 @@
 // bus they would collide unless only one is connected: the way setup tools
 // find an unknown id). Bytes with a bad checksum, garbage, instructions the
 // servos do not know and malformed parameters get no answer; the parser
-// resynchronises on the next 0xFF 0xFF.
+// resynchronises on the next 0xFF 0xFF and drops a partial packet after
+// FrameGap of silence on the line.
 //
 // # Physics-facing API
 //
