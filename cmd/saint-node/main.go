@@ -71,7 +71,11 @@ func run() error {
 		}
 		b = sb
 	case "pi":
-		return errors.New("--hal pi: the Raspberry Pi backend is not part of this build yet; use --hal sim")
+		pb, err := openPiBoard(*id)
+		if err != nil {
+			return err
+		}
+		b = pb
 	default:
 		return fmt.Errorf("--hal %q: want pi or sim", *hal)
 	}

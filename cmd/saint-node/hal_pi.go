@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/board/pi"
+	"github.com/saint-os/saint/hal/can"
+	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/hal/i2c"
+	"github.com/saint-os/saint/hal/periph"
+	"github.com/saint-os/saint/hal/pwm"
+	"github.com/saint-os/saint/hal/serial"
+	"github.com/saint-os/saint/hal/socketcan"
+	"github.com/saint-os/saint/hal/spi"
+	"github.com/saint-os/saint/hal/uart"
+	simboard "github.com/saint-os/saint/sim/board"
+)
+
+// SPI devices are opened at this clock and mode: every chip a role drives
+// over SPI today (QMI8658, MCP2515) takes mode 0, and 1 MHz is within all
+// of their limits.
+const (
+	spiClockHz = 1_000_000
+	spiMode    = periph.SPIMode(0)
+)
+
+// openPiBoard builds the board of the Raspberry Pi this runs on, its buses
+// served by hal/periph (GPIO, PWM, I²C, SPI), hal/socketcan (CAN) and
+// hal/serial (UART). On a machine that is not a Raspberry Pi it says what
+// is missing.
+func openPiBoard(nodeID string) (board.Board, error) {
+	clk := clock.Real{}
+	host, hostErr := periph.Open(&periph.Options{Clock: clk})
+	hw := &piHardware{host: host, clk: clk}
+	b, boardErr := pi.New(&pi.Options{
+		NodeID:      nodeID,
+		Hardware:    hw,
+		IdentifyI2C: simboard.IdentifyI2C,
+	})
+	if err := errors.Join(boardErr, hostErr); err != nil {
+		return nil, fmt.Errorf("--hal pi: this machine cannot run a Raspberry Pi node (use --hal sim elsewhere):\n%w", err)
+	}
+	return b, nil
+}
+
+// piHardware opens each bus once, on first use, and keeps it for the life of
+// the process. It implements board.Hardware.
+type piHardware struct {
+	host *periph.Host
+	clk  clock.Clock
+
+	mu   sync.Mutex
+	i2c  map[int]*periph.I2CBus
+	spi  map[[2]int]*periph.SPIConn
+	can  map[string]*socketcan.Bus
+	uart map[string]*serial.Port
+}
+
+func (h *piHardware) GPIO(bcm int) (gpio.PinIO, error) { return h.host.GPIO(bcm) }
+
+func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.host.PWM(bcm) }
+
+func (h *piHardware) I2C(bus int) (i2c.Bus, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b, ok := h.i2c[bus]; ok {
+		return b, nil
+	}
+	b, err := h.host.I2C(bus)
+	if err != nil {
+		return nil, err
+	}
+	if h.i2c == nil {
+		h.i2c = map[int]*periph.I2CBus{}
+	}
+	h.i2c[bus] = b
+	return b, nil
+}
+
+func (h *piHardware) SPI(bus, cs int) (spi.Conn, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := [2]int{bus, cs}
+	if c, ok := h.spi[key]; ok {
+		return c, nil
+	}
+	c, err := h.host.SPI(bus, cs, spiClockHz, spiMode)
+	if err != nil {
+		return nil, err
+	}
+	if h.spi == nil {
+		h.spi = map[[2]int]*periph.SPIConn{}
+	}
+	h.spi[key] = c
+	return c, nil
+}
+
+func (h *piHardware) CAN(name string) (can.Bus, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b, ok := h.can[name]; ok {
+		return b, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, err := socketcan.Open(ctx, name, &socketcan.Options{Clock: h.clk})
+	if err != nil {
+		return nil, err
+	}
+	if h.can == nil {
+		h.can = map[string]*socketcan.Bus{}
+	}
+	h.can[name] = b
+	return b, nil
+}
+
+// UART opens a serial device by name ("ttyAMA0", "serial0", "ttyUSB0") or
+// path.
+func (h *piHardware) UART(name string) (uart.Port, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.uart[name]; ok {
+		return p, nil
+	}
+	path := name
+	if !strings.HasPrefix(path, "/") {
+		path = "/dev/" + name
+	}
+	p, err := serial.Open(path, &serial.Options{Clock: h.clk})
+	if err != nil {
+		return nil, err
+	}
+	if h.uart == nil {
+		h.uart = map[string]*serial.Port{}
+	}
+	h.uart[name] = p
+	return p, nil
+}
+
+var _ board.Hardware = (*piHardware)(nil)
