@@ -187,7 +187,10 @@ func (d *Dev) SetCounts(ch int, on, off uint16) error {
 
 func (d *Dev) setRaw(ch int, on, off uint16) error {
 	reg := byte(regLED0OnL + 4*ch)
-	return d.tx(fmt.Sprintf("LED%d", ch), []byte{reg, byte(on), byte(on >> 8), byte(off), byte(off >> 8)}, nil)
+	if err := d.bus.Tx(d.addr, []byte{reg, byte(on), byte(on >> 8), byte(off), byte(off >> 8)}, nil); err != nil {
+		return fmt.Errorf("pca9685: 0x%02x: writing LED%d: %w", d.addr, ch, err)
+	}
+	return nil
 }
 
 // FullOn drives channel ch high all the time.
