@@ -1,0 +1,36 @@
+// Package head models the robot's head: three hobby servos in series, pan
+// (about z), tilt (about y) and roll (about x), each turning the rest of
+// the head, and an IMU (MPU6050) fixed in the head.
+//
+// # Model
+//
+// Each axis is a servo (sim/model/servo) driving its share of the head's
+// inertia, with viscous friction in its bearing. The head's centre of mass
+// sits d above the tilt and roll axes, so gravity tips it further the more
+// it leans:
+//
+//	τ_tilt = m·g·d·sin(tilt)·cos(roll)      τ_roll = m·g·d·sin(roll)·cos(tilt)
+//
+// The axes are otherwise treated as decoupled (the cross-inertia of a head
+// that turns slowly is small beside the servos' reflected rotor inertia).
+//
+// The head's orientation is R = Rz(pan)·Ry(tilt)·Rx(roll): positive pan
+// turns left, positive tilt looks down, positive roll drops the right ear.
+// The IMU at the intersection of the axes measures, in the head frame,
+//
+//	gyro  = Rx(roll)ᵀ·(Ry(tilt)ᵀ·(0, 0, pan') + (0, tilt', 0)) + (roll', 0, 0)
+//	accel = Rᵀ·(0, 0, g)            (specific force: +g on z when level)
+//
+// plus, when the head has a random stream, white noise and a constant bias
+// drawn once (MPU6050 datasheet: gyro noise 0.005 °/s/√Hz, accelerometer
+// 400 µg/√Hz; at a 500 Hz bandwidth about 0.002 rad/s and 0.09 m/s²).
+//
+// # Typical values (Default)
+//
+// A 1.2 kg head (camera, shell, servos) with its centre of mass 4 cm above
+// the tilt axis: m·g·d = 0.47 N·m, a quarter of the way to a MG996R's
+// 0.92 N·m stall torque at 90° tilt. Inertia about each axis 4–5·10⁻³ kg·m²
+// (a 15 cm head as a solid sphere, plus the offset). Servo travel follows the
+// head role's limits, spanned by 500–2500 µs: pan 360° (a 360° position
+// servo), tilt 180°, roll 90°.
+package head

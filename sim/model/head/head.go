@@ -1,0 +1,161 @@
+package head
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/sim/model/geom"
+	"github.com/saint-os/saint/sim/model/servo"
+)
+
+// StandardGravity is g₀, m/s².
+const StandardGravity = 9.80665
+
+// Axes of the head, the index of its servos.
+const (
+	Pan = iota
+	Tilt
+	Roll
+)
+
+// Axis describes one joint of the head.
+type Axis struct {
+	Servo    servo.Params
+	Inertia  float64 // kg·m² about the axis, besides the servo's rotor
+	Friction float64 // viscous, N·m·s/rad
+}
+
+// Params describe a head.
+type Params struct {
+	Axes          [3]Axis // pan, tilt, roll
+	GravityMoment float64 // m·g·d, N·m: the head's weight times its offset above the tilt/roll axes
+	GyroNoise     float64 // rad/s, standard deviation per sample
+	AccelNoise    float64 // m/s², standard deviation per sample
+	GyroBias      float64 // rad/s, standard deviation of the constant bias
+}
+
+// Default is the head described in the package doc.
+func Default() Params {
+	axis := func(travelDeg, inertia float64) Axis {
+		p := servo.MG996R()
+		p.Travel = travelDeg * math.Pi / 180
+		return Axis{Servo: p, Inertia: inertia, Friction: 0.01}
+	}
+	return Params{
+		Axes:          [3]Axis{axis(360, 4e-3), axis(180, 4.6e-3), axis(90, 4.6e-3)},
+		GravityMoment: 1.2 * StandardGravity * 0.04,
+		GyroNoise:     0.002, AccelNoise: 0.09, GyroBias: 0.01,
+	}
+}
+
+// Head is the head model.
+type Head struct {
+	p      Params
+	servos [3]*servo.Servo
+	rng    *rand.Rand
+	bias   geom.Vec3
+}
+
+// New returns a head at rest, level and facing forward, with no command.
+// With rng the IMU reading is noisy and biased; nil gives a perfect IMU.
+func New(p Params, rng *rand.Rand) *Head {
+	h := &Head{p: p, rng: rng}
+	for i := range h.servos {
+		h.servos[i] = servo.New(p.Axes[i].Servo)
+	}
+	if rng != nil {
+		for i := range h.bias {
+			h.bias[i] = p.GyroBias * rng.NormFloat64()
+		}
+	}
+	return h
+}
+
+// Name implements world.Model.
+func (h *Head) Name() string { return "head" }
+
+// Servo returns the servo of axis Pan, Tilt or Roll.
+func (h *Head) Servo(axis int) *servo.Servo { return h.servos[axis] }
+
+// SetPWM commands axis from a PWM output (frequency Hz, duty 0–1, running).
+func (h *Head) SetPWM(axis int, freqHz, duty float64, on bool) {
+	h.servos[axis].SetPWM(freqHz, duty, on)
+}
+
+// SetDead kills (true) or revives every servo of the head.
+func (h *Head) SetDead(dead bool) {
+	for _, s := range h.servos {
+		s.SetDead(dead)
+	}
+}
+
+// Step implements world.Model.
+func (h *Head) Step(dt float64) {
+	a := h.Angles()
+	ext := [3]float64{
+		0,
+		h.p.GravityMoment * math.Sin(a[Tilt]) * math.Cos(a[Roll]),
+		h.p.GravityMoment * math.Sin(a[Roll]) * math.Cos(a[Tilt]),
+	}
+	for i, s := range h.servos {
+		s.Step(dt, h.p.Axes[i].Inertia, h.p.Axes[i].Friction, ext[i])
+	}
+}
+
+// Angles returns pan, tilt and roll, rad.
+func (h *Head) Angles() [3]float64 {
+	return [3]float64{h.servos[0].Angle(), h.servos[1].Angle(), h.servos[2].Angle()}
+}
+
+// Rates returns the rates of pan, tilt and roll, rad/s.
+func (h *Head) Rates() [3]float64 {
+	return [3]float64{h.servos[0].Rate(), h.servos[1].Rate(), h.servos[2].Rate()}
+}
+
+// Orientation returns the head's rotation in the robot frame.
+func (h *Head) Orientation() geom.Mat3 {
+	a := h.Angles()
+	return geom.RotZ(a[Pan]).Mul(geom.RotY(a[Tilt])).Mul(geom.RotX(a[Roll]))
+}
+
+// TrueIMU returns what a perfect IMU in the head measures: specific force
+// (m/s²) and angular rate (rad/s), head frame.
+func (h *Head) TrueIMU() (accel, gyro geom.Vec3) {
+	a, r := h.Angles(), h.Rates()
+	rx, ry := geom.RotX(a[Roll]), geom.RotY(a[Tilt])
+	gyro = rx.ApplyT(ry.ApplyT(geom.Vec3{0, 0, r[Pan]}).Add(geom.Vec3{0, r[Tilt], 0})).Add(geom.Vec3{r[Roll], 0, 0})
+	accel = h.Orientation().ApplyT(geom.Vec3{0, 0, StandardGravity})
+	return accel, gyro
+}
+
+// IMU returns the IMU's reading: the true values plus noise and bias when
+// the head has a random stream. Each call draws new noise.
+func (h *Head) IMU() (accel, gyro geom.Vec3) {
+	accel, gyro = h.TrueIMU()
+	if h.rng != nil {
+		for i := 0; i < 3; i++ {
+			accel[i] += h.p.AccelNoise * h.rng.NormFloat64()
+			gyro[i] += h.bias[i] + h.p.GyroNoise*h.rng.NormFloat64()
+		}
+	}
+	return accel, gyro
+}
+
+// AppendState implements world.Stater.
+func (h *Head) AppendState(dst []float64) []float64 {
+	for _, s := range h.servos {
+		dst = append(dst, s.Angle(), s.Rate())
+	}
+	return dst
+}
+
+// Truth implements world.Truther.
+func (h *Head) Truth() any {
+	acc, gyr := h.TrueIMU()
+	t := msg.SimHead{Angles: h.Angles(), Rates: h.Rates(), Accel: acc, Gyro: gyr}
+	for i, s := range h.servos {
+		t.Torques[i], t.PulsesUS[i] = s.Torque(), s.Pulse()
+	}
+	return t
+}
