@@ -11,7 +11,8 @@
 // CHECKSUM = ^(ID + LEN + INSTR + params) & 0xFF. A servo answers with a
 // status packet of the same shape whose INSTR byte is its error byte
 // (ErrVoltage, ErrOverheat, ErrOverload ...). ID 0xFE (Broadcast) reaches
-// every servo; no servo answers a broadcast except a PING. Instructions:
+// every servo; no servo answers a broadcast except a PING, and a SYNC_READ,
+// which the servos it lists answer one after the other. Instructions:
 // PING 0x01, READ 0x02 (addr, n), WRITE 0x03 (addr, data...), REG_WRITE 0x04
 // and ACTION 0x05 (a write armed now, applied on ACTION), SYNC_READ 0x82 (STS
 // only; addr, n, ids...), SYNC_WRITE 0x83 (addr, n, then id + n bytes per

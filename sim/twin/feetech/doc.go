@@ -6,10 +6,11 @@
 // Each Servo holds the servo's control table. PING, READ, WRITE,
 // REG_WRITE/ACTION, SYNC_WRITE and SYNC_READ act on it; a servo answers a
 // packet addressed to its id with a status packet (READ and PING always,
-// the rest while RegStatusReturnLevel is 1, its default) and answers no
-// broadcast except PING, which every servo answers in id order (on a real
-// bus they would collide unless only one is connected: the way setup tools
-// find an unknown id). Bytes with a bad checksum, garbage, instructions the
+// the rest while RegStatusReturnLevel is 1, its default). Broadcasts get no
+// answer, except SYNC_READ (the servos it lists answer in its order) and
+// PING, which every servo answers in id order (on a real bus they would
+// collide unless only one is connected: the way setup tools find an
+// unknown id). Bytes with a bad checksum, garbage, instructions the
 // servos do not know and malformed parameters get no answer; the parser
 // resynchronises on the next 0xFF 0xFF and drops a partial packet after
 // FrameGap of silence on the line.

@@ -55,7 +55,7 @@ type State struct {
 	InputVoltage float64 // V
 	TempFET      float64 // °C
 	TempMotor    float64 // °C
-	Tachometer   int32
+	Tachometer   int32   // commutation steps: 6 per electrical revolution, signed
 	PIDPos       float64 // degrees
 }
 
