@@ -156,13 +156,15 @@ func AppendCRSFLinkStats(dst []byte, addr byte, l *LinkStats) []byte {
 // 1500 and 2012.
 func CRSFToMicros(v uint16) uint16 { return uint16(uint32(v)*1024/1639 + 881) }
 
-// MicrosToCRSF converts µs to the smallest CRSF value that CRSFToMicros maps
-// back to the same µs, clamped to the 11-bit range (881–2159 µs).
+// MicrosToCRSF converts µs to a CRSF value that CRSFToMicros maps back to
+// the same µs, clamped to the 11-bit range (881–2159 µs). Where two values
+// map to the same µs it takes the larger, which gives the standard 172, 992
+// and 1811 for 988, 1500 and 2012 µs.
 func MicrosToCRSF(us uint16) uint16 {
-	if us <= 881 {
+	if us < 881 {
 		return 0
 	}
-	v := (uint32(us-881)*1639 + 1023) / 1024 // ceil
+	v := ((uint32(us-881)+1)*1639 - 1) / 1024
 	if v > 2047 {
 		v = 2047
 	}

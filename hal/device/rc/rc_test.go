@@ -113,6 +113,11 @@ func TestSBUSMicros(t *testing.T) {
 			t.Fatalf("SBUSToMicros(MicrosToSBUS(%d)) = %d", us, got)
 		}
 	}
+	for _, tc := range []struct{ us, raw uint16 }{{988, 172}, {1500, 992}, {2012, 1811}} {
+		if got := MicrosToSBUS(tc.us); got != tc.raw {
+			t.Errorf("MicrosToSBUS(%d) = %d, want %d", tc.us, got, tc.raw)
+		}
+	}
 	if MicrosToSBUS(0) != 0 || MicrosToSBUS(5000) != 2047 {
 		t.Errorf("MicrosToSBUS does not clamp: %d, %d", MicrosToSBUS(0), MicrosToSBUS(5000))
 	}
@@ -219,6 +224,11 @@ func TestCRSFMicros(t *testing.T) {
 	for _, tc := range []struct{ raw, us uint16 }{{172, 988}, {992, 1500}, {1811, 2012}, {0, 881}, {2047, 2159}} {
 		if got := CRSFToMicros(tc.raw); got != tc.us {
 			t.Errorf("CRSFToMicros(%d) = %d, want %d", tc.raw, got, tc.us)
+		}
+	}
+	for _, tc := range []struct{ us, raw uint16 }{{988, 172}, {1500, 992}, {2012, 1811}, {0, 0}, {3000, 2047}} {
+		if got := MicrosToCRSF(tc.us); got != tc.raw {
+			t.Errorf("MicrosToCRSF(%d) = %d, want %d", tc.us, got, tc.raw)
 		}
 	}
 	for us := uint16(881); us <= 2159; us++ {

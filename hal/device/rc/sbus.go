@@ -90,13 +90,15 @@ func sbusFooterOK(b byte) bool { return b == 0x00 || b&0xCF == 0x04 }
 // 172, 992 and 1811 give 988, 1500 and 2012.
 func SBUSToMicros(v uint16) uint16 { return uint16((5*uint32(v)+4)/8 + 880) }
 
-// MicrosToSBUS converts µs to the SBUS value that SBUSToMicros maps back to
-// the same µs, clamped to the 11-bit range (880–2159 µs).
+// MicrosToSBUS converts µs to an SBUS value that SBUSToMicros maps back to
+// the same µs, clamped to the 11-bit range (880–2159 µs). Where two values
+// map to the same µs it takes the smaller, which gives the standard 172, 992
+// and 1811 for 988, 1500 and 2012 µs.
 func MicrosToSBUS(us uint16) uint16 {
 	if us <= 880 {
 		return 0
 	}
-	v := (uint32(us-880)*16 + 5) / 10 // round(1.6·(us − 880))
+	v := uint32(us-880) * 8 / 5
 	if v > 2047 {
 		v = 2047
 	}
