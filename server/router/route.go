@@ -181,13 +181,33 @@ func (m *Mapping) UnmarshalYAML(n *yaml.Node) error {
 		*m = Mapping{Passthrough: true}
 		return nil
 	}
-	var list []Map
-	if err := n.Decode(&list); err != nil {
-		return &FieldError{Field: "mapping", Message: err.Error()}
+	if n.Kind != yaml.SequenceNode {
+		return &FieldError{Field: "mapping", Message: fmt.Sprintf("line %d: want a list of mappings or %q", n.Line, Passthrough)}
+	}
+	list := make([]Map, len(n.Content))
+	for i, item := range n.Content {
+		field := fmt.Sprintf("mapping[%d]", i)
+		if item.Kind != yaml.MappingNode {
+			return &FieldError{Field: field, Message: fmt.Sprintf("line %d: want a mapping object", item.Line)}
+		}
+		// A nested Decode does not inherit the file's strictness: check
+		// the option names here, so that a misspelt one is an error.
+		for k := 0; k+1 < len(item.Content); k += 2 {
+			if key := item.Content[k].Value; !mapOptions[key] {
+				return &FieldError{Field: field + "." + key, Message: fmt.Sprintf("line %d: unknown mapping option", item.Content[k].Line)}
+			}
+		}
+		if err := item.Decode(&list[i]); err != nil {
+			return &FieldError{Field: field, Message: err.Error()}
+		}
 	}
 	*m = Mapping{List: list}
 	return nil
 }
+
+// mapOptions are the keys of a Map.
+var mapOptions = map[string]bool{"from": true, "to": true, "scale": true, "offset": true, "clamp": true,
+	"deadzone": true, "curve": true, "expo": true, "mode": true, "threshold": true, "inverted": true}
 
 // Map turns one input value into one output property (spec: Routing Rules
 // and Channel Mapping Examples). Apply gives the order in which the options
@@ -289,7 +309,7 @@ func fieldErr(field, format string, args ...any) error {
 func prefixed(prefix string, err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &FieldError{Field: prefix + "." + fe.Field, Message: fe.Message}
+		return &FieldError{Field: joinField(prefix, fe.Field), Message: fe.Message}
 	}
 	return err
 }
@@ -452,6 +472,50 @@ type Blending struct {
 	// SourceTimeoutMS is how long after its last input a route stops
 	// counting as active.
 	SourceTimeoutMS int `json:"source_timeout_ms" yaml:"source_timeout_ms"`
+}
+
+// UnmarshalJSON fills the fields given over the current ones, or over
+// DefaultBlending for a fresh value, refusing unknown fields.
+func (b *Blending) UnmarshalJSON(data []byte) error {
+	type plain Blending
+	p := plain(*b)
+	if p.Mode == "" {
+		p = plain(DefaultBlending())
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return &FieldError{Field: te.Field, Message: fmt.Sprintf("want %s, got %s", te.Type, te.Value)}
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return &FieldError{Field: name, Message: "unknown blending option; want mode, blend_time_ms or source_timeout_ms"}
+		}
+		return err
+	}
+	*b = Blending(p)
+	return nil
+}
+
+// UnmarshalYAML fills the fields given over DefaultBlending, so a preset
+// may give only the mode.
+func (b *Blending) UnmarshalYAML(n *yaml.Node) error {
+	type plain Blending
+	p := plain(DefaultBlending())
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		switch key := n.Content[k].Value; key {
+		case "mode", "blend_time_ms", "source_timeout_ms":
+		default:
+			return &FieldError{Field: key, Message: fmt.Sprintf("line %d: unknown blending option; want mode, blend_time_ms or source_timeout_ms", n.Content[k].Line)}
+		}
+	}
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*b = Blending(p)
+	return nil
 }
 
 // Blending modes.

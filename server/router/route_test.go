@@ -170,7 +170,25 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%q: %v, want an error naming %s", c.yaml, err, c.field)
 		}
 	}
-	if _, err := ParseConfig([]byte("routes: []\nrutes: []\n")); err == nil || !strings.Contains(err.Error(), "rutes") {
-		t.Errorf("unknown key: %v", err)
+	for _, c := range []struct{ yaml, field string }{
+		{"routes: []\nrutes: []\n", "rutes"},
+		{"routes:\n  - {id: a, input: {source: rc}, output: {target: tracks}, mapping: [{from: c, to: linear, scal: 2}]}\n", "mapping[0].scal"},
+		{"blending: {mode: blend, blend_ms: 3}\nroutes: []\n", "blend_ms"},
+	} {
+		_, err := ParseConfig([]byte(c.yaml))
+		var fe *FieldError
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("unknown key %s: %v", c.field, err)
+		} else if strings.Contains(c.field, "scal") && (!errors.As(err, &fe) || !strings.Contains(fe.Message, "line 2")) {
+			t.Errorf("unknown mapping option: %v, want the line", err)
+		}
+	}
+	// Blending options not given take their defaults.
+	cfg, err := ParseConfig([]byte("blending: {mode: blend}\nroutes: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Blending{Mode: BlendBlend, BlendTimeMS: 200, SourceTimeoutMS: 500}); *cfg.Blending != want {
+		t.Fatalf("partial blending %+v, want %+v", *cfg.Blending, want)
 	}
 }

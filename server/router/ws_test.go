@@ -408,6 +408,8 @@ func TestWebSocketBadParamsNameTheField(t *testing.T) {
 		{`{"type": "router", "action": "save_preset", "params": {}}`, "preset_name"},
 		{`{"type": "router", "action": "save_preset", "params": {"preset_name": "p", "routes": [{"id": "a"}]}}`, "routes[0].input.source"},
 		{`{"type": "router", "action": "set_blending", "params": {"mode": "mix"}}`, "mode"},
+		{`{"type": "router", "action": "set_blending", "params": {"blend_ms": 100}}`, "blend_ms"},
+		{`{"type": "router", "action": "set_blending", "params": {"blend_time_ms": "slow"}}`, "blend_time_ms"},
 		{`{"type": "router", "action": "preview", "params": {}}`, "route_id"},
 	} {
 		c.fails(tc.req, tc.field)
