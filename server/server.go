@@ -22,6 +22,7 @@ import (
 	"github.com/saint-os/saint/server/adoption"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/firmware"
+	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -95,6 +96,7 @@ type Server struct {
 	adoption *adoption.Manager
 	gateway  *ws.Gateway
 	activity *activity.Log
+	router   *router.Router
 	settings *settings.Store
 	tokens   *auth.Tokens
 	started  time.Time
@@ -191,6 +193,13 @@ func New(o Options) (*Server, error) {
 	}
 	s.gateway = ws.New(gw)
 	s.gateway.SetTopics(Topics()...)
+	// The router reads its routes here, before the executor runs it.
+	s.router, err = router.New(router.Options{Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log})
+	if err != nil {
+		return nil, err
+	}
+	s.router.RegisterCommands(s.gateway)
+	s.Add(s.router)
 	s.registerManagement()
 	s.registerAdmin()
 	s.registerSystem()
@@ -213,6 +222,9 @@ func (s *Server) Add(c Component) { s.extras = append(s.extras, c) }
 // Log returns the server's logger: what is logged through it with
 // "source" and "node" attributes lands in the activity log.
 func (s *Server) Log() *slog.Logger { return s.log }
+
+// Router returns the input/output router; use it on the executor.
+func (s *Server) Router() *router.Router { return s.router }
 
 // Activity returns the activity log.
 func (s *Server) Activity() *activity.Log { return s.activity }

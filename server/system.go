@@ -42,6 +42,7 @@ func (s *Server) systemStatus() msg.SystemStatus {
 		st.Nodes = append(st.Nodes, ns)
 	}
 	st.UnadoptedCount = int32(len(s.adoption.Unadopted()))
+	st.EStopActive = s.router.EStopActive()
 	clients := len(s.gateway.Clients())
 	st.Inputs = []msg.InputStatus{
 		{Source: msg.SourceWebSocket, Enabled: true, Active: clients > 0, Detail: fmt.Sprintf("%d clients", clients)},
