@@ -700,6 +700,12 @@ func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[strin
 				vals[k] += v
 			}
 		}
+		// Properties no active route drives keep their last value.
+		for k, v := range o.last {
+			if _, driven := vals[k]; !driven {
+				vals[k] = v
+			}
+		}
 		o.winner = cs[0].routeID
 		return vals
 	}

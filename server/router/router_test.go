@@ -145,13 +145,20 @@ func TestAdditiveSumsActiveRoutes(t *testing.T) {
 	stop := rg.every(20*time.Millisecond, func() Input { return face(map[string]float64{"headYaw": 10}) })
 	defer stop()
 	rg.run(50 * time.Millisecond)
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 5})); err != nil {
+	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 5, "tilt": 20})); err != nil {
 		t.Fatal(err)
 	}
 	rg.run(50 * time.Millisecond)
 	hs := rg.heads()
-	if got := hs[len(hs)-1].Pan; got != 15 {
-		t.Fatalf("additive pan %v, want 10 + 5", got)
+	if got := hs[len(hs)-1]; got.Pan != 15 || got.Tilt != 20 {
+		t.Fatalf("additive head %+v, want pan 10 + 5, tilt 20", got)
+	}
+	// The WebSocket source times out: pan is face capture's alone, tilt,
+	// which nothing drives now, stays where it was.
+	rg.run(time.Second)
+	hs = rg.heads()
+	if got := hs[len(hs)-1]; got.Pan != 10 || got.Tilt != 20 {
+		t.Fatalf("after the time-out: head %+v, want pan 10, tilt 20", got)
 	}
 }
 
