@@ -3,7 +3,11 @@ package mpu6050
 import (
 	"math"
 	"testing"
+	"time"
 
+	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/sim/twin"
 )
 
@@ -140,4 +144,97 @@ func FuzzTx(f *testing.F) {
 			t.Fatal("WHO_AM_I changed")
 		}
 	})
+}
+
+// interruptLine runs the twin on a virtual executor and records INT.
+func interruptLine(t *testing.T, d *Device, ex *executor.Executor) *[]gpio.Level {
+	t.Helper()
+	var levels []gpio.Level
+	d.WireInterrupt(ex, func(l gpio.Level) { levels = append(levels, l) })
+	return &levels
+}
+
+func TestInterruptModes(t *testing.T) {
+	ex := executor.NewVirtual()
+	d := NewWith(&Options{Clock: ex.Clock()})
+	levels := interruptLine(t, d, ex)
+	run := func(dt time.Duration, f func()) {
+		t.Helper()
+		if f != nil {
+			ex.Post(f)
+		}
+		if err := ex.RunFor(t.Context(), dt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 1 kHz (DLPF on, divider 0), latched, cleared by reading INT_STATUS.
+	run(0, func() {
+		_ = d.Tx([]byte{RegSmplrtDiv, 0, 1}, nil)
+		_ = d.Tx([]byte{RegIntPinCfg, intLatch, dataRdy}, nil)
+		_ = d.Tx([]byte{RegPwrMgmt1, 0}, nil)
+	})
+	run(5*time.Millisecond, nil)
+	if got := *levels; len(got) != 2 || got[0] != gpio.Low || got[1] != gpio.High {
+		t.Fatalf("latched INT after 5 samples: %v, want [low high] (held)", got)
+	}
+	// Reading another register does not clear it; INT_STATUS does.
+	r := make([]byte, 1)
+	run(0, func() { _ = d.Tx([]byte{RegWhoAmI}, r) })
+	if len(*levels) != 2 {
+		t.Fatal("a read of WHO_AM_I cleared the latched interrupt")
+	}
+	run(0, func() { _ = d.Tx([]byte{RegIntStatus}, r) })
+	if r[0] != dataRdy || (*levels)[len(*levels)-1] != gpio.Low {
+		t.Fatalf("INT_STATUS %#x, INT %v after reading it", r[0], *levels)
+	}
+	// Active low with INT_RD_CLEAR: idle high, low at the next sample,
+	// released by any read.
+	run(0, func() { _ = d.Tx([]byte{RegIntPinCfg, intLevelLow | intLatch | intReadClear}, nil) })
+	n := len(*levels)
+	if (*levels)[n-1] != gpio.High {
+		t.Fatalf("active-low INT idles %v", (*levels)[n-1])
+	}
+	run(time.Millisecond, nil)
+	if (*levels)[len(*levels)-1] != gpio.Low {
+		t.Fatal("active-low INT not asserted at a sample")
+	}
+	run(0, func() { _ = d.Tx([]byte{RegAccelXoutH}, make([]byte, 6)) })
+	if (*levels)[len(*levels)-1] != gpio.High {
+		t.Error("any read did not clear INT with INT_RD_CLEAR")
+	}
+	// Asleep: no more samples, no more edges.
+	run(0, func() { _ = d.Tx([]byte{RegPwrMgmt1, pwrSleep}, nil) })
+	n = len(*levels)
+	run(10*time.Millisecond, nil)
+	if len(*levels) != n {
+		t.Errorf("INT moved while asleep: %v", (*levels)[n:])
+	}
+	if rate := d.SampleRate(); rate != 1000 {
+		t.Errorf("SampleRate = %v, want 1000", rate)
+	}
+}
+
+// Data registers change only at sample instants on a clock.
+func TestSamplesHeldBetweenTicks(t *testing.T) {
+	clk := clock.NewVirtual(clock.Epoch())
+	d := NewWith(&Options{Clock: clk})
+	_ = d.Tx([]byte{RegConfig, 1}, nil) // 1 kHz
+	_ = d.Tx([]byte{RegPwrMgmt1, 0}, nil)
+	d.Set(Sample{Accel: [3]float64{StandardGravity, 0, 0}})
+	clk.Advance(time.Millisecond)
+	if got := s16(read(t, d, RegAccelXoutH, 2)); got != 16384 {
+		t.Fatalf("ACCEL_X = %d after the first sample, want 16384", got)
+	}
+	d.Set(Sample{Accel: [3]float64{-StandardGravity, 0, 0}})
+	clk.Advance(500 * time.Microsecond)
+	if got := s16(read(t, d, RegAccelXoutH, 2)); got != 16384 {
+		t.Errorf("ACCEL_X = %d between samples, want the held 16384", got)
+	}
+	if read(t, d, RegIntStatus, 1)[0] != dataRdy || read(t, d, RegIntStatus, 1)[0] != 0 {
+		t.Error("INT_STATUS not set once then cleared by reading it")
+	}
+	clk.Advance(500 * time.Microsecond)
+	if got := s16(read(t, d, RegAccelXoutH, 2)); got != -16384 {
+		t.Errorf("ACCEL_X = %d after the next sample, want -16384", got)
+	}
 }
