@@ -19,15 +19,25 @@ import (
 type Options struct {
 	// Clock stamps received frames; nil means clock.Real.
 	Clock clock.Clock
+	// SendTimeout bounds how long Send waits for room in the interface's
+	// transmit queue; 0 means DefaultSendTimeout. A queue that stays full
+	// that long means frames are not leaving (bus-off, nobody to
+	// acknowledge), and a caller on an executor must not hang on it.
+	SendTimeout time.Duration
 }
+
+// DefaultSendTimeout is Options.SendTimeout's default: about 50 frames'
+// time at 500 kbit/s.
+const DefaultSendTimeout = 100 * time.Millisecond
 
 // Bus is a SocketCAN interface. It implements can.Bus. Methods are safe for
 // concurrent use.
 type Bus struct {
-	name string
-	clk  clock.Clock
-	conn net.Conn
-	tx   *esocketcan.Transmitter
+	name        string
+	clk         clock.Clock
+	sendTimeout time.Duration
+	conn        net.Conn
+	tx          *esocketcan.Transmitter
 
 	txMu sync.Mutex // one frame on the socket at a time
 
@@ -61,12 +71,17 @@ func New(conn net.Conn, name string, o *Options) *Bus {
 	if clk == nil {
 		clk = clock.Real{}
 	}
+	timeout := o.SendTimeout
+	if timeout <= 0 {
+		timeout = DefaultSendTimeout
+	}
 	b := &Bus{
-		name: name,
-		clk:  clk,
-		conn: conn,
-		tx:   esocketcan.NewTransmitter(conn),
-		done: make(chan struct{}),
+		name:        name,
+		clk:         clk,
+		sendTimeout: timeout,
+		conn:        conn,
+		tx:          esocketcan.NewTransmitter(conn),
+		done:        make(chan struct{}),
 	}
 	go b.read(esocketcan.NewReceiver(conn))
 	return b
@@ -102,7 +117,8 @@ func (b *Bus) read(r *esocketcan.Receiver) {
 func (b *Bus) Name() string { return b.name }
 
 // Send implements can.Bus. A frame a controller would refuse (more than 8
-// bytes, an id too wide for its format) is an error and is not sent.
+// bytes, an id too wide for its format) is an error and is not sent; so is a
+// frame the interface has no room for within Options.SendTimeout.
 func (b *Bus) Send(f can.Frame) error {
 	ef, err := toEinride(f)
 	if err != nil {
@@ -110,7 +126,9 @@ func (b *Bus) Send(f can.Frame) error {
 	}
 	b.txMu.Lock()
 	defer b.txMu.Unlock()
-	if err := b.tx.TransmitFrame(context.Background(), ef); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), b.sendTimeout)
+	defer cancel()
+	if err := b.tx.TransmitFrame(ctx, ef); err != nil {
 		return fmt.Errorf("socketcan: %s: %w", b.name, err)
 	}
 	return nil

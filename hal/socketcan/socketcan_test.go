@@ -3,6 +3,7 @@ package socketcan
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -229,5 +230,18 @@ func TestReaderReportsALostConnection(t *testing.T) {
 	// no-op.
 	if err := b.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestSendGivesUpOnAFullQueue(t *testing.T) {
+	// Nobody reads the kernel's side: the frame never leaves.
+	ours, kernel := net.Pipe()
+	defer kernel.Close()
+	b := New(ours, "can0", &Options{SendTimeout: time.Millisecond})
+	defer b.Close()
+	err := b.Send(frame(0x1, false, 1))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "can0") {
+		t.Errorf("Send with no room = %v, want a timeout naming can0", err)
 	}
 }
