@@ -47,6 +47,15 @@ type Options struct {
 // DefaultTickHz is the output rate when Options.TickHz is 0.
 const DefaultTickHz = 50
 
+// TickPeriod is the time between two output ticks.
+func (o Options) TickPeriod() time.Duration {
+	hz := o.TickHz
+	if hz == 0 {
+		hz = DefaultTickHz
+	}
+	return time.Duration(float64(time.Second) / hz)
+}
+
 // Input is one input for the router: an RC frame, a LiveLink frame, a
 // WebSocket command.
 type Input struct {
@@ -157,7 +166,7 @@ func New(o Options) (*Router, error) {
 	}
 	r := &Router{
 		o: o, ex: o.Exec, log: o.Log, store: st,
-		tick:      time.Duration(float64(time.Second) / o.TickHz),
+		tick:      o.TickPeriod(),
 		inputs:    map[string]*inputSnapshot{},
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
