@@ -418,7 +418,9 @@ func (r *Router) Submit(in Input) error {
 			matched = true
 			r.lastInput[rt.ID] = now
 			if in.Command == CommandCamera {
-				flush = append(flush, "camera")
+				if target == TargetHead {
+					flush = appendOnce(flush, "camera")
+				}
 				continue
 			}
 			c := r.contribution(rt, target, now)
@@ -428,7 +430,7 @@ func (r *Router) Submit(in Input) error {
 			c.at = now
 			r.takeEStop(rt, c)
 			if in.Command != "" {
-				flush = append(flush, target)
+				flush = appendOnce(flush, target)
 			}
 			continue
 		}
@@ -456,6 +458,15 @@ func (r *Router) Submit(in Input) error {
 		r.publishStatus(now, false)
 	}
 	return nil
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
 }
 
 // Commands a passthrough input may carry (the spec's robot control
