@@ -81,8 +81,10 @@ func (p *Pin) Out(l gpio.Level) error {
 
 // WatchEdges implements gpio.EdgeWatcher. The edges reported are those
 // selected by the last In; f runs on the watch's own goroutine. stop waits
-// for that goroutine to end, so f is not called after stop returns; stop
-// must not be called from f.
+// for that goroutine to end (at most about 100 ms where the driver cannot
+// interrupt a wait), so f is not called after stop returns; stop must not
+// be called from f. Watch a pin once at a time: two watches would share
+// its edges between them.
 func (p *Pin) WatchEdges(f func(gpio.EdgeEvent)) (stop func()) {
 	done := make(chan struct{})
 	exited := make(chan struct{})
