@@ -1,0 +1,284 @@
+package tracks
+
+import (
+	"math"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/sim/model/battery"
+	"github.com/saint-os/saint/sim/model/dcmotor"
+	"github.com/saint-os/saint/sim/model/geom"
+	"github.com/saint-os/saint/sim/model/ode"
+)
+
+// StandardGravity is g₀, m/s².
+const StandardGravity = 9.80665
+
+// Sides.
+const (
+	Left  = 0
+	Right = 1
+)
+
+const maxSubstep = 1.5e-4 // s
+
+// Params describe the tracked base; see the package doc.
+type Params struct {
+	Motor             dcmotor.Params
+	GearRatio         float64 // N, motor turns per sprocket turn
+	SprocketRadius    float64 // r_s, m
+	TrackInertia      float64 // J_t, sprocket and track at the sprocket, kg·m²
+	Mass              float64 // m, kg
+	YawInertia        float64 // I_z, kg·m²
+	Gauge             float64 // B, m between track centres
+	ContactLength     float64 // l, m of track on the ground
+	Friction          float64 // μ, along the track
+	LateralFriction   float64 // μ_lat, across it
+	SlipVelocity      float64 // s₀, m/s, along the track
+	LateralSlip       float64 // s_lat, m/s, across it
+	RollingResistance float64 // C_rr
+	EncoderCPR        float64 // counts per sprocket revolution
+	Battery           battery.Params
+	QuiescentA        float64 // A drawn by the electronics
+}
+
+// Default is the base described in the package doc.
+func Default() Params {
+	return Params{
+		Motor: dcmotor.Gearmotor24V(), GearRatio: 20, SprocketRadius: 0.05, TrackInertia: 0.01,
+		Mass: 20, YawInertia: 20 * (0.6*0.6 + 0.45*0.45) / 12, Gauge: 0.40, ContactLength: 0.45,
+		Friction: 0.8, LateralFriction: 0.5, SlipVelocity: 0.05, LateralSlip: 0.01, RollingResistance: 0.03,
+		EncoderCPR: 11 * 4 * 20, Battery: battery.LiFePO4_8S(), QuiescentA: 0.5,
+	}
+}
+
+func (p Params) valid() bool {
+	return p.Motor.Valid() && p.Motor.L > 0 &&
+		ode.Finite(p.GearRatio, p.SprocketRadius, p.TrackInertia, p.Mass, p.YawInertia, p.Gauge, p.ContactLength,
+			p.Friction, p.LateralFriction, p.SlipVelocity, p.LateralSlip, p.RollingResistance, p.EncoderCPR, p.QuiescentA) &&
+		p.GearRatio > 0 && p.SprocketRadius > 0 && p.TrackInertia >= 0 && p.Mass > 0 && p.YawInertia > 0 &&
+		p.Gauge > 0 && p.ContactLength >= 0 && p.Friction > 0 && p.LateralFriction >= 0 && p.SlipVelocity > 0 && p.LateralSlip > 0 &&
+		p.RollingResistance >= 0 && p.EncoderCPR > 0 && p.QuiescentA >= 0
+}
+
+// State vector layout.
+const (
+	sIL = iota
+	sWL
+	sThL
+	sIR
+	sWR
+	sThR
+	sVel
+	sVelY
+	sYawRate
+	sX
+	sY
+	sHead
+	nState
+)
+
+// Tracks is the tracked base.
+type Tracks struct {
+	p    Params
+	bat  *battery.Battery
+	x    [nState]float64
+	duty [2]float64
+	en   [2]bool
+	dead [2]bool
+	push geom.Vec3 // world frame, N
+
+	jEff   float64 // rotor + track inertia at the motor, kg·m²
+	rk     ode.RK4
+	deriv  ode.Deriv
+	force  [2]float64 // traction, last derivative evaluation
+	volts  [2]float64
+	batI   float64
+	travel [2]float64 // m of track travelled
+}
+
+// New returns the base at the origin facing +x, at rest, battery full,
+// bridges disabled. Invalid parameters take Default's.
+func New(p Params) *Tracks {
+	if !p.valid() {
+		p = Default()
+	}
+	t := &Tracks{p: p, bat: battery.New(p.Battery)}
+	t.jEff = p.Motor.J + p.TrackInertia/(p.GearRatio*p.GearRatio)
+	t.deriv = t.derivative
+	return t
+}
+
+// Name implements world.Model.
+func (t *Tracks) Name() string { return "tracks" }
+
+// Params returns the base's parameters.
+func (t *Tracks) Params() Params { return t.p }
+
+// Battery returns the battery model.
+func (t *Tracks) Battery() *battery.Battery { return t.bat }
+
+// SetDrive sets one side's H-bridge: signed duty (−1 to 1, positive drives
+// forward) and whether its enables are high. Non-finite duty counts as 0.
+func (t *Tracks) SetDrive(side int, duty float64, enabled bool) {
+	if side != Left && side != Right {
+		return
+	}
+	if !ode.Finite(duty) {
+		duty = 0
+	}
+	t.duty[side], t.en[side] = ode.Clamp(duty, -1, 1), enabled
+}
+
+// SetMotorDead kills (true) or revives one side's motor.
+func (t *Tracks) SetMotorDead(side int, dead bool) {
+	if side == Left || side == Right {
+		t.dead[side] = dead
+	}
+}
+
+// SetDead implements world.Killable: both motors.
+func (t *Tracks) SetDead(dead bool) { t.dead = [2]bool{dead, dead} }
+
+// ApplyForce implements world.Pushable: a force on the body, world frame.
+func (t *Tracks) ApplyForce(f geom.Vec3) {
+	if ode.Finite(f[0], f[1], f[2]) {
+		t.push = f
+	}
+}
+
+// SetPose places the base at (x, y) with heading (rad), at rest.
+func (t *Tracks) SetPose(x, y, heading float64) {
+	if ode.Finite(x, y, heading) {
+		t.x[sX], t.x[sY], t.x[sHead], t.x[sVel], t.x[sVelY], t.x[sYawRate] = x, y, heading, 0, 0, 0
+	}
+}
+
+func (t *Tracks) open(side int) bool { return !t.en[side] || t.dead[side] }
+
+func (t *Tracks) derivative(_ float64, x, d []float64) {
+	p := &t.p
+	ib := p.QuiescentA
+	for s := 0; s < 2; s++ {
+		if !t.open(s) {
+			ib += t.duty[s] * x[3*s]
+		}
+	}
+	vt := t.bat.Terminal(ib)
+	t.batI = ib
+	mg := p.Mass * StandardGravity
+	half := [2]float64{-p.Gauge / 2, p.Gauge / 2}
+	for s := 0; s < 2; s++ {
+		i, w := x[3*s], x[3*s+1]
+		ground := x[sVel] + half[s]*x[sYawRate]
+		slip := w/p.GearRatio*p.SprocketRadius - ground
+		f := p.Friction * mg / 2 * math.Tanh(slip/p.SlipVelocity)
+		t.force[s] = f
+		load := f * p.SprocketRadius / p.GearRatio
+		if t.open(s) {
+			t.volts[s] = 0
+			d[3*s] = 0
+			d[3*s+1] = (-p.Motor.B*w - load) / t.jEff
+		} else {
+			v := t.duty[s] * vt
+			t.volts[s] = v
+			d[3*s] = (v - p.Motor.R*i - p.Motor.Ke*w) / p.Motor.L
+			d[3*s+1] = (p.Motor.Kt*i - p.Motor.B*w - load) / t.jEff
+		}
+		d[3*s+2] = w
+	}
+	h := x[sHead]
+	sin, cos := math.Sincos(h)
+	// The push in the body frame.
+	px := cos*t.push[0] + sin*t.push[1]
+	py := -sin*t.push[0] + cos*t.push[1]
+	fx := t.force[Left] + t.force[Right] - p.RollingResistance*mg*math.Tanh(x[sVel]/0.01) + px
+	fy := -p.LateralFriction*mg*math.Tanh(x[sVelY]/p.LateralSlip) + py
+	mz := (t.force[Right]-t.force[Left])*p.Gauge/2 -
+		p.LateralFriction*mg*p.ContactLength/4*math.Tanh(x[sYawRate]*p.ContactLength/2/p.LateralSlip)
+	d[sVel] = fx/p.Mass + x[sVelY]*x[sYawRate]
+	d[sVelY] = fy/p.Mass - x[sVel]*x[sYawRate]
+	d[sYawRate] = mz / p.YawInertia
+	d[sX] = x[sVel]*cos - x[sVelY]*sin
+	d[sY] = x[sVel]*sin + x[sVelY]*cos
+	d[sHead] = x[sYawRate]
+}
+
+// Step implements world.Model.
+func (t *Tracks) Step(dt float64) {
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return
+	}
+	for s := 0; s < 2; s++ {
+		if t.open(s) {
+			t.x[3*s] = 0
+		}
+	}
+	n := ode.Substeps(dt, math.Min(maxSubstep, t.p.Motor.MaxSubstep()))
+	h := dt / float64(n)
+	for k := 0; k < n; k++ {
+		th0 := [2]float64{t.x[sThL], t.x[sThR]}
+		t.rk.Step(t.deriv, 0, t.x[:], h)
+		t.bat.Draw(t.batI, h)
+		for s := 0; s < 2; s++ {
+			t.travel[s] += (t.x[3*s+2] - th0[s]) / t.p.GearRatio * t.p.SprocketRadius
+		}
+	}
+	// Leave the derived outputs consistent with the final state.
+	var scratch [nState]float64
+	t.deriv(0, t.x[:], scratch[:])
+}
+
+// Pose returns x, y (m) and heading (rad).
+func (t *Tracks) Pose() (x, y, heading float64) { return t.x[sX], t.x[sY], t.x[sHead] }
+
+// Velocity returns forward speed (m/s), lateral speed (m/s) and yaw rate (rad/s).
+func (t *Tracks) Velocity() (v, vy, yawRate float64) { return t.x[sVel], t.x[sVelY], t.x[sYawRate] }
+
+// MotorCurrent returns one side's motor current, A.
+func (t *Tracks) MotorCurrent(side int) float64 { return t.x[3*side] }
+
+// MotorSpeed returns one side's motor speed, rad/s.
+func (t *Tracks) MotorSpeed(side int) float64 { return t.x[3*side+1] }
+
+// MotorVoltage returns the voltage across one side's motor, V.
+func (t *Tracks) MotorVoltage(side int) float64 { return t.volts[side] }
+
+// TrackSpeed returns one side's track surface speed, m/s.
+func (t *Tracks) TrackSpeed(side int) float64 {
+	return t.x[3*side+1] / t.p.GearRatio * t.p.SprocketRadius
+}
+
+// TrackTravel returns how far one side's track surface has moved, m.
+func (t *Tracks) TrackTravel(side int) float64 { return t.travel[side] }
+
+// SprocketAngle returns one side's sprocket angle, rad.
+func (t *Tracks) SprocketAngle(side int) float64 { return t.x[3*side+2] / t.p.GearRatio }
+
+// EncoderCount returns one side's quadrature count (4 per encoder line).
+func (t *Tracks) EncoderCount(side int) int64 {
+	return int64(math.Floor(t.SprocketAngle(side) * t.p.EncoderCPR / (2 * math.Pi)))
+}
+
+// BatteryVoltage returns the battery's terminal voltage, V.
+func (t *Tracks) BatteryVoltage() float64 { return t.bat.Terminal(t.batI) }
+
+// BatteryCurrent returns the current drawn from the battery, A.
+func (t *Tracks) BatteryCurrent() float64 { return t.batI }
+
+// AppendState implements world.Stater.
+func (t *Tracks) AppendState(dst []float64) []float64 {
+	return append(append(dst, t.x[:]...), t.bat.SoC())
+}
+
+// Truth implements world.Truther.
+func (t *Tracks) Truth() any {
+	return msg.SimTracks{
+		X: t.x[sX], Y: t.x[sY], Heading: t.x[sHead], Speed: t.x[sVel], YawRate: t.x[sYawRate],
+		TrackSpeed: [2]float64{t.TrackSpeed(Left), t.TrackSpeed(Right)},
+		Current:    [2]float64{t.x[sIL], t.x[sIR]},
+		Voltage:    t.volts,
+		Encoder:    [2]int64{t.EncoderCount(Left), t.EncoderCount(Right)},
+		Distance:   t.travel,
+		BatteryV:   t.BatteryVoltage(), BatteryA: t.batI, BatterySoC: t.bat.SoC(),
+	}
+}

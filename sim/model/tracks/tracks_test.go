@@ -1,0 +1,194 @@
+package tracks
+
+import (
+	"math"
+	"testing"
+
+	"github.com/saint-os/saint/sim/model/geom"
+)
+
+const dt = 1e-3
+
+func drive(t *Tracks, seconds, left, right float64) {
+	t.SetDrive(Left, left, true)
+	t.SetDrive(Right, right, true)
+	for i := 0; i < int(seconds/dt+0.5); i++ {
+		t.Step(dt)
+	}
+}
+
+func ideal() Params {
+	p := Default()
+	p.ContactLength = 0 // no turning resistance: an ideal differential drive
+	return p
+}
+
+func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// Equal duty: a straight line along +x, at the track speed, and the ground
+// distance matches the tracks' travel and the encoders within 1 %.
+func TestStraightLine(t *testing.T) {
+	tr := New(Default())
+	drive(tr, 3, 0.5, 0.5)
+	x, y, h := tr.Pose()
+	v, vy, r := tr.Velocity()
+	if math.Abs(y) > 1e-9 || math.Abs(h) > 1e-9 || math.Abs(vy) > 1e-9 || math.Abs(r) > 1e-9 {
+		t.Errorf("straight run drifted: y %g heading %g vy %g yaw rate %g", y, h, vy, r)
+	}
+	if !near(v, tr.TrackSpeed(Left), 0.01) {
+		t.Errorf("body speed %.4f m/s, track speed %.4f: more than 1 %% slip", v, tr.TrackSpeed(Left))
+	}
+	if d := tr.TrackTravel(Left); !near(x, d, 0.01) {
+		t.Errorf("ground distance %.4f m, track travel %.4f m", x, d)
+	}
+	counts := float64(tr.EncoderCount(Left))
+	if want := tr.TrackTravel(Left) / (2 * math.Pi * tr.p.SprocketRadius) * tr.p.EncoderCPR; math.Abs(counts-want) > 1 {
+		t.Errorf("encoder %v counts, travel implies %.1f", counts, want)
+	}
+	// Steady state of the motor: ω = (d·V − R·i)/Kₑ with i = (b·ω + load)/Kₜ.
+	p := tr.p.Motor
+	i := tr.MotorCurrent(Left)
+	if want := (0.5*tr.BatteryVoltage() - p.R*i) / p.Ke; !near(tr.MotorSpeed(Left), want, 1e-3) {
+		t.Errorf("motor speed %.3f rad/s, circuit says %.3f", tr.MotorSpeed(Left), want)
+	}
+}
+
+// Opposite duty on an ideal drive: spin in place at (v_R − v_L)/B.
+func TestSpinInPlace(t *testing.T) {
+	tr := New(ideal())
+	drive(tr, 2, -0.3, 0.3)
+	x, y, _ := tr.Pose()
+	_, _, r := tr.Velocity()
+	want := (tr.TrackSpeed(Right) - tr.TrackSpeed(Left)) / tr.p.Gauge
+	if math.Hypot(x, y) > 1e-6 || !near(r, want, 0.01) {
+		t.Errorf("spin: centre moved to (%g, %g), yaw rate %.4f, kinematics %.4f", x, y, r, want)
+	}
+	// Real tracks scrape sideways: the same duty turns more slowly and
+	// draws more current.
+	sk := New(Default())
+	drive(sk, 2, -0.3, 0.3)
+	if _, _, rs := sk.Velocity(); rs >= 0.9*r || sk.MotorCurrent(Right) <= tr.MotorCurrent(Right) {
+		t.Errorf("skid-steer spin: yaw rate %.3f (ideal %.3f), current %.2f A (ideal %.2f)", rs, r, sk.MotorCurrent(Right), tr.MotorCurrent(Right))
+	}
+}
+
+// Unequal duty on an ideal drive: an arc of radius B/2·(v_R+v_L)/(v_R−v_L);
+// every point of the steady trajectory lies on that circle.
+func TestArcRadius(t *testing.T) {
+	tr := New(ideal())
+	drive(tr, 2, 0.3, 0.5)
+	vl, vr := tr.TrackSpeed(Left), tr.TrackSpeed(Right)
+	want := tr.p.Gauge / 2 * (vr + vl) / (vr - vl)
+	v, _, r := tr.Velocity()
+	if !near(v/r, want, 0.01) {
+		t.Errorf("radius v/ψ' = %.4f m, kinematics %.4f m", v/r, want)
+	}
+	x0, y0, h0 := tr.Pose()
+	cx, cy := x0-want*math.Sin(h0), y0+want*math.Cos(h0) // centre to the left
+	worst := 0.0
+	for i := 0; i < 4000; i++ {
+		tr.Step(dt)
+		x, y, _ := tr.Pose()
+		worst = math.Max(worst, math.Abs(math.Hypot(x-cx, y-cy)-want)/want)
+	}
+	if worst > 0.01 {
+		t.Errorf("trajectory strays %.3g from the circle of radius %.3f m, want < 1 %%", worst, want)
+	}
+}
+
+// Accelerating draws current and the battery sags by R_int·I.
+func TestBatterySag(t *testing.T) {
+	tr := New(Default())
+	drive(tr, 0.02, 1, 1)
+	i := tr.BatteryCurrent()
+	b := tr.Battery()
+	if i < 10 || math.Abs(tr.BatteryVoltage()-(b.OpenCircuit()-b.Params().Resistance*i)) > 1e-9 {
+		t.Errorf("accelerating: %.2f A, %.3f V (open circuit %.3f)", i, tr.BatteryVoltage(), b.OpenCircuit())
+	}
+	if want := tr.p.QuiescentA + tr.MotorCurrent(Left) + tr.MotorCurrent(Right); math.Abs(i-want) > 1e-9 {
+		t.Errorf("battery current %.3f A, want quiescent plus both motors at full duty %.3f A", i, want)
+	}
+	soc := b.SoC()
+	drive(tr, 1, 1, 1)
+	if b.SoC() >= soc {
+		t.Error("driving did not discharge the battery")
+	}
+}
+
+// Disabled bridges coast: no current, the base rolls to a stop.
+func TestCoast(t *testing.T) {
+	tr := New(Default())
+	drive(tr, 1, 0.5, 0.5)
+	tr.SetDrive(Left, 0.5, false)
+	tr.SetDrive(Right, 0.5, false)
+	// Rolling resistance against the base and its reflected rotor inertia
+	// (12 kg a side): about 0.13 m/s², so 10 s is plenty.
+	for i := 0; i < 10000; i++ {
+		tr.Step(dt)
+	}
+	v, _, _ := tr.Velocity()
+	if tr.MotorCurrent(Left) != 0 || math.Abs(v) > 0.01 {
+		t.Errorf("coasting: current %g A, speed %g m/s", tr.MotorCurrent(Left), v)
+	}
+	tr.SetDrive(Left, 1, true)
+	tr.SetMotorDead(Left, true)
+	tr.Step(dt)
+	if tr.MotorCurrent(Left) != 0 {
+		t.Error("a dead motor drew current")
+	}
+}
+
+// A sideways shove harder than the tracks' grip slides the base; a gentle
+// one does not.
+func TestPush(t *testing.T) {
+	tr := New(Default())
+	grip := tr.p.LateralFriction * tr.p.Mass * StandardGravity
+	tr.ApplyForce(geom.Vec3{0, 0.5 * grip, 0})
+	for i := 0; i < 500; i++ {
+		tr.Step(dt)
+	}
+	if _, y, _ := tr.Pose(); math.Abs(y) > 0.005 {
+		t.Errorf("half-grip push slid the base %.4f m", y)
+	}
+	tr.ApplyForce(geom.Vec3{0, 2 * grip, 0})
+	for i := 0; i < 500; i++ {
+		tr.Step(dt)
+	}
+	if _, y, _ := tr.Pose(); y < 0.5 {
+		t.Errorf("twice-grip push for 0.5 s slid the base only %.4f m", y)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	tr := New(Params{Mass: -1})
+	if tr.Params().Mass != Default().Mass {
+		t.Error("invalid parameters kept")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	tr.SetDrive(Left, nan, true)
+	tr.SetDrive(Right, inf, true)
+	tr.SetDrive(7, 1, true)
+	tr.SetMotorDead(-1, true)
+	tr.ApplyForce(geom.Vec3{nan, 0, 0})
+	tr.SetPose(nan, 0, 0)
+	tr.Step(nan)
+	tr.Step(-1)
+	tr.Step(inf)
+	for i := 0; i < 100; i++ {
+		tr.Step(dt)
+	}
+	for _, v := range tr.AppendState(nil) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("state not finite: %v", tr.AppendState(nil))
+		}
+	}
+}
+
+func BenchmarkStep(b *testing.B) {
+	tr := New(Default())
+	tr.SetDrive(Left, 0.4, true)
+	tr.SetDrive(Right, 0.6, true)
+	for i := 0; i < b.N; i++ {
+		tr.Step(dt)
+	}
+}
