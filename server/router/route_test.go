@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/saint-os/saint/bus/msg"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -190,5 +192,27 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if want := (Blending{Mode: BlendBlend, BlendTimeMS: 200, SourceTimeoutMS: 500}); *cfg.Blending != want {
 		t.Fatalf("partial blending %+v, want %+v", *cfg.Blending, want)
+	}
+}
+
+func TestLiveLinkTransformGivesAngles(t *testing.T) {
+	// 30° about z, then 20° about y: q = qz(30)·qy(20).
+	half := func(deg float64) (float64, float64) {
+		r := deg * math.Pi / 360
+		return math.Sin(r), math.Cos(r)
+	}
+	sz, cz := half(30)
+	sy, cy := half(20)
+	q := msg.Quaternion{X: -sz * sy, Y: cz * sy, Z: sz * cy, W: cz * cy}
+	in := LiveLinkInput(msg.LiveLinkFrame{SubjectName: "Tracker", SubjectType: msg.SubjectTransform,
+		Transform: msg.Transform{Translation: msg.Vector3{X: 1, Y: 2, Z: 3}, Rotation: q}})
+	for k, want := range map[string]float64{"yaw": 30, "pitch": 20, "roll": 0, "x": 1, "y": 2, "z": 3} {
+		if math.Abs(in.Values[k]-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", k, in.Values[k], want)
+		}
+	}
+	face := LiveLinkInput(msg.LiveLinkFrame{SubjectType: msg.SubjectFace, PropertyNames: []string{"jawOpen"}, PropertyValues: []float32{0.5}})
+	if _, ok := face.Values["yaw"]; ok || face.Values["jawOpen"] != 0.5 {
+		t.Errorf("face frame values %v", face.Values)
 	}
 }

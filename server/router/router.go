@@ -305,16 +305,38 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 }
 
 // LiveLinkInput turns a LiveLink frame into an input: every property by
-// its name (blend shapes, bones).
+// its name (blend shapes, bones). Transform and camera subjects also give
+// their transform as "x", "y", "z" (metres) and "yaw", "pitch", "roll"
+// (degrees; rotations about z, y and x, applied in that order).
 func LiveLinkInput(f msg.LiveLinkFrame) Input {
 	in := Input{Source: msg.SourceLiveLink, Subject: f.SubjectName, Type: f.SubjectType,
-		Values: make(map[string]float64, len(f.PropertyNames))}
+		Values: make(map[string]float64, len(f.PropertyNames)+6)}
+	if f.SubjectType == msg.SubjectTransform || f.SubjectType == msg.SubjectCamera {
+		t := f.Transform
+		in.Values["x"], in.Values["y"], in.Values["z"] = t.Translation.X, t.Translation.Y, t.Translation.Z
+		in.Values["yaw"], in.Values["pitch"], in.Values["roll"] = eulerDegrees(t.Rotation)
+	}
 	for i, n := range f.PropertyNames {
 		if i < len(f.PropertyValues) {
 			in.Values[n] = float64(f.PropertyValues[i])
 		}
 	}
 	return in
+}
+
+// eulerDegrees converts a rotation to yaw (about z), pitch (about y) and
+// roll (about x), in degrees.
+func eulerDegrees(q msg.Quaternion) (yaw, pitch, roll float64) {
+	n := math.Sqrt(q.X*q.X + q.Y*q.Y + q.Z*q.Z + q.W*q.W)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	x, y, z, w := q.X/n, q.Y/n, q.Z/n, q.W/n
+	yaw = math.Atan2(2*(w*z+x*y), 1-2*(y*y+z*z))
+	pitch = math.Asin(math.Max(-1, math.Min(1, 2*(w*y-z*x))))
+	roll = math.Atan2(2*(w*x+y*z), 1-2*(x*x+y*y))
+	const deg = 180 / math.Pi
+	return yaw * deg, pitch * deg, roll * deg
 }
 
 // BusInput turns a RouterInput from the bus into an input.
