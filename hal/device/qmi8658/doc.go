@@ -9,8 +9,10 @@
 // WHO_AM_I (0x05) and reads REVISION_ID, then writes CTRL1 (auto-increment,
 // little-endian, INT2 as an output when the data-ready interrupt is wanted),
 // CTRL2–CTRL5 (accelerometer and gyroscope full scale and output data rate,
-// filters off) in one burst, and finally CTRL7 to enable both sensors, as
-// the datasheet's start-up sequence asks: configure first, enable last.
+// filters off) in one burst, CTRL8 (CTRL9 handshake on STATUSINT, since INT1
+// is not wired), and finally CTRL7 to enable both sensors, as the
+// datasheet's start-up sequence asks: configure first, enable last.
+// Command runs a CTRL9 host command with its handshake.
 //
 // Sense reads TEMP_L to GZ_H (0x33–0x40) in one 14-byte burst and scales the
 // values to °C, m/s² and rad/s. DataReady reads STATUS0 (aDA, gDA).

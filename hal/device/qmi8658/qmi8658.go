@@ -15,6 +15,9 @@ const (
 	regCtrl1      = 0x02
 	regCtrl2      = 0x03
 	regCtrl7      = 0x08
+	regCtrl8      = 0x09
+	regCtrl9      = 0x0A
+	regStatusInt  = 0x2D
 	regStatus0    = 0x2E
 	regTempL      = 0x33
 	regReset      = 0x60
@@ -22,16 +25,31 @@ const (
 
 // Bits.
 const (
-	readBit      = 0x80
-	ctrl1AI      = 0x40
-	ctrl1INT2    = 0x10
-	ctrl7AEn     = 0x01
-	ctrl7GEn     = 0x02
-	ctrl7DRDYDis = 0x20
-	status0ADA   = 0x01
-	status0GDA   = 0x02
-	resetCmd     = 0xB0
+	readBit                 = 0x80
+	ctrl1AI                 = 0x40
+	ctrl1INT2               = 0x10
+	ctrl7AEn                = 0x01
+	ctrl7GEn                = 0x02
+	ctrl7DRDYDis            = 0x20
+	status0ADA              = 0x01
+	status0GDA              = 0x02
+	resetCmd                = 0xB0
+	ctrl8HandshakeStatusInt = 0x80 // CTRL9 handshake on STATUSINT.bit7, not INT1
+	statusIntCmdDone        = 0x80
+	cmdAck                  = 0x00
 )
+
+// Host commands written to CTRL9 (datasheet section 10).
+const (
+	CmdResetFIFO   byte = 0x04
+	CmdRequestFIFO byte = 0x05
+	CmdOnDemandCal byte = 0xA2 // gyroscope on-demand calibration
+)
+
+// commandPolls bounds how many times Command reads STATUSINT waiting for a
+// command to finish; the chip takes a few hundred µs, one SPI read takes
+// tens of µs.
+const commandPolls = 1000
 
 // WhoAmI is what WHO_AM_I holds on a QMI8658.
 const WhoAmI = 0x05
@@ -191,6 +209,10 @@ func New(conn spi.Conn, opts *Opts) (*Dev, error) {
 	if err := d.write("CTRL2..CTRL5", regCtrl2, ctrl2, ctrl3, 0, 0); err != nil {
 		return nil, err
 	}
+	// INT1 is not wired: CTRL9 commands report completion in STATUSINT.
+	if err := d.write("CTRL8", regCtrl8, ctrl8HandshakeStatusInt); err != nil {
+		return nil, err
+	}
 	if err := d.write("CTRL7", regCtrl7, ctrl7); err != nil {
 		return nil, err
 	}
@@ -246,6 +268,25 @@ func (d *Dev) Sense() (Sample, error) {
 func (d *Dev) DataReady() (bool, error) {
 	v, err := d.readReg(regStatus0, "STATUS0")
 	return v&(status0ADA|status0GDA) == status0ADA|status0GDA, err
+}
+
+// Command runs a CTRL9 host command with the datasheet's handshake: write
+// it to CTRL9, read STATUSINT until CmdDone (bit 7), then acknowledge with
+// CTRL_CMD_ACK (0) so CmdDone clears.
+func (d *Dev) Command(cmd byte) error {
+	if err := d.write("CTRL9", regCtrl9, cmd); err != nil {
+		return err
+	}
+	for i := 0; i < commandPolls; i++ {
+		v, err := d.readReg(regStatusInt, "STATUSINT")
+		if err != nil {
+			return err
+		}
+		if v&statusIntCmdDone != 0 {
+			return d.write("CTRL9", regCtrl9, cmdAck)
+		}
+	}
+	return fmt.Errorf("qmi8658: CTRL9 command 0x%02x not done after %d reads of STATUSINT", cmd, commandPolls)
 }
 
 // Disable turns both sensors off (CTRL7 = 0).

@@ -23,6 +23,7 @@ func initScript() []spitest.IO {
 		{W: []byte{0x02, 0x50}},                        // CTRL1: ADDR_AI | INT2_EN
 		{W: []byte{0x81, 0x00}, R: []byte{0x00, 0x7C}}, // REVISION_ID
 		{W: []byte{0x03, 0x13, 0x53, 0x00, 0x00}},      // CTRL2 ±4 g 1 kHz, CTRL3 ±512 °/s 1 kHz, CTRL4, CTRL5 filters off
+		{W: []byte{0x09, 0x80}},                        // CTRL8: CTRL9 handshake on STATUSINT
 		{W: []byte{0x08, 0x03}},                        // CTRL7: aEN | gEN
 	}
 }
@@ -36,6 +37,11 @@ func TestNewAndSensePlayback(t *testing.T) {
 			0x00, 0x20, 0x00, 0xE0, 0x00, 0x00, // accel +1 g, -1 g, 0 at 8192 LSB/g
 			0x40, 0x00, 0xC0, 0xFF, 0x00, 0x00, // gyro +64, -64 LSB at 64 LSB/(°/s): ±1 °/s
 		}},
+		// CTRL9 reset FIFO: command, STATUSINT not yet done, done, ACK.
+		spitest.IO{W: []byte{0x0A, 0x04}},
+		spitest.IO{W: []byte{0xAD, 0x00}, R: []byte{0x00, 0x00}},
+		spitest.IO{W: []byte{0xAD, 0x00}, R: []byte{0x00, 0x80}},
+		spitest.IO{W: []byte{0x0A, 0x00}},
 		spitest.IO{W: []byte{0x60, 0xB0}}, // soft reset
 	)
 	conn := &spitest.Playback{Ops: ops}
@@ -51,6 +57,9 @@ func TestNewAndSensePlayback(t *testing.T) {
 	}
 	s, err := d.Sense()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Command(qmi8658.CmdResetFIFO); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Reset(); err != nil {
@@ -80,7 +89,8 @@ func TestNoInterruptDisablesDRDY(t *testing.T) {
 		{W: []byte{0x02, 0x40}}, // CTRL1: ADDR_AI only
 		{W: []byte{0x81, 0x00}, R: []byte{0x00, 0x7C}},
 		{W: []byte{0x03, 0x3C, 0x70, 0x00, 0x00}}, // ±16 g low-power 128 Hz; ±2048 °/s 8 kHz
-		{W: []byte{0x08, 0x23}},                   // CTRL7: DRDY_DIS | gEN | aEN
+		{W: []byte{0x09, 0x80}},
+		{W: []byte{0x08, 0x23}}, // CTRL7: DRDY_DIS | gEN | aEN
 	}}
 	_, err := qmi8658.New(conn, &qmi8658.Opts{
 		AccelRange: qmi8658.Accel16G, AccelODR: qmi8658.ODRLowPower128,
@@ -130,6 +140,30 @@ func TestAgainstTwin(t *testing.T) {
 	}
 	if math.Abs(s.Gyro[1]-0.5) > 0.001 || s.TempC != 31.25 {
 		t.Errorf("gyro y %v temp %v", s.Gyro[1], s.TempC)
+	}
+	if err := d.Command(qmi8658.CmdOnDemandCal); err != nil {
+		t.Fatal(err)
+	}
+	if chip.Reg(twinqmi.RegStatusInt)&0x80 != 0 {
+		t.Error("CmdDone still set after the acknowledgement")
+	}
+}
+
+func TestCommandNeverDone(t *testing.T) {
+	ops := []spitest.IO{{W: []byte{0x0A, 0x05}}}
+	for i := 0; i < 1000; i++ {
+		ops = append(ops, spitest.IO{W: []byte{0xAD, 0x00}, R: []byte{0x00, 0x00}})
+	}
+	conn := &spitest.Playback{Ops: append(initScript(), ops...)}
+	d, err := qmi8658.New(conn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Command(qmi8658.CmdRequestFIFO); err == nil || !strings.Contains(err.Error(), "0x05 not done") {
+		t.Errorf("Command on a chip that never finishes = %v", err)
+	}
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
