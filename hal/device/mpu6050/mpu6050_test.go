@@ -230,3 +230,29 @@ func BenchmarkSenseThroughTwin(b *testing.B) {
 		}
 	}
 }
+
+// The conversation recorded against the twin is the datasheet script: the
+// twin answers WHO_AM_I as the chip does and the driver says the same thing
+// to both.
+func TestRecordedAgainstTwinMatchesScript(t *testing.T) {
+	bus := &twin.I2CBus{}
+	bus.Attach(0x68, twinmpu.New())
+	rec := &i2ctest.Record{Bus: bus}
+	if _, err := mpu6050.New(rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := &i2ctest.Playback{Ops: rec.Ops()}
+	if _, err := mpu6050.New(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := initScript(0x68)
+	got := rec.Ops()
+	if len(got) != len(want) {
+		t.Fatalf("recorded %d transactions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].String() != want[i].String() || string(got[i].R) != string(want[i].R) {
+			t.Errorf("#%d: recorded %v % x, script %v % x", i, got[i], got[i].R, want[i], want[i].R)
+		}
+	}
+}

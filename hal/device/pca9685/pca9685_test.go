@@ -183,3 +183,21 @@ func BenchmarkSetPulseThroughTwin(b *testing.B) {
 		}
 	}
 }
+
+func TestRecordedAgainstTwinMatchesScript(t *testing.T) {
+	bus := &twin.I2CBus{}
+	bus.Attach(0x40, twinpca.New())
+	rec := &i2ctest.Record{Bus: bus}
+	if _, err := pca9685.New(rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, want := rec.Ops(), initScript()
+	if len(got) != len(want) {
+		t.Fatalf("recorded %d transactions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].String() != want[i].String() {
+			t.Errorf("#%d: recorded %v, script %v", i, got[i], want[i])
+		}
+	}
+}
