@@ -216,3 +216,20 @@ func TestLiveLinkTransformGivesAngles(t *testing.T) {
 		t.Errorf("face frame values %v", face.Values)
 	}
 }
+
+func TestDefaultPriorities(t *testing.T) {
+	want := map[string]int{"safety": 1000, "rc": 300, "joystick": 250, "websocket": 200, "livelink": 100, "autonomous": 50, "console": 0}
+	for src, p := range want {
+		if got := DefaultPriority(src); got != p {
+			t.Errorf("DefaultPriority(%s) = %d, want %d", src, got, p)
+		}
+	}
+	r := Route{Input: RouteInput{Source: "livelink"}}
+	if r.EffectivePriority() != 100 {
+		t.Errorf("priority 0 takes the source's: %d", r.EffectivePriority())
+	}
+	r.Priority = 150
+	if r.EffectivePriority() != 150 {
+		t.Errorf("a route's priority overrides the source's: %d", r.EffectivePriority())
+	}
+}
