@@ -11,11 +11,12 @@
 //     character device is also what a Pi 5 (RP1) offers. A pin is looked up
 //     by its line name, "GPIO17", on the chips periph lists (the SoC's
 //     pinctrl chip first).
-//   - Hardware PWM through periph's bcm283x driver: the two PWM channels of
-//     a Pi 0–4, on GPIO12/18 (PWM0) and GPIO13/19 (PWM1). It maps
-//     /dev/mem, so it needs root. Other pins, and machines without the
-//     bcm283x, get an error naming the pin; servos that need more channels go
-//     on a PCA9685 over I²C.
+//   - Hardware PWM through periph's bcm283x driver on GPIO12, 13, 18 and 19
+//     of a Pi 0–4: GPIO12 and 18 timed by DMA from the PWM clock, each with
+//     its own signal, GPIO13 and 19 the PWM1 channel (one signal for both).
+//     It maps /dev/mem, so it needs root. Other pins, a Pi 5 (whose PWM is
+//     on the RP1) and machines without a bcm283x get an error naming the
+//     pin; servos that need more channels go on a PCA9685 over I²C.
 //   - I²C and SPI through i2creg and spireg (/dev/i2c-N, /dev/spidevB.C).
 //
 // # Edge timestamps

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	pgpio "periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/i2c/i2creg"
@@ -12,6 +13,7 @@ import (
 	"periph.io/x/conn/v3/spi/spireg"
 	"periph.io/x/host/v3"
 	"periph.io/x/host/v3/bcm283x"
+	"periph.io/x/host/v3/distro"
 	"periph.io/x/host/v3/gpioioctl"
 
 	"github.com/saint-os/saint/hal/clock"
@@ -91,9 +93,10 @@ func chipNames() string {
 	return s
 }
 
-// PWM returns the hardware PWM channel on BCM GPIO bcm. Only GPIO12, 13, 18
-// and 19 have one, and only on a bcm283x (Pi 0–4) with /dev/mem open to the
-// process (root).
+// PWM returns the hardware PWM output on BCM GPIO bcm: GPIO12, 13, 18 or
+// 19 of a Pi 0–4, with /dev/mem open to the process (root). periph times
+// GPIO12 and 18 by DMA, so each has its own signal; GPIO13 and 19 are the
+// one PWM1 channel, so using both gives them the same signal.
 func (h *Host) PWM(bcm int) (*PWM, error) {
 	found := false
 	for _, n := range hardwarePWM {
@@ -102,14 +105,26 @@ func (h *Host) PWM(bcm int) (*PWM, error) {
 	if !found {
 		return nil, fmt.Errorf("periph: GPIO%d has no hardware PWM channel (those are GPIO12, 13, 18 and 19); drive servos on other pins through a PCA9685", bcm)
 	}
-	if !bcm283x.Present() {
-		return nil, fmt.Errorf("periph: GPIO%d: hardware PWM needs a bcm283x SoC (Raspberry Pi 0–4); this machine has none", bcm)
+	if !bcm283x.Present() || isBCM2712() {
+		return nil, fmt.Errorf("periph: GPIO%d: hardware PWM needs the PWM block of a Raspberry Pi 0–4 (BCM2835–BCM2711); this machine has none (a Pi 5's PWM is on its RP1 chip, which periph does not drive)", bcm)
 	}
 	p := bcm283xPin(bcm)
 	if p == nil {
 		return nil, fmt.Errorf("periph: GPIO%d: the bcm283x driver did not start (run as root for /dev/mem)", bcm)
 	}
 	return NewPWM(p, bcm), nil
+}
+
+// isBCM2712 reports whether this is a Raspberry Pi 5. periph's bcm283x
+// driver accepts its SoC, but the PWM and clock registers it would write
+// are not where a Pi 5 has them.
+func isBCM2712() bool {
+	for _, c := range distro.DTCompatible() {
+		if strings.Contains(c, "bcm2712") {
+			return true
+		}
+	}
+	return false
 }
 
 func bcm283xPin(bcm int) pgpio.PinIO {
