@@ -124,7 +124,7 @@ func TestAgainstTwin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Pitched 10° nose down about y, turning at 0.5 rad/s about y.
+	// Rotated -10° about y (x forward: nose up), turning at 0.5 rad/s about y.
 	th := -10 * math.Pi / 180
 	chip.SetMotion(twin.Motion{Orientation: [4]float64{math.Cos(th / 2), 0, math.Sin(th / 2), 0}, AngularRate: [3]float64{0, 0.5, 0}})
 	chip.SetTemperature(31.25)
