@@ -13,7 +13,10 @@
 // SO_TIMESTAMP is not exposed by the library), and hands the frame to every
 // callback registered with Receive, on that goroutine; callbacks must not
 // block, and code on an executor Posts from them. Error frames are not
-// delivered (the socket does not ask for them).
+// delivered (the socket does not ask for them), and neither are the frames
+// this Bus sends: the kernel gives a socket's own frames only to the other
+// sockets on the interface, where cantest's loopback bus hands them to every
+// receiver.
 //
 // Bus works over any net.Conn carrying SocketCAN's 16-byte struct can_frame
 // records, which is how it is tested without a kernel (net.Pipe); on a
