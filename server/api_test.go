@@ -207,6 +207,16 @@ func apiRobot(t *testing.T, power server.Power, profiles map[string]simboard.Pro
 	return r, broker.Connect(nil)
 }
 
+// apiRobotB is apiRobot for benchmarks: a server with no nodes, with a
+// rate limit high enough for them.
+func apiRobotB(b *testing.B) (*robot, bus.Bus) {
+	broker := mem.NewBroker()
+	r := newRobotWith(b, func(string) bus.Bus { return broker.Connect(nil) }, nil, func(o *server.Options) {
+		o.Gateway.RatePerSecond = 5000
+	})
+	return r, broker.Connect(nil)
+}
+
 func (r *robot) wsURL() string { return "ws://" + r.srv.Addrs()["ws"] + "/saint" }
 
 func TestAuthentication(t *testing.T) {
