@@ -39,6 +39,21 @@ func checkPresetName(name string) error {
 	return nil
 }
 
+// ConfigPresets returns the presets of a configuration tree
+// (configDir/routes/*.yaml) for Options.Presets, or nil, which means the
+// embedded ones, when the tree has none. It reads the disk: call it at
+// start-up, not on the executor.
+func ConfigPresets(configDir string) fs.FS {
+	if configDir == "" {
+		return nil
+	}
+	dir := filepath.Join(configDir, "routes")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	return os.DirFS(dir)
+}
+
 // seedPresets returns the shipped presets: name → file contents.
 func seedPresets(src fs.FS) (map[string][]byte, error) {
 	if src == nil {

@@ -577,3 +577,26 @@ func BenchmarkWebSocketCommandLatency(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+func TestConfigPresets(t *testing.T) {
+	if router.ConfigPresets(t.TempDir()) != nil {
+		t.Fatal("a tree without routes/ gave presets")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "routes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	only := "routes:\n  - {id: only, enabled: true, input: {source: websocket}, output: {target: \"*\"}, mapping: passthrough}\n"
+	if err := os.WriteFile(filepath.Join(dir, "routes", "default.yaml"), []byte(only), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := mem.New()
+	defer b.Close()
+	r, err := router.New(router.Options{Exec: executor.NewVirtual(), Bus: b, Presets: router.ConfigPresets(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := r.Routes(); len(rs) != 1 || rs[0].ID != "only" {
+		t.Fatalf("routes from the configuration tree: %+v", rs)
+	}
+}
