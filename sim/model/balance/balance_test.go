@@ -1,0 +1,197 @@
+package balance
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/saint-os/saint/sim/model/geom"
+)
+
+const dt = 1e-3
+
+func steps(b *Balance, seconds float64, each func()) {
+	for i := 0; i < int(seconds/dt+0.5); i++ {
+		if each != nil {
+			each()
+		}
+		b.Step(dt)
+	}
+}
+
+// Unpowered and released a hair off vertical, the body falls as the
+// linearised pendulum says: θ = θ₀·cosh(λt) with λ² = M·g·l/(a₂₂ − a₁₂²/a₁₁),
+// while the wheels roll back by a₁₂/a₁₁ of the lean.
+func TestFallsAsAnalytic(t *testing.T) {
+	p := Default()
+	p.WheelFriction = 0
+	b := New(p, nil)
+	th0 := 1e-5
+	b.SetPitch(th0, 0)
+	M, l, r := p.BodyMass, p.COMHeight, p.WheelRadius
+	a11 := M + 2*p.WheelMass + 2*p.WheelInertia/(r*r)
+	a12, a22 := M*l, p.BodyInertia+M*l*l
+	lambda := math.Sqrt(M * StandardGravity * l / (a22 - a12*a12/a11))
+	steps(b, 1, nil)
+	want := th0 * math.Cosh(lambda)
+	pitch, _ := b.Pitch()
+	if math.Abs(pitch-want)/want > 1e-3 {
+		t.Errorf("pitch after 1 s %.6g rad, linear theory %.6g (λ = %.3f /s)", pitch, want, lambda)
+	}
+	x, _ := b.Position()
+	if wantX := -a12 / a11 * (pitch - th0); math.Abs(x-wantX) > 1e-3*math.Abs(wantX) {
+		t.Errorf("axle moved %.6g m, momentum says %.6g", x, wantX)
+	}
+	// Left alone it ends on its bumper, and the IMU sees gravity tilted.
+	steps(b, 3, nil)
+	if pitch, rate := b.Pitch(); !b.Fallen() || pitch != p.RestAngle || rate != 0 {
+		t.Errorf("after 4 s: pitch %.4f rate %.4f fallen %v, want resting at %.4f", pitch, rate, b.Fallen(), p.RestAngle)
+	}
+	acc, gyr := b.TrueIMU()
+	s, c := math.Sincos(p.RestAngle)
+	if acc.Sub(geom.Vec3{-StandardGravity * s, 0, StandardGravity * c}).Norm() > 0.01 || gyr.Norm() > 1e-6 {
+		t.Errorf("resting IMU accel %v gyro %v", acc, gyr)
+	}
+}
+
+// A PD pitch loop on the wheel torque keeps the body up through a 15 N·s
+// shove, and the shove shows on the IMU.
+func TestBalancesAfterPush(t *testing.T) {
+	p := Default()
+	b := New(p, nil)
+	kp, kd := 3*p.BodyMass*StandardGravity*p.COMHeight, 40.0
+	ctl := func() {
+		th, thd := b.Pitch()
+		tau := (kp*th + kd*thd) / 2
+		b.SetWheelTorque(Left, tau)
+		b.SetWheelTorque(Right, tau)
+	}
+	steps(b, 0.5, ctl)
+	b.ApplyForce(geom.Vec3{150, 0, 0}) // 150 N for 0.1 s
+	peakAccel := 0.0
+	steps(b, 0.1, func() {
+		ctl()
+		a, _ := b.TrueIMU()
+		peakAccel = math.Max(peakAccel, math.Abs(a[0]))
+	})
+	b.ApplyForce(geom.Vec3{})
+	worst := 0.0
+	steps(b, 3, func() {
+		ctl()
+		th, _ := b.Pitch()
+		worst = math.Max(worst, math.Abs(th))
+	})
+	if b.Fallen() || worst > 0.2 {
+		t.Errorf("after the push: fallen %v, worst pitch %.3f rad", b.Fallen(), worst)
+	}
+	if th, _ := b.Pitch(); math.Abs(th) > 0.01 {
+		t.Errorf("pitch %.4f rad 3 s after the push, want settled", th)
+	}
+	if x, _ := b.Position(); x <= 0 {
+		t.Errorf("pushed forward, the base is at x = %.3f", x)
+	}
+	if peakAccel < 1 {
+		t.Errorf("IMU x peak %.3f m/s² during the push", peakAccel)
+	}
+}
+
+// Opposite torques spin the base: ψ' = W/(2r)·Δτ·t/I_ψ without friction.
+func TestYaw(t *testing.T) {
+	p := Default()
+	p.YawFriction, p.WheelFriction = 0, 0
+	b := New(p, nil)
+	b.SetWheelTorque(Left, -1)
+	b.SetWheelTorque(Right, 1)
+	steps(b, 1, nil)
+	r := p.WheelRadius
+	iPsi := p.YawInertia + p.WheelMass*p.WheelBase*p.WheelBase/2 + p.WheelInertia*p.WheelBase*p.WheelBase/(2*r*r)
+	want := p.WheelBase / (2 * r) * 2 / iPsi
+	if _, rate := b.Yaw(); math.Abs(rate-want)/want > 1e-6 {
+		t.Errorf("yaw rate %.6f rad/s after 1 s, want %.6f", rate, want)
+	}
+	if pitch, _ := b.Pitch(); pitch != 0 {
+		t.Errorf("pure yaw tipped the body to %g", pitch)
+	}
+	_, g := b.TrueIMU()
+	if math.Abs(g[2]-want) > 1e-6 {
+		t.Errorf("gyro z %.6f, yaw rate %.6f", g[2], want)
+	}
+	if b.WheelRate(Left) >= 0 || b.WheelRate(Right) <= 0 {
+		t.Errorf("wheel rates %.3f, %.3f: want left backwards, right forwards", b.WheelRate(Left), b.WheelRate(Right))
+	}
+}
+
+// Current mode gives τ = K_t·I up to the limit; duty mode draws from the
+// battery, which sags.
+func TestMotorModes(t *testing.T) {
+	p := Default()
+	b := New(p, nil)
+	b.SetWheelCurrent(Left, 10)
+	b.SetWheelCurrent(Right, 1000)
+	b.Step(dt)
+	if b.MotorTorque(Left) != 10*p.Motor.Kt || b.MotorTorque(Right) != p.Motor.MaxCurrent*p.Motor.Kt {
+		t.Errorf("torques %.3f %.3f", b.MotorTorque(Left), b.MotorTorque(Right))
+	}
+	b = New(p, nil)
+	b.SetWheelDuty(Left, 0.5)
+	b.SetWheelDuty(Right, 0.5)
+	b.Step(dt)
+	bat := b.Battery()
+	if b.BatteryCurrent() <= p.QuiescentA || b.BatteryVoltage() >= bat.OpenCircuit() {
+		t.Errorf("duty 0.5 at rest: battery %.2f A, %.2f V (open circuit %.2f)", b.BatteryCurrent(), b.BatteryVoltage(), bat.OpenCircuit())
+	}
+	b.SetWheelDead(Left, true)
+	b.Step(dt)
+	if b.MotorTorque(Left) != 0 {
+		t.Error("a dead motor gave torque")
+	}
+}
+
+func TestIMUNoiseSeeded(t *testing.T) {
+	a := New(Default(), rand.New(rand.NewPCG(5, 5)))
+	c := New(Default(), rand.New(rand.NewPCG(5, 5)))
+	for i := 0; i < 100; i++ {
+		x1, g1 := a.IMU()
+		x2, g2 := c.IMU()
+		if x1 != x2 || g1 != g2 {
+			t.Fatal("same seed, different IMU readings")
+		}
+	}
+	if x, _ := New(Default(), nil).IMU(); x != (geom.Vec3{0, 0, StandardGravity}) {
+		t.Errorf("upright at rest the perfect IMU reads %v", x)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	b := New(Params{BodyMass: math.NaN()}, nil)
+	if b.Params().BodyMass != Default().BodyMass {
+		t.Error("invalid parameters kept")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	b.SetWheelTorque(Left, nan)
+	b.SetWheelCurrent(Right, inf)
+	b.SetWheelDuty(Left, nan)
+	b.SetWheelDuty(9, 1)
+	b.SetWheelDead(-2, true)
+	b.ApplyForce(geom.Vec3{inf, 0, 0})
+	b.SetPitch(nan, 0)
+	b.Step(nan)
+	b.Step(-dt)
+	b.Step(inf)
+	steps(b, 0.1, nil)
+	for _, v := range b.AppendState(nil) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("state not finite: %v", b.AppendState(nil))
+		}
+	}
+}
+
+func BenchmarkStep(b *testing.B) {
+	m := New(Default(), rand.New(rand.NewPCG(1, 1)))
+	m.SetWheelTorque(Left, 1)
+	m.SetWheelTorque(Right, 1.2)
+	for i := 0; i < b.N; i++ {
+		m.Step(dt)
+		m.IMU()
+	}
+}
