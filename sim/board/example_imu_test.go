@@ -34,7 +34,7 @@ func Example_dataReady() {
 	var reads int
 	var lean float64
 	ex.Post(func() {
-		o := qmi8658.DefaultOpts
+		o := qmi8658.DefaultOpts()
 		o.INT = pin
 		imu, err := qmi8658.New(conn, &o)
 		if err != nil {

@@ -42,7 +42,7 @@ func TestHeadIMUDataReadyPin(t *testing.T) {
 	}
 	var samples []mpu6050.Sample
 	ex.Post(func() {
-		o := mpu6050.DefaultOpts
+		o := mpu6050.DefaultOpts()
 		o.INT = pin
 		d, err := mpu6050.New(bus, &o)
 		if err != nil {
@@ -83,7 +83,7 @@ func TestBalanceIMUDataReadyPin(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex.Post(func() {
-		o := qmi8658.DefaultOpts
+		o := qmi8658.DefaultOpts()
 		o.INT = pin
 		if _, err := qmi8658.New(conn, &o); err != nil {
 			t.Error(err)

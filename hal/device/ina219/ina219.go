@@ -39,7 +39,7 @@ const (
 	modeShuntBusContinuous     = 0x7
 )
 
-// Opts configures a Dev. Nil Opts mean DefaultOpts.
+// Opts configures a Dev. Nil Opts, like zero fields, take the defaults.
 type Opts struct {
 	// Addr is the I²C address; 0 means DefaultAddr.
 	Addr uint16
@@ -58,9 +58,6 @@ type Opts struct {
 	// (ADC9Bit) is replaced by ADC12Bit, the reset value.
 	BusADC, ShuntADC ADC
 }
-
-// DefaultOpts measure up to 3.2 A through 0.1 Ω on a 32 V bus at 12 bits.
-var DefaultOpts = Opts{}
 
 // Reading is one measurement in SI units.
 type Reading struct {
@@ -88,7 +85,7 @@ type Dev struct {
 // New configures and calibrates the INA219 at opts.Addr on bus.
 func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 	if opts == nil {
-		opts = &DefaultOpts
+		opts = &Opts{}
 	}
 	o := *opts
 	if o.Addr == 0 {

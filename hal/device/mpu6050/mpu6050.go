@@ -104,7 +104,7 @@ func (f DLPF) gyroRateHz() float64 {
 	return 1000
 }
 
-// Opts configures a Dev. Nil Opts mean DefaultOpts.
+// Opts configures a Dev. Nil Opts mean DefaultOpts().
 type Opts struct {
 	// Addr is the I²C address; 0 means DefaultAddr.
 	Addr uint16
@@ -126,14 +126,16 @@ type Opts struct {
 	INT gpio.PinIO
 }
 
-// DefaultOpts is the configuration of a head IMU: ±2 g, ±500 °/s, 44 Hz
+// DefaultOpts returns the configuration of a head IMU: ±2 g, ±500 °/s, 44 Hz
 // bandwidth, 1 kHz / (1 + 9) = 100 Hz output, data-ready interrupt on.
-var DefaultOpts = Opts{
-	AccelRange:         Accel2G,
-	GyroRange:          Gyro500,
-	DLPF:               DLPF44,
-	SampleRateDivider:  9,
-	DataReadyInterrupt: true,
+func DefaultOpts() Opts {
+	return Opts{
+		AccelRange:         Accel2G,
+		GyroRange:          Gyro500,
+		DLPF:               DLPF44,
+		SampleRateDivider:  9,
+		DataReadyInterrupt: true,
+	}
 }
 
 // Sample is one reading in SI units, in the chip's axes.
@@ -156,7 +158,8 @@ type Dev struct {
 // Reset is called.
 func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 	if opts == nil {
-		opts = &DefaultOpts
+		o := DefaultOpts()
+		opts = &o
 	}
 	d := &Dev{bus: bus, addr: opts.Addr, opts: *opts}
 	if d.addr == 0 {

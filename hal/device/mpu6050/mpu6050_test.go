@@ -76,7 +76,7 @@ func TestSettersPlayback(t *testing.T) {
 		i2ctest.IO{Addr: 0x69, W: []byte{0x6B, 0x80}},       // DEVICE_RESET
 	)
 	bus := &i2ctest.Playback{Ops: ops}
-	o := mpu6050.DefaultOpts
+	o := mpu6050.DefaultOpts()
 	o.Addr = 0x69
 	d, err := mpu6050.New(bus, &o)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestAgainstTwin(t *testing.T) {
 	chip := twinmpu.New()
 	bus := &twin.I2CBus{}
 	bus.Attach(0x68, chip)
-	o := mpu6050.DefaultOpts
+	o := mpu6050.DefaultOpts()
 	o.AccelRange, o.GyroRange = mpu6050.Accel4G, mpu6050.Gyro1000
 	d, err := mpu6050.New(bus, &o)
 	if err != nil {

@@ -41,7 +41,7 @@ const DefaultAddr = 0x40
 // OscillatorHz is the internal oscillator's nominal frequency.
 const OscillatorHz = 25e6
 
-// Opts configures a Dev. Nil Opts mean DefaultOpts.
+// Opts configures a Dev. Nil Opts, like zero fields, take the defaults.
 type Opts struct {
 	// Addr is the I²C address; 0 means DefaultAddr.
 	Addr uint16
@@ -53,9 +53,6 @@ type Opts struct {
 	// makes pulse widths exact.
 	OscillatorHz float64
 }
-
-// DefaultOpts drive hobby servos: 50 Hz from the internal oscillator.
-var DefaultOpts = Opts{}
 
 // Dev is a PCA9685 on an I²C bus. Methods are not safe for concurrent use.
 type Dev struct {
@@ -69,7 +66,7 @@ type Dev struct {
 // requested frequency, oscillator running.
 func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 	if opts == nil {
-		opts = &DefaultOpts
+		opts = &Opts{}
 	}
 	d := &Dev{bus: bus, addr: opts.Addr, osc: opts.OscillatorHz}
 	if d.addr == 0 {

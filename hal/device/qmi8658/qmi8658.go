@@ -128,7 +128,7 @@ func (o ODR) Hz() float64 {
 	return 0
 }
 
-// Opts configures a Dev. Nil Opts mean DefaultOpts.
+// Opts configures a Dev. Nil Opts mean DefaultOpts().
 type Opts struct {
 	AccelRange AccelRange
 	AccelODR   ODR
@@ -141,14 +141,16 @@ type Opts struct {
 	INT gpio.PinIO
 }
 
-// DefaultOpts is the balance loop's configuration: ±4 g, ±512 °/s, both at
+// DefaultOpts returns the balance loop's configuration: ±4 g, ±512 °/s, both at
 // ODR1000 (896.8 Hz in 6DOF mode), data ready on INT2.
-var DefaultOpts = Opts{
-	AccelRange:         Accel4G,
-	AccelODR:           ODR1000,
-	GyroRange:          Gyro512,
-	GyroODR:            ODR1000,
-	DataReadyInterrupt: true,
+func DefaultOpts() Opts {
+	return Opts{
+		AccelRange:         Accel4G,
+		AccelODR:           ODR1000,
+		GyroRange:          Gyro512,
+		GyroODR:            ODR1000,
+		DataReadyInterrupt: true,
+	}
 }
 
 // Sample is one reading in SI units, in the chip's axes.
@@ -170,7 +172,8 @@ type Dev struct {
 // New checks that a QMI8658 answers on conn, configures and enables it.
 func New(conn spi.Conn, opts *Opts) (*Dev, error) {
 	if opts == nil {
-		opts = &DefaultOpts
+		o := DefaultOpts()
+		opts = &o
 	}
 	d := &Dev{conn: conn, opts: *opts}
 	switch {

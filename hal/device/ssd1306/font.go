@@ -18,7 +18,7 @@ func glyph(c rune) [GlyphWidth]byte {
 }
 
 // font is a 5×7 font for ASCII 0x20–0x7E, one byte per column, bit 0 the
-// top row.
+// top row. It is a constant table: nothing writes to it.
 var font = [95][GlyphWidth]byte{
 	{0x00, 0x00, 0x00, 0x00, 0x00}, // ' '
 	{0x00, 0x00, 0x5F, 0x00, 0x00}, // !

@@ -15,7 +15,7 @@ const (
 	ctrlData     = 0x40
 )
 
-// Opts configures a Dev. Nil Opts mean DefaultOpts.
+// Opts configures a Dev. Nil Opts, like zero fields, take the defaults.
 type Opts struct {
 	// Addr is the I²C address; 0 means DefaultAddr.
 	Addr uint16
@@ -29,9 +29,6 @@ type Opts struct {
 	// control byte); 0 means no limit.
 	MaxTxBytes int
 }
-
-// DefaultOpts is the console's 128×64 module at 0x3C.
-var DefaultOpts = Opts{}
 
 // Width is the number of columns.
 const Width = 128
@@ -48,7 +45,7 @@ type Dev struct {
 // New initialises the display at opts.Addr on bus and clears it.
 func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 	if opts == nil {
-		opts = &DefaultOpts
+		opts = &Opts{}
 	}
 	d := &Dev{bus: bus, opts: *opts}
 	d.addr = d.opts.Addr
