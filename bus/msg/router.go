@@ -53,6 +53,8 @@ type RouteState struct {
 // OutputState is what the router is sending to one output target.
 type OutputState struct {
 	Target string `json:"target"`
+	// State is this output's RouterIdle, RouterRouting or RouterBlending.
+	State string `json:"state"`
 	// RouteIDs are the routes contributing, highest priority first: one in
 	// priority mode, several while blending.
 	RouteIDs []string `json:"route_ids"`

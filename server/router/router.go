@@ -843,19 +843,29 @@ func f32(v float64) float32 {
 	return float32(v)
 }
 
-// state is the router's state (spec: Router State Machine) and each
-// output's.
+// state is one output's state (spec: Router State Machine): idle with no
+// active route, routing with one, blending with several or while a blend
+// ramp runs.
+func (o *output) state() string {
+	switch {
+	case !o.active:
+		return msg.RouterIdle
+	case len(o.routeIDs) > 1 || o.blending:
+		return msg.RouterBlending
+	}
+	return msg.RouterRouting
+}
+
+// state is the router's state: the "highest" of its outputs'.
 func (r *Router) state() string {
 	st := msg.RouterIdle
 	for _, t := range Targets() {
-		o := r.outputs[t]
-		if !o.active {
-			continue
-		}
-		if len(o.routeIDs) > 1 || o.blending {
+		switch r.outputs[t].state() {
+		case msg.RouterBlending:
 			return msg.RouterBlending
+		case msg.RouterRouting:
+			st = msg.RouterRouting
 		}
-		st = msg.RouterRouting
 	}
 	return st
 }
@@ -876,7 +886,7 @@ func (r *Router) Status() msg.RouteStatus {
 	}
 	for _, t := range Targets() {
 		o := r.outputs[t]
-		os := msg.OutputState{Target: t, RouteIDs: []string{}, Values: map[string]float32{}}
+		os := msg.OutputState{Target: t, State: o.state(), RouteIDs: []string{}, Values: map[string]float32{}}
 		if o.active {
 			os.RouteIDs = append(os.RouteIDs, o.routeIDs...)
 		}

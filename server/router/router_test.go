@@ -293,7 +293,7 @@ func TestStateMachineInRouteStatus(t *testing.T) {
 	for _, s := range rg.statuses() {
 		if s.State == msg.RouterBlending {
 			for _, o := range s.Outputs {
-				if o.Target == TargetHead && fmt.Sprint(o.RouteIDs) == "[websocket_direct facecap_to_head]" {
+				if o.Target == TargetHead && fmt.Sprint(o.RouteIDs) == "[websocket_direct facecap_to_head]" && o.State == msg.RouterBlending {
 					found = true
 				}
 			}
