@@ -46,6 +46,7 @@ commands:
   reset NODE [--factory]
   info NODE                       everything the server knows of a node, as JSON
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
+                                  (robot control: call command/head move '{"pan":45}')
   firmware publish --image FILE --version V [--configs DIR] [--out DIR]
   firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]`
 
@@ -200,7 +201,12 @@ func (c *client) call(ctx context.Context, typ, action string, params any) (json
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.conn.SetReadDeadline(dl)
 	}
-	if err := c.conn.WriteJSON(map[string]any{"id": id, "type": typ, "action": action, "params": params}); err != nil {
+	req := map[string]any{"id": id, "type": typ, "action": action, "params": params}
+	// "command/head" is a robot-control command to the head.
+	if t, target, ok := strings.Cut(typ, "/"); ok {
+		req["type"], req["target"] = t, target
+	}
+	if err := c.conn.WriteJSON(req); err != nil {
 		return nil, err
 	}
 	for {
@@ -312,6 +318,7 @@ func firmwareCmd(args []string, out io.Writer) error {
 	changelog := f.String("changelog", "", "changelog text")
 	minHW := f.String("min-hardware-rev", "1.0", "oldest hardware revision the image runs on")
 	date := f.String("date", time.Now().UTC().Format("2006-01-02"), "release date")
+	arch := f.String("check-arch", "", "refuse an image that is not a static ELF executable for this GOARCH (arm64, amd64)")
 	if err := f.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -321,6 +328,9 @@ func firmwareCmd(args []string, out io.Writer) error {
 	data, err := os.ReadFile(*image)
 	if err != nil {
 		return err
+	}
+	if err := checkArch(data, *arch); err != nil {
+		return fmt.Errorf("firmware publish: %s: %w", *image, err)
 	}
 	m, err := firmware.Publish(*dir, *configs, data, firmware.Release{
 		Version: *version, ReleaseDate: *date, MinHardwareRev: *minHW, Changelog: *changelog,
