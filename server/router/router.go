@@ -886,14 +886,14 @@ func (r *Router) Status() msg.RouteStatus {
 	}
 	for _, t := range Targets() {
 		o := r.outputs[t]
-		os := msg.OutputState{Target: t, State: o.state(), RouteIDs: []string{}, Values: map[string]float32{}}
+		outState := msg.OutputState{Target: t, State: o.state(), RouteIDs: []string{}, Values: map[string]float32{}}
 		if o.active {
-			os.RouteIDs = append(os.RouteIDs, o.routeIDs...)
+			outState.RouteIDs = append(outState.RouteIDs, o.routeIDs...)
 		}
 		for k, v := range o.last {
-			os.Values[k] = f32(v)
+			outState.Values[k] = f32(v)
 		}
-		s.Outputs = append(s.Outputs, os)
+		s.Outputs = append(s.Outputs, outState)
 	}
 	return s
 }
