@@ -39,11 +39,14 @@ lint: vet staticcheck
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## firmware: cross-compile saint-node for linux/arm64 and publish the firmware/ tree
+## firmware: cross-compile a static saint-node for linux/arm64 and publish the firmware/ tree
+## (VERSION=1.2.0 CHANGELOG="..." make firmware; the previous current version moves to firmware/archive/)
 firmware:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/saint-node-linux-arm64 ./cmd/saint-node
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/saint-node-linux-arm64 ./cmd/saint-node
 	$(GO) run ./cmd/saintctl firmware publish --image $(BIN)/saint-node-linux-arm64 --version $(VERSION) \
+		--check-arch arm64 --changelog "$(or $(CHANGELOG),saint-node $(VERSION))" \
 		--configs fixtures/config/roles --out firmware
+	@ls -l $(BIN)/saint-node-linux-arm64 | awk '{ printf "firmware image: %.1f MB (%d bytes)\n", $$5/1e6, $$5 }'
 
 clean:
 	rm -rf $(BIN) firmware .saint-sim

@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -164,4 +165,18 @@ func (p *progressReader) Read(b []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// checkArch checks image is a static executable for goarch ("" checks
+// nothing).
+func checkArch(image []byte, goarch string) error {
+	machines := map[string]elf.Machine{"arm64": elf.EM_AARCH64, "amd64": elf.EM_X86_64, "arm": elf.EM_ARM}
+	if goarch == "" {
+		return nil
+	}
+	m, ok := machines[goarch]
+	if !ok {
+		return fmt.Errorf("--check-arch %q: want arm64, amd64 or arm", goarch)
+	}
+	return firmware.CheckExecutable(image, m)
 }

@@ -136,6 +136,11 @@ func writeRelease(dir string, configs map[string]roleConfig, image []byte, rel R
 	if err != nil {
 		return nil, err
 	}
+	// archive/ is part of the tree from the first release on, empty until
+	// a second one is published.
+	if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
 	manifest, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("firmware: %w", err)

@@ -120,8 +120,8 @@ func TestPublishArchivesThePreviousVersion(t *testing.T) {
 	if _, err := Publish(dir, roles, []byte("image one"), rel("1.0.0", "first")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ArchiveDir)); !os.IsNotExist(err) {
-		t.Errorf("archive/ exists after the first publish (%v); it holds only older versions", err)
+	if entries, err := os.ReadDir(filepath.Join(dir, ArchiveDir)); err != nil || len(entries) != 0 {
+		t.Errorf("archive/ after the first publish: %v (%v); want it empty: it holds only older versions", entries, err)
 	}
 	r, err := Open(dir, "")
 	if err != nil {

@@ -179,8 +179,8 @@ func TestUploadRefusalsNameTheField(t *testing.T) {
 			if st := r.Status(); st.Firmware.Version != "1.0.0" || !st.Available {
 				t.Errorf("refused upload changed the repository: %+v", st.Firmware)
 			}
-			if _, err := os.Stat(filepath.Join(r.dir, "archive")); !os.IsNotExist(err) {
-				t.Errorf("refused upload archived the current image (%v)", err)
+			if entries, err := os.ReadDir(filepath.Join(r.dir, "archive")); err != nil || len(entries) != 0 {
+				t.Errorf("refused upload archived the current image: %v (%v)", entries, err)
 			}
 		})
 	}
