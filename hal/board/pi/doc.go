@@ -11,7 +11,8 @@
 // Pins are the 28 GPIOs of the 40-pin header (hal/board/rpi). Pins that an
 // enabled bus uses are reported as that bus's and cannot be opened as GPIO:
 // GPIO2/3 when /dev/i2c-1 exists, GPIO7–11 for /dev/spidev0.*, GPIO14/15
-// when the header UART (/dev/serial0) is enabled. Other pins report what
+// when the header UART (/dev/serial0) is enabled (unless serial0 is a Pi 5's
+// debug-connector UART, ttyAMA10). Other pins report what
 // the node did to them through Hardware: "input" with the level read,
 // "output" with the level driven, "pwm_<duty %>". A pin the node has not
 // opened is reported as an input in state "unknown": reading it would mean

@@ -181,10 +181,21 @@ func (b *Board) enabledBusPins() map[int]busUse {
 			out[7] = busUse{board.DirSPI, "spi0"}
 		}
 	}
-	if exists("dev/serial0") {
+	if b.headerUART() {
 		out[14], out[15] = busUse{board.DirUART, "uart0"}, busUse{board.DirUART, "uart0"}
 	}
 	return out
+}
+
+// headerUART reports whether /dev/serial0, the UART Raspberry Pi OS puts on
+// GPIO14/15, is enabled. On a Pi 5 it may instead point to the debug
+// connector's UART (ttyAMA10), which takes no header pins.
+func (b *Board) headerUART() bool {
+	if _, err := fs.Stat(b.root, "dev/serial0"); err != nil {
+		return false
+	}
+	target, err := fs.ReadLink(b.root, "dev/serial0")
+	return err != nil || !strings.HasSuffix(target, "ttyAMA10")
 }
 
 // Info implements board.Board. Address is looked up on every call, since

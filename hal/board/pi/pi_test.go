@@ -27,6 +27,20 @@ type overlay struct {
 	files fstest.MapFS
 }
 
+func (o overlay) ReadLink(name string) (string, error) {
+	if _, ok := o.files[name]; ok {
+		return o.files.ReadLink(name)
+	}
+	return fs.ReadLink(o.base, name)
+}
+
+func (o overlay) Lstat(name string) (fs.FileInfo, error) {
+	if _, ok := o.files[name]; ok {
+		return o.files.Lstat(name)
+	}
+	return fs.Lstat(o.base, name)
+}
+
 func (o overlay) Open(name string) (fs.File, error) {
 	if _, ok := o.files[name]; ok {
 		return o.files.Open(name)
@@ -206,6 +220,31 @@ func TestPinsReportBusesAndWhatTheNodeDid(t *testing.T) {
 	}
 	if hz, duty, on := backend.PWMState(12); !on || hz != 50 || math.Abs(duty-0.075) > tol {
 		t.Errorf("backend PWM on GPIO12 = %v Hz, %v, %v", hz, duty, on)
+	}
+}
+
+func TestDebugUARTTakesNoHeaderPins(t *testing.T) {
+	// A Pi 5 whose serial0 is the debug connector's UART.
+	root := rpi4(fstest.MapFS{
+		"dev/serial0":  {Mode: fs.ModeSymlink, Data: []byte("ttyAMA10")},
+		"dev/ttyAMA10": {},
+	})
+	b := newPi4(t, &Options{Root: root})
+	if p := pinByBCM(t, b, 14); p.Direction != board.DirInput || p.InUse {
+		t.Errorf("GPIO14 with serial0 on the debug UART = %+v, want a free GPIO", p)
+	}
+	for _, p := range b.Scan() {
+		if p.Type == "uart" {
+			t.Errorf("debug UART reported as %+v", p)
+		}
+	}
+	// serial0 pointing at the PL011 is the header UART.
+	root = rpi4(fstest.MapFS{
+		"dev/serial0": {Mode: fs.ModeSymlink, Data: []byte("ttyAMA0")},
+		"dev/ttyAMA0": {},
+	})
+	if p := pinByBCM(t, newPi4(t, &Options{Root: root}), 14); p.Direction != board.DirUART {
+		t.Errorf("GPIO14 with serial0 on ttyAMA0 = %+v, want the UART's", p)
 	}
 }
 

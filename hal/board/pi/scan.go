@@ -109,7 +109,7 @@ func (b *Board) scanCAN() []board.Peripheral {
 // scanUART lists the header UART and USB serial adapters.
 func (b *Board) scanUART() []board.Peripheral {
 	var out []board.Peripheral
-	if _, err := fs.Stat(b.root, "dev/serial0"); err == nil {
+	if b.headerUART() {
 		out = append(out, board.Peripheral{Type: "uart", Address: "serial0", Description: "header UART on GPIO14/15 (/dev/serial0)", Responsive: true})
 	}
 	for _, p := range append(b.glob("dev/ttyUSB*"), b.glob("dev/ttyACM*")...) {
