@@ -19,7 +19,7 @@
 // such as gravity. The −(τₛ/ω₀)·ω term is the motor's back-EMF: it caps the
 // speed at ω₀ and brakes the output inside the deadband, where the
 // controller shorts the motor. It is integrated with semi-implicit Euler in
-// substeps of at most 0.25 ms (the loop's natural frequency is near 100
+// substeps of at most 0.5 ms (the loop's natural frequency is near 100
 // rad/s). Hard stops at MinAngle and MaxAngle absorb the motion.
 //
 // Without a valid pulse (no PWM, a frame rate outside 20–500 Hz, a pulse

@@ -18,7 +18,7 @@ const (
 )
 
 // maxSubstep bounds the integration substep, s.
-const maxSubstep = 2.5e-4
+const maxSubstep = 5e-4
 
 // Params describe a servo. Angles in radians, the output shaft's.
 type Params struct {

@@ -1,0 +1,204 @@
+package arm
+
+import (
+	"math"
+	"testing"
+
+	"github.com/saint-os/saint/bus/msg"
+)
+
+const dt = 1e-3
+
+func deg(d float64) float64 { return d * math.Pi / 180 }
+
+func run(a *Arm, seconds float64) {
+	for i := 0; i < int(seconds/dt+0.5); i++ {
+		a.Step(dt)
+	}
+}
+
+func pose(a *Arm, q ...float64) {
+	for i, v := range q {
+		a.Joint(i).SetAngle(v)
+		a.Joint(i).SetGoal(v)
+	}
+}
+
+// gravityTorque is the analytic static torque of gravity about the
+// shoulder_lift axis for an arm held straight out at lift angle q: the sum
+// of link weights times their horizontal distance from the shoulder.
+func gravityTorque(p Params, q float64) float64 {
+	tau, x := 0.0, 0.0
+	for _, l := range p.Links[1:] {
+		tau += l.Mass * StandardGravity * (x + l.Length/2) * math.Cos(q)
+		x += l.Length
+	}
+	return tau
+}
+
+// Held straight out, the shoulder servo's effort balances gravity's
+// torque; hanging, the efforts are nil.
+func TestGravityEfforts(t *testing.T) {
+	a := New(Default(msg.ArmLeft))
+	pose(a, 0, 0, 0, 0, 0)
+	run(a, 2)
+	q := a.Positions()[ShoulderLift]
+	want := -gravityTorque(a.p, q)
+	// 0.1 %: the elbow and wrist sag a little under their own loads.
+	if got := a.Efforts()[ShoulderLift]; math.Abs(got-want) > 1e-3*math.Abs(want) {
+		t.Errorf("horizontal arm: shoulder effort %.4f N·m, gravity needs %.4f", got, want)
+	}
+	if q > deg(2) {
+		t.Errorf("horizontal arm sagged %.2f°", q*180/math.Pi)
+	}
+	pose(a, 0, deg(90), 0, 0, 0)
+	run(a, 1)
+	for i, e := range a.Efforts() {
+		if math.Abs(e) > 0.05 {
+			t.Errorf("hanging arm: joint %s effort %.4f N·m, want ~0", JointName(i), e)
+		}
+	}
+}
+
+// Torque-limited below what holding it out takes, the arm sinks until
+// gravity's torque, falling with cos q, meets the limit.
+func TestTorqueLimit(t *testing.T) {
+	a := New(Default(msg.ArmRight))
+	pose(a, 0, 0, 0, 0, 0)
+	s := a.Joint(ShoulderLift)
+	full := gravityTorque(a.p, 0)
+	limit := 0.5 * full
+	s.SetTorqueLimit(limit / s.Params().StallTorque)
+	run(a, 3)
+	want := math.Acos(0.5)
+	if q := a.Positions()[ShoulderLift]; math.Abs(q-want) > deg(1) {
+		t.Errorf("limited shoulder settled at %.2f°, want %.2f°", q*180/math.Pi, want*180/math.Pi)
+	}
+	if e := a.Efforts()[ShoulderLift]; math.Abs(math.Abs(e)-limit) > 0.01*limit {
+		t.Errorf("effort %.4f, want the limit %.4f", e, limit)
+	}
+}
+
+// Closing on a 4 cm object with a 10 N force limit squeezes it with 10 N;
+// without an object the fingers close fully.
+func TestGrasp(t *testing.T) {
+	a := New(Default(msg.ArmLeft))
+	a.Grasp(0.04, 0.2)
+	a.SetGripForce(10)
+	a.SetGripperOpening(0)
+	run(a, 1)
+	if !a.Holding() || math.Abs(a.GraspForce()-10) > 0.2 {
+		t.Errorf("grasp force %.3f N (holding %v), want 10 N", a.GraspForce(), a.Holding())
+	}
+	if gap := a.GripperGap(); gap > 0.04 || gap < 0.035 {
+		t.Errorf("gap %.4f m on a 4 cm object", gap)
+	}
+	a.SetGripperOpening(1)
+	run(a, 1)
+	if a.Holding() || math.Abs(a.GripperGap()-a.p.Gripper.MaxGap) > 1e-3 {
+		t.Errorf("opened: gap %.4f, holding %v", a.GripperGap(), a.Holding())
+	}
+	a.Grasp(0, 0)
+	a.SetGripperOpening(0)
+	run(a, 1)
+	if a.GripperGap() > 1e-3 || a.GraspForce() != 0 {
+		t.Errorf("closed on nothing: gap %.4f, force %.3f", a.GripperGap(), a.GraspForce())
+	}
+}
+
+// Holding a heavy object out makes the shoulder work harder by its weight
+// times the reach.
+func TestPayload(t *testing.T) {
+	a := New(Default(msg.ArmLeft))
+	pose(a, 0, 0, 0, 0, 0)
+	a.SetGripperOpening(0)
+	run(a, 2)
+	e0 := a.Efforts()[ShoulderLift]
+	a.SetGripperOpening(1)
+	run(a, 0.5)
+	a.Grasp(0.05, 0.1)
+	a.SetGripperOpening(0)
+	run(a, 2)
+	reach := a.Tip()[0] - a.origin[ShoulderLift][0]
+	if got, want := e0-a.Efforts()[ShoulderLift], 0.1*StandardGravity*reach; math.Abs(got-want) > 0.01*want {
+		t.Errorf("0.1 kg at %.3f m added %.4f N·m, want %.4f", reach, got, want)
+	}
+}
+
+func TestCollisions(t *testing.T) {
+	a := New(Default(msg.ArmLeft))
+	run(a, 0.1)
+	if a.GroundHit() || a.SelfHit() {
+		t.Errorf("rest pose: ground %v self %v", a.GroundHit(), a.SelfHit())
+	}
+	pose(a, 0, deg(90), 0, 0, 0) // hanging straight down reaches the floor
+	a.Step(dt)
+	if !a.GroundHit() {
+		t.Errorf("straight down, tip at z = %.3f: no ground hit", a.Tip()[2])
+	}
+	pose(a, 0, 0, deg(-150), deg(-120), 0) // folded back onto itself
+	a.Step(dt)
+	if !a.SelfHit() {
+		t.Error("folded arm: no self hit")
+	}
+	b := New(Default(msg.ArmRight))
+	pose(a, deg(-90), 0, 0, 0, 0) // both reach across the chest
+	pose(b, deg(90), 0, 0, 0, 0)
+	a.Step(dt)
+	b.Step(dt)
+	if !CheckPair(a, b) || !a.OtherArmHit() || !b.OtherArmHit() {
+		t.Error("crossed arms: no hit between them")
+	}
+	pose(a, 0, deg(90), deg(-90), 0, 0)
+	pose(b, 0, deg(90), deg(-90), 0, 0)
+	a.Step(dt)
+	b.Step(dt)
+	if CheckPair(a, b) || a.OtherArmHit() {
+		t.Error("arms at rest touch each other")
+	}
+}
+
+// Five joints plus a gripper, and the truth message carries them.
+func TestTruth(t *testing.T) {
+	a := New(Default(msg.ArmRight))
+	tr := a.Truth().(msg.SimArm)
+	if tr.Side != "right" || len(tr.Positions) != 5 || len(tr.Joints) != 5 || a.Name() != "arm_right" {
+		t.Errorf("truth %+v", tr)
+	}
+	if a.Params().Mount[1] >= 0 {
+		t.Error("right arm mounted on the left")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	p := Default(msg.ArmLeft)
+	p.Links[2].Length = math.NaN()
+	a := New(p)
+	if a.Params().Links[2].Length != Default(msg.ArmLeft).Links[2].Length {
+		t.Error("invalid link kept")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	a.SetGripperOpening(nan)
+	a.SetGripForce(inf)
+	a.SetGripForce(nan)
+	a.Grasp(nan, 1)
+	a.Grasp(1, inf)
+	a.Joint(0).SetGoal(nan)
+	a.Joint(1).SetPWM(nan, nan, true)
+	a.Step(nan)
+	a.Step(-1)
+	run(a, 0.1)
+	for _, v := range a.AppendState(nil) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("state not finite: %v", a.AppendState(nil))
+		}
+	}
+}
+
+func BenchmarkStep(b *testing.B) {
+	a := New(Default(msg.ArmLeft))
+	pose(a, 0.2, 0.3, -0.5, 0.2, 0.1)
+	for i := 0; i < b.N; i++ {
+		a.Step(dt)
+	}
+}
