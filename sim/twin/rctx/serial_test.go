@@ -8,6 +8,7 @@ import (
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/uart/uarttest"
+	simboard "github.com/saint-os/saint/sim/board"
 )
 
 // rig is a transmitter on one end of a simulated UART and a decoder on the
@@ -282,5 +283,47 @@ func TestNewSerialRejects(t *testing.T) {
 	}
 	if n := len(port.Writes()); n != 0 {
 		t.Errorf("%d writes after Close", n)
+	}
+}
+
+// TestSerialOnSimBoard wires the transmitter to a simulated Pi's ttyAMA0, as
+// a receiver on GPIO15 would be, and reads it through the board's UART.
+func TestSerialOnSimBoard(t *testing.T) {
+	ex := executor.NewVirtual()
+	b, err := simboard.New(&simboard.Options{Clock: ex.Clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := b.UARTPeer(simboard.UART)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, err := b.Hardware().UART(simboard.UART)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := rc.PortConfig(rc.SBUS)
+	if err := pi.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	var frames []rc.Frame
+	dec := rc.NewSBUSDecoder(func(f rc.Frame) { frames = append(frames, f) })
+	defer pi.Receive(dec.Feed)()
+	tx, err := NewSerial(ex, peer, rc.SBUS, &SerialOptions{Period: rc.SBUSFastPeriod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := tx.Set(3, 1100); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.RunFor(context.Background(), 70*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 10 {
+		t.Fatalf("%d frames in 70 ms at 7 ms, want 10", len(frames))
+	}
+	if got := frames[9].Micros[2]; got != 1100 {
+		t.Errorf("channel 3 = %d µs, want 1100", got)
 	}
 }
