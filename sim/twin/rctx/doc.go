@@ -16,9 +16,11 @@
 // There are no goroutines and no sleeps.
 //
 // Fault injection is what a flight test would see: SetLinkLost stops the
-// receiver's output (the transmitter switched off or out of range), SetFlags
-// raises SBUS's frame-lost and failsafe bits, SetNoise puts random bytes on
-// the line between frames.
+// receiver's output (the transmitter switched off or out of range) or, for
+// an SBUS receiver with SerialOptions.SBUSFailsafeAfter, turns it into
+// frame-lost and then failsafe frames as most SBUS receivers do; SetFlags
+// raises SBUS's flags by hand; SetNoise puts random bytes on the line
+// between frames.
 //
 // Wire formats are hal/device/rc's encoders; the server's RC receiver reads
 // this twin's output with hal/device/rc's decoders.

@@ -103,7 +103,7 @@ func (s *Sticks) Get(ch int) uint16 {
 
 // SetLinkLost cuts (true) or restores (false) the radio link: while it is
 // lost the receiver sends nothing, as a receiver without a failsafe output
-// does.
+// does (an SBUS Serial with SBUSFailsafeAfter sends its flags instead).
 func (s *Sticks) SetLinkLost(lost bool) {
 	s.mu.Lock()
 	s.linkLost = lost

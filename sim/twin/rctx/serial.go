@@ -21,6 +21,11 @@ type SerialOptions struct {
 	// LinkStatsEvery is how many CRSF channel frames go between two
 	// LINK_STATISTICS frames; 0 means 25 (10 Hz at 250 Hz).
 	LinkStatsEvery int
+	// SBUSFailsafeAfter, when positive, makes an SBUS receiver behave as
+	// most do when the link is lost: it keeps sending the last positions
+	// with the frame-lost flag, and after this long raises failsafe too.
+	// Zero means it goes quiet, like the other protocols.
+	SBUSFailsafeAfter time.Duration
 }
 
 // DefaultLinkStats returns the CRSF link statistics a Serial starts with: a
@@ -45,6 +50,7 @@ type Serial struct {
 	period   time.Duration
 	addr     byte
 	statsGap int
+	holdFor  time.Duration // SBUSFailsafeAfter
 	timer    *executor.Timer
 
 	mu        sync.Mutex
@@ -58,6 +64,8 @@ type Serial struct {
 	err       error
 	buf       []byte
 	closed    bool
+	lost      bool      // the link was down at the previous frame
+	lostAt    time.Time // when the frame timer first found it down
 }
 
 // NewSerial configures port for proto (rc.PortConfig) and starts sending
@@ -74,8 +82,9 @@ func NewSerial(ex *executor.Executor, port uart.Port, proto rc.Protocol, o *Seri
 	if o != nil {
 		opt = *o
 	}
-	if opt.Period < 0 || opt.LinkStatsEvery < 0 {
-		return nil, fmt.Errorf("rctx: period %v and link statistics every %d frames, want neither negative", opt.Period, opt.LinkStatsEvery)
+	if opt.Period < 0 || opt.LinkStatsEvery < 0 || opt.SBUSFailsafeAfter < 0 {
+		return nil, fmt.Errorf("rctx: period %v, link statistics every %d frames, failsafe after %v: want none negative",
+			opt.Period, opt.LinkStatsEvery, opt.SBUSFailsafeAfter)
 	}
 	n := rc.MaxChannels
 	switch proto {
@@ -94,6 +103,7 @@ func NewSerial(ex *executor.Executor, port uart.Port, proto rc.Protocol, o *Seri
 		period:   opt.Period,
 		addr:     cmpOr(opt.CRSFAddress, rc.CRSFAddrFlightController),
 		statsGap: cmpOr(opt.LinkStatsEvery, 25),
+		holdFor:  opt.SBUSFailsafeAfter,
 		link:     DefaultLinkStats(),
 	}
 	s.init(n)
@@ -198,18 +208,32 @@ func (s *Serial) Err() error {
 // send is the frame timer's callback.
 func (s *Serial) send() {
 	us, up := s.snapshot()
+	now := s.ex.Now()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
+	if !up && !s.lost {
+		s.lost, s.lostAt = true, now
+	}
 	if up {
-		s.buf = s.encode(s.buf[:0], &us)
+		s.lost = false
+	}
+	frameLost, failsafe := s.frameLost, s.failsafe
+	holding := !up && s.proto == rc.SBUS && s.holdFor > 0
+	if holding {
+		frameLost = true
+		failsafe = failsafe || now.Sub(s.lostAt) >= s.holdFor
+	}
+	sending := up || holding
+	if sending {
+		s.buf = s.encode(s.buf[:0], &us, frameLost, failsafe)
 		s.frames++
 	}
 	noise := s.noise
 	s.mu.Unlock()
-	if up {
+	if sending {
 		if s.proto == rc.CRSF {
 			s.maybeLinkStats()
 		}
@@ -220,11 +244,12 @@ func (s *Serial) send() {
 	}
 }
 
-// encode appends the channel frame for us to dst; s.mu must be held.
-func (s *Serial) encode(dst []byte, us *[rc.MaxChannels]uint16) []byte {
+// encode appends the channel frame for us to dst, with SBUS's flags; s.mu
+// must be held.
+func (s *Serial) encode(dst []byte, us *[rc.MaxChannels]uint16, frameLost, failsafe bool) []byte {
 	switch s.proto {
 	case rc.SBUS:
-		f := rc.SBUSFrame{FrameLost: s.frameLost, Failsafe: s.failsafe}
+		f := rc.SBUSFrame{FrameLost: frameLost, Failsafe: failsafe}
 		for i := range f.Raw {
 			f.Raw[i] = rc.MicrosToSBUS(us[i])
 		}

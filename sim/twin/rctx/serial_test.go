@@ -201,6 +201,32 @@ func TestSerialSBUSFlags(t *testing.T) {
 	}
 }
 
+// TestSerialSBUSFailsafeOnLoss checks the receiver-like loss behaviour:
+// frames keep coming with frame lost, then failsafe, holding the sticks; and
+// clear when the link returns.
+func TestSerialSBUSFailsafeOnLoss(t *testing.T) {
+	r := newRig(t, rc.SBUS, &SerialOptions{Period: 10 * time.Millisecond, SBUSFailsafeAfter: 100 * time.Millisecond})
+	if err := r.tx.Set(1, 1200); err != nil {
+		t.Fatal(err)
+	}
+	r.run(t, 50*time.Millisecond) // frames 1–5: link up
+	r.tx.SetLinkLost(true)
+	r.run(t, 200*time.Millisecond) // frames 6–25: lost at 60 ms, failsafe from 160 ms
+	r.tx.SetLinkLost(false)
+	r.run(t, 20*time.Millisecond) // frames 26–27: back
+	if len(r.frames) != 27 {
+		t.Fatalf("%d frames, want 27: the receiver keeps sending", len(r.frames))
+	}
+	for i, f := range r.frames {
+		at := f.Time.Sub(r.frames[0].Time) + 10*time.Millisecond
+		lost := at > 50*time.Millisecond && at <= 250*time.Millisecond
+		failsafe := lost && at >= 160*time.Millisecond
+		if f.FrameLost != lost || f.Failsafe != failsafe || f.Micros[0] != 1200 {
+			t.Errorf("frame %d at %v: lost %v failsafe %v ch1 %d; want %v %v 1200", i+1, at, f.FrameLost, f.Failsafe, f.Micros[0], lost, failsafe)
+		}
+	}
+}
+
 // TestSerialCRSFLinkStats sets RSSI and link quality and reads them back
 // from the decoded link statistics, sent at the configured rate.
 func TestSerialCRSFLinkStats(t *testing.T) {
