@@ -1,6 +1,7 @@
 package rctx
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -44,7 +45,7 @@ func NewPPM(ex *executor.Executor, line Line, o *PPMOptions) (*PPM, error) {
 	if o != nil {
 		opt = *o
 	}
-	n := cmpOr(opt.Channels, 8)
+	n := cmp.Or(opt.Channels, 8)
 	if n < rc.PPMMinChannels || n > rc.MaxChannels {
 		return nil, fmt.Errorf("rctx: PPM channels %d, want %d to %d", n, rc.PPMMinChannels, rc.MaxChannels)
 	}
@@ -56,7 +57,7 @@ func NewPPM(ex *executor.Executor, line Line, o *PPMOptions) (*PPM, error) {
 		line:   line,
 		sig:    opt.Signal,
 		idle:   gpio.Low,
-		period: cmpOr(opt.Signal.Period, rc.PPMPeriod),
+		period: cmp.Or(opt.Signal.Period, rc.PPMPeriod),
 		edges:  edgeQueue{ex: ex},
 	}
 	p.init(n)
@@ -150,7 +151,7 @@ func NewPWM(ex *executor.Executor, lines []Line, o *PWMOptions) (*PWM, error) {
 	if o != nil {
 		opt = *o
 	}
-	period := cmpOr(opt.Period, rc.PWMPeriod)
+	period := cmp.Or(opt.Period, rc.PWMPeriod)
 	if period <= MaxMicros*time.Microsecond {
 		return nil, fmt.Errorf("rctx: PWM period %v, want more than the longest pulse (%d µs)", period, MaxMicros)
 	}

@@ -1,6 +1,7 @@
 package rctx
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -89,34 +90,26 @@ func NewSerial(ex *executor.Executor, port uart.Port, proto rc.Protocol, o *Seri
 	n := rc.MaxChannels
 	switch proto {
 	case rc.SBUS:
-		opt.Period = cmpOr(opt.Period, rc.SBUSPeriod)
+		opt.Period = cmp.Or(opt.Period, rc.SBUSPeriod)
 	case rc.IBUS:
-		opt.Period = cmpOr(opt.Period, rc.IBUSPeriod)
+		opt.Period = cmp.Or(opt.Period, rc.IBUSPeriod)
 		n = rc.IBUSChannels
 	case rc.CRSF:
-		opt.Period = cmpOr(opt.Period, rc.CRSFPeriod)
+		opt.Period = cmp.Or(opt.Period, rc.CRSFPeriod)
 	}
 	s := &Serial{
 		ex:       ex,
 		port:     port,
 		proto:    proto,
 		period:   opt.Period,
-		addr:     cmpOr(opt.CRSFAddress, rc.CRSFAddrFlightController),
-		statsGap: cmpOr(opt.LinkStatsEvery, 25),
+		addr:     cmp.Or(opt.CRSFAddress, rc.CRSFAddrFlightController),
+		statsGap: cmp.Or(opt.LinkStatsEvery, 25),
 		holdFor:  opt.SBUSFailsafeAfter,
 		link:     DefaultLinkStats(),
 	}
 	s.init(n)
 	s.timer = ex.Every(s.period, s.send)
 	return s, nil
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Protocol returns what the receiver sends.
