@@ -125,6 +125,10 @@ type Options struct {
 	RatePerSecond float64
 	RateBurst     int
 	AbuseLimit    int
+	// AuthTimeout closes a connection that has not authenticated this
+	// long after connecting (default 30 s), so idle unauthenticated
+	// connections do not pile up.
+	AuthTimeout time.Duration
 }
 
 // Authenticator is what the gateway needs of the API token store.
@@ -179,6 +183,9 @@ func New(o Options) *Gateway {
 	}
 	if o.AbuseLimit <= 0 {
 		o.AbuseLimit = 100
+	}
+	if o.AuthTimeout <= 0 {
+		o.AuthTimeout = 30 * time.Second
 	}
 	g := &Gateway{
 		o:        o,
@@ -388,6 +395,14 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	if g.o.OnConnect != nil {
 		g.o.OnConnect(c.Info())
+	}
+	if !authed {
+		t := time.AfterFunc(g.o.AuthTimeout, func() {
+			if !c.authed.Load() {
+				c.closeWith(websocket.ClosePolicyViolation, "authentication timeout")
+			}
+		})
+		defer t.Stop()
 	}
 	go c.writeLoop()
 	c.readLoop()
