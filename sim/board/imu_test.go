@@ -1,6 +1,7 @@
 package simboard
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -113,5 +114,46 @@ func TestNoExecutorNoInterrupts(t *testing.T) {
 	}
 	if lvl, _ := b.Level(MPU6050INT); lvl != gpio.Low {
 		t.Errorf("GPIO%d = %v, want its power-on pull-down", MPU6050INT, lvl)
+	}
+}
+
+// BenchmarkBalanceIMULoop is the cost, per sample, of the balance IMU in the
+// simulator: the twin's sample tick and INT2 edges on the executor, the
+// board's pin, and one driver read per rising edge. b.N samples at 896.8 Hz.
+func BenchmarkBalanceIMULoop(b *testing.B) {
+	ex := executor.NewVirtual()
+	brd, err := New(&Options{Profile: Balance, Exec: ex, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hw := brd.Hardware()
+	conn, _ := hw.SPI(0, 0)
+	pin, _ := hw.GPIO(QMI8658INT2)
+	reads := 0
+	ex.Post(func() {
+		o := qmi8658.DefaultOpts()
+		o.INT = pin
+		imu, err := qmi8658.New(conn, &o)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		pin.(gpio.EdgeWatcher).WatchEdges(func(e gpio.EdgeEvent) {
+			if e.Level {
+				if _, err := imu.Sense(); err == nil {
+					reads++
+				}
+			}
+		})
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	period := time.Duration(math.Round(1e9 / 896.8))
+	if err := ex.RunFor(b.Context(), time.Duration(b.N)*period); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if reads < b.N-1 {
+		b.Fatalf("%d reads for %d samples", reads, b.N)
 	}
 }
