@@ -207,13 +207,11 @@ func apiRobot(t *testing.T, power server.Power, profiles map[string]simboard.Pro
 	return r, broker.Connect(nil)
 }
 
-// apiRobotB is apiRobot for benchmarks: a server with no nodes, with a
-// rate limit high enough for them.
+// apiRobotB is apiRobot for benchmarks: a server with its default
+// limits and no nodes.
 func apiRobotB(b *testing.B) (*robot, bus.Bus) {
 	broker := mem.NewBroker()
-	r := newRobotWith(b, func(string) bus.Bus { return broker.Connect(nil) }, nil, func(o *server.Options) {
-		o.Gateway.RatePerSecond = 5000
-	})
+	r := newRobotWith(b, func(string) bus.Bus { return broker.Connect(nil) }, nil, nil)
 	return r, broker.Connect(nil)
 }
 

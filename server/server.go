@@ -177,7 +177,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.firmware = repo
 	s.adoption, err = adoption.New(adoption.Options{
-		Exec: s.ex, Bus: o.Bus, Firmware: repo, DataDir: o.DataDir, Log: s.log,
+		Exec: s.ex, Bus: o.Bus, Firmware: repo, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.event,
 	})
 	if err != nil {

@@ -119,7 +119,8 @@ type Options struct {
 	// larger one closes the connection with code 1009 and a reason.
 	MaxMessage int
 	// RatePerSecond and RateBurst are each client's token bucket (default
-	// 200/s, burst 400). A request beyond it is answered "rate_limited";
+	// 1,000/s, burst 2,000: a controller streaming commands to every
+	// target fits well inside it). A request beyond it is answered "rate_limited";
 	// AbuseLimit consecutive rejected requests (default 100) close the
 	// connection with code 1008.
 	RatePerSecond float64
@@ -176,7 +177,7 @@ func New(o Options) *Gateway {
 		o.MaxMessage = DefaultMaxMessage
 	}
 	if o.RatePerSecond <= 0 {
-		o.RatePerSecond = 200
+		o.RatePerSecond = 1000
 	}
 	if o.RateBurst <= 0 {
 		o.RateBurst = 2 * int(o.RatePerSecond)
