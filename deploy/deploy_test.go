@@ -1,0 +1,253 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var scripts = []string{"scripts/deploy_server.sh", "scripts/flash_node.sh", "scripts/can-up.sh", "scripts/lib.sh"}
+
+func TestScriptsPassShellcheck(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("shellcheck is not installed (apt-get install shellcheck); the deployment scripts were not linted")
+	}
+	out, err := exec.Command(sc, append([]string{"-x", "-s", "sh"}, scripts...)...).CombinedOutput()
+	if err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+}
+
+// unit parses a systemd unit file into section → key → values (a key may
+// repeat).
+func unit(t *testing.T, name string) map[string]map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("systemd", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := map[string]map[string][]string{}
+	section := ""
+	var cont string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if cont != "" {
+			line = cont + " " + line
+			cont = ""
+		}
+		if strings.HasSuffix(line, `\`) {
+			cont = strings.TrimSuffix(line, `\`)
+			continue
+		}
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "["):
+			section = strings.Trim(line, "[]")
+			u[section] = map[string][]string{}
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || section == "" {
+				t.Fatalf("%s: line %q is not KEY=VALUE in a section", name, line)
+			}
+			u[section][k] = append(u[section][k], strings.Join(strings.Fields(v), " "))
+		}
+	}
+	return u
+}
+
+func one(t *testing.T, u map[string]map[string][]string, section, key string) string {
+	t.Helper()
+	v := u[section][key]
+	if len(v) == 0 {
+		t.Errorf("[%s] %s missing", section, key)
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+func TestNodeUnit(t *testing.T) {
+	u := unit(t, "saint-node.service")
+	if got := one(t, u, "Service", "Restart"); got != "on-failure" {
+		t.Errorf("Restart=%s, want on-failure (a failed firmware image is rolled back by the next start)", got)
+	}
+	pre := strings.Join(u["Service"]["ExecStartPre"], "\n")
+	if !strings.Contains(pre, "/usr/local/bin/saint-node --rollback-check --state-dir /var/lib/saint") {
+		t.Errorf("ExecStartPre %q lacks the rollback hook", pre)
+	}
+	start := one(t, u, "Service", "ExecStart")
+	for _, want := range []string{"/usr/local/bin/saint-node", "--hal pi", "--state-dir /var/lib/saint", "--server ${SAINT_SERVER}"} {
+		if !strings.Contains(start, want) {
+			t.Errorf("ExecStart %q lacks %q", start, want)
+		}
+	}
+	if one(t, u, "Service", "StateDirectory") != "saint" {
+		t.Error("StateDirectory must be saint (/var/lib/saint, where role and firmware live)")
+	}
+	// Hardening must leave the node its hardware.
+	allowed := strings.Join(u["Service"]["DeviceAllow"], " ")
+	for _, dev := range []string{"char-gpiochip", "char-i2c", "char-spi", "char-ttyAMA", "char-ttyUSB"} {
+		if !strings.Contains(allowed, dev+" rw") {
+			t.Errorf("DeviceAllow lacks %s rw (have %s)", dev, allowed)
+		}
+	}
+	families := one(t, u, "Service", "RestrictAddressFamilies")
+	for _, f := range []string{"AF_CAN", "AF_INET", "AF_NETLINK"} {
+		if !strings.Contains(families, f) {
+			t.Errorf("RestrictAddressFamilies=%s lacks %s", families, f)
+		}
+	}
+	groups := one(t, u, "Service", "SupplementaryGroups")
+	for _, g := range []string{"gpio", "i2c", "spi", "dialout"} {
+		if !strings.Contains(groups, g) {
+			t.Errorf("SupplementaryGroups=%s lacks %s", groups, g)
+		}
+	}
+	for _, k := range []string{"PrivateDevices", "ProtectKernelTunables", "NoExecPaths"} {
+		if v := u["Service"][k]; len(v) > 0 && v[len(v)-1] == "yes" {
+			t.Errorf("%s=yes would cut the node off its devices, /sys/class/pwm or its installed images", k)
+		}
+	}
+	if one(t, u, "Service", "NoNewPrivileges") != "yes" || one(t, u, "Service", "ProtectSystem") != "strict" {
+		t.Error("the node unit is not hardened (NoNewPrivileges, ProtectSystem=strict)")
+	}
+}
+
+func TestServerUnit(t *testing.T) {
+	u := unit(t, "saint-server.service")
+	if got := one(t, u, "Service", "Restart"); got != "on-failure" {
+		t.Errorf("Restart=%s, want on-failure", got)
+	}
+	start := one(t, u, "Service", "ExecStart")
+	for _, want := range []string{"/usr/local/bin/saint-server", "--data /var/lib/saint-server", "--nats 192.168.10.1:4222", "--firmware-http 192.168.10.1:8080", "--ws :9090", "--http :80"} {
+		if !strings.Contains(start, want) {
+			t.Errorf("ExecStart %q lacks %q", start, want)
+		}
+	}
+	if caps := one(t, u, "Service", "AmbientCapabilities"); caps != "CAP_NET_BIND_SERVICE" {
+		t.Errorf("AmbientCapabilities=%s, want only CAP_NET_BIND_SERVICE (port 80)", caps)
+	}
+	if one(t, u, "Service", "User") == "root" || one(t, u, "Service", "User") == "" {
+		t.Error("saint-server must not run as root")
+	}
+	if !strings.Contains(strings.Join(u["Unit"]["After"], " "), "network-online.target") {
+		t.Error("saint-server must start after network-online.target: it binds the internal address")
+	}
+}
+
+func TestUnitsVerify(t *testing.T) {
+	sa, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze is not installed; the units were not verified by systemd")
+	}
+	out, _ := exec.Command(sa, "verify", "--man=no", "systemd/saint-node.service", "systemd/saint-server.service").CombinedOutput()
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// The commands are installed on the Pi, not here.
+		if line == "" || strings.Contains(line, "is not executable: No such file or directory") {
+			continue
+		}
+		t.Errorf("systemd-analyze verify: %s", line)
+	}
+}
+
+func dryRun(t *testing.T, script string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("sh", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "SAINT_DRY_RUN=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestDeployServerDryRun(t *testing.T) {
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(hosts, []byte("# head\ndhcp-host=dc:a6:32:00:00:01,192.168.10.11,head\nnot a host line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := dryRun(t, "scripts/deploy_server.sh", "--host", "pi@robot", "--skip-build", "--iface", "eth1", "--node-hosts", hosts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var conf []string
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "  | "); ok {
+			conf = append(conf, c)
+		}
+	}
+	rendered := strings.Join(conf, "\n")
+	for _, want := range []string{
+		"interface=eth1", "except-interface=wlan0",
+		"dhcp-range=192.168.10.10,192.168.10.254,255.255.255.0,12h",
+		"dhcp-option=option:dns-server,192.168.10.1",
+		"address=/saint-server.local/192.168.10.1",
+		"dhcp-host=dc:a6:32:00:00:01,192.168.10.11,head",
+	} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(rendered) {
+			t.Errorf("rendered dnsmasq configuration lacks the line %q:\n%s", want, rendered)
+		}
+	}
+	if strings.Contains(rendered, "@") || strings.Contains(rendered, "not a host line") {
+		t.Errorf("placeholders or junk left in the dnsmasq configuration:\n%s", rendered)
+	}
+	for _, want := range []string{
+		"install -m 0644 /tmp/saint-deploy/saint-server.service /etc/systemd/system/",
+		"install -D -m 0644 /tmp/saint-deploy/saint-internal.conf /etc/dnsmasq.d/saint-internal.conf",
+		"ipv4.addresses 192.168.10.1/24",
+		"systemctl enable dnsmasq saint-server",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("deploy_server.sh plan lacks %q:\n%s", want, out)
+		}
+	}
+	if out, err := dryRun(t, "scripts/deploy_server.sh", "--skip-build"); err == nil || !strings.Contains(out, "--host") {
+		t.Errorf("without --host: %v %s", err, out)
+	}
+}
+
+func TestFlashNodeDryRun(t *testing.T) {
+	dir := t.TempDir()
+	image := filepath.Join(dir, "saint_node.img")
+	data := []byte("node image")
+	if err := os.WriteFile(image, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if err := os.WriteFile(image+".sha256", []byte(hex.EncodeToString(sum[:])+"  saint_node.img\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--can", "can0:500000", "--args", "--reset-pin 21")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"SAINT_SERVER=nats://192.168.10.1:4222", `SAINT_NODE_ARGS="--reset-pin 21"`, `SAINT_CAN="can0:500000"`,
+		"install -m 0755 /tmp/saint-node-install/saint_node.img /usr/local/bin/saint-node",
+		"install -m 0644 /tmp/saint-node-install/saint-node.env /etc/default/saint-node",
+		"raspi-config nonint do_i2c 0", "usermod -a -G gpio,i2c,spi,dialout,video saint",
+		"systemctl daemon-reload && systemctl enable --now saint-node",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("flash_node.sh plan lacks %q:\n%s", want, out)
+		}
+	}
+	// A damaged image is refused before anything is copied.
+	if err := os.WriteFile(image, []byte("node imagf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image)
+	if err == nil || !strings.Contains(out, "does not match") || strings.Contains(out, "copy ") {
+		t.Errorf("damaged image: %v\n%s", err, out)
+	}
+	for _, bad := range [][]string{{"--host", "pi@n", "--image", image, "--can", "can0"}, {"--host", "pi@n", "--server", "192.168.10.1"}} {
+		if out, err := dryRun(t, "scripts/flash_node.sh", bad...); err == nil {
+			t.Errorf("flash_node.sh %q accepted:\n%s", bad, out)
+		}
+	}
+}

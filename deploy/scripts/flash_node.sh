@@ -1,0 +1,103 @@
+#!/bin/sh
+# shellcheck source-path=SCRIPTDIR
+# flash_node.sh provisions a Raspberry Pi as a SAINT.OS node over ssh: it
+# installs the published node firmware as /usr/local/bin/saint-node, the
+# saint-node service with its rollback hook, the device groups, I2C and
+# SPI, and optional CAN interfaces. The node then boots, checks the server
+# for firmware and announces itself unadopted; adopt it in the web UI.
+#
+#   deploy/scripts/flash_node.sh --host pi@192.168.10.23 [options]
+#
+# Options:
+#   --host USER@HOST     the node Pi (required; the user needs sudo)
+#   --image FILE         node image (default firmware/current/saint_node.img,
+#                        checked against its .sha256)
+#   --server URL         the server's NATS URL (default nats://192.168.10.1:4222)
+#   --can IFACE:BITRATE  bring up a CAN interface (repeatable), e.g. can0:500000
+#   --args "ARGS"        extra saint-node arguments, e.g. "--reset-pin 21"
+#   --factory            forget the node's role and installed firmware
+#
+# SAINT_DRY_RUN=1 prints the commands instead of running them; SSH_OPTS
+# passes options to ssh and scp. See docs/deploy.md.
+set -eu
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TARGET=
+IMAGE=
+SERVER=nats://192.168.10.1:4222
+CAN=
+NODE_ARGS=
+FACTORY=0
+SSH_OPTS=${SSH_OPTS:-}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--host) TARGET=${2:?--host needs USER@HOST}; shift 2 ;;
+	--image) IMAGE=${2:?--image needs a file}; shift 2 ;;
+	--server) SERVER=${2:?--server needs a URL}; shift 2 ;;
+	--can) CAN="$CAN ${2:?--can needs IFACE:BITRATE}"; shift 2 ;;
+	--args) NODE_ARGS=${2?--args needs a value}; shift 2 ;;
+	--factory) FACTORY=1; shift ;;
+	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+[ -n "$TARGET" ] || die "--host USER@HOST is required"
+case $SERVER in
+nats://*) ;;
+*) die "--server $SERVER: want nats://HOST:PORT" ;;
+esac
+for spec in $CAN; do
+	case $spec in
+	*:*[!0-9]* | *: | :*) die "--can $spec: want IFACE:BITRATE, e.g. can0:500000" ;;
+	*:*) ;;
+	*) die "--can $spec: want IFACE:BITRATE, e.g. can0:500000" ;;
+	esac
+done
+
+ROOT=$(repo_root)
+cd "$ROOT"
+[ -n "$IMAGE" ] || IMAGE=firmware/current/saint_node.img
+[ -r "$IMAGE" ] || die "$IMAGE not found: run make firmware first, or pass --image"
+if [ -r "$IMAGE.sha256" ]; then
+	want=$(cut -d' ' -f1 <"$IMAGE.sha256")
+	got=$(sha256sum "$IMAGE" | cut -d' ' -f1)
+	[ "$want" = "$got" ] || die "$IMAGE: sha256 $got does not match $IMAGE.sha256 ($want)"
+fi
+
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+cat >"$STAGE/saint-node.env" <<ENV
+# /etc/default/saint-node: settings of the saint-node service.
+SAINT_SERVER=$SERVER
+SAINT_NODE_ARGS="$NODE_ARGS"
+SAINT_CAN="${CAN# }"
+ENV
+if [ "${SAINT_DRY_RUN:-0}" = 1 ]; then
+	echo "/etc/default/saint-node:"
+	sed 's/^/  | /' "$STAGE/saint-node.env"
+fi
+
+REMOTE_STAGE=/tmp/saint-node-install
+remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
+copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/scripts/can-up.sh "$STAGE/saint-node.env"
+
+# I2C and SPI on (Raspberry Pi OS); the groups the unit asks for.
+remote "if command -v raspi-config >/dev/null; then raspi-config nonint do_i2c 0; raspi-config nonint do_spi 0; fi"
+remote "for g in gpio i2c spi dialout video; do getent group \$g >/dev/null || groupadd --system \$g; done"
+remote "id saint >/dev/null 2>&1 || useradd --system --home-dir /var/lib/saint --shell /usr/sbin/nologin saint"
+remote "usermod -a -G gpio,i2c,spi,dialout,video saint"
+remote "systemctl stop saint-node 2>/dev/null || true"
+remote "install -m 0755 $REMOTE_STAGE/$(basename "$IMAGE") /usr/local/bin/saint-node"
+remote "install -D -m 0755 $REMOTE_STAGE/can-up.sh /usr/local/lib/saint/can-up.sh"
+remote "install -m 0644 $REMOTE_STAGE/saint-node.service /etc/systemd/system/"
+remote "install -m 0644 $REMOTE_STAGE/saint-node.env /etc/default/saint-node"
+if [ "$FACTORY" = 1 ]; then
+	remote "rm -rf /var/lib/saint/role.yaml /var/lib/saint/role_config.yaml /var/lib/saint/firmware"
+fi
+remote "systemctl daemon-reload && systemctl enable --now saint-node"
+remote "rm -rf $REMOTE_STAGE"
+echo "node provisioned on $TARGET: $(basename "$IMAGE") as /usr/local/bin/saint-node, server $SERVER."
+echo "It announces itself unadopted within seconds: adopt it in the web UI (Nodes) or with saintctl adopt."
