@@ -34,6 +34,7 @@ import (
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/auth"
 )
 
 func main() {
@@ -110,6 +111,9 @@ func run() error {
 	addrs := srv.Addrs()
 	addrs["nats"] = broker.ClientURL()
 	log.Info("saint-server running", "addrs", addrs)
+	if !*noAuth {
+		log.Info("clients authenticate with the API token", "file", filepath.Join(*dataDir, auth.FileName))
+	}
 	if *addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {
