@@ -1,0 +1,46 @@
+// Package robot assembles the whole simulated robot on one executor: the
+// physics world (sim/world) with its models (sim/model/...), the six
+// simulated Raspberry Pis the nodes run on (sim/board: head, arms left and
+// right, tracks, console, balance), and the device twins (sim/twin/...)
+// that connect the two at the wire level. A node's drivers talk to the
+// boards' pins and buses exactly as on the robot; the physics reads what
+// they drive and writes back what the sensors measure.
+//
+// # Wiring
+//
+// Every physics step runs, in this order:
+//
+//	inputs   head: PWM on GPIO12/13/18 (pan, tilt, roll) → servo pulses
+//	         arms: PCA9685 channels 0–5 (a valid servo pulse wins) or the
+//	               Feetech bus, ids 1–5 (joints) and 6 (gripper): goal
+//	               position, speed and torque enable → joint servos
+//	         tracks: BTS7960 twins on GPIO12/13 + enable 5 (left) and
+//	               18/19 + enable 6 (right) → motor duty or coast
+//	         balance: VESC twins 68 (left) and 56 (right) on can0 →
+//	               wheel current, duty, brake or speed/position loops
+//	models   head, arm_left, arm_right, arm contact check, tracks, balance
+//	outputs  head: IMU → MPU6050 twin (which adds its seeded noise)
+//	         arms: joint state → Feetech present position/speed/load;
+//	               servo supply → INA219 at 0x41
+//	         tracks: sprocket angles → quadrature encoder twins on
+//	               GPIO17/27 (left) and 22/23 (right); battery → INA219 0x40
+//	         balance: IMU → QMI8658 twin; wheels → VESC status (ERPM,
+//	               currents, duty, voltage, tachometer)
+//
+// A positive command drives a motor forward on either side: the harness
+// is wired so that the same sign means the same direction left and right.
+//
+// # Disturbances
+//
+// The world knows the bodies "tracks" and "balance" (push, impulse); the
+// links "head/i2c/0x68", "arms_left/i2c/0x40" (and 0x41, and the right
+// arm's), "tracks/i2c/0x40", "console/i2c/0x3c" (I²C chips unplugged: they
+// stop acknowledging), "arms_left/feetech/1"…"6" (a servo unplugged from the
+// bus), "balance/can/68" and "balance/can/56" (a VESC off the bus),
+// "tracks/encoder/left" and "/right" (encoder cable pulled: the lines float
+// to their pull-ups), "head/pwm/pan", "tilt", "roll" (servo signal wire
+// cut); and the devices "head", "arm_left", "arm_right", "tracks",
+// "balance" (everything of the model dead) and their parts
+// ("head/pan", "arm_left/elbow", "arm_left/gripper",
+// "tracks/left_motor", "balance/right_motor" ...).
+package robot
