@@ -335,6 +335,13 @@ func (b *Board) Hardware() board.Hardware { return b.base.Hardware() }
 // board's clock, before SetInput returns.
 func (b *Board) SetInput(bcm int, l gpio.Level) error { return b.base.SetInput(bcm, l) }
 
+// SetInputAt is SetInput with the edge stamped at rather than now: the
+// physics steps at 1 kHz, but an encoder edge happens when the shaft crosses
+// it, and drivers measure speed from those stamps.
+func (b *Board) SetInputAt(bcm int, l gpio.Level, at time.Time) error {
+	return b.base.SetInputAt(bcm, l, at)
+}
+
 // ReleaseInput stops driving GPIO bcm: it reads what its pull resistor gives
 // it.
 func (b *Board) ReleaseInput(bcm int) error { return b.base.ReleaseInput(bcm) }

@@ -283,11 +283,18 @@ func (b *Board) gpioPin(bcm int) (*pin, error) {
 // encoder, a receiver), stamped with the board's clock. Watchers of an
 // input see the edge before SetInput returns.
 func (b *Board) SetInput(bcm int, l gpio.Level) error {
+	return b.SetInputAt(bcm, l, b.clk.Now())
+}
+
+// SetInputAt is SetInput with the edge stamped at, for devices whose edges
+// fall between the simulator's steps (an encoder's A/B edges land at the
+// instant the shaft crossed them, not at the end of the step).
+func (b *Board) SetInputAt(bcm int, l gpio.Level, at time.Time) error {
 	p, err := b.gpioPin(bcm)
 	if err != nil {
 		return err
 	}
-	p.io.Set(l, b.clk.Now())
+	p.io.Set(l, at)
 	return nil
 }
 

@@ -222,3 +222,26 @@ func TestBusesAndPeripherals(t *testing.T) {
 		}
 	}
 }
+
+func TestSetInputAtStampsTheEdge(t *testing.T) {
+	clk := clock.NewVirtual(time.Time{})
+	b := New(&Options{Clock: clk})
+	enc, err := b.Hardware().GPIO(17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = enc.In(gpio.Float, gpio.BothEdges)
+	var got []gpio.EdgeEvent
+	enc.(gpio.EdgeWatcher).WatchEdges(func(e gpio.EdgeEvent) { got = append(got, e) })
+	clk.Advance(time.Millisecond)
+	mid := clk.Now().Add(-300 * time.Microsecond)
+	if err := b.SetInputAt(17, gpio.High, mid); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Time.Equal(mid) || got[0].Level != gpio.High {
+		t.Fatalf("edges %v, want one rising edge at %v", got, mid)
+	}
+	if err := b.SetInputAt(99, gpio.Low, mid); !errors.Is(err, board.ErrNotFound) {
+		t.Errorf("SetInputAt(99) = %v", err)
+	}
+}
