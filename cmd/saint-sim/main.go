@@ -2,7 +2,7 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--adopt] [--auth]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth]
 //
 // Without --auth the API needs no token, and the simulator then listens on
 // loopback only (it refuses other addresses). With --auth it behaves like
@@ -29,7 +29,7 @@ import (
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
-	simboard "github.com/saint-os/saint/sim/board"
+	simrobot "github.com/saint-os/saint/sim/robot"
 )
 
 var version = "0.1.0"
@@ -45,6 +45,14 @@ func main() {
 // into with --adopt.
 type simNode struct {
 	id, profile, role, instance, name string
+}
+
+// part is the simulated robot's part the node runs on.
+func (sn simNode) part() simrobot.Part {
+	if sn.instance != "" {
+		return simrobot.Part(sn.profile + "_" + sn.instance)
+	}
+	return simrobot.Part(sn.profile)
 }
 
 func robot() []simNode {
@@ -66,6 +74,7 @@ func run() error {
 	configDir := flag.String("config", "", "configuration tree (default: the built-in fixtures)")
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
 	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
+	seed := flag.Uint64("seed", 1, "seed of the physics' and sensors' noise: the same seed gives the same run")
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	flag.Parse()
@@ -114,12 +123,22 @@ func run() error {
 		return err
 	}
 
+	// The physics and the simulated boards the nodes run on.
+	ids := map[simrobot.Part]string{}
+	for _, sn := range robot() {
+		ids[sn.part()] = sn.id
+	}
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: broker.Connect(nil), Seed: *seed, NodeIDs: ids})
+	if err != nil {
+		return err
+	}
+	if err := rb.Start(); err != nil {
+		return err
+	}
+
 	var nodes []*node.Node
 	for _, sn := range robot() {
-		b, err := simboard.New(&simboard.Options{NodeID: sn.id, Profile: simboard.Profile(sn.profile), Clock: clk})
-		if err != nil {
-			return err
-		}
+		b := rb.Board(sn.part())
 		n, err := node.New(node.Options{
 			Exec: ex, Bus: broker.Connect(nil), Board: b, FirmwareVersion: version,
 			StateDir: filepath.Join(*dataDir, "nodes", sn.id), Log: log,
@@ -155,6 +174,7 @@ func run() error {
 		for _, n := range nodes {
 			n.Stop()
 		}
+		rb.Stop()
 	})
 	return nil
 }
