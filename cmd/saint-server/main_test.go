@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/server/auth"
+)
+
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "saint-server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestAuthentication runs saint-server as installed: the API needs the
+// token it generated in the data directory, 0600; without a token it
+// listens on loopback only.
+func TestAuthentication(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-server")
+	}
+	bin := build(t)
+	t.Run("token required", func(t *testing.T) { tokenRequired(t, bin) })
+	t.Run("no-auth refuses a public address", func(t *testing.T) { noAuthRefusesPublicAddress(t, bin) })
+}
+
+func tokenRequired(t *testing.T, bin string) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	addrFile := filepath.Join(dir, "addrs.json")
+	cmd := exec.Command(bin, "--data", data, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--nats", "127.0.0.1:0",
+		"--firmware-http", "", "--power=false", "--addr-file", addrFile)
+	logf, _ := os.Create(filepath.Join(dir, "server.log"))
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("saint-server did not exit on interrupt")
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("saint-server log:\n%s", b)
+		}
+	})
+	var addrs map[string]string
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &addrs)
+	})
+	fi, err := os.Stat(filepath.Join(data, auth.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", fi.Mode().Perm())
+	}
+	tok, _ := os.ReadFile(filepath.Join(data, auth.FileName))
+	token := strings.TrimSpace(string(tok))
+
+	url := "ws://" + addrs["ws"] + "/saint"
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var resp struct {
+		Status string
+		Error  struct{ Code string }
+	}
+	_ = conn.WriteJSON(map[string]any{"id": 1, "type": "management", "action": "list_adopted"})
+	if err := conn.ReadJSON(&resp); err != nil || resp.Status != "error" || resp.Error.Code != "unauthorized" {
+		t.Fatalf("without a token: %+v %v", resp, err)
+	}
+	if _, r, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + strings.Repeat("0", 64)}}); err == nil || r.StatusCode != 401 {
+		t.Errorf("wrong bearer token: %v", err)
+	}
+	authed, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer authed.Close()
+	_ = authed.WriteJSON(map[string]any{"id": 1, "type": "management", "action": "list_adopted"})
+	if err := authed.ReadJSON(&resp); err != nil || resp.Status != "ok" {
+		t.Fatalf("with the token: %+v %v", resp, err)
+	}
+}
+
+func noAuthRefusesPublicAddress(t *testing.T, bin string) {
+	out, err := exec.Command(bin, "--data", t.TempDir(), "--no-auth", "--http", "0.0.0.0:0", "--ws", "127.0.0.1:0",
+		"--nats", "127.0.0.1:0", "--firmware-http", "").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "loopback") {
+		t.Errorf("--no-auth on 0.0.0.0: err %v, output:\n%s", err, out)
+	}
+}
