@@ -320,6 +320,14 @@ func (n *Node) download(gen uint64, want msg.FirmwareCheckResponse, image []byte
 		if err == nil {
 			err = m.Decode(&resp)
 		}
+		if err == nil && !resp.Success && resp.Version != "" && resp.Version != want.Version {
+			// A newer image was published during the download: start over
+			// with it rather than ask for a version that is gone.
+			n.log.Info("firmware replaced on the server during the download", "was", want.Version, "now", resp.Version)
+			n.setMessage("firmware %s replaced by %s on the server; checking again", want.Version, resp.Version)
+			n.checkFirmware(gen)
+			return
+		}
 		if err == nil && !resp.Success {
 			err = errors.New(resp.Message)
 		}

@@ -59,6 +59,10 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	must(bus.ServeJSON(b, msg.ServiceFirmwareDownload, ex, func(req msg.FirmwareDownloadRequest, reply func(msg.FirmwareDownloadResponse, error)) {
 		f.downloads++
 		f.offsets = append(f.offsets, req.Offset)
+		if req.Version != f.version {
+			reply(msg.FirmwareDownloadResponse{Version: f.version, Message: "version: " + req.Version + " is not published"}, nil)
+			return
+		}
 		if f.failAt > 0 && req.Offset >= f.failAt {
 			f.failAt = 0
 			reply(msg.FirmwareDownloadResponse{Message: "server restarting"}, nil)

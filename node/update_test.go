@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/node"
 	simboard "github.com/saint-os/saint/sim/board"
@@ -87,5 +88,27 @@ func TestForcedUpdateInstallsARejectedImage(t *testing.T) {
 	}
 	if _, rejected := r.node.Store().RejectedFirmware("1.1.0", hex.EncodeToString(sum[:])); rejected {
 		t.Error("the rejection outlived a forced install")
+	}
+}
+
+func TestImageReplacedDuringDownloadStartsOver(t *testing.T) {
+	r := newRig(t, simboard.Bare)
+	r.run(time.Second)
+	r.srv.publish("1.1.0", bytes.Repeat([]byte("a"), 5000))
+	r.srv.failAt = 2500 // a pause, during which 1.2.0 replaces 1.1.0
+	r.client.CallAsync(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, time.Second, r.ex, func(bus.Msg, error) {})
+	r.run(500 * time.Millisecond) // into the pause after the failure at 3000
+	if want := []int64{0, 1000, 2000, 3000}; !slices.Equal(r.srv.offsets, want) {
+		t.Fatalf("offsets %v before the new release, want %v", r.srv.offsets, want)
+	}
+	newer := bytes.Repeat([]byte("b"), 3000)
+	r.srv.publish("1.2.0", newer)
+	r.run(3 * time.Second)
+	got, err := os.ReadFile(filepath.Join(r.dir, node.FirmwareCurrent))
+	if err != nil || !bytes.Equal(got, newer) {
+		t.Errorf("installed %d bytes (err %v), want the 1.2.0 image", len(got), err)
+	}
+	if st := r.statuses[len(r.statuses)-1]; st.FirmwareVersion != "1.2.0" || r.state() != msg.StateUnadopted {
+		t.Errorf("after the replaced download: running %s, state %s", st.FirmwareVersion, r.state())
 	}
 }
