@@ -20,7 +20,6 @@ import (
 	"github.com/saint-os/saint/hal/socketcan"
 	"github.com/saint-os/saint/hal/spi"
 	"github.com/saint-os/saint/hal/uart"
-	simboard "github.com/saint-os/saint/sim/board"
 )
 
 // SPI devices are opened at this clock and mode: every chip a role drives
@@ -40,9 +39,8 @@ func openPiBoard(nodeID string) (board.Board, error) {
 	host, hostErr := periph.Open(&periph.Options{Clock: clk})
 	hw := &piHardware{host: host, clk: clk}
 	b, boardErr := pi.New(&pi.Options{
-		NodeID:      nodeID,
-		Hardware:    hw,
-		IdentifyI2C: simboard.IdentifyI2C,
+		NodeID:   nodeID,
+		Hardware: hw,
 	})
 	if err := errors.Join(boardErr, hostErr); err != nil {
 		return nil, fmt.Errorf("--hal pi: this machine cannot run a Raspberry Pi node (use --hal sim elsewhere):\n%w", err)

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/saint-os/saint/hal/board"
-	"github.com/saint-os/saint/hal/i2c"
+	"github.com/saint-os/saint/hal/device/i2cid"
 )
 
 // Scan implements board.Board. See the package doc for how each bus is
@@ -23,7 +23,7 @@ func (b *Board) Scan() []board.Peripheral {
 		out = append(out, board.Peripheral{
 			Type:        "i2c",
 			Address:     i2cAddress(1, addr),
-			Description: IdentifyI2C(b.i2c1, addr),
+			Description: i2cid.Identify(b.i2c1, addr),
 			Responsive:  true,
 		})
 	}
@@ -59,52 +59,3 @@ func (b *Board) Scan() []board.Peripheral {
 // i2cAddress formats bus and address as the spec's PeripheralInfo does,
 // "1:0x68".
 func i2cAddress(bus int, addr uint16) string { return fmt.Sprintf("%d:0x%02x", bus, addr) }
-
-// IdentifyI2C names the chip that answers at addr on bus by reading
-// registers that only it would hold those values in. Each probe is a
-// register-pointer write and a read, harmless to every chip tried. It
-// returns "unknown device" when no probe matches.
-func IdentifyI2C(bus i2c.Bus, addr uint16) string {
-	switch addr {
-	case 0x68, 0x69:
-		if v, ok := readReg(bus, addr, 0x75, 1); ok {
-			switch v[0] {
-			case 0x68:
-				return descMPU6050
-			case 0x70:
-				return "MPU6500 IMU"
-			case 0x71:
-				return "MPU9250 IMU"
-			}
-		}
-	case 0x3C, 0x3D:
-		// The SSD1306 cannot be read back over I²C; its address is all
-		// there is to go on.
-		return descSSD1306
-	}
-	// PCA9685: PRE_SCALE (0xFE) never reads below 3. 0x70 is its all-call
-	// address, not a chip of its own.
-	if addr >= 0x40 && addr <= 0x7F && addr != 0x70 {
-		if v, ok := readReg(bus, addr, 0xFE, 1); ok && v[0] >= 3 {
-			return descPCA9685
-		}
-	}
-	// INA219: the configuration register reads with RST (bit 15) and the
-	// unused bit 14 clear, and is non-zero in any useful configuration (zero
-	// is power-down). The INA219 has no register at 0xFE, so the PCA9685
-	// probe above does not mistake it (the twin reads zero there).
-	if addr >= 0x40 && addr <= 0x4F {
-		if v, ok := readReg(bus, addr, 0x00, 2); ok && v[0]&0xC0 == 0 && v[0]|v[1] != 0 {
-			return descINA219
-		}
-	}
-	return "unknown device"
-}
-
-func readReg(bus i2c.Bus, addr uint16, reg byte, n int) ([]byte, bool) {
-	r := make([]byte, n)
-	if err := bus.Tx(addr, []byte{reg}, r); err != nil {
-		return nil, false
-	}
-	return r, true
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/can/cantest"
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/device/i2cid"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
@@ -126,10 +127,10 @@ type expectedI2C struct {
 
 // Descriptions Scan reports.
 const (
-	descMPU6050 = "MPU6050 IMU"
-	descPCA9685 = "PCA9685 PWM controller"
-	descINA219  = "INA219 power monitor"
-	descSSD1306 = "SSD1306 OLED display"
+	descMPU6050 = i2cid.MPU6050
+	descPCA9685 = i2cid.PCA9685
+	descINA219  = i2cid.INA219
+	descSSD1306 = i2cid.SSD1306
 	descQMI8658 = "QMI8658 IMU"
 	descCAN     = "CAN bus 500 kbit/s (VESC 68, 56)"
 	descFeetech = "Feetech smart-servo bus"

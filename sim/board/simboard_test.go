@@ -12,7 +12,6 @@ import (
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/gpio"
-	"github.com/saint-os/saint/hal/i2c/i2ctest"
 )
 
 func newBoard(t *testing.T, o *Options) *Board {
@@ -352,34 +351,6 @@ func TestMetricsDeterministic(t *testing.T) {
 	}
 	if s1.CPUTempC < 40 || s1.CPUTempC > 50 || s1.CPUUsagePct <= 0 || s1.CPUUsagePct > 10 {
 		t.Errorf("implausible metrics %+v", s1)
-	}
-}
-
-func TestIdentifyI2C(t *testing.T) {
-	for _, tc := range []struct {
-		addr uint16
-		regs map[byte]byte
-		want string
-	}{
-		{0x68, map[byte]byte{0x75: 0x68}, "MPU6050 IMU"},
-		{0x69, map[byte]byte{0x75: 0x71}, "MPU9250 IMU"},
-		{0x68, map[byte]byte{0x75: 0x12}, "unknown device"},
-		{0x41, map[byte]byte{0xFE: 0x79}, "PCA9685 PWM controller"},
-		{0x45, map[byte]byte{0x00: 0x39, 0x01: 0x9F}, "INA219 power monitor"},
-		{0x45, map[byte]byte{0x00: 0xFF, 0x01: 0xFF}, "unknown device"},
-		{0x50, nil, "unknown device"},
-		{0x3D, nil, "SSD1306 OLED display"},
-	} {
-		dev := &i2ctest.RegMap{Addr: tc.addr}
-		for r, v := range tc.regs {
-			dev.Regs[r] = v
-		}
-		if got := IdentifyI2C(dev, tc.addr); got != tc.want {
-			t.Errorf("0x%02x %v: %q, want %q", tc.addr, tc.regs, got, tc.want)
-		}
-	}
-	if got := IdentifyI2C(&i2ctest.RegMap{Addr: 0x10}, 0x68); got != "unknown device" {
-		t.Errorf("silent address: %q", got)
 	}
 }
 

@@ -21,7 +21,7 @@
 //
 // Scan probes I²C bus 1 the way i2cdetect -r does (a one-byte read at each
 // address from 0x03 to 0x77) and names what answers with Options.IdentifyI2C
-// (the identification registers simboard.IdentifyI2C reads). It lists the
+// (by default i2cid.Identify, which reads identification registers). It lists the
 // enabled SPI devices (/dev/spidev*), CAN interfaces (/sys/class/net/*
 // whose type is 280, ARPHRD_CAN; responsive unless down), UARTs
 // (/dev/serial0, /dev/ttyUSB*, /dev/ttyACM*), CSI camera sensors bound to

@@ -34,7 +34,7 @@ type Options struct {
 	// board.ErrNotFound.
 	Hardware board.Hardware
 	// IdentifyI2C names the chip answering at addr on bus during Scan; nil
-	// names every chip "unknown device".
+	// means i2cid.Identify.
 	IdentifyI2C func(bus i2c.Bus, addr uint16) string
 	// DiskUsage returns the size and free bytes of the filesystem the node
 	// runs from, for SystemMetrics; nil means StatFS("/").

@@ -13,7 +13,6 @@ import (
 	"github.com/saint-os/saint/hal/board/boardtest"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
-	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/twin"
 	"github.com/saint-os/saint/sim/twin/mpu6050"
 	"github.com/saint-os/saint/sim/twin/pca9685"
@@ -305,7 +304,7 @@ func TestScan(t *testing.T) {
 	bus.Attach(0x68, mpu6050.New())
 	bus.Attach(0x40, pca9685.New())
 	backend := boardtest.New(&boardtest.Options{I2C: map[int]i2c.Bus{1: bus}})
-	b := newPi4(t, &Options{Hardware: backend.Hardware(), IdentifyI2C: simboard.IdentifyI2C})
+	b := newPi4(t, &Options{Hardware: backend.Hardware()})
 	want := []board.Peripheral{
 		{Type: "i2c", Address: "1:0x40", Description: "PCA9685 PWM controller", Responsive: true},
 		{Type: "i2c", Address: "1:0x68", Description: "MPU6050 IMU", Responsive: true},
@@ -326,12 +325,13 @@ func TestScan(t *testing.T) {
 		}
 	}
 
-	// Without an identifier, chips are found but not named; a CAN
-	// interface that is down is not responsive.
-	b = newPi4(t, &Options{Root: rpi4(fstest.MapFS{"sys/class/net/can0/operstate": {Data: []byte("down\n")}}), Hardware: backend.Hardware()})
+	// An identifier of the caller's replaces the default; a CAN interface
+	// that is down is not responsive.
+	anon := func(i2c.Bus, uint16) string { return "anonymous" }
+	b = newPi4(t, &Options{Root: rpi4(fstest.MapFS{"sys/class/net/can0/operstate": {Data: []byte("down\n")}}), Hardware: backend.Hardware(), IdentifyI2C: anon})
 	got = b.Scan()
-	if got[0].Description != "unknown device" {
-		t.Errorf("unidentified chip described as %q", got[0].Description)
+	if got[0].Description != "anonymous" {
+		t.Errorf("chip described as %q by a custom identifier", got[0].Description)
 	}
 	for _, p := range got {
 		if p.Type == "can" && p.Responsive {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/device/i2cid"
 )
 
 // scanBus is the I²C bus of the header's SDA/SCL pins.
@@ -41,10 +42,11 @@ func (b *Board) scanI2C() []board.Peripheral {
 		if bus.Tx(addr, nil, probe) != nil {
 			continue
 		}
-		desc := "unknown device"
-		if b.identify != nil {
-			desc = b.identify(bus, addr)
+		identify := b.identify
+		if identify == nil {
+			identify = i2cid.Identify
 		}
+		desc := identify(bus, addr)
 		out = append(out, board.Peripheral{
 			Type:        "i2c",
 			Address:     fmt.Sprintf("%d:0x%02x", scanBus, addr),

@@ -11,7 +11,6 @@ import (
 	"github.com/saint-os/saint/hal/board/pi"
 	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/hal/periph"
-	simboard "github.com/saint-os/saint/sim/board"
 )
 
 // i2cOnly is a board.Hardware with only the I²C buses, for the scan.
@@ -30,7 +29,7 @@ func TestThisPi(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := pi.New(&pi.Options{Hardware: i2cOnly{h: host}, IdentifyI2C: simboard.IdentifyI2C})
+	b, err := pi.New(&pi.Options{Hardware: i2cOnly{h: host}})
 	if errors.Is(err, pi.ErrNotAPi) {
 		t.Skip(err)
 	}
