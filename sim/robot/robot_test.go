@@ -407,3 +407,20 @@ func BenchmarkRobotStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/step")
 }
+
+// BenchmarkRobotSecond runs one simulated second of the whole robot on the
+// executor, twins' timers included (IMU sampling, VESC status), and reports
+// the real-time factor: simulated seconds per wall second.
+func BenchmarkRobotSecond(b *testing.B) {
+	r, ex := newRobot(b, robot.Options{Seed: 1})
+	hw := r.Board(robot.TracksPart).Hardware()
+	en, _ := hw.GPIO(robot.TracksLeftEnable)
+	_ = en.Out(gpio.High)
+	p, _ := hw.PWM(robot.TracksLeftRPWM)
+	_ = p.PWM(0.5, 20000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runFor(b, ex, time.Second)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rtf")
+}

@@ -83,8 +83,14 @@ type Capsule struct {
 	Radius float64 // m
 }
 
-// Touches reports whether two capsules overlap.
+// Touches reports whether two capsules overlap. Capsules whose bounding
+// spheres are apart are rejected before the segment distance is computed:
+// most pairs in a collision check are.
 func (c Capsule) Touches(d Capsule) bool {
+	reach := c.B.Sub(c.A).Norm()/2 + d.B.Sub(d.A).Norm()/2 + c.Radius + d.Radius
+	if gap := c.A.Add(c.B).Sub(d.A.Add(d.B)).Scale(0.5); gap.Dot(gap) >= reach*reach {
+		return false
+	}
 	return SegmentDistance(c.A, c.B, d.A, d.B) < c.Radius+d.Radius
 }
 

@@ -46,3 +46,19 @@ func TestRotations(t *testing.T) {
 		t.Error("capsule tests")
 	}
 }
+
+// The bounding-sphere shortcut never changes the answer.
+func TestTouchesMatchesDistance(t *testing.T) {
+	v := func(i int) Vec3 {
+		f := float64(i)
+		return Vec3{math.Sin(f * 1.3), math.Cos(f * 0.7), math.Sin(f*2.9) * 0.5}
+	}
+	for i := 0; i < 2000; i++ {
+		c := Capsule{v(i), v(i + 1), 0.05 + 0.1*math.Abs(math.Sin(float64(i)))}
+		d := Capsule{v(i + 2), v(3*i + 5), 0.1}
+		want := SegmentDistance(c.A, c.B, d.A, d.B) < c.Radius+d.Radius
+		if c.Touches(d) != want {
+			t.Fatalf("%v and %v: Touches %v, distance says %v", c, d, !want, want)
+		}
+	}
+}
