@@ -22,23 +22,24 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 )
 
-// buildNodeVersion builds a static saint-node for this machine, stamped
-// with version, into dir.
+// buildNodeVersion builds saint-node for this machine, stamped with
+// version, into dir. It is built like TestMain's commands (same cgo
+// setting) so that only the link is new; make firmware builds the static
+// arm64 image a Pi runs.
 func buildNodeVersion(t *testing.T, dir, version string) string {
 	t.Helper()
 	out := filepath.Join(dir, "saint-node-"+version)
-	buildStatic(t, out, "-ldflags", "-X main.version="+version, "github.com/saint-os/saint/cmd/saint-node")
+	buildWith(t, out, "-ldflags", "-X main.version="+version, "github.com/saint-os/saint/cmd/saint-node")
 	return out
 }
 
-func buildStatic(t *testing.T, out string, args ...string) {
+func buildWith(t *testing.T, out string, args ...string) {
 	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(goCmd, append([]string{"build", "-o", out}, args...)...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", out, err, b)
 	}
@@ -133,7 +134,7 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	v2 := buildNodeVersion(t, root, "2.0.0")
 	v3 := buildNodeVersion(t, root, "3.0.0")
 	v4 := filepath.Join(root, "brokenimage")
-	buildStatic(t, v4, "./testdata/brokenimage")
+	buildWith(t, v4, "./testdata/brokenimage")
 
 	// The server offers 1.0.0, what the node runs, so the node starts
 	// without updating.
