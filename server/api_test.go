@@ -668,9 +668,9 @@ func TestBadInput(t *testing.T) {
 	// An oversized frame closes that connection with a reason; the
 	// bystander is unaffected.
 	big := fmt.Sprintf(`{"id":"z","type":"management","action":"list_adopted","params":{"pad":%q}}`, strings.Repeat("x", 100<<10))
-	if err := c.conn.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
-		t.Fatal(err)
-	}
+	// The server may close before the client has finished writing, so a
+	// write error here is expected; the close frame is what counts.
+	_ = c.conn.WriteMessage(websocket.TextMessage, []byte(big))
 	if ce := c.closeError(); ce.Code != websocket.CloseMessageTooBig || !strings.Contains(ce.Text, "exceeds") {
 		t.Errorf("oversized frame: %v", ce)
 	}
