@@ -193,6 +193,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.gateway = ws.New(gw)
 	s.gateway.SetTopics(Topics()...)
+	s.gateway.SetEventTopics(TopicLogs)
 	// The router reads its routes here, before the executor runs it.
 	s.router, err = router.New(router.Options{Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log})
 	if err != nil {

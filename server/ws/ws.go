@@ -156,6 +156,7 @@ type Gateway struct {
 	handlers map[string]Handler
 	clients  map[*Client]struct{}
 	topics   map[string]bool
+	events   map[string]bool
 	nextID   atomic.Uint64
 }
 
@@ -193,6 +194,7 @@ func New(o Options) *Gateway {
 		handlers: map[string]Handler{},
 		clients:  map[*Client]struct{}{},
 		topics:   map[string]bool{},
+		events:   map[string]bool{},
 	}
 	g.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: g.checkOrigin}
 	return g
@@ -234,6 +236,18 @@ func (g *Gateway) SetTopics(topics ...string) {
 	g.mu.Lock()
 	for _, t := range topics {
 		g.topics[t] = true
+	}
+	g.mu.Unlock()
+}
+
+// SetEventTopics declares topics whose updates are events rather than
+// samples (the activity log): each is delivered whatever the client's
+// rate_hz, since skipping one loses it.
+func (g *Gateway) SetEventTopics(topics ...string) {
+	g.mu.Lock()
+	for _, t := range topics {
+		g.topics[t] = true
+		g.events[t] = true
 	}
 	g.mu.Unlock()
 }
@@ -817,6 +831,7 @@ func (g *Gateway) Publish(topic string, data any) {
 	for c := range g.clients {
 		cs = append(cs, c)
 	}
+	isEvent := g.events[topic]
 	g.mu.RUnlock()
 	now := g.o.Now()
 	var b []byte
@@ -826,7 +841,7 @@ func (g *Gateway) Publish(topic string, data any) {
 		}
 		c.mu.Lock()
 		every, ok := c.topics[topic]
-		if ok && every > 0 && now.Sub(c.lastSent[topic]) < every {
+		if ok && !isEvent && every > 0 && now.Sub(c.lastSent[topic]) < every {
 			ok = false
 		}
 		if ok {
