@@ -158,6 +158,11 @@ type Gateway struct {
 	topics   map[string]bool
 	events   map[string]bool
 	nextID   atomic.Uint64
+	// sessionGen counts CloseSessions calls, and closeReason is the
+	// last one's reason: a client that authenticated while sessions were
+	// being closed, but was not yet registered, is closed too.
+	sessionGen  uint64
+	closeReason string
 }
 
 // New returns a gateway with no handlers.
@@ -384,6 +389,9 @@ func (g *Gateway) Clients() []ClientInfo {
 // A bearer token on the upgrade request authenticates the client at once; a
 // wrong one is refused with 401 before the upgrade.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.RLock()
+	gen := g.sessionGen
+	g.mu.RUnlock()
 	authed := !g.authRequired()
 	if tok := bearerToken(r); tok != "" {
 		if g.o.Auth != nil && !g.o.Auth.Valid(tok) {
@@ -407,7 +415,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.authed.Store(authed)
 	g.mu.Lock()
 	g.clients[c] = struct{}{}
+	stale, reason := g.sessionGen != gen, g.closeReason
 	g.mu.Unlock()
+	if stale && authed {
+		c.closeWith(websocket.ClosePolicyViolation, reason)
+	}
 	if g.o.OnConnect != nil {
 		g.o.OnConnect(c.Info())
 	}
@@ -453,8 +465,10 @@ func (g *Gateway) CloseAll() {
 // (1008, reason): after the token is regenerated, or authentication turned
 // on, every session must authenticate again.
 func (g *Gateway) CloseSessions(keep *Client, reason string) {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sessionGen++
+	g.closeReason = reason
 	for c := range g.clients {
 		if c != keep {
 			c.closeWith(websocket.ClosePolicyViolation, reason)
