@@ -54,17 +54,6 @@ func (s *server) publishAndRestart(image, version string) {
 	s.restart()
 }
 
-// restartIfExited starts the node again if its process has ended, as the
-// saint-node service's Restart=on-failure does on a Pi. It reports whether
-// it did.
-func (n *node) restartIfExited() bool {
-	if n.exited() == nil {
-		return false
-	}
-	n.start()
-	return true
-}
-
 // pidExe is the binary process pid runs now (it changes on exec).
 func pidExe(t *testing.T, pid int) string {
 	t.Helper()
@@ -93,13 +82,18 @@ type updateResult struct {
 	} `json:"nodes"`
 }
 
-// triggerUpdate asks the server to make node id check for firmware now,
+// triggerUpdate asks the server to make node id check for firmware now
+// (with all, every online node, which in these tests is id alone),
 // retrying while the node reconnects after a server restart.
-func (c *api) triggerUpdate(id string) {
+func (c *api) triggerUpdate(id string, all bool) {
 	c.t.Helper()
+	params := map[string]any{"node_id": id}
+	if all {
+		params = map[string]any{}
+	}
 	bustest.CheckFor(c.t, 10*time.Second, 100*time.Millisecond, func() error {
 		var res updateResult
-		if err := c.get("trigger_update", map[string]any{"node_id": id}, &res); err != nil {
+		if err := c.get("trigger_update", params, &res); err != nil {
 			return err
 		}
 		if len(res.Nodes) != 1 || res.Nodes[0].NodeID != id || !res.Nodes[0].Success {
@@ -159,7 +153,7 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	// verify it, exec it in the same process and report 2.0.0.
 	srv.publishAndRestart(v2, "2.0.0")
 	updateAt := time.Now()
-	c.triggerUpdate(n.id)
+	c.triggerUpdate(n.id, false)
 	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
 		if err := n.exited(); err != nil {
 			return err
@@ -210,7 +204,7 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	refuseAt := time.Now()
-	c.triggerUpdate(n.id)
+	c.triggerUpdate(n.id, false)
 	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
 		if _, err := c.checkRunning(n.id, "2.0.0", refuseAt); err != nil {
 			return err
@@ -228,20 +222,28 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	}
 
 	// 3. 4.0.0 exits as soon as it starts. The node execs it and the
-	// process ends; the service manager (here the test) starts the flashed
-	// binary again, which rolls back to 2.0.0 and records 4.0.0 as rejected.
+	// process ends; the service manager (here the test, as saint-node.service
+	// does) runs the rollback hook and starts the flashed binary again,
+	// which runs 2.0.0 and has recorded 4.0.0 as rejected. This time every
+	// node is asked to update (trigger_update without node_id).
 	srv.publishAndRestart(v4, "4.0.0")
 	rollbackAt := time.Now()
-	c.triggerUpdate(n.id)
-	restarted := false
+	c.triggerUpdate(n.id, true)
 	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
-		if n.restartIfExited() {
-			restarted = true
-			return errors.New("the node exited; restarted it")
-		}
-		if !restarted {
+		if n.exited() == nil {
 			return errors.New("4.0.0 has not run yet")
 		}
+		return nil
+	})
+	if code := exitCode(n.cur); code != 3 {
+		t.Errorf("the node process running 4.0.0 exited with %d, want the broken image's 3", code)
+	}
+	hook, err := exec.Command(v1, "--rollback-check", "--state-dir", n.stateDir).CombinedOutput()
+	if err != nil || !strings.Contains(string(hook), "rolled back a firmware image that failed its trial") {
+		t.Errorf("rollback hook: %v\n%s", err, hook)
+	}
+	n.start()
+	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
 		_, err := c.checkRunning(n.id, "2.0.0", rollbackAt)
 		return err
 	})
@@ -270,7 +272,7 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	}
 	// The rejected image is not tried again: the node stays up on 2.0.0.
 	again := time.Now()
-	c.triggerUpdate(n.id)
+	c.triggerUpdate(n.id, true)
 	bustest.CheckFor(t, 10*time.Second, 100*time.Millisecond, func() error {
 		_, err := c.checkRunning(n.id, "2.0.0", again)
 		return err
