@@ -110,6 +110,9 @@ type Arm struct {
 	dir     [NumJoints]geom.Vec3 // unit direction of each link
 	capsule [NumJoints]geom.Capsule
 
+	posed [NumJoints]float64 // joint angles the kinematics above are for
+	fresh bool
+
 	groundHit, selfHit, otherHit bool
 }
 
@@ -218,8 +221,25 @@ func (a *Arm) SetDead(dead bool) {
 	a.gripper.SetDead(dead)
 }
 
-// forward computes the present pose's joint origins, axes and capsules.
+// forward computes the present pose's joint origins, axes and capsules,
+// unless the joints have not moved since it last did.
 func (a *Arm) forward() {
+	if a.fresh {
+		same := true
+		for i, s := range a.joints {
+			if s.Angle() != a.posed[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	for i, s := range a.joints {
+		a.posed[i] = s.Angle()
+	}
+	a.fresh = true
 	r := geom.Identity()
 	p := a.p.Mount
 	local := [NumJoints]geom.Vec3{{0, 0, 1}, {0, 1, 0}, {0, 1, 0}, {0, 1, 0}, {1, 0, 0}}
@@ -319,20 +339,30 @@ func (a *Arm) collide() {
 			if k == i+2 && a.p.Links[i+1].Length < c.Radius+a.capsule[k].Radius {
 				continue
 			}
-			if c.Touches(a.capsule[k]) {
+			if touches(c, a.capsule[k], a.p.Links[i].Length, a.p.Links[k].Length) {
 				a.selfHit = true
 			}
 		}
 	}
 }
 
+// touches is geom.Capsule.Touches with the links' lengths known, so the
+// bounding-sphere rejection needs no square roots.
+func touches(c, d geom.Capsule, lenC, lenD float64) bool {
+	reach := (lenC+lenD)/2 + c.Radius + d.Radius
+	if gap := c.A.Add(c.B).Sub(d.A.Add(d.B)).Scale(0.5); gap.Dot(gap) >= reach*reach {
+		return false
+	}
+	return geom.SegmentDistance(c.A, c.B, d.A, d.B) < c.Radius+d.Radius
+}
+
 // CheckPair checks the two arms against each other and records the result
 // on both (OtherArmHit); it reports whether they touch.
 func CheckPair(a, b *Arm) bool {
 	hit := false
-	for _, c := range a.capsule {
-		for _, d := range b.capsule {
-			if c.Touches(d) {
+	for i, c := range a.capsule {
+		for k, d := range b.capsule {
+			if touches(c, d, a.p.Links[i].Length, b.p.Links[k].Length) {
 				hit = true
 			}
 		}

@@ -19,7 +19,7 @@ const (
 	Right = 1
 )
 
-const maxSubstep = 1.5e-4 // s
+const maxSubstep = 5e-4 // s
 
 // Params describe the tracked base; see the package doc.
 type Params struct {
@@ -94,6 +94,8 @@ type Tracks struct {
 	volts  [2]float64
 	batI   float64
 	travel [2]float64 // m of track travelled
+
+	scratch [nState]float64
 }
 
 // New returns the base at the origin facing +x, at rest, battery full,
@@ -213,7 +215,7 @@ func (t *Tracks) Step(dt float64) {
 			t.x[3*s] = 0
 		}
 	}
-	n := ode.Substeps(dt, math.Min(maxSubstep, t.p.Motor.MaxSubstep()))
+	n := ode.Substeps(dt, math.Min(maxSubstep, 2*t.p.Motor.MaxSubstep()))
 	h := dt / float64(n)
 	for k := 0; k < n; k++ {
 		th0 := [2]float64{t.x[sThL], t.x[sThR]}
@@ -224,8 +226,7 @@ func (t *Tracks) Step(dt float64) {
 		}
 	}
 	// Leave the derived outputs consistent with the final state.
-	var scratch [nState]float64
-	t.deriv(0, t.x[:], scratch[:])
+	t.deriv(0, t.x[:], t.scratch[:])
 }
 
 // Pose returns x, y (m) and heading (rad).
