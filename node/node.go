@@ -305,7 +305,12 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
-		n.download(gen, resp, make([]byte, 0, resp.SizeBytes))
+		// Resume a download a restart interrupted.
+		part := n.store.PartialDownload(resp.Version, resp.ChecksumSHA256, resp.SizeBytes)
+		if len(part) > 0 {
+			n.log.Info("resuming firmware download", "version", resp.Version, "offset", len(part), "size", resp.SizeBytes)
+		}
+		n.download(gen, resp, append(make([]byte, 0, resp.SizeBytes), part...))
 	})
 }
 
@@ -341,6 +346,9 @@ func (n *Node) download(gen uint64, want msg.FirmwareCheckResponse, image []byte
 			n.later(gen, func(g uint64) { n.download(g, want, image) })
 			return
 		}
+		if err := n.store.AppendDownload(want.Version, want.ChecksumSHA256, resp.SizeBytes, req.Offset, resp.Data); err != nil {
+			n.log.Warn("download not kept on disk; it will not survive a restart", "err", err)
+		}
 		image = append(image, resp.Data...)
 		if int64(len(image)) < resp.SizeBytes && len(resp.Data) > 0 {
 			n.download(gen, want, image)
@@ -351,6 +359,10 @@ func (n *Node) download(gen uint64, want msg.FirmwareCheckResponse, image []byte
 }
 
 func (n *Node) installFirmware(gen uint64, want msg.FirmwareCheckResponse, image []byte) {
+	// Installed or refused, the download is done with.
+	if err := n.store.ClearDownload(); err != nil {
+		n.log.Warn("clearing the download", "err", err)
+	}
 	sum := sha256.Sum256(image)
 	got := hex.EncodeToString(sum[:])
 	if !strings.EqualFold(got, want.ChecksumSHA256) {

@@ -112,3 +112,63 @@ func TestImageReplacedDuringDownloadStartsOver(t *testing.T) {
 		t.Errorf("after the replaced download: running %s, state %s", st.FirmwareVersion, r.state())
 	}
 }
+
+func TestDownloadResumesAfterARestart(t *testing.T) {
+	r := newRig(t, simboard.Bare)
+	r.run(time.Second)
+	image := bytes.Repeat([]byte("0123456789"), 500)
+	r.srv.publish("1.1.0", image)
+	r.srv.failAt = 2500
+	r.client.CallAsync(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, time.Second, r.ex, func(bus.Msg, error) {})
+	r.run(500 * time.Millisecond) // three chunks in, paused after the failure at 3000
+	r.crash()
+	r.srv.offsets = nil
+	r.boot()
+	r.run(3 * time.Second)
+	if want := []int64{3000, 4000}; !slices.Equal(r.srv.offsets, want) {
+		t.Errorf("after the restart the node asked for offsets %v, want %v: the first 3000 bytes were on disk", r.srv.offsets, want)
+	}
+	got, err := os.ReadFile(filepath.Join(r.dir, node.FirmwareCurrent))
+	if err != nil || !bytes.Equal(got, image) {
+		t.Errorf("installed image differs from the published one (err %v)", err)
+	}
+	for _, leftover := range []string{"firmware/download.part", "firmware/download.yaml"} {
+		if _, err := os.Stat(filepath.Join(r.dir, leftover)); !os.IsNotExist(err) {
+			t.Errorf("%s left after the install (%v)", leftover, err)
+		}
+	}
+}
+
+func TestPartialDownloadOfAnotherImageIsNotResumed(t *testing.T) {
+	st, err := node.NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendDownload("1.1.0", "aa", 100, 0, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendDownload("1.1.0", "aa", 100, 5, []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.PartialDownload("1.1.0", "AA", 100); string(got) != "firstsecond" {
+		t.Errorf("partial = %q", got)
+	}
+	for _, other := range []struct {
+		v, sum string
+		size   int64
+	}{{"1.2.0", "aa", 100}, {"1.1.0", "bb", 100}, {"1.1.0", "aa", 99}} {
+		if got := st.PartialDownload(other.v, other.sum, other.size); got != nil {
+			t.Errorf("PartialDownload(%+v) = %q, want nothing", other, got)
+		}
+	}
+	if err := st.AppendDownload("1.1.0", "aa", 100, 50, []byte("gap")); err == nil {
+		t.Error("a chunk past the end of the part was accepted")
+	}
+	// A chunk written again (its acknowledgement was lost) replaces itself.
+	if err := st.AppendDownload("1.1.0", "aa", 100, 5, []byte("SECOND")); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.PartialDownload("1.1.0", "aa", 100); string(got) != "firstSECOND" {
+		t.Errorf("after rewriting a chunk: %q", got)
+	}
+}
