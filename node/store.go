@@ -51,6 +51,7 @@ type InstalledFirmware struct {
 //	firmware/installed.yaml, firmware/previous.yaml their records
 //	firmware/rejected.yaml images rolled back, not to be installed again unforced
 //	firmware/trial.yaml  an image on trial (see node/selfupdate)
+//	firmware/download.part, download.yaml  a download in progress
 type Store struct {
 	dir string
 }
