@@ -42,6 +42,10 @@ var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 type FieldError struct {
 	Field   string
 	Problem string
+	// Conflict marks a version that is valid but not newer than the one
+	// published: the request was well formed, the repository's state
+	// refuses it.
+	Conflict bool
 }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
@@ -102,7 +106,8 @@ func (r *Repository) Publish(image []byte, rel Release) (*Manifest, error) {
 	defer r.mu.Unlock()
 	if r.manifest != nil && r.problem == "" {
 		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c <= 0 {
-			return nil, fieldErr("version", "%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)
+			return nil, &FieldError{Field: "version", Conflict: true,
+				Problem: fmt.Sprintf("%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)}
 		}
 	}
 	m, err := writeRelease(r.dir, r.configs, image, rel)

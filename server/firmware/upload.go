@@ -246,7 +246,7 @@ func refuse(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusRequestEntityTooLarge, UploadError{Status: "error", Field: "image", Message: err.Error()})
 	case errors.As(err, &fe):
 		code := http.StatusBadRequest
-		if fe.Field == "version" && strings.Contains(fe.Problem, "not newer") {
+		if fe.Conflict {
 			code = http.StatusConflict
 		}
 		writeJSON(w, code, UploadError{Status: "error", Field: fe.Field, Message: fe.Error()})

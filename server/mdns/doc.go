@@ -7,7 +7,9 @@
 // questions for the host name (A), the service type (PTR), the service
 // instance (SRV, TXT) and the DNS-SD service enumeration, announces the
 // records when it starts and says goodbye (TTL 0) when it stops. It never
-// resolves names itself and keeps no cache.
+// resolves names itself and keeps no cache, and it does not probe for
+// conflicts (RFC 6762 §8.1): on the robot's networks saint-server.local is
+// the server's alone.
 //
 // The wire encoding is written here rather than taken from a library: it
 // is a few hundred lines, it is tested byte for byte against packets built
