@@ -19,8 +19,10 @@
 //     own;
 //   - a node updates itself: a published 2.0.0 is downloaded, verified and
 //     exec'd in the same process; a 3.0.0 whose bytes do not match their
-//     sha256 is refused; a 4.0.0 that exits at start is rolled back to
-//     2.0.0 by the next start and not tried again;
+//     sha256 is refused (and the upload endpoint refuses a binary for the
+//     wrong machine or with a wrong sha256, naming the field); a 4.0.0 that
+//     exits at start is rolled back to 2.0.0 by saint-node --rollback-check,
+//     the service's pre-start hook, and not tried again;
 //   - saintctl drives the server over the same API;
 //   - the WebSocket API answers bad input with an error naming the fault
 //     and keeps the connection open, on both of its endpoints.
