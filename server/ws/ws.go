@@ -578,6 +578,12 @@ func (c *Client) readLoop() {
 			continue
 		}
 		c.rejected = 0
+		if peekType(data) == "auth" {
+			// Authentication completes before the next message is read,
+			// so a client may send its first command right behind it.
+			c.handle(data)
+			continue
+		}
 		// Requests run concurrently so a slow one (an adoption waiting on
 		// a node) does not hold up the next; responses carry the id.
 		go c.handle(data)
@@ -614,6 +620,15 @@ func (c *Client) allow() bool {
 	}
 	c.tokens--
 	return true
+}
+
+// peekType returns a request's type without decoding the rest.
+func peekType(data []byte) string {
+	var r struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(data, &r)
+	return r.Type
 }
 
 // peekID returns a request's id without decoding the rest, or null.
