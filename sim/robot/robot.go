@@ -105,6 +105,7 @@ type Robot struct {
 	headPWMCut [3]bool
 
 	feetech [2]*feetech.Bus
+	present [2][FeetechGripperID]ft.Present // last reported, to skip unchanged updates
 	bridges [2]*bts7960.Bridge
 	encoder [2]*encoder.Encoder
 	encCut  [2]bool
@@ -335,7 +336,7 @@ func (r *Robot) writeOutputs() {
 		d.Set(mpu6050.Sample{Accel: acc, Gyro: gyr, TempC: 30})
 	}
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
-		r.writeArm(r.Arms[side], r.boards[p], r.feetech[side])
+		r.writeArm(side, r.boards[p])
 	}
 	for side, e := range r.encoder {
 		if !r.encCut[side] {
@@ -371,7 +372,8 @@ func (r *Robot) writeOutputs() {
 // writeArm reports an arm's joints on its servo bus and its supply on the
 // INA219 (12 V rail; each servo draws up to its 2.7 A stall current in
 // proportion to its torque, plus 0.15 A for the electronics).
-func (r *Robot) writeArm(a *arm.Arm, b *simboard.Board, fb *feetech.Bus) {
+func (r *Robot) writeArm(side int, b *simboard.Board) {
+	a, fb := r.Arms[side], r.feetech[side]
 	model := fb.Model()
 	amps := 0.15
 	for i := 0; i < arm.NumJoints+1; i++ {
@@ -390,14 +392,18 @@ func (r *Robot) writeArm(a *arm.Arm, b *simboard.Board, fb *feetech.Bus) {
 			lo, hi := s.Limits()
 			pos = ((pos-lo)/(hi-lo) - 0.5) * 2 * math.Pi
 		}
-		fs.SetPresent(ft.Present{
+		p := ft.Present{
 			Position:    model.Steps(pos),
 			Speed:       int(math.Round(s.Rate() * model.StepsPerRadian())),
 			Load:        int(math.Round(-1000 * s.Torque() / stall)),
 			Voltage:     ArmSupplyV,
 			Temperature: 30,
 			Moving:      math.Abs(s.Rate()) > 0.01,
-		})
+		}
+		if p != r.present[side][i] {
+			r.present[side][i] = p
+			fs.SetPresent(p)
+		}
 	}
 	if ina := b.INA219(); ina != nil {
 		ina.Set(ArmSupplyV-0.05*amps, amps)
