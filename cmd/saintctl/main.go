@@ -65,11 +65,6 @@ func run(args []string, out io.Writer) error {
 		fs.Usage()
 		return errors.New("no command")
 	}
-	if rest[0] == "firmware" {
-		return firmwareCmd(rest[1:], out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {
@@ -77,6 +72,11 @@ func run(args []string, out io.Writer) error {
 		}
 		*token = strings.TrimSpace(string(b))
 	}
+	if rest[0] == "firmware" {
+		return firmwareCmd(rest[1:], out, *token)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
 	c, err := dial(ctx, *server, *token)
 	if err != nil {
 		return err
@@ -303,9 +303,9 @@ func listNodes(ctx context.Context, c *client, out io.Writer) error {
 	return tw.Flush()
 }
 
-func firmwareCmd(args []string, out io.Writer) error {
+func firmwareCmd(args []string, out io.Writer, token string) error {
 	if len(args) > 0 && args[0] == "upload" {
-		return firmwareUpload(args[1:], out, os.Stderr)
+		return firmwareUpload(args[1:], token, out, os.Stderr)
 	}
 	if len(args) == 0 || args[0] != "publish" {
 		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR]\n       " + uploadUsage)

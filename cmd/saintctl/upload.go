@@ -26,11 +26,13 @@ const uploadUsage = "usage: firmware upload FILE --version V [--server URL] [--t
 const progressMinBytes = 1 << 20
 
 // firmwareUpload sends a node image to the server's POST /api/firmware.
-func firmwareUpload(args []string, out, progress io.Writer) error {
+// token is the API token saintctl's own --token, --token-file or
+// $SAINT_TOKEN gave; the subcommand's --token overrides it.
+func firmwareUpload(args []string, token string, out, progress io.Writer) error {
 	f := flag.NewFlagSet("firmware upload", flag.ContinueOnError)
 	version := f.String("version", "", "firmware version, e.g. 1.3.0 (required)")
 	server := f.String("server", envOr("SAINT_HTTP", "http://127.0.0.1:8000"), "the server's web address (http://HOST[:PORT]); the image goes to URL/api/firmware")
-	token := f.String("token", os.Getenv("SAINT_TOKEN"), "API token (management get_token; env SAINT_TOKEN)")
+	tok := f.String("token", token, "API token (default: saintctl --token, --token-file or $SAINT_TOKEN)")
 	changelog := f.String("changelog", "", "changelog text")
 	minHW := f.String("min-hardware-rev", "", "oldest hardware revision the image runs on (server default 1.0)")
 	date := f.String("date", "", "release date YYYY-MM-DD (server default: today)")
@@ -73,8 +75,8 @@ func firmwareUpload(args []string, out, progress io.Writer) error {
 		return err
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	if *token != "" {
-		req.Header.Set("Authorization", "Bearer "+*token)
+	if *tok != "" {
+		req.Header.Set("Authorization", "Bearer "+*tok)
 	}
 	resp, err := (&http.Client{Timeout: *timeout}).Do(req)
 	if err != nil {

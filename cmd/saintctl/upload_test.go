@@ -70,7 +70,7 @@ func TestFirmwareUploadSendsTheImageWithProgress(t *testing.T) {
 	repo, srv := uploadServer(t)
 	image := arm64Image(3 << 20)
 	var out, progress bytes.Buffer
-	err := firmwareUpload([]string{writeImage(t, image), "--version", "1.1.0", "--server", srv.URL, "--token", "s3cret", "--changelog", "faster"}, &out, &progress)
+	err := firmwareUpload([]string{writeImage(t, image), "--version", "1.1.0", "--server", srv.URL, "--token", "s3cret", "--changelog", "faster"}, "", &out, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFirmwareUploadSendsTheImageWithProgress(t *testing.T) {
 func TestFirmwareUploadSmallImageShowsNoProgress(t *testing.T) {
 	_, srv := uploadServer(t)
 	var out, progress bytes.Buffer
-	if err := firmwareUpload([]string{writeImage(t, arm64Image(1000)), "--version", "1.1.0", "--server", srv.URL, "--token", "s3cret"}, &out, &progress); err != nil {
+	if err := firmwareUpload([]string{writeImage(t, arm64Image(1000)), "--version", "1.1.0", "--server", srv.URL, "--token", "s3cret"}, "", &out, &progress); err != nil {
 		t.Fatal(err)
 	}
 	if progress.Len() != 0 {
@@ -111,7 +111,7 @@ func TestFirmwareUploadReportsRefusals(t *testing.T) {
 		{[]string{img, "--server", srv.URL}, "usage"},
 		{[]string{img, "--version", "1.1.0", "--server", "ftp://x"}, "http://"},
 	} {
-		err := firmwareUpload(tc.args, &bytes.Buffer{}, &bytes.Buffer{})
+		err := firmwareUpload(tc.args, "", &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("firmware upload %q: %v, want an error saying %q", tc.args, err, tc.says)
 		}
@@ -132,5 +132,18 @@ func TestUploadURL(t *testing.T) {
 		if got, err := uploadURL(in); err != nil || got != want {
 			t.Errorf("uploadURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+func TestFirmwareUploadTakesSaintctlsToken(t *testing.T) {
+	repo, srv := uploadServer(t)
+	tokenFile := filepath.Join(t.TempDir(), "api_token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := run([]string{"--token-file", tokenFile, "firmware", "upload", writeImage(t, arm64Image(100)), "--version", "1.1.0", "--server", srv.URL}, &out)
+	if err != nil || repo.Status().Firmware.Version != "1.1.0" {
+		t.Errorf("saintctl --token-file F firmware upload: %v (repository at %s)", err, repo.Status().Firmware.Version)
 	}
 }
