@@ -15,7 +15,9 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	encdrv "github.com/saint-os/saint/hal/device/encoder"
 	ftdrv "github.com/saint-os/saint/hal/device/feetech"
+	inadrv "github.com/saint-os/saint/hal/device/ina219"
 	mpudrv "github.com/saint-os/saint/hal/device/mpu6050"
+	pcadrv "github.com/saint-os/saint/hal/device/pca9685"
 	qmidrv "github.com/saint-os/saint/hal/device/qmi8658"
 	vescdrv "github.com/saint-os/saint/hal/device/vesc"
 	"github.com/saint-os/saint/hal/executor"
@@ -268,6 +270,87 @@ func TestArmFeetechEndToEnd(t *testing.T) {
 	}
 	if q := r.Arms[1].Positions()[arm.Elbow]; math.Abs(q+math.Pi/2) < 0.1 {
 		t.Errorf("uncommanded right elbow still at %.3f", q)
+	}
+}
+
+// Hobby servos on the arms' PCA9685: a pulse on channel 2 (the elbow)
+// written by the PCA9685 driver moves the joint, overriding the Feetech
+// bus; the arm's INA219 sees the servos' supply current.
+func TestArmPCA9685EndToEnd(t *testing.T) {
+	r, ex := newRobot(t, robot.Options{Seed: 7})
+	i2c, err := r.Board(robot.ArmsRightPart).Hardware().I2C(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pca, err := pcadrv.New(i2c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the shoulder hanging and bend the elbow to −45°: the STS-class
+	// joints map 500–2500 µs onto a full turn, 1500 µs at the centre.
+	us := func(rad float64) time.Duration {
+		return time.Duration((1500 + rad/(2*math.Pi)*2000) * float64(time.Microsecond))
+	}
+	for ch, q := range []float64{0, math.Pi / 2, -math.Pi / 4} {
+		if err := pca.SetPulse(ch, us(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runFor(t, ex, 2*time.Second)
+	q := r.Arms[1].Positions()
+	if math.Abs(q[arm.Elbow]+math.Pi/4) > 0.02 || math.Abs(q[arm.ShoulderLift]-math.Pi/2) > 0.05 {
+		t.Errorf("joints %.3f, want the shoulder at π/2 and the elbow at −π/4", q)
+	}
+	if e := r.Arms[1].Efforts()[arm.Elbow]; math.Abs(e) < 0.1 {
+		t.Errorf("elbow holding the forearm at −45° makes %.3f N·m", e)
+	}
+	ina, err := inadrv.New(i2c, &inadrv.Opts{Addr: 0x41})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runFor(t, ex, 10*time.Millisecond)
+	rd, err := ina.Sense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.15 A of electronics plus the holding servos' share of 2.7 A stall.
+	if rd.Current < 0.2 || rd.BusVoltage > robot.ArmSupplyV || rd.BusVoltage < robot.ArmSupplyV-0.5 {
+		t.Errorf("arm supply %+v, want a few hundred mA at just under %.0f V", rd, robot.ArmSupplyV)
+	}
+}
+
+// Pulling an encoder's cable stops its counts while the track turns on;
+// plugging it back resumes them.
+func TestEncoderCableCut(t *testing.T) {
+	r, ex := newRobot(t, robot.Options{Seed: 8})
+	hw := r.Board(robot.TracksPart).Hardware()
+	en, _ := hw.GPIO(robot.TracksLeftEnable)
+	_ = en.Out(gpio.High)
+	p, _ := hw.PWM(robot.TracksLeftRPWM)
+	_ = p.PWM(0.5, 20000)
+	pa, _ := hw.GPIO(robot.TracksLeftEncA)
+	pb, _ := hw.GPIO(robot.TracksLeftEncB)
+	d, err := encdrv.New(pa.(encdrv.Pin), pb.(encdrv.Pin), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	runFor(t, ex, 500*time.Millisecond)
+	if err := r.World().CutLink("tracks/encoder/left"); err != nil {
+		t.Fatal(err)
+	}
+	runFor(t, ex, time.Millisecond)
+	before, travel := d.Count(), r.Tracks.TrackTravel(tracks.Left)
+	runFor(t, ex, 500*time.Millisecond)
+	if d.Count() != before || r.Tracks.TrackTravel(tracks.Left) <= travel+0.1 {
+		t.Errorf("cable out: count %d → %d while the track moved %.3f m", before, d.Count(), r.Tracks.TrackTravel(tracks.Left)-travel)
+	}
+	if err := r.World().RestoreLink("tracks/encoder/left"); err != nil {
+		t.Fatal(err)
+	}
+	runFor(t, ex, 100*time.Millisecond)
+	if d.Count() <= before {
+		t.Errorf("cable back: count %d, was %d", d.Count(), before)
 	}
 }
 
