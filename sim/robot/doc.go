@@ -30,6 +30,11 @@
 // A positive command drives a motor forward on either side: the harness
 // is wired so that the same sign means the same direction left and right.
 //
+// Powered on, nothing drives: the head's servos see no pulses and the
+// Feetech servos start with torque off, as the real ones do, so until a
+// node commands them the head droops onto its tilt stop and the arms hang
+// limp; the H-bridges' enables are low and the VESCs are released.
+//
 // # Disturbances
 //
 // The world knows the bodies "tracks" and "balance" (push, impulse); the

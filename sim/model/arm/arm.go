@@ -22,11 +22,15 @@ const (
 	NumJoints
 )
 
-// JointNames are the names the arms role configuration uses.
-var jointNames = [NumJoints]string{"shoulder_pan", "shoulder_lift", "elbow", "wrist_pitch", "wrist_roll"}
-
-// JointName returns the configuration name of joint i.
-func JointName(i int) string { return jointNames[i] }
+// JointName returns the name the arms role configuration gives joint i,
+// or "" for no joint.
+func JointName(i int) string {
+	names := [NumJoints]string{"shoulder_pan", "shoulder_lift", "elbow", "wrist_pitch", "wrist_roll"}
+	if i < 0 || i >= NumJoints {
+		return ""
+	}
+	return names[i]
+}
 
 // Joint describes one joint's actuator and friction.
 type Joint struct {
