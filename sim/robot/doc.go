@@ -32,8 +32,9 @@
 //
 // Powered on, nothing drives: the head's servos see no pulses and the
 // Feetech servos start with torque off, as the real ones do, so until a
-// node commands them the head droops onto its tilt stop and the arms hang
-// limp; the H-bridges' enables are low and the VESCs are released.
+// node commands them the head's servos are limp (the level head balances
+// on its tilt axis until disturbed) and the arms fall limp; the H-bridges'
+// enables are low and the VESCs are released.
 //
 // # Disturbances
 //
