@@ -16,13 +16,14 @@
 //
 // The head's orientation is R = Rz(pan)·Ry(tilt)·Rx(roll): positive pan
 // turns left, positive tilt looks down, positive roll drops the right ear.
-// The IMU at the intersection of the axes measures, in the head frame,
+// The IMU, r from the intersection of the axes, measures in the head frame
 //
 //	gyro  = Rx(roll)ᵀ·(Ry(tilt)ᵀ·(0, 0, pan') + (0, tilt', 0)) + (roll', 0, 0)
-//	accel = Rᵀ·(0, 0, g)            (specific force: +g on z when level)
+//	accel = Rᵀ·(α×R·r + ω×(ω×R·r) + (0, 0, g))   (+g on z when level and still)
 //
-// plus, when the head has a random stream, white noise and a constant bias
-// drawn once (MPU6050 datasheet: gyro noise 0.005 °/s/√Hz, accelerometer
+// with ω the head's angular velocity and α its change over the last step,
+// both in the robot frame; plus, when the head has a random stream, white
+// noise and a constant bias drawn once (MPU6050 datasheet: gyro noise 0.005 °/s/√Hz, accelerometer
 // 400 µg/√Hz; at a 500 Hz bandwidth about 0.002 rad/s and 0.09 m/s²).
 //
 // # Typical values (Default)
@@ -30,7 +31,8 @@
 // A 1.2 kg head (camera, shell, servos) with its centre of mass 4 cm above
 // the tilt axis: m·g·d = 0.47 N·m, a quarter of the way to a MG996R's
 // 0.92 N·m stall torque at 90° tilt. Inertia about each axis 4–5·10⁻³ kg·m²
-// (a 15 cm head as a solid sphere, plus the offset). Servo travel follows the
-// head role's limits, spanned by 500–2500 µs: pan 360° (a 360° position
+// (a 15 cm head as a solid sphere, plus the offset); the IMU 5 cm forward of
+// and 3 cm above the axes, by the camera. Servo travel follows the head
+// role's limits, spanned by 500–2500 µs: pan 360° (a 360° position
 // servo), tilt 180°, roll 90°.
 package head

@@ -28,11 +28,12 @@ type Axis struct {
 
 // Params describe a head.
 type Params struct {
-	Axes          [3]Axis // pan, tilt, roll
-	GravityMoment float64 // m·g·d, N·m: the head's weight times its offset above the tilt/roll axes
-	GyroNoise     float64 // rad/s, standard deviation per sample
-	AccelNoise    float64 // m/s², standard deviation per sample
-	GyroBias      float64 // rad/s, standard deviation of the constant bias
+	Axes          [3]Axis   // pan, tilt, roll
+	GravityMoment float64   // m·g·d, N·m: the head's weight times its offset above the tilt/roll axes
+	IMUOffset     geom.Vec3 // IMU position from the axes' intersection, head frame, m
+	GyroNoise     float64   // rad/s, standard deviation per sample
+	AccelNoise    float64   // m/s², standard deviation per sample
+	GyroBias      float64   // rad/s, standard deviation of the constant bias
 }
 
 // Default is the head described in the package doc.
@@ -45,6 +46,7 @@ func Default() Params {
 	return Params{
 		Axes:          [3]Axis{axis(360, 4e-3), axis(180, 4.6e-3), axis(90, 4.6e-3)},
 		GravityMoment: 1.2 * StandardGravity * 0.04,
+		IMUOffset:     geom.Vec3{0.05, 0, 0.03},
 		GyroNoise:     0.002, AccelNoise: 0.09, GyroBias: 0.01,
 	}
 }
@@ -55,6 +57,8 @@ type Head struct {
 	servos [3]*servo.Servo
 	rng    *rand.Rand
 	bias   geom.Vec3
+
+	omega, alpha geom.Vec3 // angular velocity and acceleration, robot frame
 }
 
 // New returns a head at rest, level and facing forward, with no command.
@@ -101,6 +105,20 @@ func (h *Head) Step(dt float64) {
 	for i, s := range h.servos {
 		s.Step(dt, h.p.Axes[i].Inertia, h.p.Axes[i].Friction, ext[i])
 	}
+	if dt > 0 && !math.IsInf(dt, 0) {
+		w := h.angularVelocity()
+		h.alpha = w.Sub(h.omega).Scale(1 / dt)
+		h.omega = w
+	}
+}
+
+// angularVelocity is the head's angular velocity in the robot frame: each
+// joint's rate about its axis as the joints before it have turned it.
+func (h *Head) angularVelocity() geom.Vec3 {
+	a, r := h.Angles(), h.Rates()
+	rz := geom.RotZ(a[Pan])
+	ry := rz.Mul(geom.RotY(a[Tilt]))
+	return geom.Vec3{0, 0, r[Pan]}.Add(rz.Col(1).Scale(r[Tilt])).Add(ry.Col(0).Scale(r[Roll]))
 }
 
 // Angles returns pan, tilt and roll, rad.
@@ -120,12 +138,17 @@ func (h *Head) Orientation() geom.Mat3 {
 }
 
 // TrueIMU returns what a perfect IMU in the head measures: specific force
-// (m/s²) and angular rate (rad/s), head frame.
+// (m/s²) and angular rate (rad/s), head frame. The IMU sits IMUOffset from
+// the axes, so turning the head accelerates it: α×r + ω×(ω×r), with α the
+// change of ω over the last step.
 func (h *Head) TrueIMU() (accel, gyro geom.Vec3) {
 	a, r := h.Angles(), h.Rates()
 	rx, ry := geom.RotX(a[Roll]), geom.RotY(a[Tilt])
 	gyro = rx.ApplyT(ry.ApplyT(geom.Vec3{0, 0, r[Pan]}).Add(geom.Vec3{0, r[Tilt], 0})).Add(geom.Vec3{r[Roll], 0, 0})
-	accel = h.Orientation().ApplyT(geom.Vec3{0, 0, StandardGravity})
+	rot := h.Orientation()
+	off := rot.Apply(h.p.IMUOffset)
+	lin := h.alpha.Cross(off).Add(h.omega.Cross(h.omega.Cross(off)))
+	accel = rot.ApplyT(lin.Add(geom.Vec3{0, 0, StandardGravity}))
 	return accel, gyro
 }
 
