@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -360,9 +361,15 @@ func merge(cur Settings, patch []byte) (Settings, error) {
 		}
 		if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
 			name := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+			if name == "" {
+				return Settings{}, fieldErr("settings", `unknown setting ""`)
+			}
 			return Settings{}, fieldErr(name, "unknown setting")
 		}
 		return Settings{}, fieldErr("settings", "not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Settings{}, fieldErr("settings", "want one JSON object, found more after it")
 	}
 	return next, nil
 }

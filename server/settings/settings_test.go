@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -95,4 +96,34 @@ func TestOpenRejectsCorruptFile(t *testing.T) {
 	if _, err := Open(dir); err == nil {
 		t.Fatal("a truncated settings file was accepted")
 	}
+}
+
+// FuzzPatch: whatever a client sends, Patch never panics, and either
+// stores settings that validate or refuses with an error naming a field,
+// leaving the settings as they were.
+func FuzzPatch(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"system":{"server_name":"X"}}`, `{"rc":{"channels":[{"channel":1,"min":1,"max":2,"center":1}]}}`,
+		`{"livelink":{"data_port":-1}}`, `[]`, `null`, `{"rc":{"gpio":{"pwm_pins":[99]}}}`, `{"auth":{"required":false}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, patch []byte) {
+		s, _ := Open("")
+		before := s.Get()
+		got, err := s.Patch(patch)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field == "" {
+				t.Fatalf("Patch(%q) = %v: want a *FieldError naming a field", patch, err)
+			}
+			if fmt.Sprint(s.Get()) != fmt.Sprint(before) {
+				t.Fatalf("Patch(%q) failed but changed the settings", patch)
+			}
+			return
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatalf("Patch(%q) stored invalid settings: %v", patch, err)
+		}
+	})
 }
