@@ -241,3 +241,28 @@ func TestBus(t *testing.T) {
 		t.Errorf("malformed request: answered %v, error %v; want an error", answered, errGot)
 	}
 }
+
+// The pendulum's accuracy holds when the world steps it on the executor:
+// 60 virtual seconds are exactly 60 000 steps and the energy drifts less
+// than 0.1 %.
+func TestPendulumOnExecutor(t *testing.T) {
+	ex := executor.NewVirtual()
+	w := world.New(ex, world.Options{})
+	p := pendulum.New(pendulum.Default())
+	p.Set(1, 0)
+	e0 := p.Energy()
+	if err := w.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	if err := w.Add(world.Func{ModelName: "probe", StepFunc: func(float64) {
+		worst = math.Max(worst, math.Abs(p.Energy()-e0)/e0)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Start()
+	_ = ex.RunFor(context.Background(), time.Minute)
+	if w.Steps() != 60000 || worst >= 1e-3 {
+		t.Errorf("%d steps in a minute (want 60000), energy drift %.3g (want < 0.1 %%)", w.Steps(), worst)
+	}
+}
