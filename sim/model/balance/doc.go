@@ -24,6 +24,10 @@
 // Leaning past RestAngle the body comes to rest on its bumper (the stop is
 // inelastic); Fallen reports it.
 //
+// New leaves the body exactly upright: an unstable equilibrium that nothing
+// but a disturbance (ApplyForce, SetPitch, the wheels' torque) breaks, as a
+// base held upright for arming stays up until it is let go.
+//
 // # Motors
 //
 // Hub motors are modelled as DC motors without inductance (the VESC's
