@@ -42,7 +42,7 @@
 // links "head/i2c/0x68", "arms_left/i2c/0x40" (and 0x41, and the right
 // arm's), "tracks/i2c/0x40", "console/i2c/0x3c" (I²C chips unplugged: they
 // stop acknowledging), "arms_left/feetech/1"…"6" (a servo unplugged from the
-// bus), "balance/can/68" and "balance/can/56" (a VESC off the bus),
+// bus) and "arms_left/feetech" (the whole bus), "balance/can/68" and "balance/can/56" (a VESC off the bus),
 // "tracks/encoder/left" and "/right" (encoder cable pulled: the lines float
 // to their pull-ups), "head/pwm/pan", "tilt", "roll" (servo signal wire
 // cut); and the devices "head", "arm_left", "arm_right", "tracks",

@@ -429,6 +429,13 @@ func (r *Robot) registerDisturbances() {
 			s := fb.Servo(id)
 			w.AddLink(fmt.Sprintf("%s/feetech/%d", p, id), func(c bool) error { s.SetConnected(c); return nil })
 		}
+		// The whole bus: the cable from the Pi's UART to the first servo.
+		w.AddLink(fmt.Sprintf("%s/feetech", p), func(c bool) error {
+			for id := uint8(1); id <= FeetechGripperID; id++ {
+				fb.Servo(id).SetConnected(c)
+			}
+			return nil
+		})
 		a := r.Arms[side]
 		for i := 0; i < arm.NumJoints; i++ {
 			s := a.Joint(i)

@@ -399,6 +399,28 @@ func TestDisturbances(t *testing.T) {
 	if r.Tracks.MotorCurrent(tracks.Left) != 0 {
 		t.Error("a killed track motor draws current")
 	}
+	// A whole servo bus unplugged: the driver's ping goes unanswered.
+	port, _ := r.Board(robot.ArmsRightPart).Hardware().UART("ttyAMA0")
+	fb, err := ftdrv.New(port, ex, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb.Close()
+	call(msg.SimDisturbRequest{Kind: msg.DisturbCutLink, Target: "arms_right/feetech"})
+	var pingErr error
+	pinged := false
+	fb.Ping(3, func(err error) { pingErr, pinged = err, true })
+	runFor(t, ex, 100*time.Millisecond)
+	if !pinged || pingErr == nil {
+		t.Errorf("ping on an unplugged bus: answered %v, error %v", pinged, pingErr)
+	}
+	call(msg.SimDisturbRequest{Kind: msg.DisturbRestoreLink, Target: "arms_right/feetech"})
+	pinged = false
+	fb.Ping(3, func(err error) { pingErr, pinged = err, true })
+	runFor(t, ex, 100*time.Millisecond)
+	if !pinged || pingErr != nil {
+		t.Errorf("ping after plugging back: answered %v, error %v", pinged, pingErr)
+	}
 	for _, name := range []string{"arms_left/feetech/6", "balance/can/68", "tracks/encoder/right", "head/pwm/tilt"} {
 		call(msg.SimDisturbRequest{Kind: msg.DisturbCutLink, Target: name})
 		call(msg.SimDisturbRequest{Kind: msg.DisturbRestoreLink, Target: name})
