@@ -104,13 +104,14 @@ type Robot struct {
 
 	headPWMCut [3]bool
 
-	feetech [2]*feetech.Bus
-	present [2][FeetechGripperID]ft.Present // last reported, to skip unchanged updates
-	bridges [2]*bts7960.Bridge
-	encoder [2]*encoder.Encoder
-	encCut  [2]bool
-	vesc    [2]*vesc.Device
-	vescI   [2]float64 // integral of the speed loops, A
+	feetech    [2]*feetech.Bus
+	present    [2][FeetechGripperID]ft.Present // last reported, to skip unchanged updates
+	timedSpeed [2][FeetechGripperID]float64    // rad/s of a move given a goal time
+	bridges    [2]*bts7960.Bridge
+	encoder    [2]*encoder.Encoder
+	encCut     [2]bool
+	vesc       [2]*vesc.Device
+	vescI      [2]float64 // integral of the speed loops, A
 }
 
 // New builds the robot: boards, twins, models, and the world that steps
@@ -236,7 +237,7 @@ func (r *Robot) readInputs() {
 		r.Head.SetPWM(axis, f, d, on)
 	}
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
-		r.readArm(r.Arms[side], r.boards[p], r.feetech[side])
+		r.readArm(side, r.boards[p])
 	}
 	for side, br := range r.bridges {
 		out := br.Output()
@@ -256,7 +257,8 @@ func (r *Robot) readInputs() {
 
 // readArm commands an arm's joints: from a PCA9685 channel carrying a
 // servo pulse, else from the Feetech servo.
-func (r *Robot) readArm(a *arm.Arm, b *simboard.Board, fb *feetech.Bus) {
+func (r *Robot) readArm(side int, b *simboard.Board) {
+	a, fb := r.Arms[side], r.feetech[side]
 	pca := b.PCA9685()
 	freq := pca.Frequency()
 	model := fb.Model()
@@ -289,10 +291,22 @@ func (r *Robot) readArm(a *arm.Arm, b *simboard.Board, fb *feetech.Bus) {
 			lo, hi := s.Limits()
 			goal = lo + (goal/(2*math.Pi)+0.5)*(hi-lo)
 		}
-		if cur, _ := s.Goal(); cur != goal {
+		// Speed: the goal speed register, or with a goal time (ms) the
+		// speed that covers the move in that time, fixed when the goal
+		// changes. Acceleration is not modelled.
+		cur, ok := s.Goal()
+		changed := !ok || cur != goal
+		speed := float64(g.Speed) / model.StepsPerRadian()
+		if g.Time > 0 {
+			if changed {
+				r.timedSpeed[side][i] = math.Abs(goal-s.Angle()) / (float64(g.Time) / 1000)
+			}
+			speed = r.timedSpeed[side][i]
+		}
+		s.SetSpeedLimit(speed)
+		if changed {
 			s.SetGoal(goal)
 		}
-		s.SetSpeedLimit(float64(g.Speed) / model.StepsPerRadian())
 	}
 }
 

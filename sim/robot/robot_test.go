@@ -273,6 +273,53 @@ func TestArmFeetechEndToEnd(t *testing.T) {
 	}
 }
 
+// A Feetech goal with a speed moves the joint at that speed; one with a
+// goal time gets there in that time.
+func TestArmFeetechSpeedAndTime(t *testing.T) {
+	r, ex := newRobot(t, robot.Options{Seed: 9})
+	port, _ := r.Board(robot.ArmsLeftPart).Hardware().UART("ttyAMA0")
+	fb, err := ftdrv.New(port, ex, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb.Close()
+	model := fb.Model()
+	done := func(err error) {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	hold := []float64{0, math.Pi / 2, -math.Pi / 2, 0, 0}
+	for i, q := range hold {
+		fb.SetGoal(ftdrv.Goal{ID: uint8(i + 1), Position: model.Steps(q)}, done)
+		fb.SetTorque(uint8(i+1), true, done)
+	}
+	runFor(t, ex, time.Second)
+	elbow := uint8(arm.Elbow + 1)
+	// 400 steps/s is 0.614 rad/s: half a second covers 0.307 rad.
+	start := r.Arms[0].Positions()[arm.Elbow]
+	fb.SetGoal(ftdrv.Goal{ID: elbow, Position: model.Steps(0), Speed: 400}, done)
+	runFor(t, ex, 500*time.Millisecond)
+	want := 0.5 * 400 / model.StepsPerRadian()
+	if got := r.Arms[0].Positions()[arm.Elbow] - start; math.Abs(got-want) > 0.1*want {
+		t.Errorf("at 400 steps/s for 0.5 s the elbow moved %.3f rad, want %.3f", got, want)
+	}
+	// Back to −π/2 in 800 ms (speed register cleared).
+	fb.SetGoal(ftdrv.Goal{ID: elbow, Position: model.Steps(-math.Pi / 2)}, done)
+	fb.WriteRegister(elbow, ftdrv.RegGoalTime, []byte{byte(800 & 0xff), byte(800 >> 8)}, done)
+	from := r.Arms[0].Positions()[arm.Elbow]
+	runFor(t, ex, 400*time.Millisecond)
+	mid := r.Arms[0].Positions()[arm.Elbow]
+	runFor(t, ex, 600*time.Millisecond)
+	end := r.Arms[0].Positions()[arm.Elbow]
+	if half := (from - math.Pi/2) / 2; math.Abs(mid-half) > 0.15*math.Abs(from+math.Pi/2) {
+		t.Errorf("goal time 800 ms: %.3f after 400 ms (from %.3f), want about halfway, %.3f", mid, from, half)
+	}
+	if math.Abs(end+math.Pi/2) > 0.02 {
+		t.Errorf("goal time 800 ms: %.3f after 1 s, want −π/2", end)
+	}
+}
+
 // Hobby servos on the arms' PCA9685: a pulse on channel 2 (the elbow)
 // written by the PCA9685 driver moves the joint, overriding the Feetech
 // bus; the arm's INA219 sees the servos' supply current.
