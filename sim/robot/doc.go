@@ -13,7 +13,8 @@
 //	inputs   head: PWM on GPIO12/13/18 (pan, tilt, roll) → servo pulses
 //	         arms: PCA9685 channels 0–5 (a valid servo pulse wins) or the
 //	               Feetech bus, ids 1–5 (joints) and 6 (gripper): goal
-//	               position, speed or time, torque enable → joint servos
+//	               position, speed or time, torque enable and torque
+//	               limit → joint servos
 //	               (acceleration is not modelled)
 //	         tracks: BTS7960 twins on GPIO12/13 + enable 5 (left) and
 //	               18/19 + enable 6 (right) → motor duty or coast

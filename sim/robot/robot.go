@@ -285,6 +285,9 @@ func (r *Robot) readArm(side int, b *simboard.Board) {
 		if !g.Torque {
 			continue
 		}
+		// The torque limit register, 0.1 % of the servo's maximum.
+		lim := model.Get16([]byte{fs.Register(ft.RegMaxTorque), fs.Register(ft.RegMaxTorque + 1)})
+		s.SetTorqueLimit(float64(min(lim, 1000)) / 1000)
 		goal := model.Radians(g.Position)
 		if i == arm.NumJoints {
 			// The gripper servo's full turn maps onto the fingers' travel.

@@ -261,6 +261,16 @@ func TestArmFeetechEndToEnd(t *testing.T) {
 	if present.Load == 0 {
 		t.Error("the elbow holding the forearm out reports no load")
 	}
+	// Limit the elbow's torque to 10 % (0.29 N·m) and the forearm, which
+	// needs about 1.5 N·m held out, sinks.
+	fb.WriteRegister(uint8(arm.Elbow+1), ftdrv.RegMaxTorque, []byte{100, 0}, done)
+	runFor(t, ex, time.Second)
+	if q := r.Arms[0].Positions()[arm.Elbow]; q < -0.5 {
+		t.Errorf("elbow at 10 %% torque stays at %.3f rad, want sunk towards hanging", q)
+	}
+	if e := r.Arms[0].Efforts()[arm.Elbow]; math.Abs(e) > 0.1*r.Arms[0].Joint(arm.Elbow).Params().StallTorque+1e-9 {
+		t.Errorf("elbow effort %.3f N·m beyond its 10 %% limit", e)
+	}
 	// The right arm, never commanded, is limp: no torque, and its forearm
 	// no longer where New put it.
 	for i, e := range r.Arms[1].Efforts() {
