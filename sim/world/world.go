@@ -321,6 +321,10 @@ func (w *World) publish() {
 	}
 }
 
+// PublishErrors returns how many ground truth publications the bus refused
+// (a closed bus, say); the world keeps stepping regardless.
+func (w *World) PublishErrors() uint64 { return w.pubErrs }
+
 // Hash returns the running trajectory hash (FNV-1a over the bits of every
 // Stater's state after every step); it needs Options.Hash.
 func (w *World) Hash() uint64 { return w.hash }

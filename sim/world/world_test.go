@@ -266,3 +266,18 @@ func TestPendulumOnExecutor(t *testing.T) {
 		t.Errorf("%d steps in a minute (want 60000), energy drift %.3g (want < 0.1 %%)", w.Steps(), worst)
 	}
 }
+
+// A bus that refuses publications does not stop the world; the refusals
+// are counted.
+func TestPublishErrors(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.NewBroker().Connect(nil)
+	w, _, _ := newWorld(t, ex, world.Options{Bus: b, TruthRate: 1000})
+	_ = b.Close()
+	for i := 0; i < 3; i++ {
+		w.Step()
+	}
+	if w.Steps() != 3 || w.PublishErrors() != 9 {
+		t.Errorf("%d steps, %d publish errors; want 3 and 9 (world + two models, three times)", w.Steps(), w.PublishErrors())
+	}
+}
