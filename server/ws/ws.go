@@ -321,14 +321,16 @@ type ClientInfo struct {
 
 // Client is one WebSocket connection.
 type Client struct {
-	g     *Gateway
-	conn  *websocket.Conn
-	send  chan frame
-	done  chan struct{}
-	once  sync.Once
-	id    uint64
-	addr  string
-	since time.Time
+	g    *Gateway
+	conn *websocket.Conn
+	send chan frame
+	done chan struct{}
+	// ordered holds the requests that run in arrival order.
+	ordered chan []byte
+	once    sync.Once
+	id      uint64
+	addr    string
+	since   time.Time
 
 	mu       sync.Mutex
 	clientID string
@@ -408,7 +410,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
 	c := &Client{
 		g: g, conn: conn, send: make(chan frame, g.o.SendQueue), done: make(chan struct{}),
-		id: g.nextID.Add(1), addr: host, since: g.o.Now(),
+		ordered: make(chan []byte, orderedQueue),
+		id:      g.nextID.Add(1), addr: host, since: g.o.Now(),
 		topics: map[string]time.Duration{}, lastSent: map[string]time.Time{},
 		tokens: float64(g.o.RateBurst), lastFill: time.Now(),
 	}
@@ -432,6 +435,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 	}
 	go c.writeLoop()
+	go c.orderedLoop()
 	c.readLoop()
 	c.close()
 	g.mu.Lock()
@@ -499,10 +503,24 @@ func (c *Client) close() {
 }
 
 const (
-	writeWait  = 5 * time.Second
-	pongWait   = 60 * time.Second
-	pingPeriod = 25 * time.Second
+	// orderedQueue is how many ordered requests may wait for their turn.
+	orderedQueue = 256
+	writeWait    = 5 * time.Second
+	pongWait     = 60 * time.Second
+	pingPeriod   = 25 * time.Second
 )
+
+// orderedLoop runs the client's ordered requests one after the other.
+func (c *Client) orderedLoop() {
+	for {
+		select {
+		case data := <-c.ordered:
+			c.handle(data)
+		case <-c.done:
+			return
+		}
+	}
+}
 
 func (c *Client) writeLoop() {
 	ping := time.NewTicker(pingPeriod)
@@ -578,15 +596,27 @@ func (c *Client) readLoop() {
 			continue
 		}
 		c.rejected = 0
-		if peekType(data) == "auth" {
+		switch peekType(data) {
+		case "auth":
 			// Authentication completes before the next message is read,
 			// so a client may send its first command right behind it.
 			c.handle(data)
-			continue
+		case "management":
+			// Management requests run concurrently so a slow one (an
+			// adoption waiting on a node) does not hold up the next;
+			// responses carry the id.
+			go c.handle(data)
+		default:
+			// Robot control, router, rc and subscriptions run one at a
+			// time in arrival order: two moves sent back to back must
+			// not arrive swapped. A client that outruns its queue waits
+			// here; no other client does.
+			select {
+			case c.ordered <- data:
+			case <-c.done:
+				return
+			}
 		}
-		// Requests run concurrently so a slow one (an adoption waiting on
-		// a node) does not hold up the next; responses carry the id.
-		go c.handle(data)
 	}
 }
 
