@@ -23,39 +23,3 @@ func (b *basic) stop() {
 		b.pins = nil
 	}
 }
-
-// Arms is the arms role (instance left or right).
-type Arms struct{ basic }
-
-// Start implements Role.
-func (a *Arms) Start(env Env) error { return a.start(env) }
-
-// Stop implements Role.
-func (a *Arms) Stop() { a.stop() }
-
-// Tracks is the tracks role: differential drive and odometry.
-type Tracks struct{ basic }
-
-// Start implements Role.
-func (t *Tracks) Start(env Env) error { return t.start(env) }
-
-// Stop implements Role.
-func (t *Tracks) Stop() { t.stop() }
-
-// Console is the console role: display and buttons.
-type Console struct{ basic }
-
-// Start implements Role.
-func (c *Console) Start(env Env) error { return c.start(env) }
-
-// Stop implements Role.
-func (c *Console) Stop() { c.stop() }
-
-// Balance is the self-balancing base role (saul-tee).
-type Balance struct{ basic }
-
-// Start implements Role.
-func (b *Balance) Start(env Env) error { return b.start(env) }
-
-// Stop implements Role.
-func (b *Balance) Stop() { b.stop() }
