@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/board/linuxhost"
 	"github.com/saint-os/saint/hal/board/rpi"
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/gpio"
@@ -37,7 +38,7 @@ type Options struct {
 	// means i2cid.Identify.
 	IdentifyI2C func(bus i2c.Bus, addr uint16) string
 	// DiskUsage returns the size and free bytes of the filesystem the node
-	// runs from, for SystemMetrics; nil means StatFS("/").
+	// runs from, for SystemMetrics; nil means linuxhost.StatFS("/").
 	DiskUsage func() (total, free uint64, err error)
 	// Address returns the node's IP address for Info; nil means the first
 	// non-loopback IPv4 address of the machine.
@@ -58,13 +59,12 @@ type Board struct {
 	details  Details
 	hw       board.Hardware
 	identify func(i2c.Bus, uint16) string
-	disk     func() (uint64, uint64, error)
 	address  func() string
 
-	mu      sync.Mutex
-	pins    []*pin // header order
-	bcm     map[int]*pin
-	lastCPU cpuSample // guarded by mu
+	mu   sync.Mutex
+	pins []*pin // header order
+	bcm  map[int]*pin
+	host *linuxhost.Sampler
 }
 
 // pin is one GPIO of the header; its fields are guarded by Board.mu.
@@ -117,13 +117,10 @@ func New(o *Options) (*Board, error) {
 		root:     root,
 		hw:       o.Hardware,
 		identify: o.IdentifyI2C,
-		disk:     o.DiskUsage,
 		address:  o.Address,
 		bcm:      map[int]*pin{},
 	}
-	if b.disk == nil {
-		b.disk = func() (uint64, uint64, error) { return StatFS("/") }
-	}
+	b.host = linuxhost.NewSampler(root, o.DiskUsage)
 	if b.address == nil {
 		b.address = firstIPv4
 	}

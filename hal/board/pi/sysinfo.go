@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/saint-os/saint/hal/board/linuxhost"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -14,11 +15,7 @@ import (
 // readString returns the trimmed content of path in root, NULs (device-tree
 // strings end in one) and surrounding space removed.
 func readString(root fs.FS, path string) (string, error) {
-	b, err := fs.ReadFile(root, path)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))), nil
+	return linuxhost.ReadString(root, path)
 }
 
 // cpuinfo returns the "key : value" lines of /proc/cpuinfo that follow the
@@ -117,24 +114,4 @@ func usableMAC(mac string) bool {
 }
 
 // meminfo returns the kB values of /proc/meminfo by name.
-func meminfo(root fs.FS) (map[string]uint64, error) {
-	b, err := fs.ReadFile(root, "proc/meminfo")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]uint64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		if n, err := strconv.ParseUint(f[0], 10, 64); err == nil {
-			out[k] = n
-		}
-	}
-	return out, nil
-}
+func meminfo(root fs.FS) (map[string]uint64, error) { return linuxhost.MemInfo(root) }

@@ -1,4 +1,4 @@
-package pi
+package linuxhost
 
 import "golang.org/x/sys/unix"
 
