@@ -1,0 +1,157 @@
+package camera
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	halcam "github.com/saint-os/saint/hal/camera"
+	"github.com/saint-os/saint/hal/executor"
+)
+
+const deg = math.Pi / 180
+
+func render(w, h int, pose [3]float64) []byte {
+	s := DefaultScene()
+	dst := make([]byte, 3*w*h)
+	Render(dst, w, h, pose, &s)
+	return dst
+}
+
+// horizonRow is the first row, down the given column, that is not sky.
+func horizonRow(img []byte, w, h, x int) int {
+	for y := 0; y < h; y++ {
+		if img[3*(y*w+x)+2] != 255 {
+			return y
+		}
+	}
+	return h
+}
+
+func TestHorizonMovesWithTilt(t *testing.T) {
+	const w, h = 160, 120
+	focal := float64(w) / 2 / math.Tan(DefaultScene().HFOV/2)
+	// Column 10 looks past the boxes (the red one is ahead).
+	for _, tilt := range []float64{-20, -10, 0, 10, 20} {
+		got := horizonRow(render(w, h, [3]float64{0, tilt * deg, 0}), w, h, 10)
+		// A level ray is the horizon; tilting down by θ raises it by
+		// focal·tan θ over the row of the optical axis.
+		want := float64(h)/2 - focal*math.Tan(tilt*deg)
+		if math.Abs(float64(got)-want) > 1.5 {
+			t.Errorf("tilt %g°: horizon at row %d, want %.1f", tilt, got, want)
+		}
+	}
+}
+
+func TestRollTiltsTheHorizon(t *testing.T) {
+	const w, h = 160, 120
+	img := render(w, h, [3]float64{0, 0, 10 * deg})
+	l, r := horizonRow(img, w, h, 5), horizonRow(img, w, h, w-6)
+	// Dropping the right ear lowers the view's right side: the horizon
+	// rises there.
+	if r >= l {
+		t.Errorf("roll 10°: horizon at row %d on the left, %d on the right; want the right higher", l, r)
+	}
+}
+
+func TestLandmarksFollowPan(t *testing.T) {
+	const w, h = 64, 48
+	for _, tc := range []struct {
+		pan    float64
+		colour [3]byte
+	}{{0, [3]byte{220, 40, 40}}, {90, [3]byte{40, 200, 60}}, {180, [3]byte{50, 80, 230}}, {-90, [3]byte{230, 210, 40}}} {
+		// Look 12° down at the box 3 m away: its faces fill the centre.
+		img := render(w, h, [3]float64{tc.pan * deg, 12 * deg, 0})
+		i := 3 * (h/2*w + w/2)
+		c := img[i : i+3]
+		if !isShadeOf(c, tc.colour) {
+			t.Errorf("pan %g°: centre pixel %v, want a shade of %v", tc.pan, c, tc.colour)
+		}
+	}
+}
+
+func isShadeOf(c []byte, want [3]byte) bool {
+	for _, k := range []float64{0.65, 0.8, 1} {
+		ok := true
+		for i := range want {
+			if math.Abs(float64(c[i])-float64(want[i])*k) > 1 {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	a := render(80, 60, [3]float64{0.3, 0.2, -0.1})
+	b := render(80, 60, [3]float64{0.3, 0.2, -0.1})
+	if !bytes.Equal(a, b) {
+		t.Error("two renders of one pose differ")
+	}
+	if bytes.Equal(a, render(80, 60, [3]float64{0.31, 0.2, -0.1})) {
+		t.Error("a different pan rendered the same picture")
+	}
+}
+
+func TestStreamsAtTheFrameRateUntilClosed(t *testing.T) {
+	ex := executor.NewVirtual()
+	pan := 0.0
+	c := New(func() [3]float64 { return [3]float64{pan, 0, 0} }, nil)
+	var frames []halcam.Frame
+	start := ex.Now()
+	if err := c.Open(halcam.Config{Width: 32, Height: 24, FPS: 10}, ex, func(f halcam.Frame) { frames = append(frames, f) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Open(halcam.Config{Width: 32, Height: 24, FPS: 10}, ex, func(halcam.Frame) {}); err == nil {
+		t.Error("second Open accepted")
+	}
+	ctx := context.Background()
+	if err := ex.RunFor(ctx, 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	pan = 1
+	if err := ex.RunFor(ctx, 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 10 {
+		t.Fatalf("%d frames in 1 s at 10 fps", len(frames))
+	}
+	for i, f := range frames {
+		if want := start.Add(time.Duration(i+1) * 100 * time.Millisecond); !f.Time.Equal(want) || f.Seq != uint64(i) {
+			t.Errorf("frame %d: time %v seq %d, want %v seq %d", i, f.Time.Sub(start), f.Seq, want.Sub(start), i)
+		}
+		if f.Width != 32 || f.Height != 24 || f.Stride != 96 || len(f.Data) != 32*24*3 {
+			t.Errorf("frame %d: %dx%d stride %d, %d bytes", i, f.Width, f.Height, f.Stride, len(f.Data))
+		}
+	}
+	if bytes.Equal(frames[3].Data, frames[8].Data) {
+		t.Error("frames before and after the pan are the same")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.RunFor(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 10 {
+		t.Errorf("%d frames after Close, want 10", len(frames))
+	}
+	if err := c.Open(halcam.Config{Width: 0, Height: 24, FPS: 10}, ex, func(halcam.Frame) {}); err == nil {
+		t.Error("zero width accepted")
+	}
+}
+
+var _ halcam.Camera = (*Camera)(nil)
+
+func BenchmarkRender640x480(b *testing.B) {
+	s := DefaultScene()
+	dst := make([]byte, 3*640*480)
+	for b.Loop() {
+		Render(dst, 640, 480, [3]float64{0.2, 0.1, 0}, &s)
+	}
+}
