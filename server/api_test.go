@@ -18,6 +18,8 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/board/linuxhost"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/activity"
 	simboard "github.com/saint-os/saint/sim/board"
@@ -203,6 +205,7 @@ func apiRobot(t *testing.T, power server.Power, profiles map[string]simboard.Pro
 	r := newRobotWith(t, func(string) bus.Bus { return broker.Connect(nil) }, profiles, func(o *server.Options) {
 		o.Power = power
 		o.Version = "9.9.9"
+		o.Host = fakeHost{}
 	})
 	return r, broker.Connect(nil)
 }
@@ -406,6 +409,9 @@ func TestSystemCommands(t *testing.T) {
 	c.ok("command", "system", "status", nil, &st)
 	if st.ServerName != "SAINT-01" || st.Version != "9.9.9" || len(st.Nodes) != 1 || st.Nodes[0].NodeID != "n-head" || st.Nodes[0].Role != "head" {
 		t.Errorf("system status %+v", st)
+	}
+	if st.CPUUsage != 12.5 || st.MemoryUsage != 40 || st.CPUTemp != 51 || st.InternalAddress != "192.168.10.1" || st.ExternalAddress != "10.0.0.7" {
+		t.Errorf("system status machine health %+v", st)
 	}
 	if len(st.Inputs) != 2 || st.Inputs[0].Detail != "1 clients" || st.Inputs[1].Detail != "no receiver" {
 		t.Errorf("inputs %+v", st.Inputs)
@@ -835,3 +841,12 @@ func TestLogsEndpoint(t *testing.T) {
 		t.Errorf("?limit=abc: %d", bad.StatusCode)
 	}
 }
+
+// fakeHost is a machine with known health.
+type fakeHost struct{}
+
+func (fakeHost) Sample() linuxhost.Metrics {
+	return linuxhost.Metrics{Metrics: board.Metrics{CPUUsagePct: 12.5, MemoryUsagePct: 40, CPUTempC: 51}}
+}
+
+func (fakeHost) Addresses() (string, string) { return "192.168.10.1", "10.0.0.7" }

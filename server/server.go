@@ -66,6 +66,9 @@ type Options struct {
 	Power Power
 	// Version is the server's software version (system status).
 	Version string
+	// Host samples the server machine's health for the system status
+	// (CPU, memory, temperature, addresses); nil means this machine's.
+	Host Host
 	// FirmwareUpload configures POST /api/firmware.
 	FirmwareUpload firmware.UploadOptions
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
@@ -102,6 +105,8 @@ type Server struct {
 	started  time.Time
 
 	// Last RC receiver state and when it arrived (executor only).
+	// host is the latest sample of the machine's health (executor only).
+	host    hostSample
 	rcState *msg.RCReceiverState
 	rcAt    time.Time
 	extras  []Component
@@ -195,7 +200,11 @@ func New(o Options) (*Server, error) {
 	s.gateway.SetTopics(Topics()...)
 	s.gateway.SetEventTopics(TopicLogs)
 	// The router reads its routes here, before the executor runs it.
-	s.router, err = router.New(router.Options{Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log})
+	s.router, err = router.New(router.Options{
+		Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log,
+		Presets: router.ConfigPresets(o.ConfigDir),
+		OnEvent: func(level, message string) { s.routerEvent(level, message) },
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +213,7 @@ func New(o Options) (*Server, error) {
 	s.registerManagement()
 	s.registerAdmin()
 	s.registerSystem()
+	s.Add(newHostMonitor(s))
 	s.registerRC()
 	return s, nil
 }

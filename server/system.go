@@ -41,6 +41,10 @@ func (s *Server) systemStatus() msg.SystemStatus {
 		}
 		st.Nodes = append(st.Nodes, ns)
 	}
+	st.CPUUsage = float32(s.host.metrics.CPUUsagePct)
+	st.MemoryUsage = float32(s.host.metrics.MemoryUsagePct)
+	st.CPUTemp = float32(s.host.metrics.CPUTempC)
+	st.InternalAddress, st.ExternalAddress = s.host.internal, s.host.external
 	st.UnadoptedCount = int32(len(s.adoption.Unadopted()))
 	st.EStopActive = s.router.EStopActive()
 	clients := len(s.gateway.Clients())
