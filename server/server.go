@@ -215,6 +215,9 @@ func New(o Options) (*Server, error) {
 	s.registerSystem()
 	s.Add(newHostMonitor(s))
 	s.registerRC()
+	if err := s.setupRC(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
