@@ -1,0 +1,237 @@
+package roles_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/sim/model/battery"
+	"github.com/saint-os/saint/sim/robot"
+)
+
+// fixtureConfig parses a role configuration of the fixtures.
+func fixtureConfig(t *testing.T, name string) *roleconfig.Config {
+	t.Helper()
+	data, err := fs.ReadFile(fixtures.Config(), "roles/"+name+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := roleconfig.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// socForVoltage is the state of charge at which the sim battery reads v at
+// rest, drawing only the electronics' quiescent current.
+func socForVoltage(p battery.Params, v, quiescentA float64) float64 {
+	return (v + p.Resistance*quiescentA - p.EmptyV) / (p.FullV - p.EmptyV)
+}
+
+type powerRig struct {
+	ex       *executor.Executor
+	bus      *mem.Bus
+	robot    *robot.Robot
+	states   []msg.PowerState
+	alerts   []msg.ConsoleAlert
+	cutoffs  []bool
+	mon      *roles.PowerMonitor
+	batParam battery.Params
+}
+
+func newPowerRig(t *testing.T) *powerRig {
+	t.Helper()
+	g := &powerRig{ex: executor.NewVirtual(), bus: mem.New()}
+	r, err := robot.New(robot.Options{Exec: g.ex, Bus: g.bus, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	g.robot = r
+	g.batParam = r.Tracks.Battery().Params()
+	if _, err := bus.SubscribeJSON(g.bus, msg.TopicTracksPower, bus.QoS{Depth: 1000}, g.ex, func(_ string, s msg.PowerState) {
+		g.states = append(g.states, s)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.SubscribeJSON(g.bus, msg.TopicConsoleAlerts, bus.QoS{Depth: 100}, g.ex, func(_ string, a msg.ConsoleAlert) {
+		g.alerts = append(g.alerts, a)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	env := roles.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: r.Board(robot.TracksPart),
+		Config: fixtureConfig(t, "tracks"), Prefix: "/saint/tracks"}
+	var startErr error
+	g.ex.Post(func() {
+		g.mon, startErr = roles.StartPower(env, func(c bool) { g.cutoffs = append(g.cutoffs, c) })
+	})
+	g.run(t, 10*time.Millisecond)
+	if startErr != nil {
+		t.Fatal(startErr)
+	}
+	t.Cleanup(func() { g.mon.Stop() })
+	return g
+}
+
+func (g *powerRig) run(t *testing.T, d time.Duration) {
+	t.Helper()
+	if err := g.ex.RunFor(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setRestVoltage sets the battery's charge so that it reads v at rest.
+func (g *powerRig) setRestVoltage(v float64) {
+	g.robot.Tracks.Battery().SetSoC(socForVoltage(g.batParam, v, g.robot.Tracks.Params().QuiescentA))
+}
+
+func (g *powerRig) last() msg.PowerState { return g.states[len(g.states)-1] }
+
+func TestPowerPublishesTheBattery(t *testing.T) {
+	g := newPowerRig(t)
+	g.run(t, time.Second)
+	if n := len(g.states); n < 10 || n > 12 {
+		t.Errorf("%d power states in 1 s, want 10 (rate_hz 10) plus the first", n)
+	}
+	s := g.last()
+	truthV := g.robot.Tracks.BatteryVoltage()
+	if !s.Present || abs(float64(s.Voltage)-truthV) > 0.01 {
+		t.Errorf("power %+v, want present at %.3f V", s, truthV)
+	}
+	if truthA := g.robot.Tracks.BatteryCurrent(); abs(float64(s.Current)-truthA) > 0.01 {
+		t.Errorf("current %.3f A, battery draws %.3f A", s.Current, truthA)
+	}
+	if s.Warning || s.Cutoff || s.WarningVoltage != 25.6 || s.CutoffVoltage != 24.4 {
+		t.Errorf("full battery: %+v", s)
+	}
+	if len(g.alerts) != 0 {
+		t.Errorf("alerts on a full battery: %+v", g.alerts)
+	}
+}
+
+func TestPowerWarningAndCutoffWithHysteresis(t *testing.T) {
+	g := newPowerRig(t)
+	g.run(t, 500*time.Millisecond)
+
+	// A dip below warning shorter than trip_ms (500 ms) raises nothing.
+	g.setRestVoltage(25.3)
+	g.run(t, 300*time.Millisecond)
+	g.setRestVoltage(27)
+	g.run(t, time.Second)
+	if g.last().Warning || len(g.alerts) != 0 {
+		t.Fatalf("a 300 ms dip tripped the warning: %+v, alerts %+v", g.last(), g.alerts)
+	}
+
+	g.setRestVoltage(25.3)
+	g.run(t, time.Second)
+	if s := g.last(); !s.Warning || s.Cutoff {
+		t.Fatalf("at 25.3 V: %+v, want warning without cutoff", s)
+	}
+	if len(g.alerts) != 1 || g.alerts[0].Level != msg.AlertWarning || g.alerts[0].Source != "sim-tracks" {
+		t.Fatalf("alerts %+v, want one warning from sim-tracks", g.alerts)
+	}
+	if len(g.cutoffs) != 0 {
+		t.Fatalf("cutoff callback %v at warning level", g.cutoffs)
+	}
+
+	g.setRestVoltage(24.2)
+	g.run(t, time.Second)
+	if s := g.last(); !s.Cutoff || !s.Warning {
+		t.Fatalf("at 24.2 V: %+v, want cutoff", s)
+	}
+	if len(g.cutoffs) != 1 || !g.cutoffs[0] {
+		t.Fatalf("cutoff callback %v, want [true]", g.cutoffs)
+	}
+	if a := g.alerts[len(g.alerts)-1]; a.Level != msg.AlertCritical || !strings.Contains(a.Message, "cutoff") {
+		t.Fatalf("last alert %+v, want a critical cutoff alert", a)
+	}
+
+	// Back above cutoff but within the hysteresis: still cut off.
+	g.setRestVoltage(24.6)
+	g.run(t, 5*time.Second)
+	if !g.last().Cutoff || len(g.cutoffs) != 1 {
+		t.Fatalf("at 24.6 V (cutoff 24.4 + 0.4 hysteresis): %+v, callbacks %v; want still cut off", g.last(), g.cutoffs)
+	}
+
+	// Above cutoff + hysteresis: released after release_ms, warning stays.
+	g.setRestVoltage(25.2)
+	g.run(t, 1500*time.Millisecond)
+	if !g.last().Cutoff {
+		t.Fatal("cutoff released before release_ms")
+	}
+	g.run(t, time.Second)
+	if s := g.last(); s.Cutoff || !s.Warning {
+		t.Fatalf("at 25.2 V for 2.5 s: %+v, want warning only", s)
+	}
+	if len(g.cutoffs) != 2 || g.cutoffs[1] {
+		t.Fatalf("cutoff callbacks %v, want [true false]", g.cutoffs)
+	}
+
+	g.setRestVoltage(27)
+	g.run(t, 3*time.Second)
+	if s := g.last(); s.Warning || s.Cutoff {
+		t.Fatalf("full again: %+v", s)
+	}
+	if a := g.alerts[len(g.alerts)-1]; a.Level != msg.AlertInfo {
+		t.Fatalf("last alert %+v, want the info that the voltage is normal", a)
+	}
+}
+
+func TestPowerMonitorUnplugged(t *testing.T) {
+	g := newPowerRig(t)
+	g.run(t, 500*time.Millisecond)
+	g.ex.Post(func() { _ = g.robot.World().CutLink("tracks/i2c/0x40") })
+	g.run(t, time.Second)
+	if s := g.last(); s.Present {
+		t.Fatalf("unplugged monitor: %+v, want not present", s)
+	}
+	if len(g.alerts) != 1 || g.alerts[0].Level != msg.AlertWarning {
+		t.Fatalf("alerts %+v, want one warning", g.alerts)
+	}
+	g.ex.Post(func() { _ = g.robot.World().RestoreLink("tracks/i2c/0x40") })
+	g.run(t, time.Second)
+	if s := g.last(); !s.Present || s.Voltage < 27 {
+		t.Fatalf("plugged back: %+v", s)
+	}
+}
+
+func TestPowerConfigErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct{ yaml, field string }{
+		{"power:\n  warning_voltage: 24\n  cutoff_voltage: 25\n", "power.warning_voltage"},
+		{"power:\n  warning_voltage: 25\n", "power.cutoff_voltage"},
+		{"power:\n  warning_voltage: 25\n  cutoff_voltage: 24\n  volts: 3\n", "volts"},
+		{"power:\n  warning_voltage: 25\n  cutoff_voltage: 24\n  rate_hz: -1\n", "power.rate_hz"},
+	} {
+		cfg, err := roleconfig.Parse([]byte("role: tracks\nversion: \"1\"\ni2c_devices:\n  - {bus: 1, address: 0x40, driver: ina219, purpose: battery}\n" + tc.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := roles.PowerConfigOf(cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.field)
+		}
+	}
+	cfg, _ := roleconfig.Parse([]byte("role: tracks\nversion: \"1\"\npower:\n  warning_voltage: 25\n  cutoff_voltage: 24\n"))
+	if _, err := roles.PowerConfigOf(cfg); err == nil || !strings.Contains(err.Error(), "power.address") {
+		t.Errorf("no INA219: error %v, want one naming power.address", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
