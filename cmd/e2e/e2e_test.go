@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,7 +223,9 @@ func newServer(t *testing.T, root string) *server {
 	}
 	s.proc = startProc(t, root, "saint-server", bin.server,
 		"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
-		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth")
+		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth",
+		// The test's nodes run on this machine: uploads are built for it.
+		"--firmware-arch", runtime.GOARCH)
 	s.waitUp()
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,11 +36,20 @@ func buildNodeVersion(t *testing.T, dir, version string) string {
 
 func buildWith(t *testing.T, out string, args ...string) {
 	t.Helper()
+	buildWithEnv(t, out, nil, args...)
+}
+
+// buildWithEnv is buildWith with extra environment (GOARCH=...).
+func buildWithEnv(t *testing.T, out string, env []string, args ...string) {
+	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(goCmd, append([]string{"build", "-o", out}, args...)...)
+	// Node images are static, as make firmware builds them; the upload
+	// endpoint refuses anything else.
+	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", out, err, b)
 	}
@@ -149,9 +159,13 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	current := filepath.Join(n.stateDir, "firmware", "current.img")
 	trial := filepath.Join(n.stateDir, "firmware", "trial.yaml")
 
-	// 1. 2.0.0 is published; trigger_update makes the node download it,
-	// verify it, exec it in the same process and report 2.0.0.
-	srv.publishAndRestart(v2, "2.0.0")
+	// 1. 2.0.0 is uploaded to the running server (POST /api/firmware, as
+	// saintctl firmware upload sends it); trigger_update makes the node
+	// download it, verify it, exec it in the same process and report 2.0.0.
+	if out := ctl(t, "firmware", "upload", v2, "--version", "2.0.0", "--changelog", "release 2.0.0",
+		"--server", "http://"+srv.httpAddr); !strings.Contains(out, "2.0.0") {
+		t.Errorf("saintctl firmware upload printed %q, want the uploaded version", out)
+	}
 	updateAt := time.Now()
 	c.triggerUpdate(n.id, false)
 	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
@@ -182,9 +196,14 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	// First the upload endpoint: the server (built for arm64 nodes) refuses
 	// this machine's binary naming the image field, and an upload whose
 	// sha256 does not match what arrived naming the sha256 field.
-	out := ctlFails(t, "firmware", "upload", v3, "--version", "3.0.0", "--server", "http://"+srv.httpAddr)
-	if !strings.Contains(out, "field image") || !strings.Contains(out, "GOARCH=arm64") {
-		t.Errorf("uploading a binary for this machine: %q, want a refusal naming the image and its architecture", out)
+	foreign, foreignArch := filepath.Join(root, "foreign"), "arm64"
+	if runtime.GOARCH == "arm64" {
+		foreignArch = "amd64"
+	}
+	buildWithEnv(t, foreign, []string{"GOARCH=" + foreignArch}, "./testdata/brokenimage")
+	out := ctlFails(t, "firmware", "upload", foreign, "--version", "3.0.0", "--server", "http://"+srv.httpAddr)
+	if !strings.Contains(out, "field image") || !strings.Contains(out, "GOARCH="+runtime.GOARCH) {
+		t.Errorf("uploading a binary for %s: %q, want a refusal naming the image and the nodes' architecture", foreignArch, out)
 	}
 	code, body := postRaw(t, "http://"+srv.httpAddr+"/api/firmware?version=3.0.0&sha256="+strings.Repeat("ab", 32), v3)
 	if code != 400 || !strings.Contains(body, `"field":"sha256"`) {

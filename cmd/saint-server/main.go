@@ -17,6 +17,7 @@ package main
 
 import (
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/mdns"
 )
 
 func main() {
@@ -58,6 +60,8 @@ func run() error {
 	power := flag.Bool("power", true, "let the system shutdown and reboot commands power the machine off or reboot it")
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
+	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
+	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -99,6 +103,14 @@ func run() error {
 	if *power {
 		opts.Power = systemctl{}
 	}
+	switch *fwArch {
+	case "arm64":
+		opts.FirmwareUpload.Machine = elf.EM_AARCH64
+	case "amd64":
+		opts.FirmwareUpload.Machine = elf.EM_X86_64
+	default:
+		return fmt.Errorf("--firmware-arch %q: want arm64 or amd64", *fwArch)
+	}
 	srv, err := server.New(opts)
 	if err != nil {
 		return err
@@ -122,6 +134,11 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *mdnsIface != "" {
+		if err := advertise(ctx, *mdnsIface, srv.Addrs()["ws"], log); err != nil {
+			return err
+		}
+	}
 	<-ctx.Done()
 	log.Info("shutting down")
 	return nil
@@ -148,3 +165,27 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// advertise announces the WebSocket API on iface by multicast DNS as
+// saint-server.local and _saint._tcp, until ctx ends.
+func advertise(ctx context.Context, iface, wsAddr string, log *slog.Logger) error {
+	ifi, err := net.InterfaceByName(iface)
+	if err != nil {
+		return fmt.Errorf("--mdns %s: %w", iface, err)
+	}
+	_, portStr, err := net.SplitHostPort(wsAddr)
+	if err != nil {
+		return fmt.Errorf("--mdns: the WebSocket API is not listening (%q)", wsAddr)
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return fmt.Errorf("--mdns: WebSocket port %q: %w", portStr, err)
+	}
+	go func() {
+		svc := mdns.Service{Port: uint16(port), TXT: []string{"path=/saint", "version=" + version}}
+		if err := mdns.Advertise(ctx, svc, ifi, log.With("component", "mdns")); err != nil && ctx.Err() == nil {
+			log.Error("mdns advertising stopped", "err", err)
+		}
+	}()
+	return nil
+}
