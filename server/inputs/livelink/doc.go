@@ -1,0 +1,17 @@
+// Package livelink is the server's LiveLink receiver: where face capture
+// apps and animation tools meet the router.
+//
+// It speaks two protocols. The Live Link Face app (ARKit mode) sends one
+// UDP datagram per captured frame, big-endian, with 61 blend shape weights
+// and the head and eye rotations (ParseFacePacket); SAINT's own LiveLink
+// JSON frames carry animation, transform, face and camera subjects over a
+// TCP data port, one JSON object per line (DecodeJSONFrame), and sources
+// find the server through discovery beacons on UDP (Beacon).
+//
+// Every frame becomes a msg.LiveLinkFrame on msg.TopicLiveLinkFrames, which
+// the router turns into input, and updates the Registry of subjects behind
+// the router's list_livelink_sources and get_livelink_subject commands.
+// Sockets are read by goroutines at the edge; everything else runs on the
+// server's executor and takes its time from it. docs/livelink.md describes
+// the wire formats byte for byte.
+package livelink
