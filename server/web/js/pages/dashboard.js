@@ -1,0 +1,110 @@
+// Dashboard: system status, the live activity log, node summary with
+// alerts, input sources and the quick actions.
+import { h, card, dot, fmtDuration, fmtTime, roleLabel } from '../dom.js';
+
+const LOG_LINES = 30;
+
+export function logLine(e) {
+  return h('li', { class: `lvl-${e.level}` },
+    `${fmtTime(e.time)} `, h('strong', {}, e.level), ` [${e.source || '-'}${e.node ? ' ' + e.node : ''}] ${e.message}`);
+}
+
+export function dashboardPage({ api, toast, confirm, go }, view) {
+  const banner = h('div', { id: 'estop-banner', class: 'estop-banner', hidden: true, role: 'alert' },
+    h('span', {}, 'EMERGENCY STOP ACTIVE: all motion is stopped'),
+    h('button', { type: 'button', id: 'estop-release', onclick: () => setEStop(false) }, 'Release E-Stop'));
+  const sys = h('dl', { class: 'kv', id: 'system-status' });
+  const nodes = h('ul', { class: 'log', id: 'node-summary' });
+  const inputs = h('ul', { class: 'log', id: 'input-summary' });
+  const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
+  const estopBtn = h('button', { type: 'button', class: 'danger', id: 'estop-all', onclick: () => setEStop(true) }, 'E-Stop All');
+
+  view.append(
+    h('h1', {}, 'Dashboard'),
+    banner,
+    h('div', { class: 'grid two' },
+      card('System status', sys),
+      card('Activity log', log, h('p', {}, h('a', { href: '#/logs' }, 'All logs →')))),
+    h('div', { class: 'grid two' },
+      card('Nodes', nodes, h('p', {}, h('a', { href: '#/nodes' }, 'Manage nodes →'))),
+      card('Inputs', inputs, h('p', {}, h('a', { href: '#/inputs' }, 'Input details →')))),
+    card('Quick actions', h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'primary', id: 'adopt-new', onclick: adoptNew }, 'Adopt New Node'),
+      estopBtn,
+      h('button', { type: 'button', onclick: () => go('/logs') }, 'View Logs'),
+      h('button', { type: 'button', id: 'system-restart', onclick: restart }, 'System Restart'))));
+
+  async function setEStop(enable) {
+    try {
+      await api.command('system', 'estop', { enable });
+      toast(enable ? 'Emergency stop engaged' : 'Emergency stop released');
+      refresh();
+    } catch (err) { toast(err.message, 'error'); }
+  }
+
+  async function adoptNew() {
+    try {
+      const r = await api.management('list_unadopted');
+      if (r.nodes.length === 1) go(`/nodes/adopt/${encodeURIComponent(r.nodes[0].node_id)}`);
+      else { if (!r.nodes.length) toast('No unadopted node has announced itself'); go('/nodes'); }
+    } catch (err) { toast(err.message, 'error'); }
+  }
+
+  async function restart() {
+    if (!await confirm('Restart the server machine? Every node loses the server until it is back.', 'Restart')) return;
+    try {
+      const r = await api.command('system', 'reboot', {});
+      toast(r.message || 'Restarting');
+    } catch (err) { toast(err.message, 'error'); }
+  }
+
+  function showStatus(s) {
+    banner.hidden = !s.estop_active;
+    estopBtn.disabled = !!s.estop_active;
+    const kv = [
+      ['Server', h('span', {}, dot(true, 'Online'), ` ${s.server_name} v${s.version}`)],
+      ['Uptime', fmtDuration(s.uptime_seconds)],
+      ['CPU', `${Math.round(s.cpu_usage)}%`],
+      ['Memory', `${Math.round(s.memory_usage)}%`],
+      ['CPU temp', s.cpu_temp ? `${s.cpu_temp.toFixed(1)} °C` : '–'],
+      ['Internal', s.internal_address || '–'],
+      ['External', s.external_address || '–'],
+      ['E-Stop', s.estop_active ? h('span', { class: 'alert', id: 'estop-state' }, 'ACTIVE') : h('span', { id: 'estop-state' }, 'released')],
+    ];
+    sys.replaceChildren(...kv.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    const rows = (s.nodes || []).map((n) => {
+      const alerts = [];
+      if (!n.online) alerts.push('offline');
+      else if (n.state !== 'ACTIVE') alerts.push(n.state);
+      if (n.cpu_temp >= 70) alerts.push(`hot ${n.cpu_temp.toFixed(0)} °C`);
+      return h('li', { 'data-node': n.node_id },
+        dot(n.online, ''), h('a', { href: `#/nodes/${encodeURIComponent(n.node_id)}` }, n.display_name || roleLabel(n.role, n.instance)),
+        ` ${roleLabel(n.role, n.instance)} `, n.online ? 'Online' : 'Offline',
+        n.online && n.cpu_temp ? ` ${n.cpu_temp.toFixed(0)} °C` : '',
+        alerts.length ? h('span', { class: 'alert' }, ` ⚠ ${alerts.join(', ')}`) : null);
+    });
+    if (s.unadopted_count) {
+      rows.push(h('li', { id: 'unadopted-summary' }, '? ', h('a', { href: '#/nodes' }, `${s.unadopted_count} unadopted`), ' waiting for adoption'));
+    }
+    if (!rows.length) rows.push(h('li', { class: 'muted' }, 'No nodes yet'));
+    nodes.replaceChildren(...rows);
+    inputs.replaceChildren(...(s.inputs || []).map((i) =>
+      h('li', {}, dot(i.active, ''), h('strong', {}, i.source), ` ${i.enabled ? '' : 'disabled · '}${i.detail || (i.active ? 'active' : 'idle')}`)));
+  }
+
+  function addLog(e) {
+    log.prepend(logLine(e));
+    while (log.children.length > LOG_LINES) log.lastChild.remove();
+  }
+
+  function refresh() {
+    api.command('system', 'status').then(showStatus).catch((err) => toast(err.message, 'error'));
+  }
+
+  refresh();
+  api.management('get_activity_log', { limit: LOG_LINES }).then((r) => {
+    log.replaceChildren(...r.events.map(logLine));
+  }).catch((err) => toast(err.message, 'error'));
+  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog)];
+  return () => offs.forEach((off) => off());
+}

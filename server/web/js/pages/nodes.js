@@ -1,0 +1,265 @@
+// Nodes: the adopted and unadopted tables, a node's details and the
+// adoption page with its GPIO header diagram.
+import { h, card, table, bar, dot, ago, fmtDuration, fmtNum, roleLabel, field, showError, clearErrors } from '../dom.js';
+import { logLine } from './dashboard.js';
+
+const REFRESH_MS = 2000;
+
+// The Raspberry Pi 40-pin header, by physical pin number.
+const HEADER = [null,
+  '3V3', '5V', 'GPIO2', '5V', 'GPIO3', 'GND', 'GPIO4', 'GPIO14', 'GND', 'GPIO15',
+  'GPIO17', 'GPIO18', 'GPIO27', 'GND', 'GPIO22', 'GPIO23', '3V3', 'GPIO24', 'GPIO10', 'GND',
+  'GPIO9', 'GPIO25', 'GPIO11', 'GPIO8', 'GND', 'GPIO7', 'GPIO0', 'GPIO1', 'GPIO5', 'GND',
+  'GPIO6', 'GPIO12', 'GPIO13', 'GND', 'GPIO19', 'GPIO16', 'GPIO26', 'GPIO20', 'GND', 'GPIO21'];
+
+const USE_LETTER = { i2c: 'I', pwm: 'P', spi: 'S', uart: 'U', input: 'i', output: 'O' };
+
+const ROLES = [
+  { value: 'head', instance: '', label: 'Head', text: 'Pan/tilt/roll articulation, camera' },
+  { value: 'arms', instance: 'left', label: 'Arms Left', text: 'Left arm joint control, gripper' },
+  { value: 'arms', instance: 'right', label: 'Arms Right', text: 'Right arm joint control, gripper' },
+  { value: 'tracks', instance: '', label: 'Tracks', text: 'Differential drive, odometry' },
+  { value: 'console', instance: '', label: 'Console', text: 'Display, user input' },
+  { value: 'balance', instance: '', label: 'Balance', text: 'Self-balancing base' },
+];
+
+// gpioHeader draws the 40-pin header with each pin's detected use.
+export function gpioHeader(pins) {
+  const byNumber = new Map((pins || []).map((p) => [p.pin_number, p]));
+  const cells = [];
+  for (let row = 0; row < 20; row++) {
+    for (const n of [row * 2 + 1, row * 2 + 2]) {
+      const name = HEADER[n];
+      const p = byNumber.get(n);
+      const used = p && p.in_use;
+      const letter = used ? (USE_LETTER[p.direction] || '•') : '';
+      const kind = name === 'GND' ? 'ground' : /V$/.test(name) ? 'power' : used ? 'used' : '';
+      const title = `Pin ${n} ${name}${used ? `: ${p.direction}${p.used_by ? ' → ' + p.used_by : ''}` : ''}`;
+      const pin = h('span', { class: `pin ${kind}`, title, 'aria-label': title, 'data-pin': n }, letter);
+      const label = h('span', { class: n % 2 ? 'name-l' : 'name-r' }, name);
+      if (n % 2) cells.push(label, pin); else cells.push(pin, label);
+    }
+  }
+  return h('div', {},
+    h('div', { class: 'pins', role: 'img', 'aria-label': `GPIO header, ${(pins || []).filter((p) => p.in_use).length} pins in use` }, cells),
+    h('p', { class: 'legend' }, '[I] I2C  [P] PWM  [S] SPI  [U] UART  [O] output  [i] input'));
+}
+
+function peripheralsList(list) {
+  const found = (list || []).filter((p) => p.responsive);
+  if (!found.length) return h('p', { class: 'muted' }, 'None detected');
+  return h('ul', {}, found.map((p) => h('li', {}, `${p.type.toUpperCase()}: ${p.address}${p.description ? ' (' + p.description + ')' : ''}`)));
+}
+
+export function nodesPage({ api, toast, confirm, go }, view) {
+  const adopted = h('div', { id: 'adopted' });
+  const unadopted = h('div', { id: 'unadopted' });
+  view.append(
+    h('div', { class: 'page-head' }, h('h1', {}, 'Nodes'),
+      h('button', { type: 'button', id: 'scan', onclick: () => refresh() }, '+ Scan for Nodes')),
+    card('Adopted nodes', adopted),
+    card('Unadopted nodes', unadopted));
+
+  async function reset(n) {
+    if (!await confirm(`Reset ${n.display_name || n.node_id}? It stops its role and returns to the unadopted list.`, 'Reset')) return;
+    try {
+      const r = await api.management('reset_node', { node_id: n.node_id, factory_reset: false });
+      toast(r.message || 'Reset');
+      refresh();
+    } catch (err) { toast(err.message, 'error'); }
+  }
+
+  async function refresh() {
+    let a, u;
+    try {
+      [a, u] = await Promise.all([api.management('list_adopted'), api.management('list_unadopted')]);
+    } catch (err) { toast(err.message, 'error'); return; }
+    adopted.replaceChildren(table(['Node', 'Role', 'Name', 'Status', 'IP', 'Actions'], a.nodes.map((n) => ({
+      attrs: { 'data-node': n.node_id },
+      cells: [n.node_id, roleLabel(n.role, n.instance), n.display_name || '–',
+        h('span', {}, dot(n.online, n.online ? 'Online' : 'Offline'), n.last_status && n.last_status.state !== 'ACTIVE' ? ` (${n.last_status.state})` : ''),
+        (n.last_status && n.last_status.address) || '–',
+        h('div', { class: 'actions' },
+          h('a', { class: 'button small', href: `#/nodes/${encodeURIComponent(n.node_id)}` }, 'View'),
+          h('button', { type: 'button', class: 'small', onclick: () => reset(n) }, 'Reset'))],
+    })), 'No adopted nodes'));
+    unadopted.replaceChildren(table(['Node', 'Hardware', 'Firmware', 'Detected', 'Actions'], u.nodes.map((n) => ({
+      attrs: { 'data-node': n.node_id },
+      cells: [n.node_id, n.hardware_rev || '–', n.firmware_version || '–', ago(n.first_seen, api.serverNow()),
+        h('a', { class: 'button small primary', href: `#/nodes/adopt/${encodeURIComponent(n.node_id)}` }, 'Adopt')],
+    })), 'No unadopted nodes'));
+  }
+
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
+  return () => clearInterval(timer);
+}
+
+// roleState shows the live state of the node's role from its topic.
+function roleStateView(api, info) {
+  const box = h('dl', { class: 'kv', id: 'role-state' }, h('dt', {}, 'State'), h('dd', {}, info.state || '–'));
+  const topic = { head: 'head', arms: 'arms', tracks: 'tracks' }[info.role];
+  if (!topic) return { box, off: () => {} };
+  let last = 0;
+  const off = api.subscribe(topic, (d) => {
+    if (topic === 'arms' && d.arm !== info.instance) return;
+    last = Date.now();
+    const rows = [['State', info.state]];
+    if (topic === 'head') {
+      rows.push(['Pan', `${fmtNum(d.pan, 1)}°`], ['Tilt', `${fmtNum(d.tilt, 1)}°`], ['Roll', `${fmtNum(d.roll, 1)}°`],
+        ['Jaw', fmtNum(d.jaw)], ['Camera', d.camera_active ? 'Active' : 'Off']);
+    } else if (topic === 'tracks') {
+      rows.push(['E-Stop', d.estop_active ? 'ACTIVE: motors stopped' : 'released'],
+        ['Motors', d.motors_enabled ? 'enabled' : 'disabled'],
+        ['Left', `${fmtNum(d.left_velocity)} m/s · ${fmtNum(d.left_current)} A`],
+        ['Right', `${fmtNum(d.right_velocity)} m/s · ${fmtNum(d.right_current)} A`]);
+    } else {
+      for (const [k, v] of Object.entries(d)) {
+        if (k === 'arm') continue;
+        rows.push([k, Array.isArray(v) ? v.map((x) => fmtNum(x, 1)).join(', ') : typeof v === 'number' ? fmtNum(v) : String(v)]);
+      }
+    }
+    rows.push(['Last state', `${((Date.now() - last) / 1000).toFixed(1)} s ago`]);
+    box.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-key': k }, v)]));
+  });
+  return { box, off };
+}
+
+export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
+  const head = h('div', { class: 'page-head' }, h('h1', {}, `Node: ${id}`));
+  view.append(head);
+  const offs = [];
+  (async () => {
+    let info;
+    try { info = await api.management('get_node_info', { node_id: id }); } catch (err) {
+      view.append(h('p', { class: 'alert' }, err.message));
+      return;
+    }
+    if (!info.adopted) { go(`/nodes/adopt/${encodeURIComponent(id)}`); return; }
+    const st = info.status || {};
+    head.querySelector('h1').textContent = `Node: ${id} (${roleLabel(info.role, info.instance)})`;
+    const nameInput = h('input', { value: info.display_name || '', 'data-field': 'display_name', id: 'display-name' });
+    const renameForm = h('form', { class: 'row', onsubmit: async (ev) => {
+      ev.preventDefault();
+      clearErrors(renameForm);
+      try {
+        await api.management('set_node_name', { node_id: id, display_name: nameInput.value });
+        toast('Name saved');
+      } catch (err) { showError(renameForm, err); }
+    } }, field('Display name', nameInput), h('button', { type: 'submit' }, 'Rename'), h('p', { class: 'form-error' }));
+    head.append(h('div', { class: 'actions' },
+      h('button', { type: 'button', onclick: async () => {
+        try { toast((await api.command('system', 'reboot', { node: id })).message); } catch (err) { toast(err.message, 'error'); }
+      } }, 'Reboot'),
+      h('button', { type: 'button', onclick: async () => {
+        if (!await confirm(`Reset ${id} to unadopted?`, 'Reset')) return;
+        try { toast((await api.management('reset_node', { node_id: id, factory_reset: false })).message); go('/nodes'); } catch (err) { toast(err.message, 'error'); }
+      } }, 'Reset'),
+      h('button', { type: 'button', class: 'danger', onclick: async () => {
+        if (!await confirm(`Factory reset ${id}? It forgets its role and downloads its firmware again.`, 'Factory reset')) return;
+        try { toast((await api.management('reset_node', { node_id: id, factory_reset: true })).message); go('/nodes'); } catch (err) { toast(err.message, 'error'); }
+      } }, 'Unadopt')));
+    const hw = h('dl', { class: 'kv' }, [
+      ['Model', st.model], ['Hardware', st.hardware_rev], ['MAC', st.mac_address], ['Address', st.address],
+      ['Firmware', st.firmware_version], ['Config', st.config_version], ['Topic prefix', info.topic_prefix],
+      ['Adopted', info.adopted_at ? new Date(info.adopted_at).toISOString().slice(0, 19).replace('T', ' ') : ''],
+    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
+    const metrics = h('div', { id: 'metrics' });
+    const showMetrics = (s) => metrics.replaceChildren(
+      bar('CPU', s.cpu_usage, 0, 100, `${Math.round(s.cpu_usage || 0)}%`),
+      bar('Memory', s.memory_usage, 0, 100, `${Math.round(s.memory_usage || 0)}%`),
+      bar('Temp', s.cpu_temp, 0, 90, `${fmtNum(s.cpu_temp, 1)} °C`),
+      h('p', {}, `Uptime: ${fmtDuration(s.uptime_seconds)} · `, dot(info.online, info.online ? 'Online' : 'Offline'), s.message ? ` · ${s.message}` : ''));
+    showMetrics(st);
+    const gpio = (info.gpio_status && info.gpio_status.pins || []).filter((p) => p.in_use);
+    const gpioList = gpio.length
+      ? h('ul', {}, gpio.map((p) => h('li', {}, `${p.pin_name} (${p.direction.toUpperCase()}) → ${p.used_by || 'in use'}`)))
+      : h('p', { class: 'muted' }, 'No pins in use');
+    const role = roleStateView(api, info);
+    offs.push(role.off);
+    const activity = h('ol', { class: 'log', id: 'node-activity' });
+    view.append(
+      card('Display name', renameForm),
+      h('div', { class: 'grid two' }, card('Hardware info', hw), card('Current state', role.box)),
+      h('div', { class: 'grid two' }, card('System metrics', metrics),
+        card('GPIO status', gpioList, info.gpio_status ? peripheralsList(info.gpio_status.peripherals) : null)),
+      card('Recent activity', activity));
+    offs.push(api.subscribe('nodes', (s) => { if (s.node_id === id) { info.state = s.state; showMetrics(s); } }));
+    offs.push(api.subscribe('logs', (e) => {
+      if (e.node !== id) return;
+      activity.prepend(logLine(e));
+      while (activity.children.length > 30) activity.lastChild.remove();
+    }));
+    try {
+      const r = await api.management('get_activity_log', { node: id, limit: 30 });
+      activity.replaceChildren(...r.events.map(logLine));
+      if (!r.events.length) activity.append(h('li', { class: 'muted' }, 'No activity yet'));
+    } catch (err) { toast(err.message, 'error'); }
+  })();
+  return () => offs.forEach((off) => off());
+}
+
+export function adoptPage({ api, toast, go }, view, id) {
+  view.append(h('div', { class: 'page-head' }, h('h1', {}, `Adopt Node: ${id}`),
+    h('a', { class: 'button', href: '#/nodes' }, 'Cancel')));
+  let alive = true;
+  (async () => {
+    let node;
+    try {
+      const u = await api.management('list_unadopted');
+      node = u.nodes.find((n) => n.node_id === id);
+    } catch (err) { view.append(h('p', { class: 'alert' }, err.message)); return; }
+    if (!node) {
+      view.append(h('p', { class: 'alert', id: 'adopt-missing' }, `${id} is not waiting for adoption. `, h('a', { href: '#/nodes' }, 'Back to the nodes')));
+      return;
+    }
+    const gpioBox = h('div', { id: 'gpio-header' }, gpioHeader(node.pins));
+    api.management('get_gpio_status', { node_id: id }).then((g) => { if (alive) gpioBox.replaceChildren(gpioHeader(g.pins)); }).catch(() => {});
+    const info = h('dl', { class: 'kv' }, [
+      ['Hardware', node.hardware_rev], ['Firmware', node.firmware_version],
+      ['CPU temp', node.cpu_temp ? `${node.cpu_temp.toFixed(1)} °C` : ''], ['First seen', ago(node.first_seen, api.serverNow())],
+      ['Last seen', ago(node.last_seen, api.serverNow())],
+    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
+    const nameInput = h('input', { id: 'adopt-name', 'data-field': 'display_name', required: true, maxlength: 64 });
+    const submit = h('button', { type: 'submit', class: 'primary', id: 'adopt-submit', disabled: true }, 'Adopt');
+    let chosen = null;
+    let nameTouched = false;
+    nameInput.addEventListener('input', () => { nameTouched = true; });
+    const radios = ROLES.map((r, i) => h('label', {},
+      h('input', { type: 'radio', name: 'role', value: `${r.value}:${r.instance}`, id: `role-${r.value}${r.instance ? '-' + r.instance : ''}`,
+        'data-field': i === 0 ? 'role' : null,
+        onchange: () => {
+          chosen = r;
+          submit.disabled = false;
+          submit.textContent = `Adopt as ${r.label}`;
+          if (!nameTouched) nameInput.value = `${r.label} Unit`;
+        } }),
+      h('span', {}, h('strong', {}, r.label), ` – ${r.text}`)));
+    const form = h('form', { id: 'adopt-form', onsubmit: async (ev) => {
+      ev.preventDefault();
+      clearErrors(form);
+      if (!chosen) { showError(form, { field: 'role', message: 'role: choose a role' }); return; }
+      submit.disabled = true;
+      submit.textContent = 'Adopting…';
+      try {
+        const r = await api.management('adopt_node', { node_id: id, role: chosen.value, instance: chosen.instance, display_name: nameInput.value });
+        toast(r.message || 'Adopted');
+        go('/nodes');
+      } catch (err) {
+        showError(form, err);
+        submit.disabled = false;
+        submit.textContent = `Adopt as ${chosen.label}`;
+      }
+    } },
+    h('fieldset', { class: 'roles' }, h('legend', {}, 'Role'), radios),
+    field('Display name', nameInput),
+    h('p', { class: 'form-error', role: 'alert' }),
+    h('div', { class: 'actions' }, h('a', { class: 'button', href: '#/nodes' }, 'Cancel'), submit));
+    view.append(
+      h('div', { class: 'grid two' },
+        card('Node information', info, h('h3', {}, 'Peripherals detected'), peripheralsList(node.peripherals)),
+        card('GPIO detected', gpioBox)),
+      card('Select role', form));
+  })();
+  return () => { alive = false; };
+}
