@@ -3,6 +3,11 @@
 // the in-process bus and a virtual clock, with the web UI.
 //
 //	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth]
+//	saint-sim --scenario FILE [--out DIR] [--data DIR]
+//
+// With --scenario it runs a scenario (docs/scenarios.md) at full speed on
+// the virtual clock instead, writes its JSON report and plots to --out, and
+// exits 0 only when every metric holds.
 //
 // Without --auth the API needs no token, and the simulator then listens on
 // loopback only (it refuses other addresses). With --auth it behaves like
@@ -19,17 +24,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
-	"github.com/saint-os/saint/bus/mem"
-	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/cmd/internal/scenario"
+	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
-	"github.com/saint-os/saint/hal/clock"
-	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/persist"
-	"github.com/saint-os/saint/server"
-	simrobot "github.com/saint-os/saint/sim/robot"
 )
 
 var version = "0.1.0"
@@ -38,31 +39,6 @@ func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "saint-sim:", err)
 		os.Exit(1)
-	}
-}
-
-// simNode is one simulated node of the robot and the role it is adopted
-// into with --adopt.
-type simNode struct {
-	id, profile, role, instance, name string
-}
-
-// part is the simulated robot's part the node runs on.
-func (sn simNode) part() simrobot.Part {
-	if sn.instance != "" {
-		return simrobot.Part(sn.profile + "_" + sn.instance)
-	}
-	return simrobot.Part(sn.profile)
-}
-
-func robot() []simNode {
-	return []simNode{
-		{"sim-head", "head", "head", "", "Head Unit"},
-		{"sim-arms-left", "arms", "arms", "left", "Left Arm"},
-		{"sim-arms-right", "arms", "arms", "right", "Right Arm"},
-		{"sim-tracks", "tracks", "tracks", "", "Tracks"},
-		{"sim-console", "console", "console", "", "Console"},
-		{"sim-balance", "balance", "balance", "", "Balance Base"},
 	}
 }
 
@@ -77,6 +53,8 @@ func run() error {
 	seed := flag.Uint64("seed", 1, "seed of the physics' and sensors' noise: the same seed gives the same run")
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
+	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
+	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -85,6 +63,14 @@ func run() error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	if *scenarioFile != "" {
+		if !*verbose {
+			// A scenario's output is its metrics; the stack's warnings
+			// and errors still show.
+			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		}
+		return runScenario(*scenarioFile, *outDir, *dataDir, log)
+	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
 		if err != nil {
@@ -99,9 +85,13 @@ func run() error {
 		}
 	}
 
-	clk := clock.NewVirtual(clock.Epoch())
-	ex := executor.New(&executor.Options{Clock: clk, Speed: *speed})
-	broker := mem.NewBroker()
+	st, err := stack.New(stack.Options{
+		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
+		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
+	})
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -109,49 +99,17 @@ func run() error {
 	exCtx, stopExec := context.WithCancel(context.Background())
 	defer stopExec()
 	runErr := make(chan error, 1)
-	go func() { runErr <- ex.Run(exCtx) }()
+	go func() { runErr <- st.Exec.Run(exCtx) }()
 
-	srv, err := server.New(server.Options{
-		Bus: broker.Connect(nil), Exec: ex, ConfigDir: *configDir,
-		DataDir: filepath.Join(*dataDir, "server"), HTTPAddr: *httpAddr, WSAddr: *wsAddr, Log: log,
-		NoAuth: !*requireAuth, Power: simPower{log}, Version: version,
-	})
-	if err != nil {
+	if err := st.Start(); err != nil {
 		return err
-	}
-	if err := srv.Start(); err != nil {
-		return err
-	}
-
-	// The physics and the simulated boards the nodes run on.
-	ids := map[simrobot.Part]string{}
-	for _, sn := range robot() {
-		ids[sn.part()] = sn.id
-	}
-	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: broker.Connect(nil), Seed: *seed, NodeIDs: ids})
-	if err != nil {
-		return err
-	}
-	if err := rb.Start(); err != nil {
-		return err
-	}
-
-	var nodes []*node.Node
-	for _, sn := range robot() {
-		b := rb.Board(sn.part())
-		n, err := node.New(node.Options{
-			Exec: ex, Bus: broker.Connect(nil), Board: b, FirmwareVersion: version,
-			StateDir: filepath.Join(*dataDir, "nodes", sn.id), Log: log,
-		})
-		if err != nil {
-			return err
-		}
-		n.Start()
-		nodes = append(nodes, n)
 	}
 	if *adopt {
-		adoptAll(ex, srv, log)
+		if err := st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) }); err != nil {
+			return err
+		}
 	}
+	srv := st.Server
 	addrs := srv.Addrs()
 	if *addrFile != "" {
 		data, _ := json.Marshal(addrs)
@@ -168,59 +126,35 @@ func run() error {
 		return err
 	}
 	log.Info("shutting down")
-	srv.Shutdown()
 	// Nodes bring their actuators to a safe state.
-	_ = ex.Do(context.Background(), func() {
-		for _, n := range nodes {
-			n.Stop()
-		}
-		rb.Stop()
-	})
+	st.Shutdown()
 	return nil
 }
 
-// adoptAll adopts each simulated node into its role as soon as it has
-// announced itself; nodes that resumed a stored role are left alone.
-func adoptAll(ex *executor.Executor, srv *server.Server, log *slog.Logger) {
-	pending := map[string]simNode{}
-	for _, sn := range robot() {
-		pending[sn.id] = sn
+// runScenario runs one scenario on its own stack (full speed, virtual
+// clock, no web UI) and prints its metrics; a failing metric is an error.
+func runScenario(file, outDir, workDir string, log *slog.Logger) error {
+	sc, err := scenario.ReadFile(file)
+	if err != nil {
+		return err
 	}
-	var tick *executor.Timer
-	tick = ex.Every(node.DefaultAnnounceInterval, func() {
-		am := srv.Adoption()
-		for id, sn := range pending {
-			u, a, _ := am.Lookup(id)
-			switch {
-			case a != nil:
-				delete(pending, id)
-			case u != nil:
-				delete(pending, id)
-				req := msg.AdoptNodeRequest{NodeID: id, Role: sn.role, Instance: sn.instance, DisplayName: sn.name, AssignedBy: "saint-sim --adopt"}
-				am.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
-					if err != nil || !resp.Success {
-						log.Error("adoption failed", "node", id, "err", err, "message", resp.Message)
-					}
-				})
-			}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := scenario.Run(ctx, sc, scenario.Options{OutDir: outDir, WorkDir: workDir, Log: log})
+	if err != nil {
+		return err
+	}
+	for _, m := range rep.Metrics {
+		verdict := "pass"
+		if !m.Pass {
+			verdict = "FAIL"
 		}
-		if len(pending) == 0 {
-			tick.Stop()
-		}
-	})
-}
-
-// simPower answers system shutdown and reboot without powering anything
-// off: the simulated robot has no power to cut.
-type simPower struct{ log *slog.Logger }
-
-func (p simPower) Shutdown(reason string) error {
-	p.log.Warn("simulated system shutdown: nothing is powered off", "source", "system", "reason", reason)
-	return nil
-}
-
-func (p simPower) Reboot(reason string) error {
-	p.log.Warn("simulated system reboot: nothing is restarted", "source", "system", "reason", reason)
+		fmt.Printf("%-4s %-28s %-15s %10.4g  tolerance %s %s\n", verdict, m.Name, m.Kind, m.Value, m.Tolerance, m.Detail)
+	}
+	if !rep.Pass {
+		return fmt.Errorf("scenario %s failed:\n  %s", sc.Name, strings.Join(rep.Failures(), "\n  "))
+	}
+	fmt.Printf("scenario %s passed (%.3g s simulated in %.2g s)\n", sc.Name, rep.DurationS, rep.WallS)
 	return nil
 }
 

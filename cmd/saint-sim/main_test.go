@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/cmd/internal/stack"
 )
 
 // TestMakeRun is what `make run` promises: saint-sim starts, the web port
@@ -90,8 +91,8 @@ func TestMakeRun(t *testing.T) {
 		if err := conn.ReadJSON(&r); err != nil {
 			return err
 		}
-		if len(r.Data.Nodes) != len(robot()) {
-			return fmt.Errorf("%d unadopted nodes, want %d", len(r.Data.Nodes), len(robot()))
+		if len(r.Data.Nodes) != len(stack.Robot()) {
+			return fmt.Errorf("%d unadopted nodes, want %d", len(r.Data.Nodes), len(stack.Robot()))
 		}
 		for _, n := range r.Data.Nodes {
 			if len(n.Pins) != 28 {

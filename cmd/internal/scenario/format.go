@@ -1,0 +1,413 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is a scenario file.
+type Scenario struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Duration is how long the timeline runs after the robot is ready.
+	Duration Duration `yaml:"duration"`
+	Seed     uint64   `yaml:"seed"`
+	// Adopt lists the nodes (role keys: head, arms_left, tracks ...) adopted
+	// into their roles before the timeline starts; empty means all six.
+	Adopt []string `yaml:"adopt"`
+	// ReadyTimeout bounds the wait for the adopted nodes to be active.
+	ReadyTimeout Duration `yaml:"ready_timeout"`
+	// RoleConfig overrides values of the fixture role configurations,
+	// by role key and dotted path ("speed_loop.kp": 0).
+	RoleConfig map[string]map[string]any `yaml:"role_config"`
+	Initial    Initial                   `yaml:"initial"`
+	Timeline   []Event                   `yaml:"timeline"`
+	Signals    []Signal                  `yaml:"signals"`
+	Metrics    []Metric                  `yaml:"metrics"`
+	Plots      []Plot                    `yaml:"plots"`
+
+	// File is where the scenario was read from.
+	File string `yaml:"-"`
+}
+
+// Initial is the robot's state when the timeline starts.
+type Initial struct {
+	Balance *BalanceState `yaml:"balance"`
+	Tracks  *Pose         `yaml:"tracks"`
+}
+
+// BalanceState is the balancing base's body pitch, degrees (forward
+// positive), and pitch rate, degrees per second.
+type BalanceState struct {
+	PitchDeg     float64 `yaml:"pitch_deg"`
+	PitchRateDeg float64 `yaml:"pitch_rate_deg"`
+}
+
+// Pose places the tracked base in the world (m, degrees).
+type Pose struct {
+	X          float64 `yaml:"x"`
+	Y          float64 `yaml:"y"`
+	HeadingDeg float64 `yaml:"heading_deg"`
+}
+
+// Event is one timeline entry: at a time after the start, exactly one
+// input or fault.
+type Event struct {
+	At Duration `yaml:"at"`
+	// WS is a WebSocket request, sent as a client would (type, target,
+	// action, params); Expect is the status it must get, "ok" by default.
+	WS     map[string]any `yaml:"ws"`
+	Expect string         `yaml:"expect"`
+	// RC moves the transmitter's sticks and switches.
+	RC *RCInput `yaml:"rc"`
+	// Push applies a force to a body of the physics world.
+	Push *Push `yaml:"push"`
+	// Disturb is any disturbance of sim/world (kind, target, force,
+	// impulse, duration_s), as /saint/sim/disturb takes it.
+	Disturb map[string]any `yaml:"disturb"`
+	// Fault is a fault of the system rather than of the physics.
+	Fault *Fault `yaml:"fault"`
+	// Publish puts a message on the bus as the server would.
+	Publish *Publish `yaml:"publish"`
+
+	line int
+}
+
+// RCInput sets the transmitter: power (on: frames flow; off: the link is
+// lost), stick positions (-1…1) and switches by channel number.
+type RCInput struct {
+	Power    *bool           `yaml:"power"`
+	Sticks   map[int]float64 `yaml:"sticks"`
+	Switches map[int]bool    `yaml:"switches"`
+}
+
+// Push is a force (N, world frame: x forward, y left, z up) on a body for
+// a time.
+type Push struct {
+	Body     string     `yaml:"body"`
+	Force    [3]float64 `yaml:"force"`
+	Duration Duration   `yaml:"duration"`
+}
+
+// Fault is one of: a node stopped (its role brings the actuators to a safe
+// state and it stops), a node cut off the bus or reconnected, the server
+// cut off the bus or reconnected, the RC transmitter's link lost or back.
+type Fault struct {
+	NodeStop   string `yaml:"node_stop"`
+	NodeCut    string `yaml:"node_cut"`
+	NodeRejoin string `yaml:"node_rejoin"`
+	ServerCut  *bool  `yaml:"server_cut"`
+	RCLoss     *bool  `yaml:"rc_loss"`
+}
+
+// Publish is a message published on the bus from the server's side.
+type Publish struct {
+	Topic   string         `yaml:"topic"`
+	Message map[string]any `yaml:"message"`
+}
+
+// Signal is a recorded time series: a number taken from every message on a
+// topic by a path into its JSON ("angles.0", "pose.position.x"), times
+// Scale (default 1) plus Offset.
+type Signal struct {
+	Name   string  `yaml:"name"`
+	Topic  string  `yaml:"topic"`
+	Field  string  `yaml:"field"`
+	Scale  float64 `yaml:"scale"`
+	Offset float64 `yaml:"offset"`
+	// Abs records the magnitude.
+	Abs bool `yaml:"abs"`
+}
+
+// Metric is a number computed from signals and the tolerance it must meet:
+// Max and/or Min bound the value.
+type Metric struct {
+	Name string `yaml:"name"`
+	Kind string `yaml:"kind"`
+	// Signal is the main signal; Signals the ones some kinds take several
+	// of (latency: all must be within Threshold; path_error and
+	// odometry_drift: x, y and for drift the reference x, y).
+	Signal  string   `yaml:"signal"`
+	Signals []string `yaml:"signals"`
+	// From and To bound the window (default: the whole timeline).
+	From Duration  `yaml:"from"`
+	To   *Duration `yaml:"to"`
+	// Target is the set point for overshoot, settling_time and final.
+	Target *float64 `yaml:"target"`
+	// Band is the settling band around Target (absolute).
+	Band float64 `yaml:"band"`
+	// Threshold is latency's "stopped" level.
+	Threshold float64 `yaml:"threshold"`
+	// Path is path_error's reference polyline of [x, y] points.
+	Path [][2]float64 `yaml:"path"`
+	Max  *float64     `yaml:"max"`
+	Min  *float64     `yaml:"min"`
+}
+
+// Plot is one PNG: signals against time.
+type Plot struct {
+	File    string   `yaml:"file"`
+	Title   string   `yaml:"title"`
+	YLabel  string   `yaml:"y_label"`
+	Signals []string `yaml:"signals"`
+	// XY plots the first signal against the second (a path) instead of
+	// against time.
+	XY bool `yaml:"xy"`
+}
+
+// Metric kinds.
+const (
+	KindOvershoot     = "overshoot"
+	KindSettlingTime  = "settling_time"
+	KindMaxAbs        = "max_abs"
+	KindFinal         = "final"
+	KindPathError     = "path_error"
+	KindOdometryDrift = "odometry_drift"
+	KindLatency       = "latency"
+	KindMin           = "min"
+	KindMax           = "max"
+)
+
+// Kinds lists the metric kinds.
+func Kinds() []string {
+	return []string{KindOvershoot, KindSettlingTime, KindMaxAbs, KindFinal, KindPathError, KindOdometryDrift, KindLatency, KindMin, KindMax}
+}
+
+// Duration is a time.Duration written "1.5s", "200ms" (or a number of
+// seconds) in a scenario.
+type Duration time.Duration
+
+// D returns it as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 1.5s or 200ms", n.Line)
+	}
+	if s, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		*d = Duration(s * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (1.5s, 200ms)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration in seconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(time.Duration(d).Seconds(), 'f', -1, 64)), nil
+}
+
+// ReadFile reads and checks a scenario file.
+func ReadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	sc.File = path
+	return sc, nil
+}
+
+// Parse decodes a scenario, refusing unknown keys, and checks it. Errors
+// name the line and the field.
+func Parse(data []byte) (*Scenario, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var sc Scenario
+	if err := dec.Decode(&sc); err != nil {
+		return nil, err
+	}
+	lines := eventLines(&root)
+	for i := range sc.Timeline {
+		if i < len(lines) {
+			sc.Timeline[i].line = lines[i]
+		}
+	}
+	if err := sc.check(&root); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// eventLines returns the line of each timeline entry.
+func eventLines(root *yaml.Node) []int {
+	n := lookup(root, "timeline")
+	if n == nil {
+		return nil
+	}
+	var out []int
+	for _, e := range n.Content {
+		out = append(out, e.Line)
+	}
+	return out
+}
+
+// lookup finds a key of the document's top-level mapping.
+func lookup(root *yaml.Node, key string) *yaml.Node {
+	if root == nil || len(root.Content) == 0 {
+		return nil
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// lineOf returns the line of the i-th item of a top-level sequence.
+func lineOf(root *yaml.Node, key string, i int) int {
+	n := lookup(root, key)
+	if n == nil || i >= len(n.Content) {
+		return 0
+	}
+	return n.Content[i].Line
+}
+
+func (sc *Scenario) check(root *yaml.Node) error {
+	var errs []error
+	bad := func(line int, field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("line %d: %s: %s", line, field, fmt.Sprintf(format, args...)))
+	}
+	if sc.Name == "" {
+		bad(1, "name", "missing")
+	}
+	if sc.Duration <= 0 {
+		bad(1, "duration", "want a positive duration such as 5s")
+	}
+	signals := map[string]bool{}
+	for i, s := range sc.Signals {
+		f := fmt.Sprintf("signals[%d]", i)
+		line := lineOf(root, "signals", i)
+		switch {
+		case s.Name == "":
+			bad(line, f+".name", "missing")
+		case signals[s.Name]:
+			bad(line, f+".name", "%q is defined twice", s.Name)
+		}
+		signals[s.Name] = true
+		if !strings.HasPrefix(s.Topic, "/") {
+			bad(line, f+".topic", "want a bus topic such as /saint/sim/truth/head, got %q", s.Topic)
+		}
+		if s.Field == "" {
+			bad(line, f+".field", "missing: a path into the message's JSON such as angles.0")
+		}
+	}
+	for i, e := range sc.Timeline {
+		f := fmt.Sprintf("timeline[%d]", i)
+		n := 0
+		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish; got %d", n)
+		}
+		if e.At < 0 || e.At > sc.Duration {
+			bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
+		}
+		if e.Expect != "" && e.WS == nil {
+			bad(e.line, f+".expect", "only a ws event has an expected status")
+		}
+		if e.Fault != nil {
+			k := 0
+			for _, set := range []bool{e.Fault.NodeStop != "", e.Fault.NodeCut != "", e.Fault.NodeRejoin != "", e.Fault.ServerCut != nil, e.Fault.RCLoss != nil} {
+				if set {
+					k++
+				}
+			}
+			if k != 1 {
+				bad(e.line, f+".fault", "want exactly one of node_stop, node_cut, node_rejoin, server_cut, rc_loss")
+			}
+		}
+		if e.Publish != nil && !strings.HasPrefix(e.Publish.Topic, "/") {
+			bad(e.line, f+".publish.topic", "want a bus topic, got %q", e.Publish.Topic)
+		}
+	}
+	known := map[string]bool{}
+	for _, k := range Kinds() {
+		known[k] = true
+	}
+	names := map[string]bool{}
+	for i, m := range sc.Metrics {
+		f := fmt.Sprintf("metrics[%d]", i)
+		line := lineOf(root, "metrics", i)
+		if m.Name == "" || names[m.Name] {
+			bad(line, f+".name", "missing or defined twice")
+		}
+		names[m.Name] = true
+		if !known[m.Kind] {
+			bad(line, f+".kind", "%q is not one of %s", m.Kind, strings.Join(Kinds(), ", "))
+		}
+		if m.Max == nil && m.Min == nil {
+			bad(line, f, "needs a tolerance: max, min or both")
+		}
+		need := func(cond bool, field, what string) {
+			if !cond {
+				bad(line, f+"."+field, "%s needs %s", m.Kind, what)
+			}
+		}
+		for _, s := range append([]string{m.Signal}, m.Signals...) {
+			if s != "" && !signals[s] {
+				bad(line, f, "signal %q is not among signals", s)
+			}
+		}
+		switch m.Kind {
+		case KindFinal:
+			need(m.Signal != "", "signal", "a signal")
+		case KindOvershoot, KindSettlingTime:
+			need(m.Signal != "", "signal", "a signal")
+			need(m.Target != nil, "target", "a target")
+			if m.Kind == KindSettlingTime {
+				need(m.Band > 0, "band", "a positive band")
+			}
+		case KindMaxAbs, KindMin, KindMax:
+			need(m.Signal != "", "signal", "a signal")
+		case KindLatency:
+			need(m.Signal != "" || len(m.Signals) > 0, "signals", "the signals that must come to rest")
+			need(m.Threshold > 0, "threshold", "a positive threshold")
+		case KindPathError:
+			need(len(m.Signals) == 2, "signals", "two signals, x and y")
+			need(len(m.Path) >= 2, "path", "a reference path of at least two points")
+		case KindOdometryDrift:
+			need(len(m.Signals) == 4, "signals", "four signals: x and y measured, x and y true")
+		}
+	}
+	for i, p := range sc.Plots {
+		f := fmt.Sprintf("plots[%d]", i)
+		line := lineOf(root, "plots", i)
+		if !strings.HasSuffix(p.File, ".png") || strings.ContainsAny(p.File, `/\`) {
+			bad(line, f+".file", "want a file name ending in .png, got %q", p.File)
+		}
+		if len(p.Signals) == 0 || p.XY && len(p.Signals)%2 != 0 {
+			bad(line, f+".signals", "want signals to plot (pairs x, y for an xy plot)")
+		}
+		for _, s := range p.Signals {
+			if !signals[s] {
+				bad(line, f+".signals", "signal %q is not among signals", s)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,280 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/settings"
+	simrobot "github.com/saint-os/saint/sim/robot"
+)
+
+// NodeSpec is one simulated node of the robot and the role it is adopted
+// into.
+type NodeSpec struct {
+	ID, Profile, Role, Instance, Name string
+}
+
+// Part is the simulated robot's part the node runs on.
+func (n NodeSpec) Part() simrobot.Part {
+	if n.Instance != "" {
+		return simrobot.Part(n.Profile + "_" + n.Instance)
+	}
+	return simrobot.Part(n.Profile)
+}
+
+// Key is the node's role key ("arms_left"), the name scenarios use.
+func (n NodeSpec) Key() string { return msg.RoleKey(n.Role, n.Instance) }
+
+// Robot lists the simulated robot's nodes: one per board of sim/robot.
+func Robot() []NodeSpec {
+	return []NodeSpec{
+		{"sim-head", "head", "head", "", "Head Unit"},
+		{"sim-arms-left", "arms", "arms", "left", "Left Arm"},
+		{"sim-arms-right", "arms", "arms", "right", "Right Arm"},
+		{"sim-tracks", "tracks", "tracks", "", "Tracks"},
+		{"sim-console", "console", "console", "", "Console"},
+		{"sim-balance", "balance", "balance", "", "Balance Base"},
+	}
+}
+
+// Options configures a Stack.
+type Options struct {
+	// Exec is the executor everything runs on; nil means a new one on a
+	// virtual clock at Speed.
+	Exec  *executor.Executor
+	Speed float64
+	// ConfigDir is the configuration tree, DataDir where the server and
+	// the nodes keep their state (both required).
+	ConfigDir, DataDir string
+	// HTTPAddr and WSAddr are the server's listeners.
+	HTTPAddr, WSAddr string
+	// RequireAuth turns the API token on.
+	RequireAuth bool
+	Seed        uint64
+	Version     string
+	Log         *slog.Logger
+}
+
+// Stack is the whole simulated robot: server, physics, nodes, RC.
+type Stack struct {
+	Exec   *executor.Executor
+	Broker *mem.Broker
+	Server *server.Server
+	Robot  *simrobot.Robot
+	// Nodes are in the order of Robot().
+	Nodes []*node.Node
+	Specs []NodeSpec
+
+	log       *slog.Logger
+	serverBus *cutBus
+	nodeBus   []*cutBus
+	rc        *rcReceiver
+	stopped   []bool
+}
+
+// New builds the stack; nothing runs until Start.
+func New(o Options) (*Stack, error) {
+	if o.ConfigDir == "" || o.DataDir == "" {
+		return nil, errors.New("stack: ConfigDir and DataDir are required")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	ex := o.Exec
+	if ex == nil {
+		ex = executor.New(&executor.Options{Clock: clock.NewVirtual(clock.Epoch()), Speed: o.Speed})
+	}
+	s := &Stack{Exec: ex, Broker: mem.NewBroker(), Specs: Robot(), log: o.Log}
+	s.serverBus = &cutBus{Bus: s.Broker.Connect(nil)}
+	srv, err := server.New(server.Options{
+		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
+		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, Log: o.Log,
+		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Server = srv
+
+	ids := map[simrobot.Part]string{}
+	for _, sn := range s.Specs {
+		ids[sn.Part()] = sn.ID
+	}
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	s.Robot = rb
+	for _, sn := range s.Specs {
+		nb := &cutBus{Bus: s.Broker.Connect(nil)}
+		n, err := node.New(node.Options{
+			Exec: ex, Bus: nb, Board: rb.Board(sn.Part()), FirmwareVersion: o.Version,
+			StateDir: filepath.Join(o.DataDir, "nodes", sn.ID), Log: o.Log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.Nodes = append(s.Nodes, n)
+		s.nodeBus = append(s.nodeBus, nb)
+	}
+	s.stopped = make([]bool, len(s.Nodes))
+	return s, nil
+}
+
+// Start starts the server (it needs the executor running, see
+// server.Server.Start: call it from another goroutine than the one running
+// the executor), then the physics, the RC receiver and the nodes.
+func (s *Stack) Start() error {
+	if err := s.Server.Start(); err != nil {
+		return err
+	}
+	return s.Exec.Do(context.Background(), func() { s.startOnExec() })
+}
+
+func (s *Stack) startOnExec() {
+	if err := s.Robot.Start(); err != nil {
+		s.log.Error("simulated robot", "err", err)
+		return
+	}
+	r, err := newRCReceiver(s.Exec, s.serverBus, func() []settings.Channel { return s.Server.Settings().Get().RC.Channels })
+	if err != nil {
+		s.log.Error("simulated RC receiver", "err", err)
+	} else {
+		s.rc = r
+	}
+	for _, n := range s.Nodes {
+		n.Start()
+	}
+}
+
+// RC returns the simulated transmitter (executor). It is switched off
+// until SetPower(true).
+func (s *Stack) RC() (RC, error) {
+	if s.rc == nil {
+		return RC{}, errors.New("stack: no RC receiver (not started)")
+	}
+	return RC{s.rc}, nil
+}
+
+// Shutdown stops the server (from a goroutine other than the executor's,
+// which must keep running), then brings the nodes' actuators to a safe
+// state and stops the physics.
+func (s *Stack) Shutdown() {
+	s.Server.Shutdown()
+	_ = s.Exec.Do(context.Background(), func() {
+		for i, n := range s.Nodes {
+			if !s.stopped[i] {
+				n.Stop()
+			}
+		}
+		if s.rc != nil {
+			s.rc.close()
+		}
+		s.Robot.Stop()
+	})
+}
+
+// index finds a node by its id or role key.
+func (s *Stack) index(name string) (int, error) {
+	for i, sn := range s.Specs {
+		if sn.ID == name || sn.Key() == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("stack: no node %q (nodes: sim-head … or role keys head, arms_left, arms_right, tracks, console, balance)", name)
+}
+
+// StopNode stops a node as its process ending would after bringing its
+// actuators to a safe state (executor).
+func (s *Stack) StopNode(name string) error {
+	i, err := s.index(name)
+	if err != nil {
+		return err
+	}
+	if !s.stopped[i] {
+		s.Nodes[i].Stop()
+		s.stopped[i] = true
+	}
+	return nil
+}
+
+// CutNode disconnects a node from the bus (cut true) or reconnects it; the
+// node keeps running on its own, as with its network cable pulled.
+func (s *Stack) CutNode(name string, cut bool) error {
+	i, err := s.index(name)
+	if err != nil {
+		return err
+	}
+	s.nodeBus[i].setCut(cut)
+	return nil
+}
+
+// CutServer disconnects the server from the bus (cut true) or reconnects
+// it: the router's commands stop reaching the nodes, the nodes' states stop
+// reaching the server.
+func (s *Stack) CutServer(cut bool) { s.serverBus.setCut(cut) }
+
+// AdoptAll adopts each listed node (by id or role key; nil means every
+// node) into its role as soon as it has announced itself; nodes that
+// resumed a stored role are left alone. Call it on the executor.
+func (s *Stack) AdoptAll(only []string) error {
+	pending := map[string]NodeSpec{}
+	if only == nil {
+		for _, sn := range s.Specs {
+			pending[sn.ID] = sn
+		}
+	}
+	for _, name := range only {
+		i, err := s.index(name)
+		if err != nil {
+			return err
+		}
+		pending[s.Specs[i].ID] = s.Specs[i]
+	}
+	var tick *executor.Timer
+	tick = s.Exec.Every(node.DefaultAnnounceInterval, func() {
+		am := s.Server.Adoption()
+		for id, sn := range pending {
+			u, a, _ := am.Lookup(id)
+			switch {
+			case a != nil:
+				delete(pending, id)
+			case u != nil:
+				delete(pending, id)
+				req := msg.AdoptNodeRequest{NodeID: id, Role: sn.Role, Instance: sn.Instance, DisplayName: sn.Name, AssignedBy: "saint-sim"}
+				am.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
+					if err != nil || !resp.Success {
+						s.log.Error("adoption failed", "node", id, "err", err, "message", resp.Message)
+					}
+				})
+			}
+		}
+		if len(pending) == 0 {
+			tick.Stop()
+		}
+	})
+	return nil
+}
+
+// simPower answers system shutdown and reboot without powering anything
+// off: the simulated robot has no power to cut.
+type simPower struct{ log *slog.Logger }
+
+func (p simPower) Shutdown(reason string) error {
+	p.log.Warn("simulated system shutdown: nothing is powered off", "source", "system", "reason", reason)
+	return nil
+}
+
+func (p simPower) Reboot(reason string) error {
+	p.log.Warn("simulated system reboot: nothing is restarted", "source", "system", "reason", reason)
+	return nil
+}
