@@ -79,7 +79,7 @@ type Receiver struct {
 	// running is set between Start and Stop (executor): frames posted by
 	// the readers after Stop are dropped.
 	running bool
-	wg        sync.WaitGroup
+	wg      sync.WaitGroup
 
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
