@@ -9,6 +9,7 @@ import (
 	bugserial "go.bug.st/serial"
 
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/internal/callbacks"
 	"github.com/saint-os/saint/hal/uart"
 )
 
@@ -37,14 +38,10 @@ type Port struct {
 	inverter bool
 
 	mu      sync.Mutex
-	rx      []*receiver
+	rx      callbacks.Set[func([]byte, time.Time)]
 	readErr error
 	closed  bool
 	done    chan struct{} // closed when the reader goroutine ends
-}
-
-type receiver struct {
-	fn func([]byte, time.Time)
 }
 
 // Open opens the serial device name ("/dev/serial0") with o.Config and
@@ -83,11 +80,8 @@ func (p *Port) read() {
 		if n > 0 {
 			at := p.clk.Now()
 			got := append([]byte(nil), buf[:n]...)
-			p.mu.Lock()
-			rx := append([]*receiver(nil), p.rx...)
-			p.mu.Unlock()
-			for _, r := range rx {
-				r.fn(got, at)
+			for _, fn := range p.rx.Snapshot() {
+				fn(got, at)
 			}
 		}
 		if err != nil {
@@ -128,20 +122,7 @@ func (p *Port) Write(b []byte) (int, error) {
 // Receive implements uart.Port. fn runs on the port's reader goroutine and
 // must not modify p, which every receiver of that read shares.
 func (p *Port) Receive(fn func(b []byte, at time.Time)) (stop func()) {
-	r := &receiver{fn: fn}
-	p.mu.Lock()
-	p.rx = append(p.rx, r)
-	p.mu.Unlock()
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for i, x := range p.rx {
-			if x == r {
-				p.rx = append(p.rx[:i], p.rx[i+1:]...)
-				return
-			}
-		}
-	}
+	return p.rx.Add(fn)
 }
 
 // Err returns why the reader stopped before Close (the device went away),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/internal/callbacks"
 )
 
 // Options configures a Bus. Nil means defaults.
@@ -42,14 +43,10 @@ type Bus struct {
 	txMu sync.Mutex // one frame on the socket at a time
 
 	mu      sync.Mutex
-	rx      []*receiver
+	rx      callbacks.Set[func(can.Frame, time.Time)]
 	readErr error
 	closed  bool
 	done    chan struct{} // closed when the reader goroutine ends
-}
-
-type receiver struct {
-	fn func(can.Frame, time.Time)
 }
 
 // Open opens a raw CAN socket on the network interface iface ("can0").
@@ -96,11 +93,8 @@ func (b *Bus) read(r *esocketcan.Receiver) {
 		}
 		at := b.clk.Now()
 		f := fromEinride(r.Frame())
-		b.mu.Lock()
-		rx := append([]*receiver(nil), b.rx...)
-		b.mu.Unlock()
-		for _, x := range rx {
-			x.fn(f, at)
+		for _, fn := range b.rx.Snapshot() {
+			fn(f, at)
 		}
 	}
 	b.mu.Lock()
@@ -138,20 +132,7 @@ func (b *Bus) Send(f can.Frame) error {
 // removes it, after which it is not called again once a delivery in
 // progress has returned.
 func (b *Bus) Receive(fn func(f can.Frame, at time.Time)) (stop func()) {
-	r := &receiver{fn: fn}
-	b.mu.Lock()
-	b.rx = append(b.rx, r)
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		for i, x := range b.rx {
-			if x == r {
-				b.rx = append(b.rx[:i], b.rx[i+1:]...)
-				return
-			}
-		}
-	}
+	return b.rx.Add(fn)
 }
 
 // Err returns why the reader stopped before Close (the interface went away,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/internal/callbacks"
 )
 
 // Bus is a loopback CAN bus. It implements can.Bus.
@@ -22,14 +23,9 @@ type Bus struct {
 	clk clock.Clock
 
 	mu   sync.Mutex
-	rx   []*receiver
+	rx   callbacks.Set[func(can.Frame, time.Time)]
 	sent []can.Frame
 	fail error
-}
-
-type receiver struct {
-	fn      func(can.Frame, time.Time)
-	stopped bool
 }
 
 // New returns an empty bus whose frames are stamped by clk; nil means a clock
@@ -72,33 +68,16 @@ func (b *Bus) Inject(f can.Frame, at time.Time) error {
 // deliver calls every receiver with f; b.mu must be held and is released
 // before the receivers run.
 func (b *Bus) deliver(f can.Frame, at time.Time) {
-	rx := append([]*receiver(nil), b.rx...)
+	rx := b.rx.Snapshot()
 	b.mu.Unlock()
-	for _, r := range rx {
-		r.fn(f, at)
+	for _, fn := range rx {
+		fn(f, at)
 	}
 }
 
 // Receive implements can.Bus.
 func (b *Bus) Receive(fn func(f can.Frame, at time.Time)) (stop func()) {
-	r := &receiver{fn: fn}
-	b.mu.Lock()
-	b.rx = append(b.rx, r)
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if r.stopped {
-			return
-		}
-		r.stopped = true
-		for i, x := range b.rx {
-			if x == r {
-				b.rx = append(b.rx[:i], b.rx[i+1:]...)
-				break
-			}
-		}
-	}
+	return b.rx.Add(fn)
 }
 
 // Sent returns every frame sent with Send, oldest first.

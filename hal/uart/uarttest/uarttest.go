@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/internal/callbacks"
 	"github.com/saint-os/saint/hal/uart"
 )
 
@@ -30,13 +31,8 @@ type Port struct {
 	mu     sync.Mutex
 	cfg    uart.Config
 	writes []Chunk
-	rx     []*receiver
+	rx     callbacks.Set[func([]byte, time.Time)]
 	peer   *Port
-}
-
-type receiver struct {
-	fn      func([]byte, time.Time)
-	stopped bool
 }
 
 // NewPort returns an unconnected port: writes are only recorded. clk stamps
@@ -105,35 +101,15 @@ func (p *Port) Inject(b []byte, at time.Time) {
 	if len(b) == 0 {
 		return
 	}
-	p.mu.Lock()
-	rx := append([]*receiver(nil), p.rx...)
-	p.mu.Unlock()
-	for _, r := range rx {
+	for _, fn := range p.rx.Snapshot() {
 		// Each receiver gets its own copy: a decoder may keep the slice.
-		r.fn(append([]byte(nil), b...), at)
+		fn(append([]byte(nil), b...), at)
 	}
 }
 
 // Receive implements uart.Port.
 func (p *Port) Receive(fn func(b []byte, at time.Time)) (stop func()) {
-	r := &receiver{fn: fn}
-	p.mu.Lock()
-	p.rx = append(p.rx, r)
-	p.mu.Unlock()
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if r.stopped {
-			return
-		}
-		r.stopped = true
-		for i, x := range p.rx {
-			if x == r {
-				p.rx = append(p.rx[:i], p.rx[i+1:]...)
-				break
-			}
-		}
-	}
+	return p.rx.Add(fn)
 }
 
 // Writes returns every Write, oldest first.
