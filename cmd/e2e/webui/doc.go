@@ -1,0 +1,24 @@
+// Package webui holds the end-to-end tests of the web administration UI
+// (server/web): a real saint-sim process on 127.0.0.1 with free ports, and
+// Debian's Chromium, headless, driven through the DevTools protocol with
+// chromedp. The tests click through the pages as an operator would and check
+// what the robot did through the WebSocket API:
+//
+//   - a node adopted on the adopt page (role, arm side, display name) moves
+//     to the adopted table, and the server has it in that role;
+//   - a route created in the route editor shows a live preview that follows
+//     both the mapping (its scale) and the input (WebSocket head moves), and
+//     is saved with the edited mapping;
+//   - E-Stop All on the dashboard engages the stop, and the tracks node's own
+//     state on its details page shows it;
+//   - the logs page filters by source and by text, agreeing with the API;
+//   - a settings error is shown beside the field it names;
+//   - a server with authentication asks for the token, refuses a wrong one
+//     and remembers the right one across a reload;
+//   - at 360 px, the width of a phone, no page scrolls sideways.
+//
+// Every page is saved as a PNG screenshot into $SAINT_SCREENSHOT_DIR (the
+// committed ones are in docs/screenshots), or into the test's temporary
+// directory. The tests install Chromium with apt-get when it is missing and
+// they run as root, and skip otherwise; go test -short skips them too.
+package webui

@@ -1,0 +1,602 @@
+package webui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/bus/bustest"
+)
+
+// stepTimeout bounds one wait in the browser; it is generous for a loaded
+// 2-core machine, and nothing waits for it unless something is wrong.
+const stepTimeout = 30 * time.Second
+
+// sim is a running saint-sim process.
+type sim struct {
+	http, ws string
+	dataDir  string
+}
+
+// buildSim builds saint-sim once for the package's tests.
+var buildSim = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "saint-webui-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "saint-sim")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/saint-os/saint/cmd/saint-sim").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building saint-sim: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func startSim(t *testing.T, args ...string) *sim {
+	t.Helper()
+	bin, err := buildSim()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	addrFile := filepath.Join(dir, "addrs.json")
+	s := &sim{dataDir: filepath.Join(dir, "data")}
+	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0", "--ws", "127.0.0.1:0",
+		"--data", s.dataDir, "--addr-file", addrFile}, args...)...)
+	logf, err := os.Create(filepath.Join(dir, "sim.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			if len(b) > 8000 {
+				b = b[len(b)-8000:]
+			}
+			t.Logf("saint-sim log (tail):\n%s", b)
+		}
+	})
+	var addrs map[string]string
+	bustest.CheckFor(t, 30*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &addrs)
+	})
+	s.http, s.ws = addrs["http"], addrs["ws"]
+	return s
+}
+
+func (s *sim) url(hash string) string { return "http://" + s.http + "/#" + hash }
+
+// apiClient is a program's WebSocket connection to the API, for setting up
+// and checking what the browser did.
+type apiClient struct {
+	mu   sync.Mutex
+	conn *websocket.Conn
+	seq  int
+}
+
+func dialAPI(t *testing.T, s *sim, token string) *apiClient {
+	t.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+s.ws+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &apiClient{conn: conn}
+	if token != "" {
+		if _, err := c.send(map[string]any{"type": "auth", "token": token}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// send sends one request and returns its data, skipping state updates.
+func (c *apiClient) send(req map[string]any) (json.RawMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	id := fmt.Sprint(c.seq)
+	req["id"] = id
+	_ = c.conn.SetWriteDeadline(time.Now().Add(stepTimeout))
+	if err := c.conn.WriteJSON(req); err != nil {
+		return nil, err
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(stepTimeout))
+	for {
+		var r struct {
+			ID      any             `json:"id"`
+			Type    string          `json:"type"`
+			Status  string          `json:"status"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if err := c.conn.ReadJSON(&r); err != nil {
+			return nil, err
+		}
+		if r.Type != "response" || fmt.Sprint(r.ID) != id {
+			continue
+		}
+		if r.Status != "ok" {
+			return nil, fmt.Errorf("%v %v: %s", req["type"], req["action"], r.Message)
+		}
+		return r.Data, nil
+	}
+}
+
+func (c *apiClient) call(typ, action string, params map[string]any, out any) error {
+	data, err := c.send(map[string]any{"type": typ, "action": action, "params": params})
+	if err != nil || out == nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}
+
+type nodeList struct {
+	Nodes []struct {
+		NodeID   string `json:"node_id"`
+		Role     string `json:"role"`
+		Instance string `json:"instance"`
+		Name     string `json:"display_name"`
+	} `json:"nodes"`
+}
+
+func (l nodeList) has(id string) bool {
+	for _, n := range l.Nodes {
+		if n.NodeID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt waits for the nodes to announce themselves and adopts them.
+func adopt(t *testing.T, c *apiClient, nodes map[string]string) {
+	t.Helper()
+	bustest.CheckFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+		var u nodeList
+		if err := c.call("management", "list_unadopted", nil, &u); err != nil {
+			return err
+		}
+		for id := range nodes {
+			if !u.has(id) {
+				return fmt.Errorf("%s has not announced itself", id)
+			}
+		}
+		return nil
+	})
+	for id, role := range nodes {
+		if err := c.call("management", "adopt_node", map[string]any{"node_id": id, "role": role, "display_name": role}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// chromium finds Debian's Chromium, installing it as root when missing.
+func chromium(t *testing.T) string {
+	t.Helper()
+	find := func() string {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+			if p, err := exec.LookPath(name); err == nil {
+				return p
+			}
+		}
+		return ""
+	}
+	if p := find(); p != "" {
+		return p
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("Chromium is not installed and the test is not root, so it cannot install it: apt-get install chromium")
+	}
+	t.Log("installing Chromium with apt-get")
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "chromium"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("Chromium is missing and apt-get %s failed: %v\n%s", args[0], err, out)
+		}
+	}
+	if p := find(); p != "" {
+		return p
+	}
+	t.Skip("apt-get installed no chromium binary")
+	return ""
+}
+
+// browser starts a headless Chromium for the test and returns a tab.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...),
+		chromedp.ExecPath(chromium(t)), chromedp.WindowSize(1280, 900), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// page wraps a browser tab with steps that fail the test with the page's
+// state when a wait runs out.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+	dir string
+}
+
+func newPage(t *testing.T, ctx context.Context) *page {
+	dir := os.Getenv("SAINT_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	return &page{t: t, ctx: ctx, dir: dir}
+}
+
+func (p *page) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		p.t.Fatalf("%s: %v\n%s", what, err, p.dump())
+	}
+}
+
+// dump is the visible text of the page, for a failure message.
+func (p *page) dump() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+	if err != nil {
+		return "(page text unavailable: " + err.Error() + ")"
+	}
+	if len(s) > 3000 {
+		s = s[:3000]
+	}
+	return s
+}
+
+// until waits for a JavaScript expression to be true.
+func (p *page) until(what, expr string) {
+	p.t.Helper()
+	p.do(what, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(stepTimeout))(ctx, t)
+		return err
+	}))
+}
+
+func (p *page) eval(expr string, opts ...chromedp.EvaluateOption) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, opts...))
+	if err != nil {
+		p.t.Fatalf("%s: %v", expr, err)
+	}
+	return s
+}
+
+// open shows a page of the UI and waits for the element that says it has
+// loaded.
+func (p *page) open(url, ready string) {
+	p.t.Helper()
+	p.do("open "+url, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(ready)))
+}
+
+// shot saves the whole page as NAME.png.
+func (p *page) shot(name string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, name+".png"), png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// setValue sets a form control's value and fires the events a person's
+// typing would.
+func (p *page) setValue(sel, value string) {
+	p.t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q;
+		e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, sel, value)
+	p.do("set "+sel, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](js)(ctx, t)
+		return err
+	}))
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.do("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+func TestWebUI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs saint-sim and Chromium")
+	}
+	ctx := browser(t)
+	s := startSim(t)
+	api := dialAPI(t, s, "")
+	// The head and tracks are adopted by the program; the arms are left
+	// for the adopt page.
+	adopt(t, api, map[string]string{"sim-tracks": "tracks", "sim-head": "head"})
+	p := newPage(t, ctx)
+
+	t.Run("dashboard", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/"), "#system-status dd")
+		p.until("node summary", `document.querySelector('#node-summary [data-node="sim-tracks"]') !== null`)
+		p.until("activity log", `document.querySelectorAll('#activity-log li').length > 0`)
+		p.shot("dashboard")
+	})
+
+	t.Run("adopt", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/nodes"), `#unadopted tr[data-node="sim-arms-left"]`)
+		p.shot("nodes")
+		p.click(`#unadopted tr[data-node="sim-arms-left"] a`)
+		p.do("adopt page", chromedp.WaitVisible(chromedp.CSS("#adopt-form")), chromedp.WaitVisible(chromedp.CSS("#gpio-header .pin.used")))
+		p.click("#role-arms-left")
+		if got := p.eval(`document.querySelector('#adopt-submit').textContent`); got != "Adopt as Arms Left" {
+			t.Fatalf("submit button says %q after choosing Arms Left", got)
+		}
+		p.setValue("#adopt-name", "Port Arm")
+		p.shot("adopt")
+		p.click("#adopt-submit")
+		p.until("moved to the adopted table", `location.hash === '#/nodes' &&
+			document.querySelector('#adopted tr[data-node="sim-arms-left"]') !== null &&
+			document.querySelector('#unadopted tr[data-node="sim-arms-left"]') === null`)
+		var a nodeList
+		if err := api.call("management", "list_adopted", nil, &a); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, n := range a.Nodes {
+			if n.NodeID == "sim-arms-left" {
+				found = true
+				if n.Role != "arms" || n.Instance != "left" || n.Name != "Port Arm" {
+					t.Errorf("server adopted sim-arms-left as %s/%s %q, want arms/left \"Port Arm\"", n.Role, n.Instance, n.Name)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("list_adopted lacks sim-arms-left after the adopt page said it was adopted")
+		}
+	})
+
+	t.Run("node details", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/nodes/sim-head"), "#role-state")
+		p.until("head state", `document.querySelector('#role-state [data-key="Pan"]') !== null`)
+		p.shot("node-details")
+	})
+
+	t.Run("route preview", func(t *testing.T) {
+		p.t = t
+		// A controller that keeps moving the head: the WebSocket source's
+		// latest pan is what the preview maps.
+		mover := dialAPI(t, s, "")
+		var pan atomic.Int64
+		pan.Store(20)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					_, _ = mover.send(map[string]any{"type": "command", "target": "head", "action": "move",
+						"params": map[string]any{"pan": float64(pan.Load())}})
+				}
+			}
+		}()
+		defer func() { close(stop); <-done }()
+
+		p.open(s.url("/routes/edit/new"), "#route-form")
+		p.setValue("#route-id", "ui_pan_double")
+		p.setValue("#route-priority", "120")
+		p.setValue(".mapping [data-key=to]", "tilt")
+		p.until("preview of scale 1", `document.querySelector('.preview-out') && document.querySelector('.preview-out').textContent === '20.000'`)
+		p.setValue(".mapping [data-key=scale]", "2")
+		p.until("preview follows the scale", `document.querySelector('.preview-out').textContent === '40.000'`)
+		pan.Store(30)
+		p.until("preview follows the input", `document.querySelector('.preview-in').textContent === '30.000' &&
+			document.querySelector('.preview-out').textContent === '60.000'`)
+		p.shot("route-edit")
+		p.click("#save-route")
+		p.until("saved route listed", `location.hash === '#/routes' && document.querySelector('#routes-table tr[data-route="ui_pan_double"]') !== null`)
+		var r struct {
+			Routes []struct {
+				ID       string `json:"id"`
+				Priority int    `json:"priority"`
+				Input    struct {
+					Source string `json:"source"`
+				} `json:"input"`
+				Mapping json.RawMessage `json:"mapping"`
+			} `json:"routes"`
+		}
+		if err := api.call("router", "list_routes", nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		var saved string
+		for _, rt := range r.Routes {
+			if rt.ID == "ui_pan_double" {
+				saved = fmt.Sprintf("%s %d %s", rt.Input.Source, rt.Priority, rt.Mapping)
+			}
+		}
+		if want := `websocket 120 [{"from":"pan","to":"tilt","scale":2}]`; saved != want {
+			t.Fatalf("saved route: %q, want %q", saved, want)
+		}
+		p.until("route flow", `document.querySelector('#route-flow') !== null`)
+		p.shot("routes")
+	})
+
+	t.Run("estop", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/"), "#estop-all")
+		p.click("#estop-all")
+		p.until("dashboard shows the stop", `!document.querySelector('#estop-banner').hidden &&
+			document.querySelector('#estop-state').textContent === 'ACTIVE'`)
+		p.shot("dashboard-estop")
+		p.open(s.url("/nodes/sim-tracks"), "#role-state")
+		p.until("the tracks report the stop", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'ACTIVE: motors stopped'`)
+		p.shot("node-tracks-estop")
+		p.open(s.url("/"), "#estop-release")
+		p.click("#estop-release")
+		p.until("released", `document.querySelector('#estop-banner').hidden`)
+		p.open(s.url("/nodes/sim-tracks"), "#role-state")
+		p.until("the tracks report the release", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'released'`)
+	})
+
+	t.Run("logs", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/logs"), "#log-table tbody tr[data-seq]")
+		p.shot("logs")
+		p.setValue("#log-source", "adoption")
+		p.until("only adoption events", `(() => { const rows = [...document.querySelectorAll('#log-table tbody tr[data-seq]')];
+			return rows.length > 0 && rows.every((r) => r.children[2].textContent === 'adoption'); })()`)
+		p.setValue("#log-search", "sim-arms-left")
+		p.until("only sim-arms-left adoption events", `(() => { const rows = [...document.querySelectorAll('#log-table tbody tr[data-seq]')];
+			return rows.length > 0 && rows.every((r) => r.children[2].textContent === 'adoption' && r.children[4].textContent.toLowerCase().includes('sim-arms-left')); })()`)
+		var r struct {
+			Total int `json:"total"`
+		}
+		if err := api.call("management", "get_activity_log", map[string]any{"source": "adoption", "search": "sim-arms-left"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		rows := p.eval(`String(document.querySelectorAll('#log-table tbody tr[data-seq]').length)`)
+		if want := fmt.Sprint(min(r.Total, 50)); rows != want || r.Total == 0 {
+			t.Errorf("the filtered page shows %s events, the API has %d", rows, r.Total)
+		}
+		if page := p.eval(`document.querySelector('#log-page').textContent`); !strings.HasSuffix(page, fmt.Sprintf("%d events", r.Total)) {
+			t.Errorf("pager says %q, the API counts %d events", page, r.Total)
+		}
+		p.shot("logs-filtered")
+	})
+
+	t.Run("inputs", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/inputs"), "#ws-clients table")
+		p.until("clients with a rate", `[...document.querySelectorAll('#ws-clients tbody tr[data-client]')].length >= 2`)
+		p.until("rc status", `document.querySelector('#rc-connected') !== null`)
+		p.shot("inputs")
+	})
+
+	t.Run("settings", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/settings"), "#settings-form")
+		p.until("firmware status", `document.querySelector('#fw-current') !== null`)
+		p.shot("settings")
+		p.setValue("#set-livelink-data_port", "99999")
+		p.click("#save-settings")
+		p.until("error beside the data port", `(() => { const e = document.querySelector('#set-livelink-data_port');
+			return e.getAttribute('aria-invalid') === 'true' && e.parentElement.querySelector('.field-error').textContent.includes('livelink.data_port'); })()`)
+		p.shot("settings-error")
+	})
+
+	t.Run("phone width", func(t *testing.T) {
+		p.t = t
+		p.do("360 px viewport", chromedp.EmulateViewport(360, 760, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		defer p.do("reset viewport", chromedp.EmulateReset())
+		pages := []struct{ hash, ready, name string }{
+			{"/", "#system-status dd", "phone-dashboard"},
+			{"/nodes", "#adopted table", "phone-nodes"},
+			{"/nodes/sim-head", "#role-state", ""},
+			{"/routes", "#route-flow", "phone-routes"},
+			{"/routes/edit/websocket_direct", "#route-form", ""},
+			{"/inputs", "#ws-clients table", ""},
+			{"/settings", "#settings-form", ""},
+			{"/logs", "#log-table tbody tr", "phone-logs"},
+		}
+		for _, pg := range pages {
+			p.open(s.url(pg.hash), pg.ready)
+			w := p.eval(`document.documentElement.scrollWidth + ' ' + document.documentElement.clientWidth`)
+			var scroll, client int
+			fmt.Sscan(w, &scroll, &client)
+			if scroll > client {
+				t.Errorf("%s is %d px wide in a %d px screen", pg.hash, scroll, client)
+			}
+			if pg.name != "" {
+				p.shot(pg.name)
+			}
+		}
+	})
+}
+
+// TestTokenLogin runs a server with authentication on: the UI asks for
+// the token, refuses a wrong one, and keeps the right one across a reload.
+func TestTokenLogin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs saint-sim and Chromium")
+	}
+	ctx := browser(t)
+	s := startSim(t, "--auth")
+	var token string
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(filepath.Join(s.dataDir, "server", "api_token"))
+		token = strings.TrimSpace(string(b))
+		if err == nil && token == "" {
+			err = fmt.Errorf("api_token is empty")
+		}
+		return err
+	})
+	p := newPage(t, ctx)
+	p.open(s.url("/"), "#login-token")
+	p.until("login required", `document.querySelector('#conn-state').dataset.state === 'login'`)
+	p.shot("login")
+	p.setValue("#login-token", strings.Repeat("0", 64))
+	p.click("#login-form button[type=submit]")
+	p.until("wrong token refused", `document.querySelector('#conn-state').dataset.state === 'login' &&
+		document.querySelector('#login .form-error').textContent.includes('wrong API token')`)
+	p.setValue("#login-token", token)
+	p.click("#login-form button[type=submit]")
+	p.until("logged in", `document.querySelector('#conn-state').dataset.state === 'online' && document.querySelector('#login').hidden`)
+	p.do("dashboard", chromedp.WaitVisible(chromedp.CSS("#system-status dd")))
+	p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#system-status dd")))
+	if st := p.eval(`document.querySelector('#conn-state').dataset.state`); st != "online" {
+		t.Fatalf("after a reload the connection is %q, want online with the stored token", st)
+	}
+	// The logs download takes the token too.
+	got := p.eval(`fetch('/api/logs?download=1', {headers: {Authorization: 'Bearer ' + localStorage.getItem('saint.api_token')}}).then((r) => String(r.status))`, chromedp.EvalAwaitPromise)
+	if got != "200" {
+		t.Fatalf("log download with the stored token: HTTP %s", got)
+	}
+}
