@@ -78,6 +78,8 @@ type Options struct {
 	// Activity overrides the activity log's sizes (RingSize,
 	// MaxFileBytes, Files); Dir and Now are the server's.
 	Activity activity.Options
+	// LiveLink places the LiveLink receiver's listeners (server/livelink.go).
+	LiveLink LiveLinkOptions
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -100,6 +102,7 @@ type Server struct {
 	gateway  *ws.Gateway
 	activity *activity.Log
 	router   *router.Router
+	liveLink *liveLink
 	settings *settings.Store
 	tokens   *auth.Tokens
 	started  time.Time
@@ -200,8 +203,9 @@ func New(o Options) (*Server, error) {
 	s.gateway.SetTopics(Topics()...)
 	s.gateway.SetEventTopics(TopicLogs)
 	// The router reads its routes here, before the executor runs it.
+	s.liveLink = s.newLiveLink()
 	s.router, err = router.New(router.Options{
-		Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log,
+		Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log, LiveLink: s.liveLink.registry,
 		Presets: router.ConfigPresets(o.ConfigDir),
 		OnEvent: func(level, message string) { s.routerEvent(level, message) },
 	})
@@ -210,6 +214,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.router.RegisterCommands(s.gateway)
 	s.Add(s.router)
+	s.Add(s.liveLink)
 	s.registerManagement()
 	s.registerAdmin()
 	s.registerSystem()

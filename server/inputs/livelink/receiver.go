@@ -44,6 +44,9 @@ type Options struct {
 	MaxSubjects int
 	// MaxConnections bounds the JSON data connections (default 32).
 	MaxConnections int
+	// Registry is the subject registry to update; nil makes one. A server
+	// that restarts its receiver (new ports) keeps its registry.
+	Registry *Registry
 }
 
 // Stats counts what the receiver took and refused.
@@ -112,8 +115,12 @@ func New(o Options) (*Receiver, error) {
 	if o.MaxConnections <= 0 {
 		o.MaxConnections = 32
 	}
+	reg := o.Registry
+	if reg == nil {
+		reg = NewRegistry(o.StaleAfter, o.ForgetAfter, o.MaxSubjects)
+	}
 	return &Receiver{o: o, log: o.Log.With("source", "livelink"), aliases: arkitAliases(),
-		registry: NewRegistry(o.StaleAfter, o.ForgetAfter, o.MaxSubjects), conns: map[net.Conn]struct{}{}}, nil
+		registry: reg, conns: map[net.Conn]struct{}{}}, nil
 }
 
 // Registry returns the subject registry (router.SubjectRegistry).
