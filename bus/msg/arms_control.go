@@ -1,0 +1,167 @@
+package msg
+
+// The arm's motor middleware (pi-plus software system: hightorque_midware).
+// Its services and topics live under the arm's prefix, optionally inside a
+// robot namespace "robot_{id}" (the pi-plus launch's robot_id):
+//
+//	/saint/arms/left/request_control          RequestControlRequest → RequestControlResponse
+//	/saint/arms/left/robot_7/request_control  the same with robot_id 7
+//
+// Angles are radians and torques newton-metres here, as the middleware's
+// joint table (joints.yaml) and the pi-plus clients use them; ArmState keeps
+// the spec's degrees.
+
+// The middleware's names, joined to a prefix by MotorName.
+const (
+	MotorGetAvailableMotors = "get_available_motors"
+	MotorRequestControl     = "request_control"
+	MotorReleaseControl     = "release_control"
+	MotorResetZero          = "reset_zero"
+	MotorControlCommand     = "control_command"
+	MotorJointStates        = "joint_states"
+	MotorSessionStatus      = "session_status"
+	// ArmHome is the arm's home service (ArmHomeRequest → ArmHomeResponse).
+	ArmHome = "home"
+)
+
+// MotorName returns the topic or service name of one of the middleware's
+// interfaces under prefix, inside "robot_{robotID}" when robotID is not
+// empty: MotorName("/saint/arms/left", "", "reset_zero") is
+// "/saint/arms/left/reset_zero".
+func MotorName(prefix, robotID, name string) string {
+	if robotID != "" {
+		return prefix + "/robot_" + robotID + "/" + name
+	}
+	return prefix + "/" + name
+}
+
+// Control modes of a ControlCommand.
+const (
+	ModePosition = "POSITION"
+	ModeTorque   = "TORQUE"
+	ModeMixed    = "MIXED"
+)
+
+// What the motors do when a control session is released or times out.
+const (
+	BehaviorKeep       = "KEEP_MODE"
+	BehaviorDamping    = "DAMPING_MODE"
+	BehaviorZeroTorque = "ZERO_TORQUE_MODE"
+)
+
+// GetAvailableMotorsRequest asks for the motors the middleware drives.
+type GetAvailableMotorsRequest struct{}
+
+// GetAvailableMotorsResponse lists the motors, in joints.yaml order.
+type GetAvailableMotorsResponse struct {
+	MotorIDs   []int    `json:"motor_ids"`
+	JointNames []string `json:"joint_names"`
+	// Reachable is true for a motor that answered its last poll.
+	Reachable []bool `json:"reachable"`
+}
+
+// RequestControlRequest asks for exclusive control of the motors.
+type RequestControlRequest struct {
+	// Client names the requester in session_status.
+	Client string `json:"client"`
+	// TimeoutMS is how long the session may go without a command before
+	// it times out; 0 means the middleware's default_timeout_ms.
+	TimeoutMS int `json:"timeout_ms"`
+	// Behavior is what the motors do on release or timeout: KEEP_MODE,
+	// DAMPING_MODE or ZERO_TORQUE_MODE; empty means DAMPING_MODE, the
+	// spec's recommendation.
+	Behavior string `json:"behavior"`
+}
+
+// RequestControlResponse carries the session's uuid on success.
+type RequestControlResponse struct {
+	Success bool   `json:"success"`
+	UUID    string `json:"uuid"`
+	Message string `json:"message"`
+}
+
+// ReleaseControlRequest ends the session uuid.
+type ReleaseControlRequest struct {
+	UUID string `json:"uuid"`
+}
+
+// ReleaseControlResponse says whether the session was released.
+type ReleaseControlResponse struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}
+
+// ControlCommand is one command of a control session, published on
+// control_command. Every per-motor list has one entry per motor of
+// MotorIDs (joint index of joints.yaml when MotorIDs is empty: all
+// joints). POSITION needs Positions (Kp, Kd optional: joints.yaml
+// defaults); TORQUE needs Torques; MIXED needs Positions, Torques, Kp and
+// Kd. Velocities (desired joint rates) are optional.
+type ControlCommand struct {
+	UUID       string    `json:"uuid"`
+	Mode       string    `json:"mode"`
+	MotorIDs   []int     `json:"motor_ids"`
+	Positions  []float64 `json:"positions"`  // rad, URDF frame
+	Velocities []float64 `json:"velocities"` // rad/s
+	Torques    []float64 `json:"torques"`    // N·m feed-forward
+	Kp         []float64 `json:"kp"`         // N·m/rad
+	Kd         []float64 `json:"kd"`         // N·m·s/rad
+}
+
+// SessionStatus is published on session_status at the state rate and
+// whenever the session changes. It never carries the uuid.
+type SessionStatus struct {
+	// State is "idle" (no session yet), "active", "released" or
+	// "timed_out".
+	State    string `json:"state"`
+	Client   string `json:"client"`
+	Mode     string `json:"mode"`
+	Behavior string `json:"behavior"`
+	// Applied is the behaviour the motors are in after a release or
+	// timeout (empty while a session is active).
+	Applied   string `json:"applied"`
+	TimeoutMS int    `json:"timeout_ms"`
+	Commands  uint64 `json:"commands"` // accepted in this session
+	Rejected  uint64 `json:"rejected"` // refused since start
+	// LastError is why the latest refused command was refused.
+	LastError string `json:"last_error"`
+	// Calibrating is true while reset_zero runs.
+	Calibrating bool `json:"calibrating"`
+}
+
+// JointStates is sensor_msgs/JointState on joint_states: the joints in
+// the URDF frame (direction and urdf_offset applied).
+type JointStates struct {
+	Header   Header    `json:"header"`
+	Name     []string  `json:"name"`
+	Position []float64 `json:"position"` // rad
+	Velocity []float64 `json:"velocity"` // rad/s
+	Effort   []float64 `json:"effort"`   // N·m
+}
+
+// ResetZeroRequest asks the middleware to make the motors' present
+// positions their zero.
+type ResetZeroRequest struct {
+	// TimeoutMS bounds the call; 0 means 10000 (the spec's default).
+	TimeoutMS int `json:"timeout_ms"`
+}
+
+// ResetZeroResponse reports the calibration. Positions are the motors'
+// last reported absolute positions (rad from their zero), in joints.yaml
+// order; success means each is within 0.1 rad.
+type ResetZeroResponse struct {
+	Success   bool      `json:"success"`
+	Message   string    `json:"message"`
+	Positions []float64 `json:"positions"`
+}
+
+// ArmHomeRequest moves the arm to its configured home pose.
+type ArmHomeRequest struct {
+	SpeedFactor float32 `json:"speed_factor"` // 0 means the configured default
+}
+
+// ArmHomeResponse reports whether the move was started.
+type ArmHomeResponse struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}

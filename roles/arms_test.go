@@ -1,0 +1,173 @@
+package roles_test
+
+import (
+	"context"
+	"io/fs"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/sim/robot"
+)
+
+// armRig is the left arms role on the simulated robot, with everything it
+// publishes (and the simulator's ground truth) recorded.
+type armRig struct {
+	t       *testing.T
+	ex      *executor.Executor
+	bus     bus.Bus
+	robot   *robot.Robot
+	role    roles.Role
+	prefix  string
+	states  []msg.ArmState
+	grips   []msg.GripperState
+	truth   []msg.SimArm
+	session []msg.SessionStatus
+}
+
+func newArmRig(t *testing.T) *armRig {
+	t.Helper()
+	ex := executor.NewVirtual()
+	b := mem.New()
+	t.Cleanup(func() { _ = b.Close() })
+	r, err := robot.New(robot.Options{Exec: ex, Bus: b, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	rig := &armRig{t: t, ex: ex, bus: b, robot: r, prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)}
+	sub := func(s bus.Subscription, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	deep := bus.QoS{Depth: 1000}
+	sub(bus.SubscribeJSON(b, msg.ArmStateTopic(msg.ArmLeft), deep, ex, func(_ string, s msg.ArmState) { rig.states = append(rig.states, s) }))
+	sub(bus.SubscribeJSON(b, msg.GripperStateTopic(msg.ArmLeft), deep, ex, func(_ string, s msg.GripperState) { rig.grips = append(rig.grips, s) }))
+	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
+	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
+	data, err := fs.ReadFile(fixtures.Config(), "roles/arms_left.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := roleconfig.ParseFile("arms_left.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rig.role, err = roles.New(msg.RoleArms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rig.role.Start(roles.Env{NodeID: "sim-arms-left", Exec: ex, Bus: b, Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: rig.prefix}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rig.role.Stop)
+	rig.run(200 * time.Millisecond)
+	return rig
+}
+
+func (r *armRig) run(d time.Duration) {
+	r.t.Helper()
+	if err := r.ex.RunFor(context.Background(), d); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *armRig) publish(topic string, v any) {
+	r.t.Helper()
+	if err := r.bus.Publish(topic, v); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// call calls one of the arm's services and runs the executor until it
+// answers.
+func call[Resp any](r *armRig, name string, req any) Resp {
+	r.t.Helper()
+	var resp Resp
+	var err error
+	done := false
+	bus.CallAsyncJSON(r.bus, msg.MotorName(r.prefix, "", name), req, 30*time.Second, r.ex, func(v Resp, e error) { resp, err, done = v, e, true })
+	for i := 0; i < 3000 && !done; i++ {
+		r.run(10 * time.Millisecond)
+	}
+	if !done || err != nil {
+		r.t.Fatalf("%s: done %v, err %v", name, done, err)
+	}
+	return resp
+}
+
+func (r *armRig) lastState() msg.ArmState {
+	r.t.Helper()
+	if len(r.states) == 0 {
+		r.t.Fatal("no ArmState published")
+	}
+	return r.states[len(r.states)-1]
+}
+
+func (r *armRig) lastTruth() msg.SimArm {
+	r.t.Helper()
+	if len(r.truth) == 0 {
+		r.t.Fatal("no ground truth published")
+	}
+	return r.truth[len(r.truth)-1]
+}
+
+const deg = math.Pi / 180
+
+// An ArmCommand moves the joints to their targets, all arriving together,
+// as the published ArmState and the simulator's ground truth both show.
+func TestArmCommandMovesJointsTogether(t *testing.T) {
+	r := newArmRig(t)
+	start := r.lastTruth().Positions
+	target := []float32{60, 0, -30, 45, -90}
+	// shoulder_lift has the longest move, 90° at 90 °/s; the time scaling
+	// peaks at 1.5 times the mean rate, so the move takes 1.5 s.
+	const want = 1500 * time.Millisecond
+	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: target, SpeedFactor: 1})
+	r.truth = r.truth[:0]
+	r.run(5 * time.Second)
+	truth := r.lastTruth()
+	st := r.lastState()
+	for i, want := range target {
+		if got := truth.Positions[i] / deg; math.Abs(got-float64(want)) > 2 {
+			t.Errorf("joint %d at %.1f° (truth), want %.0f°", i, got, want)
+		}
+		if got := st.JointPositions[i]; math.Abs(float64(got-want)) > 2 {
+			t.Errorf("joint %d at %.1f° (ArmState), want %.0f°", i, got, want)
+		}
+	}
+	if st.InMotion || st.ErrorState {
+		t.Errorf("after the move: in_motion %v, error %q", st.InMotion, st.ErrorMessage)
+	}
+	// Each joint's progress (fraction of its own travel) is the same at
+	// every instant: they move together and arrive together.
+	var arrive []time.Duration
+	for i := range target {
+		travel := float64(target[i])*deg - start[i]
+		var at time.Duration
+		for k, s := range r.truth {
+			if math.Abs(float64(target[i])*deg-s.Positions[i]) > 0.05*math.Abs(travel) {
+				at = time.Duration(k+1) * 20 * time.Millisecond
+			}
+		}
+		arrive = append(arrive, at)
+	}
+	lo, hi := arrive[0], arrive[0]
+	for _, a := range arrive {
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	if hi-lo > 150*time.Millisecond || hi < want*8/10 || hi > want+300*time.Millisecond {
+		t.Errorf("joints reach 95 %% of their travel at %v: want them together, near %v", arrive, want)
+	}
+}
