@@ -61,6 +61,10 @@ type Pose struct {
 // input or fault.
 type Event struct {
 	At Duration `yaml:"at"`
+	// Every repeats the event at this period until Until (inclusive), as a
+	// joystick client resends its drive command.
+	Every Duration `yaml:"every"`
+	Until Duration `yaml:"until"`
 	// WS is a WebSocket request, sent as a client would (type, target,
 	// action, params); Expect is the status it must get, "ok" by default.
 	WS     map[string]any `yaml:"ws"`
@@ -245,6 +249,7 @@ func Parse(data []byte) (*Scenario, error) {
 	if err := sc.check(&root); err != nil {
 		return nil, err
 	}
+	sc.Timeline = expand(sc.Timeline)
 	return &sc, nil
 }
 
@@ -326,6 +331,15 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 		if e.At < 0 || e.At > sc.Duration {
 			bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
+		}
+		if e.Every < 0 || e.Every > 0 && e.Until < e.At || e.Every == 0 && e.Until != 0 {
+			bad(e.line, f+".every", "a repeated event needs every > 0 and until at or after at")
+		}
+		if e.Every > 0 && e.Every < Duration(time.Millisecond) {
+			bad(e.line, f+".every", "%v is shorter than 1ms", e.Every.D())
+		}
+		if e.Until > sc.Duration {
+			bad(e.line, f+".until", "%v is after the scenario's end %v", e.Until.D(), sc.Duration.D())
 		}
 		if e.Expect != "" && e.WS == nil {
 			bad(e.line, f+".expect", "only a ws event has an expected status")
@@ -410,4 +424,21 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// expand turns repeated events into one event per repetition.
+func expand(events []Event) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Every <= 0 {
+			out = append(out, e)
+			continue
+		}
+		for t := e.At; t <= e.Until; t += e.Every {
+			r := e
+			r.At, r.Every, r.Until = t, 0, 0
+			out = append(out, r)
+		}
+	}
+	return out
 }

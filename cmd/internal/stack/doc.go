@@ -1,7 +1,7 @@
 // Package stack assembles the whole simulated robot in one process: the
 // server, the in-process bus, the virtual clock, the physics (sim/robot),
 // the six generic nodes on their simulated boards, and the simulated RC
-// transmitter with the receiver that feeds the server's router.
+// transmitter on a simulated line to the server's own RC receiver.
 //
 // saint-sim runs it paced to the wall clock (--speed) for a person at the
 // web UI; the scenario runner (package scenario) runs the same stack flat

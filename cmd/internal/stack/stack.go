@@ -13,7 +13,6 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/server"
-	"github.com/saint-os/saint/server/settings"
 	simrobot "github.com/saint-os/saint/sim/robot"
 )
 
@@ -77,7 +76,7 @@ type Stack struct {
 	log       *slog.Logger
 	serverBus *cutBus
 	nodeBus   []*cutBus
-	rc        *rcReceiver
+	rc        *rcLink
 	stopped   []bool
 }
 
@@ -104,6 +103,7 @@ func New(o Options) (*Stack, error) {
 		return nil, err
 	}
 	s.Server = srv
+	s.rc = attachRC(ex, srv)
 
 	ids := map[simrobot.Part]string{}
 	for _, sn := range s.Specs {
@@ -145,11 +145,8 @@ func (s *Stack) startOnExec() {
 		s.log.Error("simulated robot", "err", err)
 		return
 	}
-	r, err := newRCReceiver(s.Exec, s.serverBus, func() []settings.Channel { return s.Server.Settings().Get().RC.Channels })
-	if err != nil {
-		s.log.Error("simulated RC receiver", "err", err)
-	} else {
-		s.rc = r
+	if err := s.rc.start(s.Exec); err != nil {
+		s.log.Error("simulated RC transmitter", "err", err)
 	}
 	for _, n := range s.Nodes {
 		n.Start()
@@ -159,8 +156,8 @@ func (s *Stack) startOnExec() {
 // RC returns the simulated transmitter (executor). It is switched off
 // until SetPower(true).
 func (s *Stack) RC() (RC, error) {
-	if s.rc == nil {
-		return RC{}, errors.New("stack: no RC receiver (not started)")
+	if s.rc.tx == nil {
+		return RC{}, errors.New("stack: no RC transmitter (not started)")
 	}
 	return RC{s.rc}, nil
 }
@@ -176,9 +173,7 @@ func (s *Stack) Shutdown() {
 				n.Stop()
 			}
 		}
-		if s.rc != nil {
-			s.rc.close()
-		}
+		s.rc.close()
 		s.Robot.Stop()
 	})
 }
