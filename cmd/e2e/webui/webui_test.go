@@ -313,11 +313,15 @@ func (p *page) open(url, ready string) {
 	p.do("open "+url, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(ready)))
 }
 
-// shot saves the whole page as NAME.png.
+// shot saves the whole page as NAME.png, without the notices of earlier
+// steps that would cover it.
 func (p *page) shot(name string) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
 	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('toasts').replaceChildren()`)); err != nil {
+		p.t.Fatal(err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		p.t.Fatalf("screenshot %s: %v", name, err)
@@ -361,6 +365,9 @@ func TestWebUI(t *testing.T) {
 		p.open(s.url("/"), "#system-status dd")
 		p.until("node summary", `document.querySelector('#node-summary [data-node="sim-tracks"]') !== null`)
 		p.until("activity log", `document.querySelectorAll('#activity-log li').length > 0`)
+		if d := p.eval(`getComputedStyle(document.querySelector('#estop-banner')).display`); d != "none" {
+			t.Fatalf("the e-stop banner shows (display %s) before any stop", d)
+		}
 		p.shot("dashboard")
 	})
 
@@ -473,7 +480,7 @@ func TestWebUI(t *testing.T) {
 		p.t = t
 		p.open(s.url("/"), "#estop-all")
 		p.click("#estop-all")
-		p.until("dashboard shows the stop", `!document.querySelector('#estop-banner').hidden &&
+		p.until("dashboard shows the stop", `getComputedStyle(document.querySelector('#estop-banner')).display !== 'none' &&
 			document.querySelector('#estop-state').textContent === 'ACTIVE'`)
 		p.shot("dashboard-estop")
 		p.open(s.url("/nodes/sim-tracks"), "#role-state")
@@ -481,7 +488,7 @@ func TestWebUI(t *testing.T) {
 		p.shot("node-tracks-estop")
 		p.open(s.url("/"), "#estop-release")
 		p.click("#estop-release")
-		p.until("released", `document.querySelector('#estop-banner').hidden`)
+		p.until("released", `getComputedStyle(document.querySelector('#estop-banner')).display === 'none'`)
 		p.open(s.url("/nodes/sim-tracks"), "#role-state")
 		p.until("the tracks report the release", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'released'`)
 	})
@@ -515,7 +522,8 @@ func TestWebUI(t *testing.T) {
 	t.Run("inputs", func(t *testing.T) {
 		p.t = t
 		p.open(s.url("/inputs"), "#ws-clients table")
-		p.until("clients with a rate", `[...document.querySelectorAll('#ws-clients tbody tr[data-client]')].length >= 2`)
+		p.until("clients with a rate", `(() => { const rows = [...document.querySelectorAll('#ws-clients tbody tr[data-client]')];
+			return rows.length >= 2 && rows.every((r) => /^\d+\.\d$/.test(r.children[3].textContent)); })()`)
 		p.until("rc status", `document.querySelector('#rc-connected') !== null`)
 		p.shot("inputs")
 	})

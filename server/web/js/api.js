@@ -87,8 +87,10 @@ export class Api {
   // server accepts it whatever the token.
   async authenticate() {
     try {
-      await this.send({ type: 'auth', token: this.token, client_id: 'admin_browser' });
+      const r = await this.send({ type: 'auth', token: this.token, client_id: 'admin_browser' });
+      this.authRequired = !!r.auth_required;
     } catch (err) {
+      this.authRequired = true;
       this.setState('login', err.message);
       return;
     }

@@ -87,6 +87,9 @@ api.onState((state, detail) => {
   connEl.textContent = `Status: ${stateText[state] || state}`;
   connEl.title = detail || '';
   const login = document.getElementById('login');
+  document.getElementById('logout').hidden = !api.authRequired;
+  // While the login form is up, the page behind it takes no focus.
+  for (const el of document.querySelectorAll('main, nav, header .brand')) el.inert = state === 'login';
   if (state === 'login') {
     login.hidden = false;
     login.querySelector('.form-error').textContent = api.token ? detail : '';

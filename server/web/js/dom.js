@@ -32,12 +32,14 @@ export function card(title, ...children) {
 
 // table builds a table with a header row; rows are arrays of cells
 // (strings or nodes). empty is shown when there are no rows.
-export function table(headers, rows, empty = 'None') {
+// Columns listed in hideNarrow are left out on a phone-width screen.
+export function table(headers, rows, empty = 'None', hideNarrow = []) {
+  const cls = (i) => (hideNarrow.includes(i) ? 'hide-narrow' : null);
   const body = rows.length
-    ? rows.map((r) => h('tr', r.attrs || {}, (r.cells || r).map((c) => h('td', {}, c))))
+    ? rows.map((r) => h('tr', r.attrs || {}, (r.cells || r).map((c, i) => h('td', { class: cls(i) }, c))))
     : [h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, empty))];
   return h('div', { class: 'table-wrap' },
-    h('table', {}, h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, body)));
+    h('table', {}, h('thead', {}, h('tr', {}, headers.map((t, i) => h('th', { scope: 'col', class: cls(i) }, t)))), h('tbody', {}, body)));
 }
 
 // bar is a labelled horizontal bar for a value in [min, max].

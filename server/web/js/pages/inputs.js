@@ -54,7 +54,7 @@ export function inputsPage({ api, toast }, view) {
       const rate = p && now > p.at ? ((c.messages - p.messages) * 1000) / (now - p.at) : null;
       return { attrs: { 'data-client': c.id }, cells: [c.client_id || `#${c.id}`, c.remote_addr, fmtDuration((serverNow - new Date(c.connected_at).getTime()) / 1000),
         rate === null ? '…' : rate.toFixed(1), String(c.dropped), (c.topics || []).join(', ') || '–'] };
-    }), 'No clients'));
+    }), 'No clients', [4, 5]));
     prev = next;
   }
 
@@ -93,8 +93,8 @@ export function inputsPage({ api, toast }, view) {
       h('dt', {}, 'Protocol'), h('dd', {}, (s.protocol || '–').toUpperCase()),
       h('dt', {}, 'Signal'), h('dd', {}, s.connected && s.rssi ? `${s.rssi} dBm` : '–'),
       h('dt', {}, 'Failsafe'), h('dd', {}, s.failsafe ? h('span', { class: 'alert' }, 'ACTIVE') : 'Off'),
-      h('dt', {}, 'Frame rate'), h('dd', {}, s.frame_rate_hz ? `${fmtNum(s.frame_rate_hz, 0)} Hz` : '–')),
-    s.message ? h('p', { class: 'muted', id: 'rc-message' }, s.message) : null);
+      h('dt', {}, 'Frame rate'), h('dd', {}, s.frame_rate_hz ? `${fmtNum(s.frame_rate_hz, 0)} Hz` : '–')));
+    if (s.message) rcStatus.append(h('p', { class: 'muted', id: 'rc-message' }, s.message));
     rcBars.replaceChildren(...(s.channels || []).map((c) =>
       bar(`CH${c.channel}${c.name ? ' ' + c.name : ''}`, c.normalized, -1, 1, `${fmtNum(c.normalized)} (${c.raw})`)));
   }

@@ -78,7 +78,7 @@ export function logsPage({ api, toast }, view) {
         attrs: { class: `lvl-${e.level}`, 'data-seq': e.seq },
         cells: [h('time', { datetime: e.time, title: fmtDateTime(e.time) }, fmtTime(e.time)), e.level, e.source || '–', e.node || '–',
           e.attrs && Object.keys(e.attrs).length ? `${e.message} (${Object.entries(e.attrs).map(([k, v]) => `${k}=${v}`).join(' ')})` : e.message],
-      })), 'No events match'));
+      })), 'No events match', [3]));
       const pages = Math.max(1, Math.ceil(total / PAGE));
       pageInfo.textContent = `Page ${Math.floor(offset / PAGE) + 1} of ${pages} · ${total} events`;
       prev.disabled = offset === 0;

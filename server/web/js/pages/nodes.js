@@ -82,12 +82,12 @@ export function nodesPage({ api, toast, confirm, go }, view) {
         h('div', { class: 'actions' },
           h('a', { class: 'button small', href: `#/nodes/${encodeURIComponent(n.node_id)}` }, 'View'),
           h('button', { type: 'button', class: 'small', onclick: () => reset(n) }, 'Reset'))],
-    })), 'No adopted nodes'));
+    })), 'No adopted nodes', [2, 4]));
     unadopted.replaceChildren(table(['Node', 'Hardware', 'Firmware', 'Detected', 'Actions'], u.nodes.map((n) => ({
       attrs: { 'data-node': n.node_id },
       cells: [n.node_id, n.hardware_rev || '–', n.firmware_version || '–', ago(n.first_seen, api.serverNow()),
         h('a', { class: 'button small primary', href: `#/nodes/adopt/${encodeURIComponent(n.node_id)}` }, 'Adopt')],
-    })), 'No unadopted nodes'));
+    })), 'No unadopted nodes', [1, 2]));
   }
 
   refresh();

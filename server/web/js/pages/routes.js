@@ -105,7 +105,7 @@ export function routesPage({ api, toast, confirm }, view) {
             h('button', { type: 'button', class: 'small', onclick: () => setEnabled(r, !r.enabled) }, r.enabled ? 'Disable' : 'Enable'),
             h('button', { type: 'button', class: 'small', onclick: () => del(r) }, 'Delete'))],
       };
-    }), 'No routes'));
+    }), 'No routes', [1, 3]));
     flowBox.replaceChildren(flowDiagram(routes, status));
   }
 

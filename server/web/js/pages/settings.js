@@ -39,6 +39,10 @@ export function settingsPage({ api, toast, confirm }, view) {
     try { doc = await api.management('get_settings'); } catch (err) { view.append(h('p', { class: 'alert' }, err.message)); return; }
     if (!alive) return;
     const s = doc.settings;
+    const netInfo = h('p', { class: 'muted', id: 'network' });
+    api.command('system', 'status').then((st) => {
+      netInfo.textContent = `Internal network: ${st.internal_address || 'not measured'} · External network: ${st.external_address || 'not measured'}`;
+    }).catch(() => {});
     const inp = (name, value, attrs = {}) => h('input', { 'data-field': name, id: `set-${name.replace(/\./g, '-')}`, value: value === undefined ? '' : value, ...attrs });
     const chk = (name, value) => h('input', { type: 'checkbox', 'data-field': name, id: `set-${name.replace(/\./g, '-')}`, checked: !!value });
     const sel = (name, value, options) => h('select', { 'data-field': name, id: `set-${name.replace(/\./g, '-')}` }, options.map((o) => h('option', { value: o, selected: o === value }, o)));
@@ -85,7 +89,7 @@ export function settingsPage({ api, toast, confirm }, view) {
       }
     } },
     card('System', h('div', { class: 'row' }, field('Server name', f.serverName), field('Hostname', f.hostname)),
-      h('p', { class: 'muted' }, `Internal network: ${doc.internal_address || 'not measured'} · External network: ${doc.external_address || 'not measured'}`)),
+      netInfo),
     card('LiveLink', h('label', { class: 'field inline' }, f.llEnabled, 'Enabled'),
       h('div', { class: 'row' }, field('Discovery port', f.discovery), field('Data port', f.data), field('Broadcast name', f.broadcast))),
     card('RC receiver', h('label', { class: 'field inline' }, f.rcEnabled, 'Enabled'),
