@@ -52,6 +52,7 @@ type Arms struct {
 	gripCommand bool
 
 	errorMessage string
+	stopped      bool // a fault stopped the arm; the next command clears it
 
 	polling int // reads outstanding in this control period
 	cycle   uint64
@@ -275,7 +276,7 @@ func (a *Arms) move(c msg.ArmCommand) error {
 		}
 		to[i] = j.Clamp(i, d*math.Pi/180)
 	}
-	a.errorMessage = ""
+	a.errorMessage, a.stopped = "", false
 	for i := range a.lagCount {
 		a.lagCount[i], a.lag[i] = 0, 0
 	}
@@ -416,6 +417,7 @@ func (a *Arms) watchPower(ps msg.PowerState) {
 	}
 	if now.Sub(a.overSince).Seconds() >= j.MaxPowerDuration && (a.traj != nil || a.queued != nil) {
 		a.errorMessage = fmt.Sprintf("power %.0f W above max_power %.0f W for %.1f s: arm stopped", ps.Power, j.MaxPower, j.MaxPowerDuration)
+		a.stopped = true
 		a.holdPresent()
 	}
 }
@@ -450,10 +452,15 @@ func (a *Arms) follow() []motor.Output {
 			}
 		}
 	}
-	if why := a.fault(); why != "" {
-		a.errorMessage = why
-		a.env.Log.Warn("arm stopped", "reason", why)
-		a.holdPresent()
+	if !a.stopped {
+		if why := a.fault(); why != "" {
+			// Stop once, where the arm is: holding that pose from now on
+			// (re-reading it every period would let gravity ratchet the
+			// arm down).
+			a.errorMessage, a.stopped = why, true
+			a.env.Log.Warn("arm stopped", "reason", why)
+			a.holdPresent()
+		}
 	}
 	out := make([]motor.Output, len(a.target))
 	for i, q := range a.target {
@@ -562,7 +569,7 @@ func (a *Arms) publish() {
 		st.JointPositions = append(st.JointPositions, float32(j.ToURDF(i, model.Radians(s.present.Position))*180/math.Pi))
 		st.JointVelocities = append(st.JointVelocities, float32(d*float64(s.present.Speed)/model.StepsPerRadian()*180/math.Pi))
 		st.JointEfforts = append(st.JointEfforts, float32(d*a.effort(i)))
-		st.InMotion = st.InMotion || s.present.Moving
+		st.InMotion = st.InMotion || s.reachable && s.present.Moving
 	}
 	st.InMotion = st.InMotion || a.traj != nil || a.queued != nil
 	_ = a.env.Bus.Publish(a.env.Prefix+"/state", st)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,5 +170,108 @@ func TestArmCommandMovesJointsTogether(t *testing.T) {
 	}
 	if hi-lo > 150*time.Millisecond || hi < want*8/10 || hi > want+300*time.Millisecond {
 		t.Errorf("joints reach 95 %% of their travel at %v: want them together, near %v", arrive, want)
+	}
+}
+
+// The gripper closes on a command; on an object it stops short, squeezes
+// it with about the commanded force, and reports holding it.
+func TestGripperClosesAndReportsGrasp(t *testing.T) {
+	r := newArmRig(t)
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
+	r.run(time.Second)
+	open := r.grips[len(r.grips)-1]
+	if open.Position < 0.95 || open.Holding {
+		t.Fatalf("open gripper state %+v", open)
+	}
+	// Empty, it closes all the way and holds nothing.
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
+	r.run(time.Second)
+	closed := r.grips[len(r.grips)-1]
+	if closed.Position > 0.05 || closed.Holding {
+		t.Errorf("empty closed gripper state %+v", closed)
+	}
+	if gap := r.lastTruth().Gripper; gap > 0.005 {
+		t.Errorf("fingers %.3f m apart, want closed", gap)
+	}
+	// An object 4 cm wide between the open fingers.
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
+	r.run(time.Second)
+	r.robot.Arms[0].Grasp(0.04, 0.1)
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
+	r.run(time.Second)
+	g := r.grips[len(r.grips)-1]
+	truth := r.lastTruth()
+	if !g.Holding || g.Position < 0.3 || g.Position > 0.7 {
+		t.Errorf("gripper on a 4 cm object: %+v, want holding at about half open", g)
+	}
+	if !truth.Holding || truth.GraspForce < 5 || truth.GraspForce > 12 {
+		t.Errorf("truth: holding %v with %.1f N, want about the commanded 10 N", truth.Holding, truth.GraspForce)
+	}
+	if math.Abs(float64(g.Force)-truth.GraspForce) > 3 {
+		t.Errorf("reported grip force %.1f N, truth %.1f N", g.Force, truth.GraspForce)
+	}
+}
+
+// A joint that stops following (its servo dead) or stops answering
+// (off the bus) raises error_state, and the other joints stop where they
+// are instead of finishing the move.
+func TestBlockedJointStopsTheArm(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, target, want string
+	}{
+		{"servo dead", msg.DisturbKill, "arm_left/elbow", "elbow does not follow"},
+		{"servo off the bus", msg.DisturbCutLink, "arms_left/feetech/3", "elbow: servo 3 does not answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newArmRig(t)
+			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -90, 0, 0}, SpeedFactor: 1})
+			r.run(time.Second)
+			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{80, 0, -10, 0, 0}, SpeedFactor: 0.5})
+			r.run(500 * time.Millisecond)
+			if err := r.robot.World().Disturb(msg.SimDisturbRequest{Kind: tc.kind, Target: tc.target}); err != nil {
+				t.Fatal(err)
+			}
+			r.run(500 * time.Millisecond)
+			st := r.lastState()
+			if !st.ErrorState || !strings.Contains(st.ErrorMessage, tc.want) {
+				t.Fatalf("state after the fault: error %v %q, want %q", st.ErrorState, st.ErrorMessage, tc.want)
+			}
+			pan := r.lastTruth().Positions[0]
+			r.run(2 * time.Second)
+			if moved := math.Abs(r.lastTruth().Positions[0]-pan) / deg; moved > 1 {
+				t.Errorf("shoulder_pan went on %.1f° after the stop", moved)
+			}
+			if got := r.lastTruth().Positions[0] / deg; got > 70 {
+				t.Errorf("shoulder_pan reached %.0f° of its 80° target: the move was not stopped", got)
+			}
+			if st := r.lastState(); st.InMotion && tc.kind == msg.DisturbCutLink || !st.ErrorState {
+				t.Errorf("later state %+v", st)
+			}
+		})
+	}
+}
+
+// A joint pushing against more than it can move (a 5 kg load in the hand
+// the arm cannot lift) lags further and further at full load: a
+// collision, which stops the arm.
+func TestOverloadedJointIsACollision(t *testing.T) {
+	r := newArmRig(t)
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 20})
+	r.run(500 * time.Millisecond)
+	r.robot.Arms[0].Grasp(0.04, 5)
+	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 20})
+	r.run(500 * time.Millisecond)
+	if !r.lastTruth().Holding {
+		t.Fatal("the gripper does not hold the load")
+	}
+	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, -30}, SpeedFactor: 1})
+	r.run(3 * time.Second)
+	st := r.lastState()
+	// The elbow, holding the load out on the forearm, gives first.
+	if !st.ErrorState || !strings.HasPrefix(st.ErrorMessage, "collision: elbow blocked") || !strings.Contains(st.ErrorMessage, "100% load") {
+		t.Fatalf("error %v %q, want a collision of the elbow at full load", st.ErrorState, st.ErrorMessage)
+	}
+	if lift := r.lastTruth().Positions[1] / deg; lift < 0 {
+		t.Errorf("shoulder_lift at %.0f°: it should not have lifted the load", lift)
 	}
 }
