@@ -26,7 +26,9 @@
 //	s.SetPresent(feetech.Present{Position: ..., Speed: ..., Load: ..., Voltage: 7.4, Temperature: 31, Moving: true})
 //
 // Units are the servo's (steps, steps/s, 0.1 % of maximum torque); Model
-// converts positions to and from radians. SetConnected(false) unplugs a
+// converts positions to and from radians. RegOffset, the STS position correction,
+// shifts the reported position and the goal as the servo's zero
+// calibration does. SetConnected(false) unplugs a
 // servo and SetError sets the error byte its status packets carry
 // (overheat, overload ...). Methods are safe for concurrent use; answers are
 // written on the goroutine that delivered the request, so on a Pipe a

@@ -80,7 +80,8 @@ func (b *Bus) Add(id uint8) (*Servo, error) {
 	m.Put16(s.regs[ft.RegMaxTorque:], 1000)
 	m.Put16(s.regs[ft.RegGoalPosition:], uint16(m.Center()))
 	s.regs[ft.RegLock] = 1
-	copy(s.regs[ft.RegPresentPosition:], m.EncodePresent(ft.Present{Position: m.Center(), Voltage: 7.4, Temperature: 25}))
+	s.phys = ft.Present{Position: m.Center(), Voltage: 7.4, Temperature: 25}
+	copy(s.regs[ft.RegPresentPosition:], m.EncodePresent(s.phys))
 	b.servos = append(b.servos, s)
 	return s, nil
 }
@@ -234,6 +235,31 @@ type Servo struct {
 	connected bool
 	errBits   uint8
 	writes    int
+	// phys is what the model last measured, before the STS position
+	// correction.
+	phys ft.Present
+}
+
+// RegOffset is the STS position correction (EPROM, 2 bytes, sign bit 11,
+// steps): the servo reports its measured position less the offset and
+// drives to its goal plus the offset, so writing the offset moves the
+// servo's zero.
+const RegOffset = 0x1F
+
+// offset returns the position correction; s.b.mu must be held.
+func (s *Servo) offset() int {
+	if s.b.o.Model != ft.STS {
+		return 0
+	}
+	return ft.DecodeSigned(s.b.o.Model.Get16(s.regs[RegOffset:]), 11)
+}
+
+// report encodes phys, corrected, into the present block; s.b.mu must be
+// held.
+func (s *Servo) report() {
+	p := s.phys
+	p.Position -= s.offset()
+	copy(s.regs[ft.RegPresentPosition:], s.b.o.Model.EncodePresent(p))
 }
 
 // status appends a status packet carrying params; s.b.mu must be held.
@@ -245,16 +271,21 @@ func (s *Servo) status(out, params []byte) []byte {
 // held. The present-value block is the servo's own and ignores writes.
 func (s *Servo) write(addr uint8, data []byte) {
 	s.writes++
+	offsetWritten := false
 	for i, v := range data {
 		a := int(addr) + i
 		if a >= ft.RegPresentPosition {
 			continue
 		}
 		s.regs[a] = v
+		offsetWritten = offsetWritten || a == RegOffset || a == RegOffset+1
 		if a == ft.RegGoalPosition || a == ft.RegGoalPosition+1 {
 			// A position command holds the position.
 			s.regs[ft.RegTorqueEnable] = 1
 		}
+	}
+	if offsetWritten {
+		s.report()
 	}
 	if s.regs[ft.RegID] >= ft.Broadcast {
 		s.regs[ft.RegID] = ft.Broadcast - 1
@@ -270,7 +301,7 @@ func (s *Servo) ID() uint8 {
 
 // Goal is what the controller last asked the servo to do.
 type Goal struct {
-	Position     int  // steps, clamped to the angle limits
+	Position     int  // steps, clamped to the angle limits, plus the position correction
 	Time         int  // ms to reach it; 0 means use Speed
 	Speed        int  // steps/s; 0 means the servo's maximum
 	Acceleration int  // STS: 100 steps/s² units; 0 means the maximum
@@ -290,6 +321,7 @@ func (s *Servo) Goal() Goal {
 	if hi > lo {
 		pos = max(lo, min(pos, hi))
 	}
+	pos += s.offset()
 	return Goal{
 		Position:     pos,
 		Time:         int(m.Get16(s.regs[ft.RegGoalTime:])),
@@ -307,12 +339,13 @@ func (s *Servo) Writes() int {
 	return s.writes
 }
 
-// SetPresent stores what the servo measures; p.At is ignored.
+// SetPresent stores what the servo measures; p.At is ignored. The
+// servo reports the position less its correction (RegOffset).
 func (s *Servo) SetPresent(p ft.Present) {
-	b := s.b.o.Model.EncodePresent(p)
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
-	copy(s.regs[ft.RegPresentPosition:], b)
+	s.phys = p
+	s.report()
 }
 
 // Present returns what the servo currently reports.
