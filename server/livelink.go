@@ -66,6 +66,16 @@ func (s *Server) newLiveLink() *liveLink {
 	return l
 }
 
+// ConfigureLiveLink replaces the LiveLink options the server was made
+// with (for assemblies that build the server themselves, such as the
+// simulator's stack). Call it before Start.
+func (s *Server) ConfigureLiveLink(o LiveLinkOptions) {
+	s.liveLink.o = o
+	if o.StaleAfter > 0 {
+		s.liveLink.registry.SetStaleAfter(o.StaleAfter)
+	}
+}
+
 // explicit reports whether the addresses were given by the caller.
 func (l *liveLink) explicit() bool {
 	return l.o.FaceAddr != "" || l.o.DataAddr != "" || l.o.DiscoveryAddr != ""

@@ -57,6 +57,13 @@ func NewRegistry(staleAfter, forgetAfter time.Duration, max int) *Registry {
 		aliases: arkitAliases(), subjects: map[string]*subjectEntry{}}
 }
 
+// SetStaleAfter changes the stale timeout.
+func (r *Registry) SetStaleAfter(d time.Duration) {
+	r.mu.Lock()
+	r.staleAfter = d
+	r.mu.Unlock()
+}
+
 // Observe records a frame from sourceIP arriving at now. It reports
 // whether the subject is new or changed (type, source, properties, or back
 // from stale) and whether the frame was taken: a new subject beyond the
@@ -113,6 +120,9 @@ func (r *Registry) Sweep(now time.Time) []msg.LiveLinkSubject {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []msg.LiveLinkSubject
+	if r.staleAfter <= 0 {
+		return nil
+	}
 	for name, e := range r.subjects {
 		silent := now.Sub(e.lastAt)
 		switch {
