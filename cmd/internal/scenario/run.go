@@ -264,7 +264,11 @@ func (r *runner) ready() error {
 		var waiting []string
 		for i := range r.st.Specs {
 			if want[i] && r.st.Nodes[i].State() != msg.StateActive {
-				waiting = append(waiting, r.st.Specs[i].Key()+" ("+r.st.Nodes[i].State()+")")
+				why := r.st.Nodes[i].State()
+				if e := r.st.AdoptionError(r.st.Specs[i].ID); e != "" {
+					why += ": adoption failed: " + strings.TrimSpace(e)
+				}
+				waiting = append(waiting, r.st.Specs[i].Key()+" ("+why+")")
 			}
 		}
 		if len(waiting) == 0 {

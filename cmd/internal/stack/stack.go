@@ -78,6 +78,8 @@ type Stack struct {
 	nodeBus   []*cutBus
 	rc        *rcLink
 	stopped   []bool
+	// adoptErr holds why a node's adoption failed, by node id (executor).
+	adoptErr map[string]string
 }
 
 // New builds the stack; nothing runs until Start.
@@ -127,6 +129,7 @@ func New(o Options) (*Stack, error) {
 		s.nodeBus = append(s.nodeBus, nb)
 	}
 	s.stopped = make([]bool, len(s.Nodes))
+	s.adoptErr = map[string]string{}
 	return s, nil
 }
 
@@ -249,6 +252,7 @@ func (s *Stack) AdoptAll(only []string) error {
 				am.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
 					if err != nil || !resp.Success {
 						s.log.Error("adoption failed", "node", id, "err", err, "message", resp.Message)
+						s.adoptErr[id] = fmt.Sprint(resp.Message, " ", err)
 					}
 				})
 			}
@@ -258,6 +262,16 @@ func (s *Stack) AdoptAll(only []string) error {
 		}
 	})
 	return nil
+}
+
+// AdoptionError says why a node's adoption failed, "" if it did not
+// (executor).
+func (s *Stack) AdoptionError(name string) string {
+	i, err := s.index(name)
+	if err != nil {
+		return err.Error()
+	}
+	return s.adoptErr[s.Specs[i].ID]
 }
 
 // simPower answers system shutdown and reboot without powering anything

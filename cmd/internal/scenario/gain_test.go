@@ -1,0 +1,43 @@
+package scenario
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// A deliberately broken gain in the tracks' speed loop (the integral gain
+// a hundred times too high) makes the scenario that watches that loop
+// fail on the metrics that measure it, while the same scenario passes with
+// the shipped gains (TestScenarioLibrary) and a scenario that does not
+// involve the loop still passes with the broken gain.
+func TestBrokenGainFailsTheRightScenario(t *testing.T) {
+	broken := map[string]map[string]any{"tracks": {"speed_control.ki": 400.0}}
+	run := func(name string) *Report {
+		t.Helper()
+		sc, err := ReadFile(filepath.Join(scenarioDir, name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), sc, Options{RoleConfig: broken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := run("tracks_speed_step")
+	if rep.Pass {
+		t.Fatalf("tracks_speed_step passed with the speed loop's integral gain broken: %+v", rep.Metrics)
+	}
+	failed := map[string]bool{}
+	for _, m := range rep.Metrics {
+		failed[m.Name] = !m.Pass
+		t.Logf("%s = %.4g pass=%v", m.Name, m.Value, m.Pass)
+	}
+	if !failed["left_overshoot"] && !failed["left_settling"] {
+		t.Errorf("neither the overshoot nor the settling time of the left track caught the broken gain")
+	}
+	if rep := run("head_move_settling"); !rep.Pass {
+		t.Errorf("head_move_settling failed with a broken tracks gain: %v", rep.Failures())
+	}
+}
