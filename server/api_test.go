@@ -461,7 +461,7 @@ func TestRCCommands(t *testing.T) {
 	c.fails("rc", "", "calibrate_channel", map[string]any{"channel": 1, "position": "min"}, "failed", "")
 
 	// A receiver reports on the bus.
-	state := msg.RCReceiverState{Protocol: "sbus", Connected: true, ChannelCount: 2, FrameRateHz: 50, RSSI: -65,
+	state := msg.RCReceiverState{Protocol: "ibus", Connected: true, ChannelCount: 2, FrameRateHz: 50, RSSI: -65,
 		Channels: []msg.RCChannelState{{ChannelNumber: 1, RawValue: 1500}, {ChannelNumber: 2, RawValue: 1010, Normalized: -1}}}
 	var status struct {
 		Connected   bool   `json:"connected"`

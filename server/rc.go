@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/server/settings"
+	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/server/ws"
 )
 
-// registerRC registers the spec's WebSocket RC Commands. Status comes from
-// the receiver's RCReceiverState on /saint/rc/state; configuration lives
-// in the settings (rc), where the receiver reads it.
+// registerRC registers the spec's WebSocket RC Commands. They act on the
+// live receiver (server/inputs/rc) and persist every change to
+// rc_receiver.yaml (see rcComponent).
 func (s *Server) registerRC() {
 	g := s.gateway
 	g.Handle("rc", "get_status", s.rcGetStatus)
@@ -28,14 +28,21 @@ func (s *Server) registerRC() {
 	g.Handle("rc", "set_protocol", s.rcSetProtocol)
 }
 
-// onRCState records the receiver's latest state (executor).
+// onRCState records the latest RCReceiverState seen on the bus (executor):
+// a receiver outside this process, when the server's own has no signal.
 func (s *Server) onRCState(st msg.RCReceiverState) {
 	s.rcState, s.rcAt = &st, s.ex.Now()
 }
 
-// rcFresh returns the receiver's state if one arrived within the failsafe
-// timeout (executor).
+// rcFresh returns the RC receiver's state: the server's own receiver once
+// it has had a signal, otherwise a state from the bus that arrived within
+// the failsafe timeout (executor).
 func (s *Server) rcFresh(now time.Time) (msg.RCReceiverState, bool) {
+	if c := s.rc(); c != nil {
+		if c.rx.Config().Enabled && !c.rx.Status().LastFrame.IsZero() {
+			return c.rx.State(), true
+		}
+	}
 	if s.rcState == nil {
 		return msg.RCReceiverState{}, false
 	}
@@ -46,67 +53,123 @@ func (s *Server) rcFresh(now time.Time) (msg.RCReceiverState, bool) {
 	return *s.rcState, true
 }
 
-// rcChannelView is one channel of get_status, as the spec shows it.
-type rcChannelView struct {
-	Channel    int     `json:"channel"`
-	Raw        int     `json:"raw"`
-	Normalized float32 `json:"normalized"`
-	Name       string  `json:"name"`
-	Failsafe   bool    `json:"failsafe,omitempty"`
-}
-
-// rcStatus is get_status' answer (spec: WebSocket RC Commands). Receiver
-// says whether a receiver is reporting: "none" until one does.
+// rcStatus is get_status' answer (spec: WebSocket RC Commands) with what
+// the receiver knows besides: the input's state, counters, link quality.
+// Receiver is "present" once a receiver has sent a frame, "none" before.
 type rcStatus struct {
-	Enabled     bool            `json:"enabled"`
-	Connected   bool            `json:"connected"`
-	Receiver    string          `json:"receiver"` // "present", "none"
-	Protocol    string          `json:"protocol"`
-	Failsafe    bool            `json:"failsafe"`
-	RSSI        float32         `json:"rssi"`
-	FrameRateHz uint32          `json:"frame_rate_hz"`
-	Channels    []rcChannelView `json:"channels"`
-	Message     string          `json:"message,omitempty"`
+	rc.Status
+	Receiver string `json:"receiver"`
+	Message  string `json:"message,omitempty"`
 }
 
 func (s *Server) rcGetStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	cfg := s.settings.Get().RC
-	out := rcStatus{Enabled: cfg.Enabled, Protocol: cfg.Protocol, Receiver: "none", Channels: []rcChannelView{}}
-	var st msg.RCReceiverState
-	var ok bool
-	if err := s.onExec(ctx, func() { st, ok = s.rcFresh(s.ex.Now()) }); err != nil {
+	var st rc.Status
+	var cfg rc.Config
+	var remote msg.RCReceiverState
+	var haveRemote bool
+	if err := s.onExec(ctx, func() {
+		st, cfg = s.rc().rx.Status(), s.rc().rx.Config()
+		remote, haveRemote = s.rcRemote(s.ex.Now())
+	}); err != nil {
 		return nil, err
 	}
-	if !ok {
-		out.Message = "no RC receiver: no receiver state received within the signal timeout"
-		return out, nil
-	}
-	names := map[int]string{}
-	for _, c := range cfg.Channels {
-		names[c.Number] = c.Name
-	}
-	out.Receiver, out.Connected, out.Failsafe, out.RSSI, out.FrameRateHz = "present", st.Connected, st.Failsafe, st.RSSI, st.FrameRateHz
-	if st.Protocol != "" {
-		out.Protocol = st.Protocol
-	}
-	for _, c := range st.Channels {
-		n := int(c.ChannelNumber)
-		out.Channels = append(out.Channels, rcChannelView{n, int(c.RawValue), c.Normalized, names[n], c.Failsafe})
+	out := rcStatus{Status: st, Receiver: "present"}
+	switch {
+	case !st.Enabled:
+		out.Receiver, out.Message = "none", "the RC receiver is disabled"
+	case st.LastFrame.IsZero() && haveRemote:
+		out.Status = remoteStatus(st, cfg, remote)
+		out.Message = "reported on " + msg.TopicRCState + " by a receiver outside the server"
+	case st.LastFrame.IsZero():
+		out.Receiver = "none"
+		out.Message = "no RC frame received yet (input: " + st.Input + ")"
 	}
 	return out, nil
 }
 
-// rcSettingsErr turns a settings field ("rc.protocol") into the
-// parameter the command took ("protocol").
-func rcSettingsErr(err error, field string) error {
-	var fe *settings.FieldError
-	if errors.As(err, &fe) {
-		return ws.ParamError(field, "%s", fe.Message)
+// rcRemote returns the state a receiver outside the server published on
+// the bus within the failsafe timeout, when the server's own receiver has
+// never had a signal (executor).
+func (s *Server) rcRemote(now time.Time) (msg.RCReceiverState, bool) {
+	rx := s.rc().rx
+	if !rx.Status().LastFrame.IsZero() || s.rcState == nil {
+		return msg.RCReceiverState{}, false
 	}
-	return err
+	if now.Sub(s.rcAt) > time.Duration(rx.Config().Failsafe.TimeoutMs)*time.Millisecond {
+		return msg.RCReceiverState{}, false
+	}
+	return *s.rcState, true
 }
 
-func (s *Server) rcSetEnabled(_ context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+// remoteStatus is get_status for a receiver outside the server: its
+// state with the channel names and types configured here.
+func remoteStatus(local rc.Status, cfg rc.Config, st msg.RCReceiverState) rc.Status {
+	out := local
+	out.Protocol, out.Connected, out.Failsafe, out.RSSI, out.FrameRateHz = st.Protocol, st.Connected, st.Failsafe, st.RSSI, st.FrameRateHz
+	out.Channels = make([]rc.ChannelStatus, 0, len(st.Channels))
+	for _, c := range st.Channels {
+		us := rawMicros(st.Protocol, c.RawValue)
+		ch := cfg.Channel(int(c.ChannelNumber))
+		out.Channels = append(out.Channels, rc.ChannelStatus{Channel: ch.Number, Raw: int(c.RawValue), Micros: int(us),
+			Normalized: float64(c.Normalized), Name: ch.Name, Type: ch.Type, Failsafe: c.Failsafe})
+	}
+	return out
+}
+
+// rawMicros converts a protocol's raw channel value to µs.
+func rawMicros(protocol string, raw uint16) uint16 {
+	switch protocol {
+	case msg.RCProtocolSBUS:
+		return wire.SBUSToMicros(raw)
+	case msg.RCProtocolCRSF:
+		return wire.CRSFToMicros(raw)
+	}
+	return raw
+}
+
+// rcChange applies change to a copy of the receiver's configuration on the
+// executor, puts it in force and saves it. Errors of the configuration
+// are reported as the parameter field names (a *rc.FieldError's last
+// component: "rc_receiver.failsafe.timeout_ms" → "timeout_ms").
+func (s *Server) rcChange(ctx context.Context, change func(*rc.Config) error) (rc.Config, error) {
+	c := s.rc()
+	var next rc.Config
+	var v uint64
+	var err error
+	if e := s.onExec(ctx, func() {
+		next = c.rx.Config()
+		if err = change(&next); err != nil {
+			return
+		}
+		v, err = c.apply(next)
+		next = c.rx.Config()
+	}); e != nil {
+		return rc.Config{}, e
+	}
+	if err != nil {
+		var fe *rc.FieldError
+		if errors.As(err, &fe) {
+			return rc.Config{}, ws.ParamError(paramName(fe.Field), "%s", fe.Message)
+		}
+		return rc.Config{}, err
+	}
+	if err := c.save(next, v); err != nil {
+		return next, &ws.Error{Code: ws.CodeFailed, Message: "the change is in force but was not saved: " + err.Error()}
+	}
+	return next, nil
+}
+
+// paramName is the last component of a configuration field path.
+func paramName(field string) string {
+	for i := len(field) - 1; i >= 0; i-- {
+		if field[i] == '.' {
+			return field[i+1:]
+		}
+	}
+	return field
+}
+
+func (s *Server) rcSetEnabled(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		Enabled *bool `json:"enabled"`
 	}
@@ -116,15 +179,12 @@ func (s *Server) rcSetEnabled(_ context.Context, _ *ws.Client, raw json.RawMessa
 	if p.Enabled == nil {
 		return nil, ws.ParamError("enabled", "required: true or false")
 	}
-	next, err := s.settings.Update(func(c settings.Settings) (settings.Settings, error) {
-		c.RC.Enabled = *p.Enabled
-		return c, nil
-	})
+	next, err := s.rcChange(ctx, func(c *rc.Config) error { c.Enabled = *p.Enabled; return nil })
 	if err != nil {
 		return nil, err
 	}
 	s.log.Info(fmt.Sprintf("RC receiver %s", map[bool]string{true: "enabled", false: "disabled"}[*p.Enabled]), "source", "rc")
-	return map[string]bool{"enabled": next.RC.Enabled}, nil
+	return map[string]bool{"enabled": next.Enabled}, nil
 }
 
 // channelParam reads an optional or required "channel" parameter.
@@ -137,144 +197,221 @@ func channelParam(raw json.RawMessage, required bool) (int, error) {
 	}
 	if p.Channel == nil {
 		if required {
-			return 0, ws.ParamError("channel", "required: 1 to %d", settings.MaxChannels)
+			return 0, ws.ParamError("channel", "required: 1 to %d", rc.MaxChannels)
 		}
 		return 0, nil
 	}
-	if *p.Channel < 1 || *p.Channel > settings.MaxChannels {
-		return 0, ws.ParamError("channel", "want 1 to %d, got %d", settings.MaxChannels, *p.Channel)
+	if *p.Channel < 1 || *p.Channel > rc.MaxChannels {
+		return 0, ws.ParamError("channel", "want 1 to %d, got %d", rc.MaxChannels, *p.Channel)
 	}
 	return *p.Channel, nil
 }
 
-func findChannel(chans []settings.Channel, n int) int {
-	for i, c := range chans {
-		if c.Number == n {
-			return i
-		}
-	}
-	return -1
+func (s *Server) rcConfig(ctx context.Context) (rc.Config, error) {
+	var cfg rc.Config
+	err := s.onExec(ctx, func() { cfg = s.rc().rx.Config() })
+	return cfg, err
 }
 
-func (s *Server) rcGetChannelConfig(_ context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+// rcGetChannelConfig returns one channel's configuration, or every
+// configured channel's without a channel parameter.
+func (s *Server) rcGetChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, false)
 	if err != nil {
 		return nil, err
 	}
-	chans := s.settings.Get().RC.Channels
+	cfg, err := s.rcConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if n == 0 {
+		chans := cfg.Channels
 		if chans == nil {
-			chans = []settings.Channel{}
+			chans = []rc.Channel{}
 		}
 		return map[string]any{"channels": chans}, nil
 	}
-	i := findChannel(chans, n)
-	if i < 0 {
-		return nil, ws.ParamError("channel", "channel %d is not configured", n)
-	}
-	return chans[i], nil
+	return cfg.Channel(n), nil
 }
 
 // rcSetChannelConfig sets a channel's calibration; fields left out keep
-// their value (a new channel starts at 1000/1500/2000 µs).
-func (s *Server) rcSetChannelConfig(_ context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+// their value (a channel not configured yet starts at 1000/1500/2000 µs,
+// a stick).
+func (s *Server) rcSetChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, true)
 	if err != nil {
 		return nil, err
 	}
 	var p struct {
+		Channel  int     `json:"channel"`
 		Name     *string `json:"name"`
 		Min      *int    `json:"min"`
 		Max      *int    `json:"max"`
 		Center   *int    `json:"center"`
 		Reversed *bool   `json:"reversed"`
+		Type     *string `json:"type"`
 	}
 	if err := ws.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out settings.Channel
-	_, err = s.settings.Update(func(c settings.Settings) (settings.Settings, error) {
-		i := findChannel(c.RC.Channels, n)
-		if i < 0 {
-			c.RC.Channels = append(c.RC.Channels, settings.Channel{Number: n, Min: 1000, Center: 1500, Max: 2000})
-			sort.Slice(c.RC.Channels, func(a, b int) bool { return c.RC.Channels[a].Number < c.RC.Channels[b].Number })
-			i = findChannel(c.RC.Channels, n)
+	var out rc.Channel
+	_, err = s.rcChange(ctx, func(c *rc.Config) error {
+		ch := c.Channel(n)
+		for _, f := range []struct {
+			dst *int
+			src *int
+		}{{&ch.Min, p.Min}, {&ch.Max, p.Max}, {&ch.Center, p.Center}} {
+			if f.src != nil {
+				*f.dst = *f.src
+			}
 		}
-		ch := &c.RC.Channels[i]
 		if p.Name != nil {
 			ch.Name = *p.Name
-		}
-		if p.Min != nil {
-			ch.Min = *p.Min
-		}
-		if p.Max != nil {
-			ch.Max = *p.Max
-		}
-		if p.Center != nil {
-			ch.Center = *p.Center
 		}
 		if p.Reversed != nil {
 			ch.Reversed = *p.Reversed
 		}
-		if err := settings.ValidateChannel("", *ch); err != nil {
-			return c, err
+		if p.Type != nil {
+			ch.Type = *p.Type
+			if ch.Type == rc.TypeSwitch && p.Center == nil {
+				ch.Center = ch.Min
+			}
 		}
-		out = *ch
-		return c, nil
+		if err := rc.ValidateChannel("", ch); err != nil {
+			return err
+		}
+		c.SetChannel(ch)
+		out = ch
+		return nil
 	})
 	if err != nil {
-		var fe *settings.FieldError
-		if errors.As(err, &fe) {
-			return nil, ws.ParamError(fe.Field, "%s", fe.Message)
-		}
 		return nil, err
 	}
 	s.log.Info(fmt.Sprintf("RC channel %d configured", n), "source", "rc")
 	return out, nil
 }
 
-// rcCalibrateChannel stores the channel's current raw value as its min,
-// max or center: the operator holds the stick there and asks.
+// Calibration windows the command accepts: within the gateway's request
+// timeout.
+const (
+	rcCalibrateDefault = 3 * time.Second
+	rcCalibrateMax     = 8 * time.Second
+)
+
+// rcCalibrateChannel calibrates a channel. With "position" (min, max or
+// center) it stores the channel's current pulse width there: the operator
+// holds the stick and asks. Without, it captures min, max and centre over
+// duration_ms (default 3000): the operator moves the stick through its
+// travel and lets go before the window ends. The answer is the channel's
+// new configuration.
 func (s *Server) rcCalibrateChannel(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, true)
 	if err != nil {
 		return nil, err
 	}
 	var p struct {
-		Position string `json:"position"`
+		Channel    int    `json:"channel"`
+		Position   string `json:"position"`
+		DurationMs *int   `json:"duration_ms"`
 	}
 	if err := ws.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	if p.Position != "min" && p.Position != "max" && p.Position != "center" {
-		return nil, ws.ParamError("position", "want min, max or center, got %q", p.Position)
+	if p.Position != "" {
+		if p.Position != "min" && p.Position != "max" && p.Position != "center" {
+			return nil, ws.ParamError("position", "want min, max or center, got %q", p.Position)
+		}
+		return s.rcCalibratePosition(ctx, n, p.Position)
 	}
-	var st msg.RCReceiverState
-	var ok bool
-	if err := s.onExec(ctx, func() { st, ok = s.rcFresh(s.ex.Now()) }); err != nil {
-		return nil, err
-	}
-	if !ok || !st.Connected {
-		return nil, &ws.Error{Code: ws.CodeFailed, Message: "cannot calibrate: no RC receiver is reporting"}
-	}
-	value := -1
-	for _, c := range st.Channels {
-		if int(c.ChannelNumber) == n {
-			value = int(c.RawValue)
+	window := rcCalibrateDefault
+	if p.DurationMs != nil {
+		window = time.Duration(*p.DurationMs) * time.Millisecond
+		if window <= 0 || window > rcCalibrateMax {
+			return nil, ws.ParamError("duration_ms", "want 1 to %d, got %d", rcCalibrateMax.Milliseconds(), *p.DurationMs)
 		}
 	}
-	if value < 0 {
-		return nil, ws.ParamError("channel", "the receiver reports no channel %d", n)
+	type result struct {
+		ch  rc.Channel
+		err error
 	}
-	params, _ := json.Marshal(map[string]int{"channel": n, p.Position: value})
-	out, err := s.rcSetChannelConfig(ctx, nil, params)
+	done := make(chan result, 1)
+	c := s.rc()
+	if err := s.onExec(ctx, func() {
+		c.rx.Calibrate(n, window, func(ch rc.Channel, err error) { done <- result{ch, err} })
+	}); err != nil {
+		return nil, err
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if res.err != nil {
+		return nil, &ws.Error{Code: ws.CodeFailed, Message: "calibration failed: " + res.err.Error()}
+	}
+	var cfg rc.Config
+	var v uint64
+	if err := s.onExec(ctx, func() { c.version++; v, cfg = c.version, c.rx.Config() }); err != nil {
+		return nil, err
+	}
+	if err := c.save(cfg, v); err != nil {
+		return nil, &ws.Error{Code: ws.CodeFailed, Message: "the calibration is in force but was not saved: " + err.Error()}
+	}
+	return map[string]any{"channel": res.ch, "duration_ms": window.Milliseconds()}, nil
+}
+
+// rcCalibratePosition stores the channel's current width as its min, max
+// or center.
+func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string) (any, error) {
+	var us uint16
+	var ok bool
+	if err := s.onExec(ctx, func() {
+		if remote, isRemote := s.rcRemote(s.ex.Now()); isRemote {
+			for _, c := range remote.Channels {
+				if int(c.ChannelNumber) == n && remote.Connected && !remote.Failsafe && !c.Failsafe {
+					us, ok = rawMicros(remote.Protocol, c.RawValue), true
+				}
+			}
+			return
+		}
+		if !s.rc().rx.Status().Failsafe {
+			us, ok = s.rc().rx.Micros(n)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf("cannot calibrate: the RC receiver reports no signal on channel %d", n)}
+	}
+	var out rc.Channel
+	_, err := s.rcChange(ctx, func(c *rc.Config) error {
+		ch := c.Channel(n)
+		switch position {
+		case "min":
+			ch.Min = int(us)
+		case "max":
+			ch.Max = int(us)
+		case "center":
+			ch.Center = int(us)
+		}
+		if ch.Type == rc.TypeSwitch {
+			ch.Center = ch.Min
+		}
+		if err := rc.ValidateChannel("", ch); err != nil {
+			return err
+		}
+		c.SetChannel(ch)
+		out = ch
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"channel": out, "position": p.Position, "raw": value}, nil
+	return map[string]any{"channel": out, "position": position, "us": us}, nil
 }
 
-func (s *Server) rcSetFailsafe(_ context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *Server) rcSetFailsafe(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		Action    string `json:"action"`
 		TimeoutMs *int   `json:"timeout_ms"`
@@ -285,31 +422,34 @@ func (s *Server) rcSetFailsafe(_ context.Context, _ *ws.Client, raw json.RawMess
 	if p.Action == "" {
 		return nil, ws.ParamError("action", "required: hold, neutral, estop or passthrough")
 	}
-	next, err := s.settings.Update(func(c settings.Settings) (settings.Settings, error) {
-		c.RC.Failsafe.Action = p.Action
+	next, err := s.rcChange(ctx, func(c *rc.Config) error {
+		c.Failsafe.Action = p.Action
 		if p.TimeoutMs != nil {
-			c.RC.Failsafe.TimeoutMs = *p.TimeoutMs
+			c.Failsafe.TimeoutMs = *p.TimeoutMs
 		}
-		return c, nil
+		return nil
 	})
 	if err != nil {
-		var fe *settings.FieldError
-		if errors.As(err, &fe) && fe.Field == "rc.failsafe.timeout_ms" {
-			return nil, rcSettingsErr(err, "timeout_ms")
-		}
-		return nil, rcSettingsErr(err, "action")
+		return nil, err
 	}
 	s.log.Info("RC failsafe action set to "+p.Action, "source", "rc")
-	return next.RC.Failsafe, nil
+	return next.Failsafe, nil
 }
 
-func (s *Server) rcGetProtocol(context.Context, *ws.Client, json.RawMessage) (any, error) {
-	return map[string]any{"protocol": s.settings.Get().RC.Protocol, "supported": settings.Protocols()}, nil
+func (s *Server) rcGetProtocol(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	cfg, err := s.rcConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"protocol": cfg.Protocol, "supported": rc.Protocols()}, nil
 }
 
-func (s *Server) rcSetProtocol(_ context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+// rcSetProtocol switches the receiver's protocol, reopening its input;
+// "device" optionally names the UART at the same time.
+func (s *Server) rcSetProtocol(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
-		Protocol string `json:"protocol"`
+		Protocol string  `json:"protocol"`
+		Device   *string `json:"device"`
 	}
 	if err := ws.DecodeParams(raw, &p); err != nil {
 		return nil, err
@@ -317,13 +457,20 @@ func (s *Server) rcSetProtocol(_ context.Context, _ *ws.Client, raw json.RawMess
 	if p.Protocol == "" {
 		return nil, ws.ParamError("protocol", "required: pwm, ppm, sbus, ibus or crsf")
 	}
-	next, err := s.settings.Update(func(c settings.Settings) (settings.Settings, error) {
-		c.RC.Protocol = p.Protocol
-		return c, nil
+	next, err := s.rcChange(ctx, func(c *rc.Config) error {
+		if c.Protocol != p.Protocol {
+			// Each protocol has its own line speed.
+			c.UART.BaudRate = 0
+		}
+		c.Protocol = p.Protocol
+		if p.Device != nil {
+			c.UART.Device = *p.Device
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, rcSettingsErr(err, "protocol")
+		return nil, err
 	}
 	s.log.Info("RC protocol set to "+p.Protocol, "source", "rc")
-	return map[string]any{"protocol": next.RC.Protocol, "supported": settings.Protocols()}, nil
+	return map[string]any{"protocol": next.Protocol, "device": next.UART.Device, "supported": rc.Protocols()}, nil
 }

@@ -1,6 +1,7 @@
 package rc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -101,6 +102,7 @@ type Receiver struct {
 	started bool
 	gen     uint64 // bumped when the input closes, to drop bytes still queued
 	input   string
+	openErr string // the last open failure, logged once
 	release []func() error
 	stops   []func()
 	bytes   wire.ByteDecoder
@@ -252,8 +254,13 @@ func (r *Receiver) openInput() {
 	}
 	if err != nil {
 		r.closeInput()
-		r.input = err.Error()
-		r.log.Warn("RC receiver input not open; retrying", "source", "rc", "protocol", r.cfg.Protocol, "err", err, "retry", r.o.RetryEvery)
+		// Say it once, not at every retry.
+		level := slog.LevelWarn
+		if err.Error() == r.openErr {
+			level = slog.LevelDebug
+		}
+		r.openErr, r.input = err.Error(), err.Error()
+		r.log.Log(context.Background(), level, "RC receiver input not open; retrying", "source", "rc", "protocol", r.cfg.Protocol, "err", err, "retry", r.o.RetryEvery)
 		r.retry = r.ex.After(r.o.RetryEvery, func() {
 			r.retry = nil
 			if r.started {
@@ -262,7 +269,7 @@ func (r *Receiver) openInput() {
 		})
 		return
 	}
-	r.input = "open"
+	r.input, r.openErr = "open", ""
 	r.log.Info("RC receiver input open", "source", "rc", "protocol", r.cfg.Protocol, "device", r.cfg.UART.Device)
 }
 
