@@ -1,10 +1,559 @@
 package roles
 
-// Console is the console role: display and buttons.
-type Console struct{ basic }
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/device/ssd1306"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
+)
+
+// Console is the console role: the SSD1306 status display and the
+// buttons.
+//
+// The screen shows, in order of precedence: the most urgent alert taken on
+// the alerts topic (critical above error above warning above info, the
+// newest of a level first) until it expires or the back button dismisses
+// it; a text page pushed on the display topic; the status page (robot
+// name, e-stop state from the router's status, battery voltage from a
+// power topic, how many nodes report status, override state).
+//
+// Every button gpio_mapping function named button_<control> publishes a
+// ConsoleInput press and release, debounced on the edges' timestamps.
+// Pressing estop is what the router takes as the console's emergency stop.
+// Holding the override button (select) for override.hold_ms toggles the
+// manual override: while on, the console publishes ConsoleOverride with
+// the configured target and values at override.rate_hz, faster than the
+// router's source timeout; turning it off publishes Active false at once.
+type Console struct {
+	basic
+	cfg     consoleConfig
+	oled    *ssd1306.Dev
+	buttons map[string]*consoleButton
+	subs    []bus.Subscription
+	timers  []*executor.Timer
+
+	page     *msg.ConsoleDisplay // pushed text page, nil for status
+	alerts   []consoleAlert
+	estop    bool
+	estopSrc string
+	battery  float64 // V, 0 when unknown
+	nodes    map[string]time.Time
+	override bool
+	overTick *executor.Timer
+}
+
+type consoleConfig struct {
+	robotName      string
+	debounce       time.Duration
+	refresh        time.Duration
+	nodeTimeout    time.Duration
+	batteryTopic   string
+	overrideButton string
+	overrideHold   time.Duration
+	overridePeriod time.Duration
+	overrideTarget string
+	overrideValues map[string]float32
+	alertShow      map[string]time.Duration // 0: until dismissed
+}
+
+type consoleAlert struct {
+	msg.ConsoleAlert
+	rank  int
+	seq   int
+	until time.Time // zero: until dismissed
+}
+
+// Alert ranks: a higher rank is shown first.
+var consoleAlertRank = map[string]int{msg.AlertInfo: 0, msg.AlertWarning: 1, msg.AlertError: 2, msg.AlertCritical: 3}
+
+// consoleButton is one button, pressed when its pin reads low (wired to
+// ground with a pull-up).
+type consoleButton struct {
+	control  string
+	pin      gpio.PinIO
+	pressed  bool      // debounced state
+	accepted time.Time // stamp of the last accepted change
+	settle   *executor.Timer
+	hold     *executor.Timer
+	stopEdge func()
+}
 
 // Start implements Role.
-func (c *Console) Start(env Env) error { return c.start(env) }
+func (c *Console) Start(env Env) error {
+	if env.Log == nil {
+		env.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := c.start(env); err != nil {
+		return err
+	}
+	c.env.Log = env.Log.With("role", "console")
+	if err := c.configure(); err != nil {
+		c.stop()
+		return err
+	}
+	c.nodes = map[string]time.Time{}
+	c.openDisplay()
+	c.buttons = map[string]*consoleButton{}
+	for name, pin := range c.pins.in {
+		control, ok := strings.CutPrefix(name, "button_")
+		if !ok {
+			continue
+		}
+		b := &consoleButton{control: control, pin: pin, pressed: pin.Read() == gpio.Low}
+		c.buttons[control] = b
+		w, ok := pin.(gpio.EdgeWatcher)
+		if !ok {
+			c.Stop()
+			return fmt.Errorf("console: gpio_mapping.%s: the pin does not report edges", name)
+		}
+		b.stopEdge = w.WatchEdges(func(e gpio.EdgeEvent) {
+			env.Exec.Post(func() { c.edge(b, e) })
+		})
+	}
+	handlers := []struct {
+		topic string
+		f     func(bus.Msg)
+	}{
+		{env.Prefix + "/display", c.onDisplay},
+		{env.Prefix + "/alerts", c.onAlert},
+		{msg.TopicRouterStatus, c.onRouterStatus},
+		{msg.TopicAllNodeStatus, c.onNodeStatus},
+	}
+	if c.cfg.batteryTopic != "" {
+		handlers = append(handlers, struct {
+			topic string
+			f     func(bus.Msg)
+		}{c.cfg.batteryTopic, c.onBattery})
+	}
+	for _, h := range handlers {
+		sub, err := env.Bus.Subscribe(h.topic, bus.QoS{Depth: 16}, env.Exec, h.f)
+		if err != nil {
+			c.Stop()
+			return fmt.Errorf("console: subscribe %s: %w", h.topic, err)
+		}
+		c.subs = append(c.subs, sub)
+	}
+	c.timers = append(c.timers, env.Exec.Every(c.cfg.refresh, c.draw))
+	c.draw()
+	return nil
+}
 
-// Stop implements Role.
-func (c *Console) Stop() { c.stop() }
+func (c *Console) configure() error {
+	p := c.env.Config.Params
+	cfg := consoleConfig{robotName: "SAINT", overrideButton: "select", overrideTarget: "tracks",
+		overrideValues: map[string]float32{"linear": 0, "angular": 0}}
+	if s, ok := p["robot_name"].(string); ok && s != "" {
+		cfg.robotName = s
+	}
+	if s, ok := p["battery_topic"].(string); ok {
+		cfg.batteryTopic = s
+	}
+	ms := func(m map[string]any, field string, def float64) (time.Duration, error) {
+		v := toFloat(m[field], def)
+		if v <= 0 {
+			return 0, fmt.Errorf("console: %s: %g, want a positive number of milliseconds", field, v)
+		}
+		return time.Duration(v * float64(time.Millisecond)), nil
+	}
+	var err error
+	if cfg.debounce, err = ms(p, "debounce_ms", 30); err != nil {
+		return err
+	}
+	hz := toFloat(p["state_rate_hz"], 5)
+	if hz <= 0 {
+		return fmt.Errorf("console: state_rate_hz: %g, want a positive rate", hz)
+	}
+	cfg.refresh = time.Duration(float64(time.Second) / hz)
+	if cfg.nodeTimeout, err = ms(p, "node_timeout_ms", 10000); err != nil {
+		return err
+	}
+	ov, _ := p["override"].(map[string]any)
+	if s, ok := ov["button"].(string); ok {
+		cfg.overrideButton = s
+	}
+	if s, ok := ov["target"].(string); ok {
+		cfg.overrideTarget = s
+	}
+	if vals, ok := ov["values"].(map[string]any); ok {
+		cfg.overrideValues = map[string]float32{}
+		for k, v := range vals {
+			cfg.overrideValues[k] = float32(toFloat(v, 0))
+		}
+	}
+	if cfg.overrideHold, err = ms(ov, "hold_ms", 1000); err != nil {
+		return fmt.Errorf("console: override.%w", err)
+	}
+	orate := toFloat(ov["rate_hz"], 10)
+	if orate <= 0 {
+		return fmt.Errorf("console: override.rate_hz: %g, want a positive rate", orate)
+	}
+	cfg.overridePeriod = time.Duration(float64(time.Second) / orate)
+	cfg.alertShow = map[string]time.Duration{msg.AlertInfo: 3 * time.Second, msg.AlertWarning: 5 * time.Second,
+		msg.AlertError: 10 * time.Second, msg.AlertCritical: 0}
+	if m, ok := p["alert_display_ms"].(map[string]any); ok {
+		for level := range cfg.alertShow {
+			if v, ok := m[level]; ok {
+				cfg.alertShow[level] = time.Duration(toFloat(v, 0) * float64(time.Millisecond))
+			}
+		}
+	}
+	c.cfg = cfg
+	return nil
+}
+
+// openDisplay starts the SSD1306 of i2c_devices. Without it the console
+// keeps its buttons: the emergency stop must not depend on the screen.
+func (c *Console) openDisplay() {
+	for _, d := range c.env.Config.I2CDevices {
+		if d.Driver != "ssd1306" {
+			continue
+		}
+		bus, err := c.env.Board.Hardware().I2C(d.Bus)
+		if err != nil {
+			c.env.Log.Warn("display bus", "bus", d.Bus, "err", err)
+			return
+		}
+		dev, err := ssd1306.New(bus, &ssd1306.Opts{Addr: uint16(d.Address)})
+		if err != nil {
+			c.env.Log.Warn("display not started", "err", err)
+			return
+		}
+		c.oled = dev
+		return
+	}
+}
+
+// edge takes one edge of a button, on the executor. The first edge that
+// changes the debounced state is taken at once (an emergency stop must
+// not wait); edges within debounce of it are contact bounce, and when the
+// window ends the pin is read again in case it settled the other way.
+func (c *Console) edge(b *consoleButton, e gpio.EdgeEvent) {
+	if b.stopEdge == nil {
+		return // stopped
+	}
+	if !b.accepted.IsZero() && e.Time.Sub(b.accepted) < c.cfg.debounce {
+		if b.settle == nil {
+			wait := b.accepted.Add(c.cfg.debounce).Sub(c.env.Exec.Now())
+			b.settle = c.env.Exec.After(wait, func() {
+				b.settle = nil
+				if pressed := b.pin.Read() == gpio.Low; pressed != b.pressed && b.stopEdge != nil {
+					c.accept(b, pressed, c.env.Exec.Now())
+				}
+			})
+		}
+		return
+	}
+	if pressed := e.Level == gpio.Low; pressed != b.pressed {
+		c.accept(b, pressed, e.Time)
+	}
+}
+
+// accept records a debounced change and publishes it.
+func (c *Console) accept(b *consoleButton, pressed bool, at time.Time) {
+	b.pressed, b.accepted = pressed, at
+	ev, val := msg.EventRelease, float32(0)
+	if pressed {
+		ev, val = msg.EventPress, 1
+	}
+	_ = c.env.Bus.Publish(c.env.Prefix+"/input", msg.ConsoleInput{Control: b.control, Kind: msg.InputButton,
+		Event: ev, Value: val, Timestamp: float64(at.UnixNano()) / 1e9})
+	if b.hold != nil {
+		b.hold.Stop()
+		b.hold = nil
+	}
+	if !pressed {
+		return
+	}
+	switch b.control {
+	case c.cfg.overrideButton:
+		b.hold = c.env.Exec.After(at.Add(c.cfg.overrideHold).Sub(c.env.Exec.Now()), func() {
+			b.hold = nil
+			c.setOverride(!c.override)
+		})
+	case "back":
+		c.dismiss()
+	}
+}
+
+// dismiss takes the alert on screen away, or else the text page.
+func (c *Console) dismiss() {
+	if c.shownAlert() != nil {
+		c.alerts = c.alerts[1:] // shownAlert sorted it first
+	} else {
+		c.page = nil
+	}
+	c.draw()
+}
+
+// setOverride turns the manual override on or off.
+func (c *Console) setOverride(on bool) {
+	if on == c.override {
+		return
+	}
+	c.override = on
+	if c.overTick != nil {
+		c.overTick.Stop()
+		c.overTick = nil
+	}
+	c.env.Log.Info("console override", "active", on, "target", c.cfg.overrideTarget)
+	c.publishOverride()
+	if on {
+		c.overTick = c.env.Exec.Every(c.cfg.overridePeriod, c.publishOverride)
+	}
+	c.draw()
+}
+
+func (c *Console) publishOverride() {
+	ov := msg.ConsoleOverride{Active: c.override, Target: c.cfg.overrideTarget}
+	if c.override {
+		ov.Values = make(map[string]float32, len(c.cfg.overrideValues))
+		for k, v := range c.cfg.overrideValues {
+			ov.Values[k] = v
+		}
+	}
+	_ = c.env.Bus.Publish(c.env.Prefix+"/override", ov)
+}
+
+func (c *Console) onDisplay(m bus.Msg) {
+	var d msg.ConsoleDisplay
+	if err := m.Decode(&d); err != nil {
+		c.env.Log.Warn("display message not decoded", "err", err)
+		return
+	}
+	if d.Page == "status" || d.Page == "" && d.Title == "" && len(d.Lines) == 0 {
+		c.page = nil
+	} else if c.page == nil || d.Clear {
+		c.page = &d
+	} else {
+		// Without Clear, unchanged lines stay: the new lines replace the
+		// old ones by position.
+		if d.Title != "" {
+			c.page.Title = d.Title
+		}
+		for i, l := range d.Lines {
+			if i < len(c.page.Lines) {
+				c.page.Lines[i] = l
+			} else {
+				c.page.Lines = append(c.page.Lines, l)
+			}
+		}
+		c.page.Page = d.Page
+	}
+	c.draw()
+}
+
+func (c *Console) onAlert(m bus.Msg) {
+	var a msg.ConsoleAlert
+	if err := m.Decode(&a); err != nil {
+		c.env.Log.Warn("alert not decoded", "err", err)
+		return
+	}
+	rank, ok := consoleAlertRank[a.Level]
+	if !ok {
+		rank = consoleAlertRank[msg.AlertWarning]
+	}
+	ca := consoleAlert{ConsoleAlert: a, rank: rank}
+	for _, o := range c.alerts {
+		ca.seq = max(ca.seq, o.seq+1)
+	}
+	if d := c.cfg.alertShow[a.Level]; d > 0 {
+		ca.until = c.env.Exec.Now().Add(d)
+	}
+	c.alerts = append(c.alerts, ca)
+	c.draw()
+}
+
+func (c *Console) onRouterStatus(m bus.Msg) {
+	var s msg.RouteStatus
+	if m.Decode(&s) == nil {
+		c.estop, c.estopSrc = s.EStopActive, s.EStopSource
+	}
+}
+
+func (c *Console) onNodeStatus(m bus.Msg) {
+	var s msg.NodeStatus
+	if m.Decode(&s) == nil && s.NodeID != "" {
+		c.nodes[s.NodeID] = c.env.Exec.Now()
+	}
+}
+
+// onBattery reads the voltage of a power topic (msg.PowerState's shape:
+// voltage and present).
+func (c *Console) onBattery(m bus.Msg) {
+	var p struct {
+		Voltage float64 `json:"voltage"`
+		Present *bool   `json:"present"`
+	}
+	if m.Decode(&p) != nil {
+		return
+	}
+	if p.Present != nil && !*p.Present {
+		c.battery = 0
+		return
+	}
+	c.battery = p.Voltage
+}
+
+// shownAlert is the alert the screen shows: the highest level, newest
+// first, among those not expired.
+func (c *Console) shownAlert() *consoleAlert {
+	now := c.env.Exec.Now()
+	live := c.alerts[:0]
+	for _, a := range c.alerts {
+		if a.until.IsZero() || now.Before(a.until) {
+			live = append(live, a)
+		}
+	}
+	c.alerts = live
+	if len(live) == 0 {
+		return nil
+	}
+	sort.SliceStable(live, func(i, j int) bool {
+		if live[i].rank != live[j].rank {
+			return live[i].rank > live[j].rank
+		}
+		return live[i].seq > live[j].seq
+	})
+	return &live[0]
+}
+
+// consoleColumns is how many 6-pixel characters fit a 128-pixel row.
+const consoleColumns = ssd1306.Width / ssd1306.Advance
+
+// screen returns the eight text lines to show.
+func (c *Console) screen() (lines []string, title bool) {
+	if a := c.shownAlert(); a != nil {
+		lines = []string{"! " + strings.ToUpper(a.Level)}
+		if a.Source != "" {
+			lines[0] += " " + a.Source
+		}
+		return append(lines, wrap(a.Message, consoleColumns)...), true
+	}
+	if c.page != nil {
+		if c.page.Title != "" {
+			lines = append(lines, c.page.Title)
+		}
+		return append(lines, c.page.Lines...), c.page.Title != ""
+	}
+	estop := []string{"E-STOP: clear"}
+	if c.estop {
+		estop = []string{"E-STOP: ACTIVE"}
+		if c.estopSrc != "" {
+			estop = append(estop, "  by "+c.estopSrc)
+		}
+	}
+	batt := "Battery: --"
+	if c.battery > 0 {
+		batt = fmt.Sprintf("Battery: %.1f V", c.battery)
+	}
+	now := c.env.Exec.Now()
+	n := 0
+	for id, at := range c.nodes {
+		if now.Sub(at) <= c.cfg.nodeTimeout {
+			n++
+		} else {
+			delete(c.nodes, id)
+		}
+	}
+	lines = append(append([]string{c.cfg.robotName}, estop...), batt, fmt.Sprintf("Nodes: %d", n))
+	if c.override {
+		lines = append(lines, "OVERRIDE "+c.cfg.overrideTarget)
+	}
+	return lines, true
+}
+
+// draw renders the screen and sends what changed. A title line is
+// underlined.
+func (c *Console) draw() {
+	if c.oled == nil {
+		return
+	}
+	lines, title := c.screen()
+	f := c.oled.Frame()
+	f.Clear()
+	y := 0
+	for i, l := range lines {
+		if y+ssd1306.GlyphHeight > f.Height() {
+			break
+		}
+		if len(l) > consoleColumns {
+			l = l[:consoleColumns]
+		}
+		f.Text(0, y, l)
+		y += 8
+		if i == 0 && title {
+			f.Line(0, y, ssd1306.Width-1, y, true)
+			y += 2
+		}
+	}
+	if err := c.oled.Flush(); err != nil {
+		c.env.Log.Warn("display flush", "err", err)
+	}
+}
+
+// wrap breaks s into lines of at most n characters, at spaces where it
+// can.
+func wrap(s string, n int) []string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			for len(w) > n {
+				if line != "" {
+					out, line = append(out, line), ""
+				}
+				out, w = append(out, w[:n]), w[n:]
+			}
+			switch {
+			case line == "":
+				line = w
+			case len(line)+1+len(w) <= n:
+				line += " " + w
+			default:
+				out, line = append(out, line), w
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// Stop implements Role: the override is handed back, then the screen is
+// blanked and the pins released.
+func (c *Console) Stop() {
+	for _, s := range c.subs {
+		_ = s.Unsubscribe()
+	}
+	c.subs = nil
+	for _, t := range c.timers {
+		t.Stop()
+	}
+	c.timers = nil
+	for _, b := range c.buttons {
+		if b.stopEdge != nil {
+			b.stopEdge()
+			b.stopEdge = nil
+		}
+		for _, t := range []*executor.Timer{b.settle, b.hold} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+	}
+	if c.override {
+		c.setOverride(false)
+	}
+	if c.oled != nil {
+		c.oled.Frame().Clear()
+		_ = c.oled.Flush()
+		c.oled = nil
+	}
+	c.stop()
+}

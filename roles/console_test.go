@@ -1,0 +1,318 @@
+package roles_test
+
+import (
+	"context"
+	"image"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/device/ssd1306"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/server/router"
+	simboard "github.com/saint-os/saint/sim/board"
+	"github.com/saint-os/saint/sim/robot"
+)
+
+// Console buttons (console.yaml).
+const (
+	consoleSelectPin = 5
+	consoleBackPin   = 6
+	consoleEStopPin  = 26
+)
+
+type consoleRig struct {
+	t     *testing.T
+	ex    *executor.Executor
+	bus   bus.Bus
+	board *simboard.Board
+	role  roles.Role
+}
+
+func newConsoleRig(t *testing.T, edit func(*roleconfig.Config)) *consoleRig {
+	t.Helper()
+	ex := executor.NewVirtual()
+	b := mem.New()
+	// The console board as the simulated robot has it; the console has no
+	// physics, so the board alone is enough.
+	board, err := simboard.New(&simboard.Options{Profile: simboard.Console, NodeID: robot.DefaultNodeID(robot.ConsolePart), Exec: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := headFixtureConfig(t, "console")
+	if edit != nil {
+		edit(cfg)
+	}
+	role, err := roles.New("console")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := role.Start(roles.Env{NodeID: "sim-console", Exec: ex, Bus: b, Board: board, Config: cfg,
+		Prefix: msg.TopicPrefix(msg.RoleConsole, "")}); err != nil {
+		t.Fatal(err)
+	}
+	return &consoleRig{t: t, ex: ex, bus: b, board: board, role: role}
+}
+
+func (g *consoleRig) run(d time.Duration) {
+	g.t.Helper()
+	if err := g.ex.RunFor(context.Background(), d); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+func (g *consoleRig) publish(topic string, v any) {
+	g.t.Helper()
+	if err := g.bus.Publish(topic, v); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// press drives a button's pin to ground (pressed) or lets the pull-up
+// take it high, with bounces: the contact chatters 1 ms apart bounce
+// times before it settles.
+func (g *consoleRig) press(bcm int, pressed bool, bounces int) {
+	g.t.Helper()
+	level := gpio.Level(!pressed)
+	at := g.ex.Now()
+	for i := 0; i < 2*bounces; i++ {
+		if err := g.board.SetInputAt(bcm, level == (i%2 == 0), at.Add(time.Duration(i)*time.Millisecond)); err != nil {
+			g.t.Fatal(err)
+		}
+	}
+	if err := g.board.SetInputAt(bcm, level, at.Add(time.Duration(2*bounces)*time.Millisecond)); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// shows reports whether the panel shows s in the driver's font,
+// anywhere, as dark-background text.
+func (g *consoleRig) shows(s string) bool {
+	img := g.board.SSD1306().Image()
+	w := ssd1306.TextWidth(s)
+	f := ssd1306.NewFrame(ssd1306.Width, 8)
+	f.Text(0, 0, s)
+	for y0 := 0; y0+ssd1306.GlyphHeight <= img.Bounds().Dy(); y0++ {
+	next:
+		for x0 := 0; x0+w <= img.Bounds().Dx(); x0++ {
+			for y := 0; y < ssd1306.GlyphHeight; y++ {
+				for x := 0; x < w; x++ {
+					if (img.GrayAt(x0+x, y0+y).Y > 127) != f.Pixel(x, y) {
+						continue next
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (g *consoleRig) wantShown(texts ...string) {
+	g.t.Helper()
+	for _, s := range texts {
+		if !g.shows(s) {
+			g.t.Errorf("the display does not show %q", s)
+		}
+	}
+}
+
+func (g *consoleRig) wantHidden(texts ...string) {
+	g.t.Helper()
+	for _, s := range texts {
+		if g.shows(s) {
+			g.t.Errorf("the display still shows %q", s)
+		}
+	}
+}
+
+func TestConsoleStatusScreen(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	g.run(500 * time.Millisecond)
+	if !g.board.SSD1306().Lit() {
+		t.Fatal("the display is not lit")
+	}
+	g.wantShown("SAINT", "E-STOP: clear", "Battery: --", "Nodes: 0")
+	for _, id := range []string{"sim-head", "sim-tracks", "sim-console"} {
+		g.publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: "ACTIVE"})
+	}
+	g.publish(msg.TopicTracksPower, map[string]any{"voltage": 24.31, "present": true})
+	g.publish(msg.TopicRouterStatus, msg.RouteStatus{State: msg.RouterIdle, EStopActive: true, EStopSource: "safety"})
+	g.run(500 * time.Millisecond)
+	g.wantShown("E-STOP: ACTIVE", "by safety", "Battery: 24.3 V", "Nodes: 3")
+	g.wantHidden("E-STOP: clear", "Nodes: 0")
+	// Nodes that stop reporting drop out after node_timeout_ms.
+	g.run(11 * time.Second)
+	g.wantShown("Nodes: 0")
+}
+
+func TestConsoleShowsPushedText(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Title: "Hello", Lines: []string{"line one", "line two"}, Clear: true})
+	g.run(300 * time.Millisecond)
+	g.wantShown("Hello", "line one", "line two")
+	g.wantHidden("SAINT")
+	// Without Clear, the lines given replace those at their positions.
+	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Lines: []string{"line 1"}})
+	g.run(300 * time.Millisecond)
+	g.wantShown("Hello", "line 1", "line two")
+	g.wantHidden("line one")
+	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "status"})
+	g.run(300 * time.Millisecond)
+	g.wantShown("SAINT")
+	g.wantHidden("Hello")
+}
+
+func TestConsoleAlertsByPriority(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	alert := func(level, text string) {
+		g.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: level, Message: text, Source: "srv"})
+		g.run(300 * time.Millisecond)
+	}
+	alert(msg.AlertWarning, "servo hot")
+	g.wantShown("! WARNING srv", "servo hot")
+	alert(msg.AlertInfo, "hello")
+	g.wantShown("servo hot") // an info does not hide a warning
+	g.wantHidden("hello")
+	alert(msg.AlertCritical, "battery cutoff")
+	g.wantShown("! CRITICAL srv", "battery cutoff")
+	// A critical alert stays until dismissed: back takes it away and the
+	// next most urgent shows, the warning's 5 s now over: the info is
+	// also gone (3 s), so the status page is back.
+	g.run(6 * time.Second)
+	g.wantShown("battery cutoff")
+	g.press(consoleBackPin, true, 3)
+	g.run(100 * time.Millisecond)
+	g.press(consoleBackPin, false, 3)
+	g.run(300 * time.Millisecond)
+	g.wantHidden("battery cutoff", "servo hot", "hello")
+	g.wantShown("SAINT")
+}
+
+func TestConsoleButtonDebounce(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	inputs := headCollect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
+	g.run(100 * time.Millisecond)
+	pressAt := g.ex.Now()
+	g.press(consoleSelectPin, true, 4)
+	g.run(200 * time.Millisecond)
+	releaseAt := g.ex.Now()
+	g.press(consoleSelectPin, false, 4)
+	g.run(200 * time.Millisecond)
+	want := []msg.ConsoleInput{
+		{Control: "select", Kind: msg.InputButton, Event: msg.EventPress, Value: 1, Timestamp: float64(pressAt.UnixNano()) / 1e9},
+		{Control: "select", Kind: msg.InputButton, Event: msg.EventRelease, Value: 0, Timestamp: float64(releaseAt.UnixNano()) / 1e9},
+	}
+	if !slices.Equal(*inputs, want) {
+		t.Errorf("inputs %+v, want %+v", *inputs, want)
+	}
+	// A tap shorter than the debounce time that ends released is one
+	// press and, when the window closes and the pin reads high, one
+	// release.
+	*inputs = nil
+	g.press(consoleEStopPin, true, 0)
+	g.run(5 * time.Millisecond)
+	g.press(consoleEStopPin, false, 0)
+	g.run(100 * time.Millisecond)
+	if n := len(*inputs); n != 2 || (*inputs)[0].Control != "estop" || (*inputs)[0].Event != msg.EventPress || (*inputs)[1].Event != msg.EventRelease {
+		t.Errorf("a 5 ms tap gave %+v, want estop press then release", *inputs)
+	}
+}
+
+// TestConsoleEStopAndOverrideReachTheRouter runs the server's router on the
+// same bus: the console's estop button engages its emergency stop, and
+// holding select hands the tracks to the console until held again.
+func TestConsoleEStopAndOverrideReachTheRouter(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	rt, err := router.New(router.Options{Exec: g.ex, Bus: g.bus, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop()
+	overrides := headCollect[msg.ConsoleOverride](t, g.bus, g.ex, msg.TopicConsoleOverride)
+	twists := headCollect[msg.Twist](t, g.bus, g.ex, msg.TopicTracksCmdVel)
+
+	g.press(consoleSelectPin, true, 2)
+	g.run(500 * time.Millisecond)
+	if len(*overrides) != 0 {
+		t.Fatalf("override after 0.5 s of a 1 s hold: %+v", *overrides)
+	}
+	g.run(time.Second)
+	g.press(consoleSelectPin, false, 2)
+	g.run(time.Second)
+	// On at 1 s, then every 100 ms.
+	if n := len(*overrides); n < 14 || n > 16 {
+		t.Errorf("%d overrides in 1.5 s of override at 10 Hz", n)
+	}
+	on := (*overrides)[0]
+	if !on.Active || on.Target != "tracks" || on.Values["linear"] != 0 || on.Values["angular"] != 0 || len(on.Values) != 2 {
+		t.Errorf("override %+v, want active on tracks with linear and angular 0", on)
+	}
+	if !slices.ContainsFunc(rt.Status().Outputs, func(o msg.OutputState) bool {
+		return o.Target == "tracks" && slices.Contains(o.RouteIDs, router.ConsoleOverrideID)
+	}) {
+		t.Errorf("router outputs %+v: the console override does not drive the tracks", rt.Status().Outputs)
+	}
+	if len(*twists) == 0 {
+		t.Error("the router sent the tracks nothing while the console held them")
+	}
+	g.wantShown("OVERRIDE tracks")
+
+	g.press(consoleSelectPin, true, 2)
+	g.run(1200 * time.Millisecond)
+	g.press(consoleSelectPin, false, 2)
+	g.run(500 * time.Millisecond)
+	last := (*overrides)[len(*overrides)-1]
+	if last.Active {
+		t.Errorf("last override %+v after the second hold, want inactive", last)
+	}
+	n := len(*overrides)
+	g.run(time.Second)
+	if len(*overrides) != n {
+		t.Error("overrides still sent after the override was turned off")
+	}
+
+	g.press(consoleEStopPin, true, 3)
+	g.run(500 * time.Millisecond)
+	if st := rt.Status(); !st.EStopActive || st.EStopSource != router.SourceConsole {
+		t.Errorf("router e-stop %v from %q, want engaged by the console", st.EStopActive, st.EStopSource)
+	}
+	g.run(time.Second) // the router publishes its status
+	g.wantShown("E-STOP: ACTIVE", "by console")
+}
+
+func TestConsoleStopBlanksTheScreen(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	g.run(300 * time.Millisecond)
+	g.role.Stop()
+	img := g.board.SSD1306().Image()
+	if lit := countLit(img); lit != 0 {
+		t.Errorf("%d pixels lit after Stop", lit)
+	}
+	inputs := headCollect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
+	g.press(consoleSelectPin, true, 0)
+	g.run(100 * time.Millisecond)
+	if len(*inputs) != 0 {
+		t.Errorf("input events after Stop: %+v", *inputs)
+	}
+}
+
+func countLit(img *image.Gray) int {
+	n := 0
+	for _, p := range img.Pix {
+		if p > 127 {
+			n++
+		}
+	}
+	return n
+}
