@@ -36,10 +36,10 @@ export function card(title, ...children) {
 export function table(headers, rows, empty = 'None', hideNarrow = []) {
   const cls = (i) => (hideNarrow.includes(i) ? 'hide-narrow' : null);
   const body = rows.length
-    ? rows.map((r) => h('tr', r.attrs || {}, (r.cells || r).map((c, i) => h('td', { class: cls(i) }, c))))
+    ? rows.map((r) => h('tr', r.attrs || {}, (r.cells || r).map((c, i) => h('td', { class: cls(i), 'data-label': headers[i] }, c))))
     : [h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, empty))];
   return h('div', { class: 'table-wrap' },
-    h('table', {}, h('thead', {}, h('tr', {}, headers.map((t, i) => h('th', { scope: 'col', class: cls(i) }, t)))), h('tbody', {}, body)));
+    h('table', { class: 'stack' }, h('thead', {}, h('tr', {}, headers.map((t, i) => h('th', { scope: 'col', class: cls(i) }, t)))), h('tbody', {}, body)));
 }
 
 // bar is a labelled horizontal bar for a value in [min, max].

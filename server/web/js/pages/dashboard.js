@@ -14,8 +14,8 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     h('span', {}, 'EMERGENCY STOP ACTIVE: all motion is stopped'),
     h('button', { type: 'button', id: 'estop-release', onclick: () => setEStop(false) }, 'Release E-Stop'));
   const sys = h('dl', { class: 'kv', id: 'system-status' });
-  const nodes = h('ul', { class: 'log', id: 'node-summary' });
-  const inputs = h('ul', { class: 'log', id: 'input-summary' });
+  const nodes = h('ul', { class: 'list', id: 'node-summary' });
+  const inputs = h('ul', { class: 'list', id: 'input-summary' });
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
   const estopBtn = h('button', { type: 'button', class: 'danger', id: 'estop-all', onclick: () => setEStop(true) }, 'E-Stop All');
 

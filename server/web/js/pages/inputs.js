@@ -20,7 +20,7 @@ function subjectProperties(s) {
 }
 
 export function inputsPage({ api, toast }, view) {
-  const summary = h('ul', { class: 'log', id: 'input-sources' });
+  const summary = h('ul', { class: 'list', id: 'input-sources' });
   const clientsBox = h('div', { id: 'ws-clients' });
   const llBox = h('div', { id: 'livelink-sources' });
   const llLive = h('div', { id: 'livelink-live' });

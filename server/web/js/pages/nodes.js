@@ -82,7 +82,7 @@ export function nodesPage({ api, toast, confirm, go }, view) {
         h('div', { class: 'actions' },
           h('a', { class: 'button small', href: `#/nodes/${encodeURIComponent(n.node_id)}` }, 'View'),
           h('button', { type: 'button', class: 'small', onclick: () => reset(n) }, 'Reset'))],
-    })), 'No adopted nodes', [2, 4]));
+    })), 'No adopted nodes', [4]));
     unadopted.replaceChildren(table(['Node', 'Hardware', 'Firmware', 'Detected', 'Actions'], u.nodes.map((n) => ({
       attrs: { 'data-node': n.node_id },
       cells: [n.node_id, n.hardware_rev || '–', n.firmware_version || '–', ago(n.first_seen, api.serverNow()),
@@ -171,10 +171,16 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
       bar('Temp', s.cpu_temp, 0, 90, `${fmtNum(s.cpu_temp, 1)} °C`),
       h('p', {}, `Uptime: ${fmtDuration(s.uptime_seconds)} · `, dot(info.online, info.online ? 'Online' : 'Offline'), s.message ? ` · ${s.message}` : ''));
     showMetrics(st);
-    const gpio = (info.gpio_status && info.gpio_status.pins || []).filter((p) => p.in_use);
-    const gpioList = gpio.length
-      ? h('ul', {}, gpio.map((p) => h('li', {}, `${p.pin_name} (${p.direction.toUpperCase()}) → ${p.used_by || 'in use'}`)))
-      : h('p', { class: 'muted' }, 'No pins in use');
+    const gpioBox = h('div', { id: 'gpio-status' });
+    const showGPIO = (g) => {
+      const used = (g && g.pins || []).filter((p) => p.in_use);
+      gpioBox.replaceChildren(used.length
+        ? h('ul', { class: 'list' }, used.map((p) => h('li', {}, `${p.pin_name} (${p.direction.toUpperCase()}) → ${p.used_by || 'in use'}`)))
+        : h('p', { class: 'muted' }, 'No header pins in use'), g ? peripheralsList(g.peripherals) : null);
+    };
+    showGPIO(info.gpio_status);
+    // A fresh probe shows the pins the role has claimed since.
+    api.management('get_gpio_status', { node_id: id }).then(showGPIO).catch(() => {});
     const role = roleStateView(api, info);
     offs.push(role.off);
     const activity = h('ol', { class: 'log', id: 'node-activity' });
@@ -182,7 +188,7 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
       card('Display name', renameForm),
       h('div', { class: 'grid two' }, card('Hardware info', hw), card('Current state', role.box)),
       h('div', { class: 'grid two' }, card('System metrics', metrics),
-        card('GPIO status', gpioList, info.gpio_status ? peripheralsList(info.gpio_status.peripherals) : null)),
+        card('GPIO status', gpioBox)),
       card('Recent activity', activity));
     offs.push(api.subscribe('nodes', (s) => { if (s.node_id === id) { info.state = s.state; showMetrics(s); } }));
     offs.push(api.subscribe('logs', (e) => {
