@@ -11,6 +11,7 @@
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
 //	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
+//	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 package main
 
 import (
@@ -48,7 +49,9 @@ commands:
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
                                   (robot control: call command/head move '{"pan":45}')
   firmware publish --image FILE --version V [--configs DIR] [--out DIR]
-  firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]`
+  firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]
+  livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
+                                  replay a Live Link Face capture at its recorded rate`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -74,6 +77,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "firmware" {
 		return firmwareCmd(rest[1:], out, *token)
+	}
+	if rest[0] == "livelink" {
+		return livelinkCmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()

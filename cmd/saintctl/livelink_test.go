@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/server/inputs/livelink"
+)
+
+const captureFile = "../../fixtures/livelink/live-link-face-capture.udp"
+
+// collect is a writer keeping each write.
+type collect struct{ writes [][]byte }
+
+func (c *collect) Write(b []byte) (int, error) {
+	c.writes = append(c.writes, append([]byte(nil), b...))
+	return len(b), nil
+}
+
+func TestReplaySchedule(t *testing.T) {
+	data, err := os.ReadFile(captureFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newReplay(data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := r.packets[0], r.packets[len(r.packets)-1]
+	// The capture's span from its frame times: no jump in it is longer
+	// than a second, so the replay keeps every gap.
+	span := (float64(last.FrameNumber) + float64(last.SubFrame) - float64(first.FrameNumber) - float64(first.SubFrame)) / 60
+	for _, speed := range []float64{1, 2.5} {
+		var moments []time.Time
+		w := &collect{}
+		sleep := func(_ context.Context, t time.Time) error { moments = append(moments, t); return nil }
+		n, err := r.run(context.Background(), w, speed, false, sleep)
+		if err != nil || n != len(r.packets) || len(w.writes) != n {
+			t.Fatalf("speed %v: sent %d of %d: %v", speed, n, len(r.packets), err)
+		}
+		got := moments[len(moments)-1].Sub(moments[0]).Seconds()
+		if want := span / speed; got < want-0.001 || got > want+0.001 {
+			t.Errorf("speed %v: replay lasts %.4f s, want %.4f s", speed, got, want)
+		}
+		for i := 1; i < len(moments); i++ {
+			if moments[i].Before(moments[i-1]) {
+				t.Fatalf("moment %d before %d", i, i-1)
+			}
+		}
+		// The bytes are the capture's good packets, unchanged.
+		i := 0
+		for _, s := range livelink.SplitCapture(data) {
+			if s.Err == nil {
+				if !bytes.Equal(w.writes[i], s.Bytes) {
+					t.Fatalf("packet %d differs from the capture", i)
+				}
+				i++
+			}
+		}
+	}
+	// Loop: the second pass starts one frame after the end of the first.
+	var moments []time.Time
+	ctx, cancel := context.WithCancel(context.Background())
+	sleep := func(ctx context.Context, t time.Time) error {
+		moments = append(moments, t)
+		if len(moments) == len(r.packets)+2 {
+			cancel()
+		}
+		return ctx.Err()
+	}
+	n, err := r.run(ctx, &collect{}, 1, true, sleep)
+	if err == nil || n != len(r.packets)+1 {
+		t.Fatalf("loop: sent %d, err %v", n, err)
+	}
+	if d := moments[len(r.packets)].Sub(moments[len(r.packets)-1]); d != time.Second/60 {
+		t.Errorf("loop gap %v, want one frame", d)
+	}
+}
+
+func TestReplayCommand(t *testing.T) {
+	l, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var mu sync.Mutex
+	var got []livelink.FacePacket
+	var bad int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 2048)
+		for {
+			n, _, err := l.ReadFromUDP(buf)
+			if err != nil {
+				return
+			}
+			p, err := livelink.ParseFacePacket(buf[:n])
+			mu.Lock()
+			if err != nil {
+				bad++
+			} else {
+				got = append(got, p)
+			}
+			mu.Unlock()
+		}
+	}()
+	var out strings.Builder
+	if err := run([]string{"livelink", "replay", captureFile, "--to", l.LocalAddr().String(), "--speed", "40", "--subject", "FaceCapture"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "560 packets") || !strings.Contains(out.String(), "518 bytes rejected") {
+		t.Errorf("output %q", out.String())
+	}
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) != 560 {
+			return fmt.Errorf("%d packets received", len(got))
+		}
+		return nil
+	})
+	_ = l.Close()
+	<-done
+	if len(got) != 560 || bad != 0 {
+		t.Fatalf("received %d packets (%d bad), want 560", len(got), bad)
+	}
+	for i, p := range got {
+		if p.Subject != "FaceCapture" || i > 0 && p.FrameNumber <= got[i-1].FrameNumber {
+			t.Fatalf("packet %d: %s frame %d", i, p.Subject, p.FrameNumber)
+		}
+	}
+	if err := run([]string{"livelink", "replay", captureFile}, &out); err == nil {
+		t.Error("replay without --to accepted")
+	}
+}
