@@ -145,7 +145,8 @@ func (a *Arms) Start(env Env) error {
 	a.target, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]int, n)
 	a.gripForce = cfg.Gripper.DefaultForceN
 	a.mw, err = motor.New(motor.Options{
-		Joints: j, MaxTorque: cfg.ServoMaxTorqueNM, Calibrate: a.calibrateZero,
+		Joints: j, MaxTorque: cfg.ServoMaxTorqueNM, NoLoadSpeed: cfg.ServoNoLoadSpeed, DampingKd: cfg.DampingKd,
+		Calibrate: a.calibrateZero,
 		SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
 	})
 	if err == nil {

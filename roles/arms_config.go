@@ -24,6 +24,11 @@ type armsConfig struct {
 	DefaultSpeedFactor float64   `yaml:"default_speed_factor"`
 	// ServoMaxTorqueNM is each joint servo's torque at 100 % load.
 	ServoMaxTorqueNM []float64 `yaml:"servo_max_torque_nm"`
+	// ServoNoLoadSpeed is each joint servo's unloaded speed, rad/s.
+	ServoNoLoadSpeed []float64 `yaml:"servo_no_load_speed"`
+	// DampingKd is each joint's damping in the middleware's DAMPING_MODE,
+	// N·m·s/rad.
+	DampingKd []float64 `yaml:"damping_kd"`
 	// HomeDeg is the home pose, degrees.
 	HomeDeg []float64 `yaml:"home_deg"`
 
@@ -103,7 +108,8 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 	for _, f := range []struct {
 		name string
 		v    []float64
-	}{{"max_joint_speed_dps", cfg.MaxJointSpeedDPS}, {"servo_max_torque_nm", cfg.ServoMaxTorqueNM}} {
+	}{{"max_joint_speed_dps", cfg.MaxJointSpeedDPS}, {"servo_max_torque_nm", cfg.ServoMaxTorqueNM},
+		{"servo_no_load_speed", cfg.ServoNoLoadSpeed}, {"damping_kd", cfg.DampingKd}} {
 		if len(f.v) != n {
 			return nil, c.Errorf(f.name, "%d values, expected %d (one per joint)", len(f.v), n)
 		}

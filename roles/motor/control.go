@@ -134,22 +134,28 @@ func Torque(kp, kd, qDes, q, dqDes, dq, tauFF float64) float64 {
 	return kp*(qDes-q) + kd*(dqDes-dq) + tauFF
 }
 
-// TorqueOutput is the nearest Feetech command to a torque: the servos
+// TorqueOutput is the nearest Feetech command to a torque τ: the servos
 // have no torque mode, but their position loop saturates its drive a few
-// degrees from the goal, and the torque limit register caps that drive. A
-// goal reach beyond the present position, in the torque's direction, with
-// the limit at |τ|/τ_max, makes the servo push with about |τ| (less the
-// back-EMF share at speed). maxTorque is the servo's torque at 100 % load.
-func TorqueOutput(tau, present, reach, maxTorque float64) Output {
+// degrees from the goal, and the torque limit register caps that drive
+// (the PWM duty), of which the motor's back-EMF takes τ_max·ω/ω₀. A goal
+// reach beyond the present position, in the drive's direction, with the
+// limit at |τ + τ_max·ω/ω₀|/τ_max, makes the servo push with about τ.
+// maxTorque is the servo's stall torque (100 % load), noLoadSpeed ω₀ its
+// speed unloaded (rad/s); position and velocity are the present ones.
+func TorqueOutput(tau, position, velocity, reach, maxTorque, noLoadSpeed float64) Output {
+	drive := tau
+	if noLoadSpeed > 0 {
+		drive += maxTorque * velocity / noLoadSpeed
+	}
 	lim := 0.0
 	if maxTorque > 0 {
-		lim = math.Min(1, math.Abs(tau)/maxTorque)
+		lim = math.Min(1, math.Abs(drive)/maxTorque)
 	}
-	goal := present
+	goal := position
 	switch {
-	case tau > 0:
+	case drive > 0:
 		goal += reach
-	case tau < 0:
+	case drive < 0:
 		goal -= reach
 	}
 	return Output{Torque: true, Position: goal, TorqueLimit: lim}

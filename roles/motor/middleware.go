@@ -32,8 +32,13 @@ const (
 // Options configures a Middleware.
 type Options struct {
 	Joints *Joints
-	// MaxTorque is each joint motor's torque at 100 % load, N·m.
-	MaxTorque []float64
+	// MaxTorque is each joint motor's torque at 100 % load, N·m, and
+	// NoLoadSpeed its speed unloaded, rad/s (see TorqueOutput).
+	MaxTorque   []float64
+	NoLoadSpeed []float64
+	// DampingKd is each joint's damping in DAMPING_MODE, N·m·s/rad; nil
+	// means joints.yaml's kd.
+	DampingKd []float64
 	// SessionTimeout is the default_timeout_ms of sessions whose request
 	// gives none; 0 means DefaultSessionTimeout.
 	SessionTimeout time.Duration
@@ -95,6 +100,15 @@ func New(o Options) (*Middleware, error) {
 	}
 	if len(o.MaxTorque) != len(o.Joints.JointNames) {
 		return nil, fmt.Errorf("motor: Options.MaxTorque: %d values, expected %d (one per joint)", len(o.MaxTorque), len(o.Joints.JointNames))
+	}
+	if len(o.NoLoadSpeed) != len(o.Joints.JointNames) {
+		return nil, fmt.Errorf("motor: Options.NoLoadSpeed: %d values, expected %d (one per joint)", len(o.NoLoadSpeed), len(o.Joints.JointNames))
+	}
+	if o.DampingKd == nil {
+		o.DampingKd = o.Joints.Kd
+	}
+	if len(o.DampingKd) != len(o.Joints.JointNames) {
+		return nil, fmt.Errorf("motor: Options.DampingKd: %d values, expected %d (one per joint)", len(o.DampingKd), len(o.Joints.JointNames))
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
@@ -295,7 +309,6 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 	if !m.owns {
 		return nil, false
 	}
-	j := m.o.Joints
 	out = make([]Output, len(fb))
 	for i, f := range fb {
 		switch {
@@ -304,10 +317,9 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 		case m.state == stateActive || m.applied == msg.BehaviorKeep:
 			out[i] = m.drive(i, m.setpoints[i], f)
 		case m.applied == msg.BehaviorDamping:
-			// τ = −kd·dq: the joint moves only as fast as what pushes it
-			// overcomes the damping.
-			tau := -j.Kd[i] * float64(j.Direction[i]) * f.Velocity
-			out[i] = TorqueOutput(float64(j.Direction[i])*tau, f.Position, m.o.TorqueReach, m.o.MaxTorque[i])
+			// τ = −kd·dq (the same in either frame): the joint moves only
+			// as fast as what pushes it overcomes the damping.
+			out[i] = m.torque(i, -m.o.DampingKd[i]*f.Velocity, f)
 		default: // ZERO_TORQUE_MODE
 			out[i] = Output{}
 		}
@@ -328,7 +340,12 @@ func (m *Middleware) drive(i int, s *setpoint, f Feedback) Output {
 	d := float64(j.Direction[i])
 	q, dq := j.ToURDF(i, f.Position), d*f.Velocity
 	tau := Torque(s.kp, s.kd, s.q, q, s.dq, dq, s.tau)
-	return TorqueOutput(d*tau, f.Position, m.o.TorqueReach, m.o.MaxTorque[i])
+	return m.torque(i, d*tau, f)
+}
+
+// torque is the output making motor i push with tau (motor frame).
+func (m *Middleware) torque(i int, tau float64, f Feedback) Output {
+	return TorqueOutput(tau, f.Position, f.Velocity, m.o.TorqueReach, m.o.MaxTorque[i], m.o.NoLoadSpeed[i])
 }
 
 // PublishState publishes joint_states and session_status.
