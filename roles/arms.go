@@ -146,7 +146,7 @@ func (a *Arms) Start(env Env) error {
 	a.gripForce = cfg.Gripper.DefaultForceN
 	a.mw, err = motor.New(motor.Options{
 		Joints: j, MaxTorque: cfg.ServoMaxTorqueNM, NoLoadSpeed: cfg.ServoNoLoadSpeed, DampingKd: cfg.DampingKd,
-		Calibrate: a.calibrateZero,
+		Calibrate:      a.calibrateZero,
 		SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
 	})
 	if err == nil {
