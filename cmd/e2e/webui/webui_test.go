@@ -377,13 +377,15 @@ func TestWebUI(t *testing.T) {
 		p.shot("nodes")
 		p.click(`#unadopted tr[data-node="sim-arms-left"] a`)
 		p.do("adopt page", chromedp.WaitVisible(chromedp.CSS("#adopt-form")), chromedp.WaitVisible(chromedp.CSS("#gpio-header .pin.used")))
-		p.click("#role-arms-left")
+		// By keyboard: space picks the role, Enter in the name submits.
+		p.do("choose Arms Left", chromedp.Focus(chromedp.CSS("#role-arms-left")), chromedp.KeyEvent(" "))
 		if got := p.eval(`document.querySelector('#adopt-submit').textContent`); got != "Adopt as Arms Left" {
 			t.Fatalf("submit button says %q after choosing Arms Left", got)
 		}
-		p.setValue("#adopt-name", "Port Arm")
+		p.setValue("#adopt-name", "")
+		p.do("type the name", chromedp.SendKeys(chromedp.CSS("#adopt-name"), "Port Arm"))
 		p.shot("adopt")
-		p.click("#adopt-submit")
+		p.do("submit with Enter", chromedp.KeyEvent("\r"))
 		p.until("moved to the adopted table", `location.hash === '#/nodes' &&
 			document.querySelector('#adopted tr[data-node="sim-arms-left"]') !== null &&
 			document.querySelector('#unadopted tr[data-node="sim-arms-left"]') === null`)
@@ -526,6 +528,9 @@ func TestWebUI(t *testing.T) {
 			return rows.length >= 2 && rows.every((r) => /^\d+\.\d$/.test(r.children[3].textContent)); })()`)
 		p.until("rc status", `document.querySelector('#rc-connected') !== null`)
 		p.shot("inputs")
+		// saint-sim has no RC transmitter: calibrating says why it cannot.
+		p.click(`#rc-channel-form [data-calibrate=center]`)
+		p.until("calibration refused", `document.querySelector('#rc-channel-form .form-error').textContent.length > 0`)
 	})
 
 	t.Run("settings", func(t *testing.T) {
@@ -538,6 +543,23 @@ func TestWebUI(t *testing.T) {
 		p.until("error beside the data port", `(() => { const e = document.querySelector('#set-livelink-data_port');
 			return e.getAttribute('aria-invalid') === 'true' && e.parentElement.querySelector('.field-error').textContent.includes('livelink.data_port'); })()`)
 		p.shot("settings-error")
+
+		// A file that is no firmware: the browser hashes it, the upload
+		// runs to the end, and the server's refusal names the image.
+		junk := filepath.Join(t.TempDir(), "not-firmware.img")
+		if err := os.WriteFile(junk, []byte(strings.Repeat("not an executable\n", 4096)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.do("choose the file", chromedp.SetUploadFiles(chromedp.CSS("#fw-file"), []string{junk}))
+		p.until("sha256 computed", `document.querySelector('#fw-sha256').value.length === 64`)
+		p.setValue("#fw-version", "9.9.9")
+		p.click("#fw-form button[type=submit]")
+		p.until("refusal beside the image", `(() => { const e = document.querySelector('#fw-file');
+			return e.getAttribute('aria-invalid') === 'true' && e.parentElement.querySelector('.field-error').textContent.includes('not an ELF executable'); })()`)
+		if v := p.eval(`String(document.querySelector('#fw-progress').value)`); v != "1" {
+			t.Errorf("upload progress ends at %s, want 1", v)
+		}
+		p.shot("settings-firmware-refused")
 	})
 
 	t.Run("phone width", func(t *testing.T) {
@@ -602,6 +624,22 @@ func TestTokenLogin(t *testing.T) {
 	if st := p.eval(`document.querySelector('#conn-state').dataset.state`); st != "online" {
 		t.Fatalf("after a reload the connection is %q, want online with the stored token", st)
 	}
+	// Regenerating the token closes every session; this browser has
+	// stored the new token and reconnects with it.
+	p.open(s.url("/settings"), "#regenerate-token")
+	p.click("#regenerate-token")
+	p.click("#confirm-ok")
+	var fresh string
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(filepath.Join(s.dataDir, "server", "api_token"))
+		fresh = strings.TrimSpace(string(b))
+		if err == nil && (fresh == token || fresh == "") {
+			err = fmt.Errorf("api_token unchanged")
+		}
+		return err
+	})
+	p.until("back online with the new token", fmt.Sprintf(`localStorage.getItem('saint.api_token') === %q &&
+		document.querySelector('#conn-state').dataset.state === 'online'`, fresh))
 	// The logs download takes the token too.
 	got := p.eval(`fetch('/api/logs?download=1', {headers: {Authorization: 'Bearer ' + localStorage.getItem('saint.api_token')}}).then((r) => String(r.status))`, chromedp.EvalAwaitPromise)
 	if got != "200" {
