@@ -13,6 +13,10 @@
 // --no-auth turns that off for development, and then the server listens on
 // loopback only. System shutdown and reboot run "systemctl poweroff" and
 // "systemctl reboot" (--power=false refuses them).
+//
+// The RC receiver reads the serial device or GPIO pins its configuration
+// names: DATA/rc_receiver.yaml, seeded at the first start from
+// CONFIG/rc_receiver.yaml (docs/rc.md).
 package main
 
 import (
@@ -115,6 +119,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	srv.SetRCPorts(openSerial)
+	srv.SetRCPins(gpioPins())
 	if err := srv.Start(); err != nil {
 		return err
 	}
