@@ -12,6 +12,7 @@
 //	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
+//	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
 package main
 
 import (
@@ -51,7 +52,9 @@ commands:
   firmware publish --image FILE --version V [--configs DIR] [--out DIR]
   firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
-                                  replay a Live Link Face capture at its recorded rate`
+                                  replay a Live Link Face capture at its recorded rate
+  rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
+                                  write RC receiver frames to a serial device`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -80,6 +83,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "livelink" {
 		return livelinkCmd(rest[1:], out)
+	}
+	if rest[0] == "rc" {
+		return rcCmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
