@@ -11,6 +11,15 @@ import (
 // Face app write "HeadYaw", ARKit's own API and the spec's routes write
 // "headYaw". A face frame carries both, so a route may use either.
 
+// faceLowerNames are faceBlendShapeNames in ARKit's lower-camel spelling
+// (computed once, never changed).
+var faceLowerNames = func() (out [FaceBlendShapeCount]string) {
+	for i, n := range faceBlendShapeNames {
+		out[i] = lowerFirst(n)
+	}
+	return out
+}()
+
 // arkitAliases maps each ARKit name, in either spelling, to the other.
 func arkitAliases() map[string]string {
 	m := make(map[string]string, 2*FaceBlendShapeCount)
@@ -80,8 +89,8 @@ func FaceFrame(p *FacePacket, arrival float64) msg.LiveLinkFrame {
 		f.PropertyNames = append(f.PropertyNames, n)
 		f.PropertyValues = append(f.PropertyValues, p.Values[i])
 	}
-	for i, n := range faceBlendShapeNames {
-		f.PropertyNames = append(f.PropertyNames, lowerFirst(n))
+	for i, n := range faceLowerNames {
+		f.PropertyNames = append(f.PropertyNames, n)
 		f.PropertyValues = append(f.PropertyValues, p.Values[i])
 	}
 	f.Transform.Rotation.W = 1

@@ -280,6 +280,7 @@ func (r *Receiver) take(f msg.LiveLinkFrame, ip string, now time.Time) {
 	if !r.running {
 		return
 	}
+	wasActive := r.registry.active(f.SubjectName)
 	changed, ok := r.registry.Observe(f, ip, now)
 	if !ok {
 		return
@@ -290,7 +291,9 @@ func (r *Receiver) take(f msg.LiveLinkFrame, ip string, now time.Time) {
 	if changed {
 		if s, ok := r.registry.Subject(f.SubjectName); ok {
 			r.publishSubject(s)
-			r.log.Info("LiveLink subject active", "subject", s.SubjectName, "type", s.SubjectType, "from", ip)
+			if !wasActive {
+				r.log.Info("LiveLink subject active", "subject", s.SubjectName, "type", s.SubjectType, "from", ip)
+			}
 		}
 	}
 }

@@ -186,6 +186,14 @@ func (r *Registry) LastFrame(name string) (msg.LiveLinkFrame, bool) {
 	return f, true
 }
 
+// active reports whether name is known and not stale.
+func (r *Registry) active(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.subjects[name]
+	return e != nil && !e.stale
+}
+
 // Refused counts frames of new subjects refused because the registry was
 // full.
 func (r *Registry) Refused() uint64 {
