@@ -80,6 +80,9 @@ type Event struct {
 	Fault *Fault `yaml:"fault"`
 	// Publish puts a message on the bus as the server would.
 	Publish *Publish `yaml:"publish"`
+	// GPIO drives an input pin of a node's board from outside, as a
+	// button or a switch wired to it would.
+	GPIO *GPIOInput `yaml:"gpio"`
 
 	line int
 }
@@ -109,6 +112,14 @@ type Fault struct {
 	NodeRejoin string `yaml:"node_rejoin"`
 	ServerCut  *bool  `yaml:"server_cut"`
 	RCLoss     *bool  `yaml:"rc_loss"`
+}
+
+// GPIOInput sets an input pin of a node's board (role key or node id) to
+// a level, "low" or "high"; a button to ground pressed is low.
+type GPIOInput struct {
+	Node  string `yaml:"node"`
+	Pin   int    `yaml:"pin"`
+	Level string `yaml:"level"`
 }
 
 // Publish is a message published on the bus from the server's side.
@@ -159,6 +170,7 @@ type Metric struct {
 type Plot struct {
 	File    string   `yaml:"file"`
 	Title   string   `yaml:"title"`
+	XLabel  string   `yaml:"x_label"`
 	YLabel  string   `yaml:"y_label"`
 	Signals []string `yaml:"signals"`
 	// XY plots the first signal against the second (a path) instead of
@@ -321,13 +333,13 @@ func (sc *Scenario) check(root *yaml.Node) error {
 	for i, e := range sc.Timeline {
 		f := fmt.Sprintf("timeline[%d]", i)
 		n := 0
-		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil} {
+		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil, e.GPIO != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish; got %d", n)
+			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish, gpio; got %d", n)
 		}
 		if e.At < 0 || e.At > sc.Duration {
 			bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
@@ -354,6 +366,9 @@ func (sc *Scenario) check(root *yaml.Node) error {
 			if k != 1 {
 				bad(e.line, f+".fault", "want exactly one of node_stop, node_cut, node_rejoin, server_cut, rc_loss")
 			}
+		}
+		if g := e.GPIO; g != nil && (g.Level != "low" && g.Level != "high" || g.Pin < 0 || g.Pin > 27 || g.Node == "") {
+			bad(e.line, f+".gpio", "want node, pin (BCM 0–27) and level low or high")
 		}
 		if e.Publish != nil && !strings.HasPrefix(e.Publish.Topic, "/") {
 			bad(e.line, f+".publish.topic", "want a bus topic, got %q", e.Publish.Topic)

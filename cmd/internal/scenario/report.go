@@ -123,6 +123,11 @@ func writePlot(file, scenario string, p Plot, series map[string][]Sample) error 
 		pl.Add(l)
 		pl.Legend.Add(name, l)
 	}
+	if p.XLabel != "" {
+		pl.X.Label.Text = p.XLabel
+	}
+	// Headroom above the data for the legend.
+	pl.Y.Max += 0.25 * (pl.Y.Max - pl.Y.Min)
 	pl.BackgroundColor = color.White
 	return pl.Save(16*vg.Centimeter, 9*vg.Centimeter, file)
 }

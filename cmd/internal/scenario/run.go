@@ -21,6 +21,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
 )
 
 // Options configures Run.
@@ -410,6 +411,18 @@ func (r *runner) apply(e Event) (what string, reply any, errText string) {
 			rc.SetPower(!*f.RCLoss)
 			return "rc_loss " + strconv.FormatBool(*f.RCLoss), nil, ""
 		}
+	case e.GPIO != nil:
+		g := e.GPIO
+		what = fmt.Sprintf("gpio %s GPIO%d %s", g.Node, g.Pin, g.Level)
+		b, err := r.st.Board(g.Node)
+		if err != nil {
+			return what, nil, err.Error()
+		}
+		level := gpio.Low
+		if g.Level == "high" {
+			level = gpio.High
+		}
+		return what, nil, errS(b.SetInput(g.Pin, level))
 	case e.Publish != nil:
 		return "publish " + e.Publish.Topic, nil, errS(r.st.Server.Bus().Publish(e.Publish.Topic, e.Publish.Message))
 	}

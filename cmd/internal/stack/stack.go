@@ -13,6 +13,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/server"
+	simboard "github.com/saint-os/saint/sim/board"
 	simrobot "github.com/saint-os/saint/sim/robot"
 )
 
@@ -262,6 +263,15 @@ func (s *Stack) AdoptAll(only []string) error {
 		}
 	})
 	return nil
+}
+
+// Board returns the simulated board a node (id or role key) runs on.
+func (s *Stack) Board(name string) (*simboard.Board, error) {
+	i, err := s.index(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.Robot.Board(s.Specs[i].Part()), nil
 }
 
 // AdoptionError says why a node's adoption failed, "" if it did not
