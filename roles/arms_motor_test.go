@@ -148,7 +148,7 @@ func TestMotorTimeoutBehaviours(t *testing.T) {
 			}
 			// An ArmCommand takes the arm back from the release behaviour.
 			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -45, 0, 0}, SpeedFactor: 1})
-			r.run(2 * time.Second)
+			r.run(1500 * time.Millisecond)
 			if q := r.lastTruth().Positions[2]; math.Abs(q+math.Pi/4) > 0.03 {
 				t.Errorf("after an ArmCommand the elbow is at %.3f rad, want −π/4", q)
 			}
@@ -196,7 +196,7 @@ func TestMotorResetZero(t *testing.T) {
 	// The arm hanging straight down rests there with its torque off.
 	hanging := []float32{20, 90, 0, 0, 30}
 	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
-	r.run(3 * time.Second)
+	r.run(2 * time.Second)
 
 	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 5000})
 	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})

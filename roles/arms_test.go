@@ -137,7 +137,7 @@ func TestArmCommandMovesJointsTogether(t *testing.T) {
 	const want = 1500 * time.Millisecond
 	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: target, SpeedFactor: 1})
 	r.truth = r.truth[:0]
-	r.run(5 * time.Second)
+	r.run(2200 * time.Millisecond)
 	truth := r.lastTruth()
 	st := r.lastState()
 	for i, want := range target {
@@ -237,7 +237,7 @@ func TestBlockedJointStopsTheArm(t *testing.T) {
 				t.Fatalf("state after the fault: error %v %q, want %q", st.ErrorState, st.ErrorMessage, tc.want)
 			}
 			pan := r.lastTruth().Positions[0]
-			r.run(2 * time.Second)
+			r.run(time.Second)
 			if moved := math.Abs(r.lastTruth().Positions[0]-pan) / deg; moved > 1 {
 				t.Errorf("shoulder_pan went on %.1f° after the stop", moved)
 			}
@@ -273,5 +273,63 @@ func TestOverloadedJointIsACollision(t *testing.T) {
 	}
 	if lift := r.lastTruth().Positions[1] / deg; lift < 0 {
 		t.Errorf("shoulder_lift at %.0f°: it should not have lifted the load", lift)
+	}
+}
+
+// A command that is not immediate waits for the move in progress; an
+// immediate one abandons it.
+func TestArmCommandQueueAndImmediate(t *testing.T) {
+	r := newArmRig(t)
+	cmd := func(pan float32, immediate bool) {
+		r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{pan}, SpeedFactor: 0.5, Immediate: immediate})
+	}
+	// 60° at 45 °/s: 2 s.
+	cmd(60, false)
+	r.run(500 * time.Millisecond)
+	cmd(-30, false)
+	r.run(1600 * time.Millisecond)
+	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan-60) > 3 {
+		t.Errorf("queued command: shoulder_pan at %.1f° when the first move ends, want 60°", pan)
+	}
+	r.run(3 * time.Second)
+	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan+30) > 2 {
+		t.Errorf("after the queued move shoulder_pan is at %.1f°, want −30°", pan)
+	}
+	cmd(60, false)
+	r.run(500 * time.Millisecond)
+	cmd(0, true)
+	peak := -90.0
+	for range 30 {
+		r.run(100 * time.Millisecond)
+		peak = max(peak, r.lastTruth().Positions[0]/deg)
+	}
+	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan) > 2 || peak > 10 {
+		t.Errorf("immediate command: shoulder_pan at %.1f° (peak %.1f°), want 0° without finishing the first move", pan, peak)
+	}
+}
+
+// The home service takes the arm to the configured home pose; the supply
+// is published as PowerState from the INA219 at 0x41.
+func TestArmHomeAndPower(t *testing.T) {
+	r := newArmRig(t)
+	var power []msg.PowerState
+	if _, err := bus.SubscribeJSON(r.bus, msg.PowerTopic(r.prefix), bus.QoS{Depth: 100}, r.ex, func(_ string, p msg.PowerState) { power = append(power, p) }); err != nil {
+		t.Fatal(err)
+	}
+	home := call[msg.ArmHomeResponse](r, msg.ArmHome, msg.ArmHomeRequest{SpeedFactor: 1})
+	if !home.Success {
+		t.Fatal(home.Message)
+	}
+	r.run(3 * time.Second)
+	for i, q := range r.lastTruth().Positions {
+		if math.Abs(q) > 2*deg {
+			t.Errorf("joint %d at %.1f° after home, want 0°", i, q/deg)
+		}
+	}
+	if len(power) < 20 {
+		t.Fatalf("%d PowerState in 3 s, want 10 Hz", len(power))
+	}
+	if p := power[len(power)-1]; !p.Present || math.Abs(float64(p.Voltage)-12) > 0.3 || p.Current <= 0.15 {
+		t.Errorf("power %+v, want about 12 V and the servos' current", p)
 	}
 }
