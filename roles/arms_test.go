@@ -2,6 +2,7 @@ package roles_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"math"
 	"strings"
@@ -331,5 +332,48 @@ func TestArmHomeAndPower(t *testing.T) {
 	}
 	if p := power[len(power)-1]; !p.Present || math.Abs(float64(p.Voltage)-12) > 0.3 || p.Current <= 0.15 {
 		t.Errorf("power %+v, want about 12 V and the servos' current", p)
+	}
+}
+
+// A bad arms configuration stops Start with the file, line and field,
+// joint-table errors included.
+func TestArmsConfigErrorsNameLine(t *testing.T) {
+	data, err := fs.ReadFile(fixtures.Config(), "roles/arms_left.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(text string) int {
+		for i, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, text) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q", text)
+		return 0
+	}
+	for _, tc := range []struct {
+		from, to, field string
+	}{
+		{"max_joint_speed_dps: [90, 90, 120, 150, 180]", "max_joint_speed_dps: [90, 90, 120, 150]", "max_joint_speed_dps"},
+		{"  kp:          [20.0, 30.0, 20.0, 10.0, 10.0]", "  kp:          [20.0, -30.0, 20.0, 10.0, 10.0]", "motor.kp[1]"},
+		{"  direction:   [1, 1, 1, 1, 1]", "  direction:   [1, 1, 0, 1, 1]", "motor.direction[2]"},
+	} {
+		line := lineOf(tc.from)
+		bad := strings.Replace(string(data), tc.from, tc.to, 1)
+		cfg, err := roleconfig.ParseFile("arms_left.yaml", []byte(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := executor.NewVirtual()
+		r, err := robot.New(robot.Options{Exec: ex, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		role, _ := roles.New(msg.RoleArms)
+		err = role.Start(roles.Env{Exec: ex, Bus: mem.New(), Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: "/saint/arms/left"})
+		want := fmt.Sprintf("arms_left.yaml:%d: %s:", line, tc.field)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", tc.field, err, want)
+		}
 	}
 }
