@@ -56,14 +56,14 @@ type Info struct {
 
 // stream is one open session: the fd, the mapped buffers and the reader.
 type stream struct {
-	fd      int
-	wake    int // eventfd that ends the reader's poll
-	bufs    [][]byte
-	width   int
-	height  int
-	stride  int
-	pixfmt  uint32
-	done    chan struct{}
+	fd     int
+	wake   int // eventfd that ends the reader's poll
+	bufs   [][]byte
+	width  int
+	height int
+	stride int
+	pixfmt uint32
+	done   chan struct{}
 }
 
 // Open implements camera.Camera.
