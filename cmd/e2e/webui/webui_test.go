@@ -405,6 +405,18 @@ func TestWebUI(t *testing.T) {
 		if !found {
 			t.Fatal("list_adopted lacks sim-arms-left after the adopt page said it was adopted")
 		}
+
+		// The tables refresh themselves; a keyboard user's focus stays on
+		// the control it was on.
+		p.do("focus View of sim-head", chromedp.Focus(chromedp.CSS(`#adopted tr[data-node="sim-head"] a`)))
+		p.do("mark the table", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`window.tableBefore = document.querySelector('#adopted table')`)(ctx, t)
+			return err
+		}))
+		p.until("table refreshed", `document.querySelector('#adopted table') !== window.tableBefore`)
+		if got := p.eval(`(document.activeElement.closest('tr') || {dataset: {}}).dataset.node + ' ' + document.activeElement.textContent`); got != "sim-head View" {
+			t.Errorf("after the table refreshed the focus is on %q, want sim-head's View", got)
+		}
 	})
 
 	t.Run("node details", func(t *testing.T) {

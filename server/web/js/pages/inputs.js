@@ -1,7 +1,7 @@
 // Inputs: WebSocket clients, LiveLink subjects with live property bars,
 // and the RC receiver with live channel bars, configuration and
 // calibration.
-import { h, card, table, bar, dot, fmtDuration, fmtNum, field, showError, clearErrors } from '../dom.js';
+import { h, card, table, bar, dot, fmtDuration, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
 const CLIENTS_MS = 1000;
 const LIVE_MS = 250;
@@ -66,13 +66,13 @@ export function inputsPage({ api, toast }, view) {
       llLive.replaceChildren();
       return;
     }
-    llBox.replaceChildren(table(['Subject', 'Type', 'Source IP', 'FPS', 'Properties', ''], r.sources.map((s) => ({
+    keepFocus(llBox, () => llBox.replaceChildren(table(['Subject', 'Type', 'Source IP', 'FPS', 'Properties', ''], r.sources.map((s) => ({
       attrs: { 'data-subject': s.subject_name },
       cells: [s.subject_name, s.subject_type || '–', s.source_ip || '–', fmtNum(s.frame_rate, 0),
         String(Array.isArray(s.properties) ? s.properties.length : s.property_count || '–'),
         h('button', { type: 'button', class: 'small', 'aria-pressed': String(selected === s.subject_name),
           onclick: () => { selected = selected === s.subject_name ? '' : s.subject_name; loadLiveLink(); } }, selected === s.subject_name ? 'Hide values' : 'Live values')],
-    }))));
+    })))));
   }
 
   async function liveSubject() {

@@ -1,6 +1,6 @@
 // Nodes: the adopted and unadopted tables, a node's details and the
 // adoption page with its GPIO header diagram.
-import { h, card, table, bar, dot, ago, fmtDuration, fmtNum, roleLabel, field, showError, clearErrors } from '../dom.js';
+import { h, card, table, bar, dot, ago, fmtDuration, fmtNum, roleLabel, field, showError, clearErrors, keepFocus } from '../dom.js';
 import { logLine } from './dashboard.js';
 
 const REFRESH_MS = 2000;
@@ -74,7 +74,7 @@ export function nodesPage({ api, toast, confirm, go }, view) {
     try {
       [a, u] = await Promise.all([api.management('list_adopted'), api.management('list_unadopted')]);
     } catch (err) { toast(err.message, 'error'); return; }
-    adopted.replaceChildren(table(['Node', 'Role', 'Name', 'Status', 'IP', 'Actions'], a.nodes.map((n) => ({
+    keepFocus(adopted, () => adopted.replaceChildren(table(['Node', 'Role', 'Name', 'Status', 'IP', 'Actions'], a.nodes.map((n) => ({
       attrs: { 'data-node': n.node_id },
       cells: [n.node_id, roleLabel(n.role, n.instance), n.display_name || '–',
         h('span', {}, dot(n.online, n.online ? 'Online' : 'Offline'), n.last_status && n.last_status.state !== 'ACTIVE' ? ` (${n.last_status.state})` : ''),
@@ -82,12 +82,12 @@ export function nodesPage({ api, toast, confirm, go }, view) {
         h('div', { class: 'actions' },
           h('a', { class: 'button small', href: `#/nodes/${encodeURIComponent(n.node_id)}` }, 'View'),
           h('button', { type: 'button', class: 'small', onclick: () => reset(n) }, 'Reset'))],
-    })), 'No adopted nodes', [4]));
-    unadopted.replaceChildren(table(['Node', 'Hardware', 'Firmware', 'Detected', 'Actions'], u.nodes.map((n) => ({
+    })), 'No adopted nodes', [4])));
+    keepFocus(unadopted, () => unadopted.replaceChildren(table(['Node', 'Hardware', 'Firmware', 'Detected', 'Actions'], u.nodes.map((n) => ({
       attrs: { 'data-node': n.node_id },
       cells: [n.node_id, n.hardware_rev || '–', n.firmware_version || '–', ago(n.first_seen, api.serverNow()),
         h('a', { class: 'button small primary', href: `#/nodes/adopt/${encodeURIComponent(n.node_id)}` }, 'Adopt')],
-    })), 'No unadopted nodes', [1, 2]));
+    })), 'No unadopted nodes', [1, 2])));
   }
 
   refresh();

@@ -1,6 +1,6 @@
 // Routes: the route table with live status, the route flow picture,
 // blending, presets, and the route editor with its live preview.
-import { h, card, table, dot, fmtNum, field, showError, clearErrors } from '../dom.js';
+import { h, card, table, dot, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
 const SOURCES = ['rc', 'websocket', 'livelink', 'joystick', 'autonomous', 'safety'];
 const TARGETS = ['head', 'arms.left', 'arms.right', 'tracks', '*'];
@@ -93,7 +93,7 @@ export function routesPage({ api, toast, confirm }, view) {
   function render() {
     const byId = new Map(status.map((s) => [s.route_id, s]));
     const sorted = [...routes].sort((a, b) => (b.priority - a.priority) || a.id.localeCompare(b.id));
-    routesBox.replaceChildren(table(['Route', 'Input', 'Output', 'Priority', 'Status', 'Actions'], sorted.map((r) => {
+    keepFocus(routesBox, () => routesBox.replaceChildren(table(['Route', 'Input', 'Output', 'Priority', 'Status', 'Actions'], sorted.map((r) => {
       const s = byId.get(r.id) || {};
       const label = !r.enabled ? 'Disabled' : s.active ? 'Active' : 'Standby';
       return {
@@ -105,7 +105,7 @@ export function routesPage({ api, toast, confirm }, view) {
             h('button', { type: 'button', class: 'small', onclick: () => setEnabled(r, !r.enabled) }, r.enabled ? 'Disable' : 'Enable'),
             h('button', { type: 'button', class: 'small', onclick: () => del(r) }, 'Delete'))],
       };
-    }), 'No routes', [1, 3]));
+    }), 'No routes', [1, 3])));
     flowBox.replaceChildren(flowDiagram(routes, status));
   }
 
