@@ -10,6 +10,7 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -87,9 +88,16 @@ func (c *Camera) Open(cfg camera.Config, ex *executor.Executor, onFrame func(cam
 	}
 	c.stream = s
 	clk := ex.Clock()
+	// One frame at a time waits for the executor: when it falls behind,
+	// newer frames are dropped (Seq shows the gap) rather than queued.
+	var pending atomic.Bool
 	go s.read(func(f camera.Frame, age time.Duration) {
 		f.Time = clk.Now().Add(-age)
+		if !pending.CompareAndSwap(false, true) {
+			return
+		}
 		ex.Post(func() {
+			pending.Store(false)
 			c.mu.Lock()
 			live := c.stream == s
 			c.mu.Unlock()
