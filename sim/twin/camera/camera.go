@@ -100,6 +100,12 @@ func Render(dst []byte, w, h int, pose [3]float64, s *Scene) {
 	focal := float64(w) / 2 / math.Tan(s.HFOV/2)
 	cx, cy := float64(w)/2, float64(h)/2
 	fwd, left, up := col(rot, 0), col(rot, 1), col(rot, 2)
+	// Only rays through a box's on-screen bounding rectangle can hit it.
+	bounds := make([]pixelRect, len(s.Boxes))
+	for i := range s.Boxes {
+		bounds[i] = screenBounds(&s.Boxes[i], eye, fwd, left, up, focal, cx, cy, w, h)
+	}
+	near := make([]int, 0, len(s.Boxes))
 	o := 0
 	for y := 0; y < h; y++ {
 		dy := cy - (float64(y) + 0.5)
@@ -109,15 +115,53 @@ func Render(dst []byte, w, h int, pose [3]float64, s *Scene) {
 			for i := range d {
 				d[i] = focal*fwd[i] + dx*left[i] + dy*up[i]
 			}
-			r, g, b := shade(eye, d, s)
+			near = near[:0]
+			for i, b := range bounds {
+				if x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1 {
+					near = append(near, i)
+				}
+			}
+			r, g, b := shade(eye, d, s, near)
 			dst[o], dst[o+1], dst[o+2] = r, g, b
 			o += 3
 		}
 	}
 }
 
-// shade returns the colour seen along the ray eye + t·d.
-func shade(eye, d [3]float64, s *Scene) (r, g, b byte) {
+// pixelRect is an inclusive rectangle of pixels.
+type pixelRect struct{ x0, y0, x1, y1 int }
+
+// screenBounds is the rectangle of pixels a box can cover: its corners
+// projected, a pixel of margin, or the whole picture when a corner is
+// behind the camera.
+func screenBounds(b *Box, eye, fwd, left, up [3]float64, focal, cx, cy float64, w, h int) pixelRect {
+	all := pixelRect{0, 0, w - 1, h - 1}
+	r := pixelRect{w, h, -1, -1}
+	for c := 0; c < 8; c++ {
+		p := [3]float64{b.Min[0], b.Min[1], b.Min[2]}
+		for i := range p {
+			if c&(1<<i) != 0 {
+				p[i] = b.Max[i]
+			}
+			p[i] -= eye[i]
+		}
+		depth := dot(p, fwd)
+		if depth < 1e-3 {
+			return all
+		}
+		px := cx - focal*dot(p, left)/depth
+		py := cy - focal*dot(p, up)/depth
+		r.x0, r.x1 = min(r.x0, int(math.Floor(px))-1), max(r.x1, int(math.Ceil(px))+1)
+		r.y0, r.y1 = min(r.y0, int(math.Floor(py))-1), max(r.y1, int(math.Ceil(py))+1)
+	}
+	return r
+}
+
+func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+
+// shade returns the colour seen along the ray eye + t·d, testing the
+// boxes listed in near.
+func shade(eye, d [3]float64, s *Scene, near []int) (r, g, b byte) {
 	n := math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
 	var inv [3]float64
 	for i := range d {
@@ -125,7 +169,7 @@ func shade(eye, d [3]float64, s *Scene) (r, g, b byte) {
 		inv[i] = 1 / d[i]
 	}
 	best, face, hit := math.Inf(1), 0, -1
-	for i := range s.Boxes {
+	for _, i := range near {
 		if t, f, ok := slab(eye, d, inv, &s.Boxes[i]); ok && t < best {
 			best, face, hit = t, f, i
 		}
@@ -177,7 +221,9 @@ func slab(eye, d, inv [3]float64, b *Box) (t float64, face int, ok bool) {
 		if t0 > tmin {
 			tmin, face = t0, i
 		}
-		tmax = math.Min(tmax, t1)
+		if t1 < tmax {
+			tmax = t1
+		}
 	}
 	if tmin > tmax || tmax < 0 || tmin < 0 {
 		return 0, 0, false
