@@ -11,7 +11,9 @@
 // (VIDIOC_QUERYBUF, mmap), queues them (VIDIOC_QBUF) and starts the stream
 // (VIDIOC_STREAMON). A goroutine at the edge waits in poll(2) for a filled
 // buffer, dequeues it (VIDIOC_DQBUF), converts it to RGB, gives the buffer
-// back to the driver and posts the frame into the executor. Close wakes
+// back to the driver and posts the frame into the executor; while one frame
+// waits there, newer ones are dropped rather than queued (the frame's Seq
+// shows the gap), so a busy executor never falls further behind. Close wakes
 // the goroutine through an eventfd, stops the stream, unmaps and closes.
 //
 // The ioctl structures are Go structs laid out as the kernel's
