@@ -11,6 +11,7 @@ import (
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/server/settings"
 )
@@ -220,4 +221,16 @@ func rcFromSettings(base rc.Config, s settings.RC) rc.Config {
 			Min: ch.Min, Max: ch.Max, Center: ch.Center, Reversed: ch.Reversed, Type: t})
 	}
 	return out
+}
+
+// AddJoystick reads the Linux joystick device (/dev/input/js0) into the
+// router as source "joystick", reopening it whenever it is plugged back
+// in. Call it before Start.
+func (s *Server) AddJoystick(device string) error {
+	j, err := joystick.New(joystick.Options{Exec: s.ex, Device: device, Router: s.router, Log: s.log})
+	if err != nil {
+		return err
+	}
+	s.Add(j)
+	return nil
 }

@@ -16,7 +16,9 @@
 //
 // The RC receiver reads the serial device or GPIO pins its configuration
 // names: DATA/rc_receiver.yaml, seeded at the first start from
-// CONFIG/rc_receiver.yaml (docs/rc.md).
+// CONFIG/rc_receiver.yaml (docs/rc.md). --joystick names the Linux
+// joystick device whose axes and buttons are the router's source
+// "joystick".
 package main
 
 import (
@@ -61,6 +63,7 @@ func run() error {
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	noAuth := flag.Bool("no-auth", false, "no API token (development only; the API then listens on loopback only)")
+	joystick := flag.String("joystick", "/dev/input/js0", "Linux joystick device read into the router as source joystick, reopened when plugged in (empty: none)")
 	power := flag.Bool("power", true, "let the system shutdown and reboot commands power the machine off or reboot it")
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
@@ -121,6 +124,11 @@ func run() error {
 	}
 	srv.SetRCPorts(openSerial)
 	srv.SetRCPins(gpioPins())
+	if *joystick != "" {
+		if err := srv.AddJoystick(*joystick); err != nil {
+			return err
+		}
+	}
 	if err := srv.Start(); err != nil {
 		return err
 	}
