@@ -377,6 +377,13 @@ func (a *Arms) control() {
 	out, owns := a.mw.Update(fb)
 	if owns {
 		a.holding, a.traj, a.queued = false, nil, nil
+		// The session's client drives; the role still says what it sees.
+		for i, f := range fb {
+			if !f.Reachable {
+				a.errorMessage = fmt.Sprintf("%s: servo %d does not answer", j.JointNames[i], a.ids[i])
+				break
+			}
+		}
 	} else {
 		out = a.follow()
 	}

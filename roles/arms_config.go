@@ -1,9 +1,12 @@
 package roles
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -40,6 +43,12 @@ type armsConfig struct {
 
 	Motor yaml.Node `yaml:"motor"`
 
+	// Joints (names) and Gripper (present) are the spec's fields; Power
+	// is the power monitor's section, decoded by PowerConfigOf.
+	Joints      []string  `yaml:"joints"`
+	HasGripper  bool      `yaml:"gripper"`
+	PowerConfig yaml.Node `yaml:"power"`
+
 	joints        *motor.Joints
 	controlPeriod time.Duration
 	statePeriod   time.Duration
@@ -73,6 +82,20 @@ type armsCollisionConfig struct {
 	Cycles int `yaml:"cycles"`
 }
 
+var unknownField = regexp.MustCompile(`field (\S+) not found in type roles\.(\w+)`)
+
+// armsSection names the configuration section a settings type decodes,
+// to give an unknown field its full path.
+func armsSection(typeName string) string {
+	switch typeName {
+	case "armsGripperConfig":
+		return "gripper_servo."
+	case "armsCollisionConfig":
+		return "collision."
+	}
+	return ""
+}
+
 // parseArmsConfig decodes and checks the arms role's settings.
 func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 	raw, err := yaml.Marshal(c.Params)
@@ -84,7 +107,13 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 		Gripper:   armsGripperConfig{ID: 6, ClosedDeg: -180, OpenDeg: 180, MaxForceN: 31.9, DefaultForceN: 10, GraspLoad: 0.05},
 		Collision: armsCollisionConfig{Load: 0.8, TrackingErrorDeg: 10, Cycles: 5},
 	}
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		// yaml names an unknown field as "field NAME not found in type".
+		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+			return nil, c.Errorf(armsSection(m[2])+m[1], "unknown field of the arms role")
+		}
 		return nil, fmt.Errorf("arms config: %w", err)
 	}
 	if cfg.Motor.Kind == 0 {
@@ -98,12 +127,8 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 		return nil, c.Errorf("motor", "%v", err)
 	}
 	n := len(cfg.joints.JointNames)
-	if names, ok := c.Params["joints"].([]any); ok {
-		for i, v := range names {
-			if i >= n || fmt.Sprint(v) != cfg.joints.JointNames[i] {
-				return nil, c.Errorf("joints", "%v does not match motor.joint_names %v", names, cfg.joints.JointNames)
-			}
-		}
+	if cfg.Joints != nil && !slices.Equal(cfg.Joints, cfg.joints.JointNames) {
+		return nil, c.Errorf("joints", "%v does not match motor.joint_names %v", cfg.Joints, cfg.joints.JointNames)
 	}
 	for _, f := range []struct {
 		name string

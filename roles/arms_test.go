@@ -357,6 +357,8 @@ func TestArmsConfigErrorsNameLine(t *testing.T) {
 		{"max_joint_speed_dps: [90, 90, 120, 150, 180]", "max_joint_speed_dps: [90, 90, 120, 150]", "max_joint_speed_dps"},
 		{"  kp:          [20.0, 30.0, 20.0, 10.0, 10.0]", "  kp:          [20.0, -30.0, 20.0, 10.0, 10.0]", "motor.kp[1]"},
 		{"  direction:   [1, 1, 1, 1, 1]", "  direction:   [1, 1, 0, 1, 1]", "motor.direction[2]"},
+		{"default_speed_factor: 0.5", "default_sped_factor: 0.5", "default_sped_factor"},
+		{"  tracking_error_deg: 10", "  tracking_error: 10", "collision.tracking_error"},
 	} {
 		line := lineOf(tc.from)
 		bad := strings.Replace(string(data), tc.from, tc.to, 1)
