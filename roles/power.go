@@ -152,6 +152,7 @@ type PowerMonitor struct {
 	cfg      PowerConfig
 	dev      *ina219.Dev
 	onCutoff func(cutoff bool)
+	onRead   func(msg.PowerState)
 	tick     *executor.Timer
 
 	state      msg.PowerState
@@ -218,6 +219,11 @@ func (p *PowerMonitor) Stop() {
 		p.tick = nil
 	}
 }
+
+// OnReading makes f run on the executor with every PowerState published
+// from now on (a role that publishes the supply current on a topic of its
+// own, as the tracks do on motor_current).
+func (p *PowerMonitor) OnReading(f func(msg.PowerState)) { p.onRead = f }
 
 // State returns the last published PowerState.
 func (p *PowerMonitor) State() msg.PowerState { return p.state }
@@ -308,6 +314,9 @@ func (p *PowerMonitor) judge(v float64, now time.Time) {
 func (p *PowerMonitor) publish() {
 	if err := p.env.Bus.Publish(msg.PowerTopic(p.env.Prefix), p.state); err != nil {
 		p.env.Log.Warn("power state publish", "err", err)
+	}
+	if p.onRead != nil {
+		p.onRead(p.state)
 	}
 }
 

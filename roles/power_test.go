@@ -14,8 +14,8 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/roleconfig"
+	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/model/battery"
-	"github.com/saint-os/saint/sim/robot"
 )
 
 // fixtureConfig parses a role configuration of the fixtures.
@@ -38,30 +38,29 @@ func socForVoltage(p battery.Params, v, quiescentA float64) float64 {
 	return (v + p.Resistance*quiescentA - p.EmptyV) / (p.FullV - p.EmptyV)
 }
 
+// powerRig runs a PowerMonitor on a simulated tracks board whose INA219
+// twin the test sets directly: no physics needed.
 type powerRig struct {
-	ex       *executor.Executor
-	bus      *mem.Bus
-	robot    *robot.Robot
-	states   []msg.PowerState
-	alerts   []msg.ConsoleAlert
-	cutoffs  []bool
-	mon      *roles.PowerMonitor
-	batParam battery.Params
+	ex      *executor.Executor
+	bus     *mem.Bus
+	board   *simboard.Board
+	volts   float64
+	amps    float64
+	states  []msg.PowerState
+	alerts  []msg.ConsoleAlert
+	cutoffs []bool
+	mon     *roles.PowerMonitor
 }
 
 func newPowerRig(t *testing.T) *powerRig {
 	t.Helper()
-	g := &powerRig{ex: executor.NewVirtual(), bus: mem.New()}
-	r, err := robot.New(robot.Options{Exec: g.ex, Bus: g.bus, Seed: 1})
+	g := &powerRig{ex: executor.NewVirtual(), bus: mem.New(), volts: 27.1, amps: 0.5}
+	b, err := simboard.New(&simboard.Options{Profile: simboard.Tracks, Clock: g.ex.Clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
-	g.robot = r
-	g.batParam = r.Tracks.Battery().Params()
+	g.board = b
+	g.apply()
 	if _, err := bus.SubscribeJSON(g.bus, msg.TopicTracksPower, bus.QoS{Depth: 1000}, g.ex, func(_ string, s msg.PowerState) {
 		g.states = append(g.states, s)
 	}); err != nil {
@@ -72,7 +71,7 @@ func newPowerRig(t *testing.T) *powerRig {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env := roles.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: r.Board(robot.TracksPart),
+	env := roles.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: b,
 		Config: fixtureConfig(t, "tracks"), Prefix: "/saint/tracks"}
 	var startErr error
 	g.ex.Post(func() {
@@ -86,6 +85,8 @@ func newPowerRig(t *testing.T) *powerRig {
 	return g
 }
 
+func (g *powerRig) apply() { g.board.INA219().Set(g.volts, g.amps) }
+
 func (g *powerRig) run(t *testing.T, d time.Duration) {
 	t.Helper()
 	if err := g.ex.RunFor(context.Background(), d); err != nil {
@@ -93,26 +94,32 @@ func (g *powerRig) run(t *testing.T, d time.Duration) {
 	}
 }
 
-// setRestVoltage sets the battery's charge so that it reads v at rest.
+// setRestVoltage sets the supply the INA219 measures.
 func (g *powerRig) setRestVoltage(v float64) {
-	g.robot.Tracks.Battery().SetSoC(socForVoltage(g.batParam, v, g.robot.Tracks.Params().QuiescentA))
+	g.volts = v
+	g.apply()
 }
 
 func (g *powerRig) last() msg.PowerState { return g.states[len(g.states)-1] }
 
 func TestPowerPublishesTheBattery(t *testing.T) {
+	t.Parallel()
 	g := newPowerRig(t)
 	g.run(t, time.Second)
 	if n := len(g.states); n < 10 || n > 12 {
 		t.Errorf("%d power states in 1 s, want 10 (rate_hz 10) plus the first", n)
 	}
 	s := g.last()
-	truthV := g.robot.Tracks.BatteryVoltage()
-	if !s.Present || abs(float64(s.Voltage)-truthV) > 0.01 {
-		t.Errorf("power %+v, want present at %.3f V", s, truthV)
+	if !s.Present || abs(float64(s.Voltage)-27.1) > 0.005 || abs(float64(s.Current)-0.5) > 0.001 ||
+		abs(float64(s.Power)-27.1*0.5) > 0.05 || s.Overflow {
+		t.Errorf("power %+v, want present at 27.1 V, 0.5 A", s)
 	}
-	if truthA := g.robot.Tracks.BatteryCurrent(); abs(float64(s.Current)-truthA) > 0.01 {
-		t.Errorf("current %.3f A, battery draws %.3f A", s.Current, truthA)
+	// Beyond 3.2 A (320 mV across 0.1 Ω) the INA219 clips and says so.
+	g.amps = 5
+	g.apply()
+	g.run(t, 200*time.Millisecond)
+	if s := g.last(); !s.Overflow || s.Current > 3.3 {
+		t.Errorf("at 5 A: %+v, want an overflow at most 3.2 A", s)
 	}
 	if s.Warning || s.Cutoff || s.WarningVoltage != 25.6 || s.CutoffVoltage != 24.4 {
 		t.Errorf("full battery: %+v", s)
@@ -123,6 +130,7 @@ func TestPowerPublishesTheBattery(t *testing.T) {
 }
 
 func TestPowerWarningAndCutoffWithHysteresis(t *testing.T) {
+	t.Parallel()
 	g := newPowerRig(t)
 	g.run(t, 500*time.Millisecond)
 
@@ -191,9 +199,12 @@ func TestPowerWarningAndCutoffWithHysteresis(t *testing.T) {
 }
 
 func TestPowerMonitorUnplugged(t *testing.T) {
+	t.Parallel()
 	g := newPowerRig(t)
 	g.run(t, 500*time.Millisecond)
-	g.ex.Post(func() { _ = g.robot.World().CutLink("tracks/i2c/0x40") })
+	if err := g.board.SetI2CConnected(0x40, false); err != nil {
+		t.Fatal(err)
+	}
 	g.run(t, time.Second)
 	if s := g.last(); s.Present {
 		t.Fatalf("unplugged monitor: %+v, want not present", s)
@@ -201,7 +212,9 @@ func TestPowerMonitorUnplugged(t *testing.T) {
 	if len(g.alerts) != 1 || g.alerts[0].Level != msg.AlertWarning {
 		t.Fatalf("alerts %+v, want one warning", g.alerts)
 	}
-	g.ex.Post(func() { _ = g.robot.World().RestoreLink("tracks/i2c/0x40") })
+	if err := g.board.SetI2CConnected(0x40, true); err != nil {
+		t.Fatal(err)
+	}
 	g.run(t, time.Second)
 	if s := g.last(); !s.Present || s.Voltage < 27 {
 		t.Fatalf("plugged back: %+v", s)
@@ -209,6 +222,7 @@ func TestPowerMonitorUnplugged(t *testing.T) {
 }
 
 func TestPowerConfigErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, field string }{
 		{"power:\n  warning_voltage: 24\n  cutoff_voltage: 25\n", "power.warning_voltage"},
 		{"power:\n  warning_voltage: 25\n", "power.cutoff_voltage"},

@@ -12,11 +12,15 @@ type TrackState struct {
 }
 
 // MotorCurrent is published on TopicTracksMotorCurrent, faster than
-// TrackState, for monitoring stalls and overloads. Amperes.
+// TrackState, for monitoring stalls and overloads. Amperes. Left and Right
+// are the motors' currents where the H-bridges' current sense is wired
+// (0 otherwise); Total, added to the spec's readings, is the battery
+// current the supply monitor measures, which is every harness's reading.
 type MotorCurrent struct {
 	Header Header  `json:"header"`
 	Left   float32 `json:"left"`
 	Right  float32 `json:"right"`
+	Total  float32 `json:"total"`
 }
 
 // EStop is taken on TopicTracksEStop (and the balance base's estop topic):

@@ -1,0 +1,200 @@
+package roles
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/saint-os/saint/roles/roleconfig"
+)
+
+// tracksConfig is what the tracks role reads from tracks.yaml besides the
+// pins: limits, the command timeout, the state rate, and the drive,
+// odometry, speed_control and power sections.
+type tracksConfig struct {
+	maxLinear, maxAngular           float64 // m/s, rad/s
+	maxLinearAccel, maxAngularAccel float64 // m/s², rad/s²
+	cmdTimeout                      time.Duration
+	statePeriod                     time.Duration
+	// brakeOnStop makes an emergency stop or cutoff short the motors
+	// through the H-bridges' low sides until the tracks stand still,
+	// then disable the bridges (estop_mode: brake); otherwise they are
+	// disabled at once and the base coasts (estop_mode: coast).
+	brakeOnStop bool
+
+	Drive    tracksDrive    `yaml:"drive"`
+	Odometry tracksOdometry `yaml:"odometry"`
+	Speed    speedGains     `yaml:"speed_control"`
+}
+
+// tracksDrive is the drive: section: geometry, encoders, loop rate.
+type tracksDrive struct {
+	Gauge          float64 `yaml:"gauge"`           // m between track centres
+	SprocketRadius float64 `yaml:"sprocket_radius"` // m
+	EncoderCPR     int     `yaml:"encoder_cpr"`     // counts per sprocket turn (x4)
+	ControlRateHz  float64 `yaml:"control_rate_hz"`
+	// MaxTrackSpeed is the fastest a track is asked to run, m/s: a
+	// command that needs more is scaled down, keeping its curvature.
+	MaxTrackSpeed float64 `yaml:"max_track_speed"`
+	// GaugeFactor and TurnSlip model skid steering: tracks scrape
+	// sideways in a turn, so the base turns slower than (v_R −
+	// v_L)/gauge. GaugeFactor widens the gauge (the instantaneous-centre
+	// model, slip in proportion to the turn rate); TurnSlip is how fast
+	// each track slips against the floor to overcome the turning
+	// resistance (m/s; Coulomb-like, the same at any turn rate). The
+	// commands add the slip to the tracks' difference and the odometry
+	// takes it off, both with the effective gauge.
+	GaugeFactor float64 `yaml:"gauge_factor"`
+	TurnSlip    float64 `yaml:"turn_slip"`
+	// SpeedBandwidthHz is the bandwidth of the track speed estimate
+	// (speedObserver), which follows the encoder counts rather than
+	// the edges' timestamps: a wider band follows faster and passes more
+	// of the counts' quantization through.
+	SpeedBandwidthHz float64 `yaml:"speed_bandwidth_hz"`
+}
+
+// tracksOdometry is the odometry: section.
+type tracksOdometry struct {
+	RateHz       float64 `yaml:"rate_hz"`
+	FrameID      string  `yaml:"frame_id"`
+	ChildFrameID string  `yaml:"child_frame_id"`
+	// PoseCovariance and TwistCovariance are the diagonals (x, y, z,
+	// roll, pitch, yaw) of the published covariances, as ROS 2
+	// diff-drive controllers configure them: large for the axes a flat
+	// base does not measure.
+	PoseCovariance  []float64 `yaml:"pose_covariance_diagonal"`
+	TwistCovariance []float64 `yaml:"twist_covariance_diagonal"`
+}
+
+func (c *tracksDrive) effectiveGauge() float64 { return c.Gauge * c.GaugeFactor }
+
+// metresPerCount is how far a track moves per encoder count.
+func (c *tracksDrive) metresPerCount() float64 {
+	return 2 * math.Pi * c.SprocketRadius / float64(c.EncoderCPR)
+}
+
+// parseTracksConfig reads the tracks role's settings from cfg, with the
+// defaults of the harness for what is left out.
+func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
+	c := &tracksConfig{
+		Drive: tracksDrive{Gauge: 0.40, SprocketRadius: 0.05, EncoderCPR: 880, ControlRateHz: 100,
+			MaxTrackSpeed: 1.2, GaugeFactor: 1, SpeedBandwidthHz: 5},
+		Odometry: tracksOdometry{RateHz: 50, FrameID: "odom", ChildFrameID: "base_link",
+			PoseCovariance:  []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2},
+			TwistCovariance: []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2}},
+		Speed: speedGains{Kp: 0.5, Ki: 4, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95},
+	}
+	for _, s := range []struct {
+		name string
+		out  any
+	}{{"drive", &c.Drive}, {"odometry", &c.Odometry}, {"speed_control", &c.Speed}} {
+		if err := decodeConfigSection(cfg, s.name, s.out); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	limit := func(name string, def float64) float64 {
+		v, ok := cfg.Limits[name]
+		if !ok || err != nil {
+			return def
+		}
+		f, isNum := configNumber(v)
+		if !isNum || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			err = fmt.Errorf("limits.%s: %v, want a positive number", name, v)
+			return def
+		}
+		return f
+	}
+	c.maxLinear = limit("max_linear", 1)
+	c.maxAngular = limit("max_angular", 2)
+	c.maxLinearAccel = limit("max_linear_accel", 1)
+	c.maxAngularAccel = limit("max_angular_accel", 4)
+	if err != nil {
+		return nil, err
+	}
+	param := func(name string, def float64) float64 {
+		v, ok := cfg.Params[name]
+		if !ok || err != nil {
+			return def
+		}
+		f, isNum := configNumber(v)
+		if !isNum || f <= 0 {
+			err = fmt.Errorf("%s: %v, want a positive number", name, v)
+			return def
+		}
+		return f
+	}
+	c.cmdTimeout = time.Duration(param("cmd_timeout_ms", 500) * float64(time.Millisecond))
+	switch mode := cfg.Params["estop_mode"]; mode {
+	case nil, "coast":
+	case "brake":
+		c.brakeOnStop = true
+	default:
+		return nil, fmt.Errorf("estop_mode: %v, want coast or brake", mode)
+	}
+	c.statePeriod = time.Duration(float64(time.Second) / param("state_rate_hz", 20))
+	if err != nil {
+		return nil, err
+	}
+	return c, c.validate()
+}
+
+func (c *tracksConfig) validate() error {
+	d, o, s := c.Drive, c.Odometry, c.Speed
+	switch {
+	case !(d.Gauge > 0):
+		return fmt.Errorf("drive.gauge: %g m, want > 0", d.Gauge)
+	case !(d.SprocketRadius > 0):
+		return fmt.Errorf("drive.sprocket_radius: %g m, want > 0", d.SprocketRadius)
+	case d.EncoderCPR <= 0:
+		return fmt.Errorf("drive.encoder_cpr: %d, want > 0", d.EncoderCPR)
+	case !(d.ControlRateHz > 0 && d.ControlRateHz <= 2000):
+		return fmt.Errorf("drive.control_rate_hz: %g, want 0 < rate ≤ 2000", d.ControlRateHz)
+	case !(d.MaxTrackSpeed > 0):
+		return fmt.Errorf("drive.max_track_speed: %g m/s, want > 0", d.MaxTrackSpeed)
+	case !(d.GaugeFactor >= 1 && d.GaugeFactor <= 3):
+		return fmt.Errorf("drive.gauge_factor: %g, want 1 to 3", d.GaugeFactor)
+	case !(d.TurnSlip >= 0 && d.TurnSlip < d.MaxTrackSpeed/2):
+		return fmt.Errorf("drive.turn_slip: %g m/s, want 0 ≤ slip < max_track_speed/2", d.TurnSlip)
+	case !(d.SpeedBandwidthHz > 0 && 2*2*math.Pi*d.SpeedBandwidthHz < d.ControlRateHz):
+		// The observer's discrete update is stable while 2ζω·dt < 1.
+		return fmt.Errorf("drive.speed_bandwidth_hz: %g, want 0 < bandwidth < control_rate_hz/4π (%.1f)",
+			d.SpeedBandwidthHz, d.ControlRateHz/(4*math.Pi))
+	case !(o.RateHz > 0 && o.RateHz <= d.ControlRateHz):
+		return fmt.Errorf("odometry.rate_hz: %g, want 0 < rate ≤ drive.control_rate_hz (%g)", o.RateHz, d.ControlRateHz)
+	case o.FrameID == "" || o.ChildFrameID == "":
+		return fmt.Errorf("odometry.frame_id, child_frame_id: %q, %q, want both named", o.FrameID, o.ChildFrameID)
+	case len(o.PoseCovariance) != 6:
+		return fmt.Errorf("odometry.pose_covariance_diagonal: %d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.PoseCovariance))
+	case len(o.TwistCovariance) != 6:
+		return fmt.Errorf("odometry.twist_covariance_diagonal: %d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.TwistCovariance))
+	case s.Kp < 0 || s.Ki < 0 || s.Kd < 0:
+		return fmt.Errorf("speed_control.kp, ki, kd: %g, %g, %g, want ≥ 0", s.Kp, s.Ki, s.Kd)
+	case s.FeedForwardVoltsPerMPS < 0 || s.FeedForwardVoltsPerMPS2 < 0:
+		return fmt.Errorf("speed_control.feedforward_volts_per_mps, _mps2: %g, %g, want ≥ 0",
+			s.FeedForwardVoltsPerMPS, s.FeedForwardVoltsPerMPS2)
+	case !(s.StaticDuty >= 0 && s.StaticDuty < 1):
+		return fmt.Errorf("speed_control.static_duty: %g, want 0 ≤ duty < 1", s.StaticDuty)
+	case !(s.NominalVoltage > 0):
+		return fmt.Errorf("speed_control.nominal_voltage: %g V, want > 0", s.NominalVoltage)
+	case !(s.MaxDuty > 0 && s.MaxDuty <= 1):
+		return fmt.Errorf("speed_control.max_duty: %g, want 0 < duty ≤ 1", s.MaxDuty)
+	}
+	for i, v := range append(append([]float64{}, o.PoseCovariance...), o.TwistCovariance...) {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("odometry covariance diagonal value %d: %g, want a finite variance ≥ 0", i%6, v)
+		}
+	}
+	return nil
+}
+
+// configNumber reads a YAML scalar as a float64.
+func configNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
