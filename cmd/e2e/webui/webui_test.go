@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,6 +198,79 @@ func adopt(t *testing.T, c *apiClient, nodes map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// streamLiveLink moves the sim's LiveLink data port to a free one, so no
+// other server on the machine takes the frames, and sends a face subject
+// there ten times a second until stopped.
+func streamLiveLink(t *testing.T, api *apiClient) (stop func()) {
+	t.Helper()
+	free := func(network string) int {
+		if network == "udp" {
+			c, err := net.ListenPacket("udp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			return c.LocalAddr().(*net.UDPAddr).Port
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}
+	dataPort := free("tcp")
+	if err := api.call("management", "set_settings", map[string]any{"livelink": map[string]any{
+		"enabled": true, "data_port": dataPort, "discovery_port": free("udp")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(dataPort))
+	type status struct {
+		Enabled bool   `json:"enabled"`
+		DataTCP string `json:"data_tcp"`
+	}
+	var st status
+	if err := api.call("livelink", "get_status", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Enabled && st.DataTCP == "" {
+		t.Skip("this saint-sim runs no LiveLink receiver (livelink get_status: not enabled, no data port)")
+	}
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		if err := api.call("livelink", "get_status", nil, &st); err != nil {
+			return err
+		}
+		if !strings.HasSuffix(st.DataTCP, fmt.Sprintf(":%d", dataPort)) {
+			return fmt.Errorf("LiveLink data port is %q, want :%d", st.DataTCP, dataPort)
+		}
+		return nil
+	})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for frame := 1; ; frame++ {
+			line := fmt.Sprintf(`{"v":1,"subject":"UITest","type":"face","frame":%d,"names":["jawOpen","headYaw"],"values":[0.25,-0.5]}`+"\n", frame)
+			_ = conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if _, err := conn.Write([]byte(line)); err != nil {
+				return
+			}
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(quit); <-done; conn.Close() }
 }
 
 // chromium finds Debian's Chromium, installing it as root when missing.
@@ -543,6 +617,17 @@ func TestWebUI(t *testing.T) {
 		// saint-sim has no RC transmitter: calibrating says why it cannot.
 		p.click(`#rc-channel-form [data-calibrate=center]`)
 		p.until("calibration refused", `document.querySelector('#rc-channel-form .form-error').textContent.length > 0`)
+	})
+
+	t.Run("livelink", func(t *testing.T) {
+		p.t = t
+		stop := streamLiveLink(t, api)
+		defer stop()
+		p.open(s.url("/inputs"), `#livelink-sources tr[data-subject="UITest"] button`)
+		p.click(`#livelink-sources tr[data-subject="UITest"] button`)
+		p.until("live property bars", `(() => { const v = (n) => (document.querySelector('#livelink-values [data-property="' + n + '"] .bar-value') || {}).textContent;
+			return v('jawOpen') === '0.25' && v('headYaw') === '-0.50'; })()`)
+		p.shot("inputs-livelink")
 	})
 
 	t.Run("settings", func(t *testing.T) {

@@ -6,17 +6,20 @@ import { h, card, table, bar, dot, fmtDuration, fmtNum, field, showError, clearE
 const CLIENTS_MS = 1000;
 const LIVE_MS = 250;
 
-// subjectProperties reads a LiveLink subject's live values in the shapes
-// the registry may give: {name: value}, [{name, value}] or parallel lists.
-function subjectProperties(s) {
-  if (!s) return [];
-  if (Array.isArray(s.property_names) && Array.isArray(s.property_values)) {
-    return s.property_names.map((n, i) => [n, s.property_values[i]]);
-  }
-  const p = s.values || s.properties;
-  if (Array.isArray(p)) return p.map((x) => (typeof x === 'object' ? [x.name, x.value] : [x, undefined]));
-  if (p && typeof p === 'object') return Object.entries(p);
-  return [];
+const LIVE_PROPERTIES = 64;
+
+// subjectValues reads a LiveLink subject's latest property values. The
+// registry lists the names; the values are the router's latest input from
+// that subject, which the preview of a draft route mapping every property
+// shows without saving anything.
+async function subjectValues(api, name) {
+  const s = await api.router('get_livelink_subject', { subject_name: name });
+  const names = (s.properties || []).slice(0, LIVE_PROPERTIES);
+  if (!names.length) return { subject: s, values: [] };
+  const p = await api.router('preview', { route: {
+    id: 'livelink_view', enabled: false, input: { source: 'livelink', subject: name }, output: { target: 'head' },
+    mapping: names.map((n) => ({ from: n, to: 'pan' })) } });
+  return { subject: s, values: p.mappings.map((m) => [m.from, m.input]) };
 }
 
 export function inputsPage({ api, toast }, view) {
@@ -78,10 +81,11 @@ export function inputsPage({ api, toast }, view) {
   async function liveSubject() {
     if (!selected) { llLive.replaceChildren(); return; }
     try {
-      const s = await api.router('get_livelink_subject', { subject_name: selected });
-      const props = subjectProperties(s);
-      llLive.replaceChildren(h('h3', {}, `${selected}: live values`), h('div', { class: 'bars' },
-        props.map(([n, v]) => bar(n, v, Math.min(-1, v || 0), Math.max(1, v || 0)))));
+      const { subject, values } = await subjectValues(api, selected);
+      const more = (subject.properties || []).length - values.length;
+      llLive.replaceChildren(h('div', {}, h('h3', {}, `${selected}: live values`), h('div', { class: 'bars', id: 'livelink-values' },
+        values.map(([n, v]) => h('div', { 'data-property': n }, bar(n, v, Math.min(-1, v || 0), Math.max(1, v || 0), fmtNum(v))))),
+      more > 0 ? h('p', { class: 'muted' }, `and ${more} more properties`) : null));
     } catch (err) { llLive.replaceChildren(h('p', { class: 'alert' }, err.message)); }
   }
 

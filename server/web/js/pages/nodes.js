@@ -174,9 +174,9 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
     const gpioBox = h('div', { id: 'gpio-status' });
     const showGPIO = (g) => {
       const used = (g && g.pins || []).filter((p) => p.in_use);
-      gpioBox.replaceChildren(used.length
+      gpioBox.replaceChildren(h('div', {}, used.length
         ? h('ul', { class: 'list' }, used.map((p) => h('li', {}, `${p.pin_name} (${p.direction.toUpperCase()}) → ${p.used_by || 'in use'}`)))
-        : h('p', { class: 'muted' }, 'No header pins in use'), g ? peripheralsList(g.peripherals) : null);
+        : h('p', { class: 'muted' }, 'No header pins in use'), g ? peripheralsList(g.peripherals) : null));
     };
     showGPIO(info.gpio_status);
     // A fresh probe shows the pins the role has claimed since.
