@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
@@ -483,8 +484,8 @@ func (c *Console) draw() {
 		if y+ssd1306.GlyphHeight > f.Height() {
 			break
 		}
-		if len(l) > consoleColumns {
-			l = l[:consoleColumns]
+		if r := []rune(l); len(r) > consoleColumns {
+			l = string(r[:consoleColumns])
 		}
 		f.Text(0, y, l)
 		y += 8
@@ -505,16 +506,16 @@ func wrap(s string, n int) []string {
 	for _, para := range strings.Split(s, "\n") {
 		line := ""
 		for _, w := range strings.Fields(para) {
-			for len(w) > n {
+			for r := []rune(w); len(r) > n; r = []rune(w) {
 				if line != "" {
 					out, line = append(out, line), ""
 				}
-				out, w = append(out, w[:n]), w[n:]
+				out, w = append(out, string(r[:n])), string(r[n:])
 			}
 			switch {
 			case line == "":
 				line = w
-			case len(line)+1+len(w) <= n:
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= n:
 				line += " " + w
 			default:
 				out, line = append(out, line), w

@@ -316,3 +316,26 @@ func countLit(img *image.Gray) int {
 	}
 	return n
 }
+
+// TestConsoleShowsTheHeadsClampAlert runs the head and the console on one
+// simulated robot: a head command past the limits puts the head's warning
+// on the console's screen.
+func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
+	h := newHeadRig(t, nil)
+	console, _ := roles.New("console")
+	board := h.robot.Board(robot.ConsolePart)
+	if err := console.Start(roles.Env{NodeID: "sim-console", Exec: h.ex, Bus: h.bus, Board: board,
+		Config: headFixtureConfig(t, "console"), Prefix: msg.TopicPrefix(msg.RoleConsole, "")}); err != nil {
+		t.Fatal(err)
+	}
+	defer console.Stop()
+	g := &consoleRig{t: t, ex: h.ex, bus: h.bus, board: board, role: console}
+	h.publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})
+	h.run(500 * time.Millisecond)
+	// "head command clamped to the configured limits: roll 80 -> 45 deg",
+	// wrapped at 21 characters.
+	g.wantShown("! WARNING sim-head", "head command clamped", "to the configured", "limits: roll 80 -> 45", "deg")
+	h.run(5 * time.Second)
+	g.wantHidden("! WARNING sim-head")
+	g.wantShown("SAINT")
+}

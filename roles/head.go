@@ -261,7 +261,8 @@ func (h *Head) command(c msg.HeadCommand) {
 		a.target = clamp(goals[i], a.min, a.max)
 		if a.target != goals[i] {
 			h.clamped = append(h.clamped, a.name)
-			cut = append(cut, fmt.Sprintf("%s %g° → %g°", a.name, goals[i], a.target))
+			// ASCII, for the console's 5×7 font.
+			cut = append(cut, fmt.Sprintf("%s %g -> %g deg", a.name, goals[i], a.target))
 		}
 	}
 	if h.hasJaw && !math.IsNaN(float64(c.Jaw)) {
