@@ -570,6 +570,11 @@ func TestWebUI(t *testing.T) {
 		p.click("#estop-all")
 		p.until("dashboard shows the stop", `getComputedStyle(document.querySelector('#estop-banner')).display !== 'none' &&
 			document.querySelector('#estop-state').textContent === 'ACTIVE'`)
+		// The dashboard's log, at warnings and above, shows the stop.
+		p.setValue("#dash-log-level", "WARN")
+		p.until("warnings only, the stop among them", `(() => { const lines = [...document.querySelectorAll('#activity-log li')];
+			return lines.length > 0 && lines.every((l) => /lvl-(WARN|ERROR)/.test(l.className)) &&
+				lines.some((l) => l.textContent.includes('emergency stop engaged')); })()`)
 		p.shot("dashboard-estop")
 		p.open(s.url("/nodes/sim-tracks"), "#role-state")
 		p.until("the tracks report the stop", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'ACTIVE: motors stopped'`)

@@ -3,6 +3,7 @@
 import { h, card, dot, fmtDuration, fmtTime, roleLabel } from '../dom.js';
 
 const LOG_LINES = 30;
+const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 export function logLine(e) {
   return h('li', { class: `lvl-${e.level}` },
@@ -17,6 +18,9 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   const nodes = h('ul', { class: 'list', id: 'node-summary' });
   const inputs = h('ul', { class: 'list', id: 'input-summary' });
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
+  const logLevel = h('select', { id: 'dash-log-level', 'aria-label': 'Minimum level' },
+    [['', 'All levels'], ['INFO', 'Info+'], ['WARN', 'Warnings+'], ['ERROR', 'Errors']].map(([v, t]) => h('option', { value: v }, t)));
+  logLevel.addEventListener('change', loadLog);
   const estopBtn = h('button', { type: 'button', class: 'danger', id: 'estop-all', onclick: () => setEStop(true) }, 'E-Stop All');
 
   view.append(
@@ -24,7 +28,8 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     banner,
     h('div', { class: 'grid two' },
       card('System status', sys),
-      card('Activity log', log, h('p', {}, h('a', { href: '#/logs' }, 'All logs →')))),
+      card('Activity log', h('label', { class: 'field inline' }, h('span', { class: 'field-label' }, 'Show'), logLevel), log,
+        h('p', {}, h('a', { href: '#/logs' }, 'All logs →')))),
     h('div', { class: 'grid two' },
       card('Nodes', nodes, h('p', {}, h('a', { href: '#/nodes' }, 'Manage nodes →'))),
       card('Inputs', inputs, h('p', {}, h('a', { href: '#/inputs' }, 'Input details →')))),
@@ -93,6 +98,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   }
 
   function addLog(e) {
+    if (logLevel.value && LEVELS.indexOf(e.level) < LEVELS.indexOf(logLevel.value)) return;
     log.prepend(logLine(e));
     while (log.children.length > LOG_LINES) log.lastChild.remove();
   }
@@ -101,10 +107,16 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     api.command('system', 'status').then(showStatus).catch((err) => toast(err.message, 'error'));
   }
 
+  function loadLog() {
+    const params = { limit: LOG_LINES };
+    if (logLevel.value) params.level = logLevel.value;
+    api.management('get_activity_log', params).then((r) => {
+      log.replaceChildren(...r.events.map(logLine));
+    }).catch((err) => toast(err.message, 'error'));
+  }
+
   refresh();
-  api.management('get_activity_log', { limit: LOG_LINES }).then((r) => {
-    log.replaceChildren(...r.events.map(logLine));
-  }).catch((err) => toast(err.message, 'error'));
+  loadLog();
   const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog)];
   return () => offs.forEach((off) => off());
 }
