@@ -403,3 +403,65 @@ func TestHeadRefusesLimitsOutsideTheServoTravel(t *testing.T) {
 		t.Error("servo pins left driven after a failed Start")
 	}
 }
+
+// TestHeadWithoutIMUOrCamera: a head whose MPU6050 does not answer still
+// moves and publishes its sensors, marked invalid, at sensors_rate_hz; on
+// a board without a camera the camera command changes nothing.
+func TestHeadWithoutIMUOrCamera(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	board, err := simboard.New(&simboard.Options{Profile: simboard.Head, Exec: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := board.SetI2CConnected(0x68, false); err != nil {
+		t.Fatal(err)
+	}
+	role, _ := roles.New("head")
+	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: b, Board: board, Config: headFixtureConfig(t, "head"), Prefix: "/saint/head"}); err != nil {
+		t.Fatal(err)
+	}
+	defer role.Stop()
+	sensors := headCollect[msg.SensorReadings](t, b, ex, msg.TopicHeadSensors)
+	states := headCollect[msg.HeadState](t, b, ex, msg.TopicHeadState)
+	images := headCollect[msg.Image](t, b, ex, msg.TopicHeadCameraImageRaw)
+	if err := b.Publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 20, Speed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.RunFor(context.Background(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(*sensors); n != 50 {
+		t.Errorf("%d sensor messages in 1 s without the IMU, want 50", n)
+	}
+	for _, r := range (*sensors)[len(*sensors)-1].Readings {
+		if r.Valid {
+			t.Errorf("reading %s valid without the IMU", r.Name)
+		}
+	}
+	if last := (*states)[len(*states)-1]; last.Pan != 20 || last.CameraActive {
+		t.Errorf("state %+v, want pan 20 and no camera", last)
+	}
+	if len(*images) != 0 {
+		t.Errorf("%d frames from a board without a camera", len(*images))
+	}
+}
+
+func TestHeadRefusesNonNumbers(t *testing.T) {
+	g := newHeadRig(t, nil)
+	motion := headCollect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
+	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 40, Speed: 1})
+	g.run(time.Second)
+	// JSON has no NaN: a command with a non-number does not decode, and a
+	// field of the wrong type neither.
+	if err := g.bus.Publish(msg.TopicHeadCmd, map[string]any{"pan": "left", "tilt": 10}); err != nil {
+		t.Fatal(err)
+	}
+	g.run(time.Second)
+	if last := (*motion)[len(*motion)-1]; last.Target != (msg.HeadAngles{Pan: 40}) || last.Moving {
+		t.Errorf("motion %+v after an undecodable command, want still at pan 40", last)
+	}
+}
