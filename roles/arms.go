@@ -556,7 +556,7 @@ func (a *Arms) write(out []motor.Output) {
 		a.fbus.SyncWrite(feetech.RegTorqueEnable, off, ignore)
 	}
 	if len(limits) > 0 {
-		a.fbus.SyncWrite(feetech.RegMaxTorque, limits, ignore)
+		a.fbus.SyncWrite(armsRegTorqueLimit, limits, ignore)
 	}
 	if len(goals) > 0 {
 		a.fbus.SyncWrite(feetech.RegGoalPosition, goals, ignore)

@@ -16,6 +16,9 @@ const (
 	armsRegOffset     = 0x1F
 	armsOffsetSignBit = 11
 	armsMaxOffset     = 2047
+	// armsRegTorqueLimit is the STS run-time torque limit (RAM, 2 bytes,
+	// 0.1 % of the maximum torque); the maximum itself (0x10) is EPROM.
+	armsRegTorqueLimit = 0x30
 )
 
 // calibrateZero makes every joint servo's present position its centre (the

@@ -28,7 +28,8 @@
 // Units are the servo's (steps, steps/s, 0.1 % of maximum torque); Model
 // converts positions to and from radians. RegOffset, the STS position correction,
 // shifts the reported position and the goal as the servo's zero
-// calibration does. SetConnected(false) unplugs a
+// calibration does; RegTorqueLimit is the run-time torque limit (the
+// lower of it and RegMaxTorque limits the torque). SetConnected(false) unplugs a
 // servo and SetError sets the error byte its status packets carry
 // (overheat, overload ...). Methods are safe for concurrent use; answers are
 // written on the goroutine that delivered the request, so on a Pipe a

@@ -78,6 +78,9 @@ func (b *Bus) Add(id uint8) (*Servo, error) {
 	s.regs[ft.RegMaxVoltage] = 140
 	s.regs[ft.RegMinVoltage] = 40
 	m.Put16(s.regs[ft.RegMaxTorque:], 1000)
+	// At power-on the servo copies its maximum torque (EPROM) into its
+	// run-time torque limit (RAM).
+	m.Put16(s.regs[RegTorqueLimit:], 1000)
 	m.Put16(s.regs[ft.RegGoalPosition:], uint16(m.Center()))
 	s.regs[ft.RegLock] = 1
 	s.phys = ft.Present{Position: m.Center(), Voltage: 7.4, Temperature: 25}
@@ -239,6 +242,11 @@ type Servo struct {
 	// correction.
 	phys ft.Present
 }
+
+// RegTorqueLimit is the STS run-time torque limit (RAM, 2 bytes, 0.1 % of
+// the maximum torque), set from RegMaxTorque at power-on: what a controller
+// writes to limit the torque without touching the EPROM.
+const RegTorqueLimit = 0x30
 
 // RegOffset is the STS position correction (EPROM, 2 bytes, sign bit 11,
 // steps): the servo reports its measured position less the offset and
