@@ -83,6 +83,19 @@ type Event struct {
 	// GPIO drives an input pin of a node's board from outside, as a
 	// button or a switch wired to it would.
 	GPIO *GPIOInput `yaml:"gpio"`
+	// BalanceIO works the balance base's IO board: its arming button,
+	// kill switch and the two RC links.
+	BalanceIO *BalanceIO `yaml:"balance_io"`
+	// CAN sends a frame on a node's CAN bus, as another controller on it
+	// (the Orin) would.
+	CAN *CANFrame `yaml:"can"`
+	// Call calls a bus service (the balance debug console ...); the
+	// reply must hold ExpectReply's fields.
+	Call        *Call          `yaml:"call"`
+	ExpectReply map[string]any `yaml:"expect_reply"`
+	// Set puts the robot in a state in mid-run, as initial does at the
+	// start.
+	Set *Initial `yaml:"set"`
 
 	line int
 }
@@ -122,6 +135,36 @@ type GPIOInput struct {
 	Level string `yaml:"level"`
 }
 
+// BalanceIO is one action on the balance base's IO board: ArmButton
+// presses (true) or lets go of (false) the arming button, KillOpen opens
+// (true) or closes the kill switch, Channels puts RC channels (1-based) at
+// pulse widths in µs on both transmitters (5 ARM switch, 6 ESTOP, 7 speed
+// limit: above 1500 µs is on), CRSFLost and ELRSLost lose or restore each
+// link. PowerOff switches the IO board off for good: its link to the
+// balance board goes silent.
+type BalanceIO struct {
+	PowerOff  bool           `yaml:"power_off"`
+	ArmButton *bool          `yaml:"arm_button"`
+	KillOpen  *bool          `yaml:"kill_open"`
+	Channels  map[int]uint16 `yaml:"channels"`
+	CRSFLost  *bool          `yaml:"crsf_lost"`
+	ELRSLost  *bool          `yaml:"elrs_lost"`
+}
+
+// CANFrame is a standard-identifier CAN frame for a node's bus.
+type CANFrame struct {
+	Node string `yaml:"node"`
+	Bus  string `yaml:"bus"`
+	ID   uint32 `yaml:"id"`
+	Data []byte `yaml:"data"`
+}
+
+// Call is a request to a bus service.
+type Call struct {
+	Service string         `yaml:"service"`
+	Request map[string]any `yaml:"request"`
+}
+
 // Publish is a message published on the bus from the server's side.
 type Publish struct {
 	Topic   string         `yaml:"topic"`
@@ -139,6 +182,9 @@ type Signal struct {
 	Offset float64 `yaml:"offset"`
 	// Abs records the magnitude.
 	Abs bool `yaml:"abs"`
+	// Equals turns a text field into 1 when it equals this, else 0
+	// (state names, sources).
+	Equals string `yaml:"equals"`
 }
 
 // Metric is a number computed from signals and the tolerance it must meet:
@@ -333,13 +379,13 @@ func (sc *Scenario) check(root *yaml.Node) error {
 	for i, e := range sc.Timeline {
 		f := fmt.Sprintf("timeline[%d]", i)
 		n := 0
-		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil, e.GPIO != nil} {
+		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil, e.GPIO != nil, e.BalanceIO != nil, e.CAN != nil, e.Call != nil, e.Set != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish, gpio; got %d", n)
+			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish, gpio, balance_io, can, call, set; got %d", n)
 		}
 		if e.At < 0 || e.At > sc.Duration {
 			bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
@@ -352,6 +398,15 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 		if e.Until > sc.Duration {
 			bad(e.line, f+".until", "%v is after the scenario's end %v", e.Until.D(), sc.Duration.D())
+		}
+		if e.ExpectReply != nil && e.Call == nil {
+			bad(e.line, f+".expect_reply", "only a call event has an expected reply")
+		}
+		if c := e.CAN; c != nil && (c.Node == "" || c.Bus == "" || c.ID > 0x7FF || len(c.Data) > 8) {
+			bad(e.line, f+".can", "want node, bus, a standard id (≤ 0x7FF) and at most 8 data bytes")
+		}
+		if c := e.Call; c != nil && !strings.HasPrefix(c.Service, "/") {
+			bad(e.line, f+".call.service", "want a bus service such as /saint/balance/console, got %q", c.Service)
 		}
 		if e.Expect != "" && e.WS == nil {
 			bad(e.line, f+".expect", "only a ws event has an expected status")

@@ -20,6 +20,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 )
@@ -166,7 +167,16 @@ func (r *runner) record() error {
 			}
 			t := r.ex.Now().Sub(r.t0).Seconds()
 			for _, s := range sigs {
-				x, ok := field(v, s.Field)
+				x, ok := 0.0, false
+				if s.Equals != "" {
+					var text string
+					text, ok = textField(v, s.Field)
+					if text == s.Equals {
+						x = 1
+					}
+				} else {
+					x, ok = field(v, s.Field)
+				}
 				if !ok {
 					continue
 				}
@@ -188,22 +198,42 @@ func (r *runner) record() error {
 	return nil
 }
 
-// field walks a dotted path ("pose.position.x", "angles.0") into decoded
-// JSON and returns the number there; booleans read as 0 and 1.
-func field(v any, path string) (float64, bool) {
+// textField returns the text at a dotted path.
+func textField(v any, path string) (string, bool) {
+	x, ok := walk(v, path)
+	s, isText := x.(string)
+	return s, ok && isText
+}
+
+// walk follows a dotted path ("pose.position.x", "angles.0") into decoded
+// JSON.
+func walk(v any, path string) (any, bool) {
 	for _, p := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
-			v = x[p]
+			var ok bool
+			if v, ok = x[p]; !ok {
+				return nil, false
+			}
 		case []any:
 			i, err := strconv.Atoi(p)
 			if err != nil || i < 0 || i >= len(x) {
-				return 0, false
+				return nil, false
 			}
 			v = x[i]
 		default:
-			return 0, false
+			return nil, false
 		}
+	}
+	return v, true
+}
+
+// field walks a dotted path ("pose.position.x", "angles.0") into decoded
+// JSON and returns the number there; booleans read as 0 and 1.
+func field(v any, path string) (float64, bool) {
+	v, ok := walk(v, path)
+	if !ok {
+		return 0, false
 	}
 	switch x := v.(type) {
 	case float64:
@@ -301,12 +331,15 @@ func (r *runner) dial() error {
 }
 
 // applyInitial puts the robot in the scenario's initial state.
-func (r *runner) applyInitial() {
+func (r *runner) applyInitial() { r.applyState(r.sc.Initial) }
+
+// applyState puts the robot's bodies in a state.
+func (r *runner) applyState(st Initial) {
 	rb := r.st.Robot
-	if b := r.sc.Initial.Balance; b != nil {
+	if b := st.Balance; b != nil {
 		rb.Balance.SetPitch(b.PitchDeg*math.Pi/180, b.PitchRateDeg*math.Pi/180)
 	}
-	if p := r.sc.Initial.Tracks; p != nil {
+	if p := st.Tracks; p != nil {
 		rb.Tracks.SetPose(p.X, p.Y, p.HeadingDeg*math.Pi/180)
 	}
 }
@@ -423,10 +456,75 @@ func (r *runner) apply(e Event) (what string, reply any, errText string) {
 			level = gpio.High
 		}
 		return what, nil, errS(b.SetInput(g.Pin, level))
+	case e.Set != nil:
+		r.applyState(*e.Set)
+		return "set state", nil, ""
+	case e.BalanceIO != nil:
+		return "balance_io", nil, errS(r.balanceIO(*e.BalanceIO))
+	case e.CAN != nil:
+		c := e.CAN
+		what = fmt.Sprintf("can %s %s 0x%03x % x", c.Node, c.Bus, c.ID, c.Data)
+		b, err := r.st.Board(c.Node)
+		if err != nil {
+			return what, nil, err.Error()
+		}
+		cb, err := b.CANBus(c.Bus)
+		if err != nil {
+			return what, nil, err.Error()
+		}
+		f := can.Frame{ID: c.ID, Length: uint8(len(c.Data))}
+		copy(f.Data[:], c.Data)
+		return what, nil, errS(cb.Send(f))
+	case e.Call != nil:
+		what = "call " + e.Call.Service
+		var resp map[string]any
+		err := r.pump(func() error {
+			ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+			defer cancel()
+			return r.st.Server.Bus().Call(ctx, e.Call.Service, e.Call.Request, &resp)
+		})
+		if err != nil {
+			return what, nil, err.Error()
+		}
+		for k, want := range e.ExpectReply {
+			if got := resp[k]; fmt.Sprint(got) != fmt.Sprint(want) {
+				return what, resp, fmt.Sprintf("reply %s = %v, want %v", k, got, want)
+			}
+		}
+		return what, resp, ""
 	case e.Publish != nil:
 		return "publish " + e.Publish.Topic, nil, errS(r.st.Server.Bus().Publish(e.Publish.Topic, e.Publish.Message))
 	}
 	return "nothing", nil, "empty event"
+}
+
+// balanceIO works the balance base's IO board.
+func (r *runner) balanceIO(a BalanceIO) error {
+	io := r.st.IOBoard()
+	if io == nil {
+		return errors.New("the balance IO board is not running")
+	}
+	if a.PowerOff {
+		io.Close()
+		return nil
+	}
+	if a.ArmButton != nil {
+		io.PressArm(*a.ArmButton)
+	}
+	if a.KillOpen != nil {
+		io.SetKill(*a.KillOpen)
+	}
+	var errs []error
+	for _, ch := range sortedKeys(a.Channels) {
+		errs = append(errs, io.SetChannel(ch, a.Channels[ch]))
+	}
+	if a.CRSFLost != nil {
+		io.CRSF().SetLinkLost(*a.CRSFLost)
+	}
+	if a.ELRSLost != nil {
+		io.ELRS().SetLinkLost(*a.ELRSLost)
+	}
+	return errors.Join(errs...)
 }
 
 // send makes one WebSocket request and waits for its response, skipping

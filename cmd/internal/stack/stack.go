@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/server"
 	simboard "github.com/saint-os/saint/sim/board"
 	simrobot "github.com/saint-os/saint/sim/robot"
+	"github.com/saint-os/saint/sim/twin/ioboard"
 )
 
 // NodeSpec is one simulated node of the robot and the role it is adopted
@@ -78,6 +79,7 @@ type Stack struct {
 	serverBus *cutBus
 	nodeBus   []*cutBus
 	rc        *rcLink
+	io        *ioboard.Board
 	stopped   []bool
 	// adoptErr holds why a node's adoption failed, by node id (executor).
 	adoptErr map[string]string
@@ -152,6 +154,13 @@ func (s *Stack) startOnExec() {
 	if err := s.rc.start(s.Exec); err != nil {
 		s.log.Error("simulated RC transmitter", "err", err)
 	}
+	// The balance base's IO board, on the far end of the balance board's
+	// inter-board UART, with its two RC receivers.
+	if peer, err := s.Robot.Board(simrobot.BalancePart).UARTPeer("ttyAMA0"); err != nil {
+		s.log.Error("balance IO board link", "err", err)
+	} else if s.io, err = ioboard.New(s.Exec, peer, nil); err != nil {
+		s.log.Error("balance IO board", "err", err)
+	}
 	for _, n := range s.Nodes {
 		n.Start()
 	}
@@ -178,6 +187,9 @@ func (s *Stack) Shutdown() {
 			}
 		}
 		s.rc.close()
+		if s.io != nil {
+			s.io.Close()
+		}
 		s.Robot.Stop()
 	})
 }
@@ -264,6 +276,11 @@ func (s *Stack) AdoptAll(only []string) error {
 	})
 	return nil
 }
+
+// IOBoard returns the balance base's simulated IO board (arming button,
+// kill switch, CRSF and ELRS transmitters), nil if it did not start. Use
+// it on the executor.
+func (s *Stack) IOBoard() *ioboard.Board { return s.io }
 
 // Board returns the simulated board a node (id or role key) runs on.
 func (s *Stack) Board(name string) (*simboard.Board, error) {
