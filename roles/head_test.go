@@ -465,3 +465,42 @@ func TestHeadRefusesNonNumbers(t *testing.T) {
 		t.Errorf("motion %+v after an undecodable command, want still at pan 40", last)
 	}
 }
+
+// BenchmarkHeadCameraFrame is one 640×480 frame of the simulated camera
+// through the head role onto the bus and decoded by a subscriber: the
+// render, the Image's JSON (base64) and the delivery.
+func BenchmarkHeadCameraFrame(b *testing.B) {
+	ex := executor.NewVirtual()
+	mb := mem.New()
+	board, err := simboard.New(&simboard.Options{Profile: simboard.Head, Exec: ex})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cam := simcam.New(func() [3]float64 { return [3]float64{0.2, 0.1, 0} }, nil)
+	cfg := headFixtureConfig(&testing.T{}, "head")
+	cfg.Camera.Framerate = 10
+	role, _ := roles.New("head")
+	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: mb, Board: simboard.WithCamera(board, cam), Config: cfg, Prefix: "/saint/head"}); err != nil {
+		b.Fatal(err)
+	}
+	defer role.Stop()
+	frames := 0
+	if _, err := bus.SubscribeJSON(mb, msg.TopicHeadCameraImageRaw, bus.QoS{Depth: 4}, ex, func(_ string, im msg.Image) {
+		if len(im.Data) == 640*480*3 {
+			frames++
+		}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := mb.Publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := ex.RunFor(context.Background(), 100*time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if frames < b.N {
+		b.Fatalf("%d frames for %d iterations", frames, b.N)
+	}
+}
