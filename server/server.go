@@ -220,6 +220,7 @@ func New(o Options) (*Server, error) {
 	s.registerSystem()
 	s.Add(newHostMonitor(s))
 	s.registerRC()
+	s.registerBalanceConsole()
 	if err := s.setupRC(); err != nil {
 		return nil, err
 	}

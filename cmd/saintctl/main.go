@@ -9,6 +9,7 @@
 //	saintctl [--server URL] reset NODE [--factory]
 //	saintctl [--server URL] info NODE
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
+//	saintctl [--server URL] balance CMD [ARGS...]   the balancing base's debug console
 //	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
@@ -49,6 +50,7 @@ commands:
   info NODE                       everything the server knows of a node, as JSON
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
                                   (robot control: call command/head move '{"pan":45}')
+  balance CMD [ARGS...]           the balancing base's debug console: balance help, balance status
   firmware publish --image FILE --version V [--configs DIR] [--out DIR]
   firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
@@ -136,6 +138,8 @@ func run(args []string, out io.Writer) error {
 			return errors.New("usage: info NODE")
 		}
 		return printCall(ctx, c, out, "management", "get_node_info", map[string]any{"node_id": rest[1]})
+	case "balance":
+		return balanceCmd(ctx, c, out, rest[1:])
 	case "call":
 		if len(rest) < 3 {
 			return errors.New("usage: call TYPE ACTION [JSON-PARAMS]")
