@@ -24,7 +24,7 @@ import (
 const headDegree = math.Pi / 180
 
 // fixtureConfig parses a role configuration from fixtures/config/roles.
-func headFixtureConfig(t *testing.T, name string) *roleconfig.Config {
+func headFixtureConfig(t testing.TB, name string) *roleconfig.Config {
 	t.Helper()
 	data, err := fs.ReadFile(fixtures.Config(), "roles/"+name+".yaml")
 	if err != nil {
@@ -477,7 +477,7 @@ func BenchmarkHeadCameraFrame(b *testing.B) {
 		b.Fatal(err)
 	}
 	cam := simcam.New(func() [3]float64 { return [3]float64{0.2, 0.1, 0} }, nil)
-	cfg := headFixtureConfig(&testing.T{}, "head")
+	cfg := headFixtureConfig(b, "head")
 	cfg.Camera.Framerate = 10
 	role, _ := roles.New("head")
 	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: mb, Board: simboard.WithCamera(board, cam), Config: cfg, Prefix: "/saint/head"}); err != nil {
