@@ -252,6 +252,11 @@ func (a *Arms) move(c msg.ArmCommand) error {
 	case f == 0:
 		f = a.cfg.DefaultSpeedFactor
 	}
+	for i, v := range c.TargetPositions {
+		if d := float64(v); math.IsNaN(d) || math.IsInf(d, 0) {
+			return fmt.Errorf("target_positions[%d]: not a number", i)
+		}
+	}
 	for k := range a.servos[:n] {
 		if !a.servos[k].polled {
 			return fmt.Errorf("%s: servo %d has not answered yet", j.JointNames[k], a.ids[k])
@@ -271,11 +276,7 @@ func (a *Arms) move(c msg.ArmCommand) error {
 	}
 	to := append([]float64(nil), end...)
 	for i, v := range c.TargetPositions {
-		d := float64(v)
-		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return fmt.Errorf("target_positions[%d]: not a number", i)
-		}
-		to[i] = j.Clamp(i, d*math.Pi/180)
+		to[i] = j.Clamp(i, float64(v)*math.Pi/180)
 	}
 	a.errorMessage, a.stopped = "", false
 	for i := range a.lagCount {

@@ -333,6 +333,24 @@ func TestArmHomeAndPower(t *testing.T) {
 	if p := power[len(power)-1]; !p.Present || math.Abs(float64(p.Voltage)-12) > 0.3 || p.Current <= 0.15 {
 		t.Errorf("power %+v, want about 12 V and the servos' current", p)
 	}
+	// Commands the arm cannot take are refused in error_message, and the
+	// arm stays home.
+	for _, tc := range []struct {
+		c    msg.ArmCommand
+		want string
+	}{
+		{msg.ArmCommand{TargetPositions: make([]float32, 6), SpeedFactor: 1}, "target_positions: 6 values, expected 1 to 5"},
+		{msg.ArmCommand{TargetPositions: []float32{45}, SpeedFactor: 1.5}, "speed_factor: 1.5, expected 0 to 1"},
+	} {
+		r.publish(msg.ArmCmdTopic(msg.ArmLeft), tc.c)
+		r.run(100 * time.Millisecond)
+		if st := r.lastState(); !strings.Contains(st.ErrorMessage, tc.want) {
+			t.Errorf("command %+v: error_message %q, want %q", tc.c, st.ErrorMessage, tc.want)
+		}
+	}
+	if pan := r.lastTruth().Positions[0]; math.Abs(pan) > 2*deg {
+		t.Errorf("a refused command moved shoulder_pan to %.1f°", pan/deg)
+	}
 }
 
 // A bad arms configuration stops Start with the file, line and field,
