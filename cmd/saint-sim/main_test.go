@@ -102,3 +102,62 @@ func TestMakeRun(t *testing.T) {
 		return nil
 	})
 }
+
+// TestScenarioFlag: saint-sim --scenario exits 0 when every metric holds,
+// non-zero when one does not, and writes the report and plots to --out.
+func TestScenarioFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-sim")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "saint-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	good := "../../fixtures/scenarios/head_move_settling.yaml"
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same scenario asking for the impossible: no settling time at all.
+	bad := filepath.Join(dir, "impossible.yaml")
+	impossible := strings.Replace(string(data), "band: 1.5, max: 1.5}", "band: 1.5, max: 0.001}", 1)
+	if impossible == string(data) {
+		t.Fatal("the head scenario no longer has the settling metric this test tightens")
+	}
+	if err := os.WriteFile(bad, []byte(impossible), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file string
+		pass bool
+	}{{good, true}, {bad, false}} {
+		out := filepath.Join(dir, "out-"+filepath.Base(tc.file))
+		cmd := exec.Command(bin, "--scenario", tc.file, "--out", out)
+		output, err := cmd.CombinedOutput()
+		if passed := err == nil; passed != tc.pass {
+			t.Errorf("%s: exit error %v, want pass=%v\n%s", tc.file, err, tc.pass, output)
+		}
+		var rep struct {
+			Pass    bool `json:"pass"`
+			Metrics []struct {
+				Name  string  `json:"name"`
+				Value float64 `json:"value"`
+				Pass  bool    `json:"pass"`
+			} `json:"metrics"`
+		}
+		b, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Pass != tc.pass || len(rep.Metrics) == 0 {
+			t.Errorf("%s: report pass=%v with %d metrics", tc.file, rep.Pass, len(rep.Metrics))
+		}
+		if png, err := os.ReadFile(filepath.Join(out, "head_pan_tilt.png")); err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+			t.Errorf("%s: no PNG plot (%v)", tc.file, err)
+		}
+	}
+}
