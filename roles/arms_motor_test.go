@@ -67,9 +67,18 @@ func TestMotorControlOwnership(t *testing.T) {
 		r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, Positions: pose})
 		r.run(100 * time.Millisecond)
 	}
+	var js []msg.JointStates
+	if _, err := bus.SubscribeJSON(r.bus, msg.MotorName(r.prefix, "", msg.MotorJointStates), bus.QoS{Depth: 10}, r.ex, func(_ string, v msg.JointStates) { js = append(js, v) }); err != nil {
+		t.Fatal(err)
+	}
+	r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, Positions: pose})
+	r.run(100 * time.Millisecond)
 	for i, q := range r.lastTruth().Positions {
 		if math.Abs(q-pose[i]) > 0.03 {
 			t.Errorf("joint %d at %.3f rad, want %.3f", i, q, pose[i])
+		}
+		if len(js) == 0 || len(js[len(js)-1].Position) != 5 || math.Abs(js[len(js)-1].Position[i]-q) > 0.01 || js[len(js)-1].Name[i] != []string{"shoulder_pan", "shoulder_lift", "elbow", "wrist_pitch", "wrist_roll"}[i] {
+			t.Fatalf("joint_states %+v, truth %.3f", js, r.lastTruth().Positions)
 		}
 	}
 	// The role's own commands wait for the session to end.
