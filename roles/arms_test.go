@@ -397,3 +397,27 @@ func TestArmsConfigErrorsNameLine(t *testing.T) {
 		}
 	}
 }
+
+// The joint table's max_power: held out straight, the arm draws more than
+// 36 W (beyond the INA219's 3.2 A range), so a long move stops after
+// max_power_duration with the reason.
+func TestArmMaxPowerStopsALongMove(t *testing.T) {
+	r := newArmRig(t)
+	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 0, 0, 0, 0}, SpeedFactor: 1})
+	r.run(2 * time.Second)
+	if st := r.lastState(); st.ErrorState {
+		t.Fatalf("a 1.5 s move stopped: %q", st.ErrorMessage)
+	}
+	// 90° at 9 °/s: 15 s.
+	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{90}, SpeedFactor: 0.1})
+	r.run(5 * time.Second)
+	st := r.lastState()
+	if !st.ErrorState || !strings.Contains(st.ErrorMessage, "above max_power 36 W for 3.0 s: arm stopped") {
+		t.Fatalf("state %+v, want stopped by max_power", st)
+	}
+	pan := r.lastTruth().Positions[0]
+	r.run(time.Second)
+	if moved := math.Abs(r.lastTruth().Positions[0]-pan) / deg; moved > 0.5 || pan/deg > 45 {
+		t.Errorf("shoulder_pan at %.1f° moved %.1f° after the stop", pan/deg, moved)
+	}
+}
