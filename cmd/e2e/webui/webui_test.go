@@ -426,6 +426,7 @@ func TestWebUI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs saint-sim and Chromium")
 	}
+	t.Parallel()
 	ctx := browser(t)
 	s := startSim(t)
 	api := dialAPI(t, s, "")
@@ -707,6 +708,7 @@ func TestTokenLogin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs saint-sim and Chromium")
 	}
+	t.Parallel()
 	ctx := browser(t)
 	s := startSim(t, "--auth")
 	var token string
