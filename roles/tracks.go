@@ -46,12 +46,14 @@ type Tracks struct {
 	target   [2]float64 // commanded v (m/s) and ω (rad/s), within the limits
 	cmdAt    time.Time  // when the last cmd_vel came
 	haveCmd  bool
-	ref      [2]float64 // v and ω on their way to target, within the acceleration limits
-	speed    [2]float64 // measured track speeds, m/s
-	estop    msg.EStop  // the latched emergency stop, Active while engaged
-	cutoff   bool       // the supply is at cutoff
-	braking  bool       // stopped with the motors shorted until they stand still
-	driveErr error      // the last H-bridge error, logged once
+	ref      [2]float64       // v and ω on their way to target, within the acceleration limits
+	speed    [2]float64       // measured track speeds, m/s
+	estop    msg.EStop        // the latched emergency stop, Active while engaged
+	cutoff   bool             // the supply is at cutoff
+	braking  bool             // stopped with the motors shorted until they stand still
+	fault    string           // a latched drive fault (see checkStall), "" without
+	stalled  [2]time.Duration // how long each track has been driven without turning
+	driveErr error            // the last H-bridge error, logged once
 
 	odom tracksOdom
 }
@@ -174,7 +176,7 @@ func (t *Tracks) Stop() {
 // counter-clockwise (rad/s), each clamped to its limit, then both scaled
 // down together if a track would have to run faster than it may.
 func (t *Tracks) command(c msg.Twist) {
-	if t.estop.Active || t.cutoff {
+	if !t.motorsEnabled() {
 		return // held stopped; a command from before the release must not move the robot after it
 	}
 	v, w := c.Linear.X, c.Angular.Z
@@ -201,11 +203,43 @@ func (t *Tracks) onEStop(e msg.EStop) {
 		t.hold()
 		t.env.Log.Warn("emergency stop engaged", "source", e.Source, "reason", e.Reason)
 		t.publishState()
-	case !e.Active && t.estop.Active:
-		t.estop = msg.EStop{}
+	case !e.Active && (t.estop.Active || t.fault != ""):
+		t.estop, t.fault = msg.EStop{}, ""
+		t.stalled = [2]time.Duration{}
 		t.env.Log.Info("emergency stop released", "source", e.Source)
 		t.release()
 		t.publishState()
+	}
+}
+
+// checkStall latches a drive fault when a track does not respond, for
+// stall_timeout_ms: driven at 0.1 m/s or more, its encoder reads under a
+// quarter of that (jammed, or its encoder lost while the track may well
+// be turning), or the speed loop has used all its correction while the
+// output had room to spare (its motor dead, or the track held). Either
+// way the loop could only push harder. The fault stops the base as an
+// emergency stop does and is released the same way.
+func (t *Tracks) checkStall(refs [2]float64, dt float64) {
+	limit := time.Duration(t.cfg.Speed.StallTimeoutMS) * time.Millisecond
+	for side, ref := range refs {
+		l := &t.loops[side]
+		notTurning := math.Abs(ref) >= 0.1 && math.Abs(t.speed[side]) < math.Abs(ref)/4
+		if notTurning || l.corrSat && !l.outSat {
+			t.stalled[side] += time.Duration(dt * float64(time.Second))
+		} else {
+			t.stalled[side] = 0
+		}
+		if t.stalled[side] >= limit {
+			name := [2]string{"left", "right"}[side]
+			t.fault = fmt.Sprintf("%s track not responding for %v (driven at %.2f m/s, encoder reads %.2f m/s): jammed, motor dead or encoder lost",
+				name, limit, ref, t.speed[side])
+			t.hold()
+			t.env.Log.Error("drive fault", "fault", t.fault)
+			t.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertError, Message: t.env.Prefix + ": " + t.fault,
+				Source: t.env.NodeID, Timestamp: float64(t.env.Exec.Now().UnixNano()) / 1e9})
+			t.publishState()
+			return
+		}
 	}
 }
 
@@ -247,7 +281,7 @@ func (t *Tracks) hold() {
 // release lifts hold when neither the emergency stop nor the cutoff
 // remains. The bridges stay coasting until a cmd_vel drives them.
 func (t *Tracks) release() {
-	if t.estop.Active || t.cutoff {
+	if !t.motorsEnabled() {
 		return
 	}
 	t.braking = false
@@ -256,7 +290,7 @@ func (t *Tracks) release() {
 	}
 }
 
-func (t *Tracks) motorsEnabled() bool { return !t.estop.Active && !t.cutoff }
+func (t *Tracks) motorsEnabled() bool { return !t.estop.Active && !t.cutoff && t.fault == "" }
 
 // control is one period of the speed loops.
 func (t *Tracks) control() {
@@ -299,6 +333,10 @@ func (t *Tracks) control() {
 	// rather than let the loop's integral creep against friction.
 	idle := target == [2]float64{} && t.ref == [2]float64{} &&
 		math.Abs(t.speed[0]) < standstill && math.Abs(t.speed[1]) < standstill
+	t.checkStall(refs, dt)
+	if !t.motorsEnabled() {
+		return
+	}
 	vbat, ok := t.power.Voltage()
 	if !ok {
 		vbat = 0 // the loop falls back to its nominal voltage

@@ -82,7 +82,7 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 		Odometry: tracksOdometry{RateHz: 50, FrameID: "odom", ChildFrameID: "base_link",
 			PoseCovariance:  []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2},
 			TwistCovariance: []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2}},
-		Speed: speedGains{Kp: 0.5, Ki: 4, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95},
+		Speed: speedGains{Kp: 0.3, Ki: 3, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95, MaxCorrection: 0.25, StallTimeoutMS: 500},
 	}
 	for _, s := range []struct {
 		name string
@@ -179,6 +179,10 @@ func (c *tracksConfig) validate() error {
 		return fmt.Errorf("speed_control.nominal_voltage: %g V, want > 0", s.NominalVoltage)
 	case !(s.MaxDuty > 0 && s.MaxDuty <= 1):
 		return fmt.Errorf("speed_control.max_duty: %g, want 0 < duty ≤ 1", s.MaxDuty)
+	case !(s.MaxCorrection > 0 && s.MaxCorrection <= s.MaxDuty):
+		return fmt.Errorf("speed_control.max_correction: %g, want 0 < correction ≤ max_duty", s.MaxCorrection)
+	case s.StallTimeoutMS < 50:
+		return fmt.Errorf("speed_control.stall_timeout_ms: %d, want ≥ 50", s.StallTimeoutMS)
 	}
 	for i, v := range append(append([]float64{}, o.PoseCovariance...), o.TwistCovariance...) {
 		if !(v >= 0) || math.IsInf(v, 0) {

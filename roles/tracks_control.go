@@ -28,18 +28,32 @@ type speedGains struct {
 	NominalVoltage float64 `yaml:"nominal_voltage"`
 	// MaxDuty bounds the output.
 	MaxDuty float64 `yaml:"max_duty"`
+	// MaxCorrection bounds what the PID adds to the feed-forward, duty.
+	MaxCorrection float64 `yaml:"max_correction"`
+	// StallTimeoutMS is how long a track may be driven without turning
+	// before the drive faults (Tracks.checkStall).
+	StallTimeoutMS int `yaml:"stall_timeout_ms"`
 }
 
-// speedLoop is one track's speed controller: feed-forward plus PID, the
-// derivative taken on the measurement (a step in the reference gives no
-// kick), with anti-windup by conditional integration: while the output is
-// saturated the integral only moves in the direction that brings the
-// output back, and it is clamped to what the output can use.
+// speedLoop is one track's speed controller: feed-forward plus a PID
+// correction on the measured speed, the derivative taken on the
+// measurement (a step in the reference gives no kick).
+//
+// The correction has limited authority, ±MaxCorrection: the feed-forward
+// does the driving and the loop only makes up for what it cannot know
+// (friction, slopes, pushes), so a track whose measurement is lost cannot
+// be driven far beyond its reference. Anti-windup is by conditional
+// integration: while the correction or the output is saturated the
+// integral only moves in the direction that brings it back, and it never
+// exceeds the authority itself.
 type speedLoop struct {
 	g        speedGains
 	integral float64 // duty
 	lastMeas float64
 	primed   bool
+	// corrSat and outSat say whether the last step's correction and
+	// output were at their limits.
+	corrSat, outSat bool
 }
 
 // step returns the duty for reference speed ref (m/s) changing at
@@ -64,16 +78,19 @@ func (l *speedLoop) step(ref, refAccel, refSeen, meas, vbat, dt float64) float64
 	}
 	l.lastMeas, l.primed = meas, true
 
-	out := ff + l.g.Kp*e + l.integral + d
+	lim := l.g.MaxCorrection
+	corr := l.g.Kp*e + l.integral + d
 	di := l.g.Ki * e * dt
-	switch {
-	case out >= l.g.MaxDuty && di > 0, out <= -l.g.MaxDuty && di < 0:
-		// Saturated: integrating further would only wind up.
-	default:
-		l.integral += di
-		out += di
+	winding := di > 0 && (corr >= lim || ff+corr >= l.g.MaxDuty) ||
+		di < 0 && (corr <= -lim || ff+corr <= -l.g.MaxDuty)
+	if !winding {
+		l.integral = clamp(l.integral+di, -lim, lim)
+		corr = l.g.Kp*e + l.integral + d
 	}
-	l.integral = clamp(l.integral, -l.g.MaxDuty, l.g.MaxDuty)
+	l.corrSat = math.Abs(corr) >= lim
+	corr = clamp(corr, -lim, lim)
+	out := ff + corr
+	l.outSat = math.Abs(out) >= l.g.MaxDuty
 	if math.IsNaN(out) {
 		return 0
 	}
@@ -82,7 +99,7 @@ func (l *speedLoop) step(ref, refAccel, refSeen, meas, vbat, dt float64) float64
 
 // reset forgets the integral and the last measurement, for a fresh start
 // after a stop.
-func (l *speedLoop) reset() { l.integral, l.primed = 0, false }
+func (l *speedLoop) reset() { l.integral, l.primed, l.corrSat, l.outSat = 0, false, false, false }
 
 // rampTo moves cur towards target by at most rate·dt.
 func rampTo(cur, target, rate, dt float64) float64 {
@@ -100,7 +117,9 @@ func rampTo(cur, target, rate, dt float64) float64 {
 // every control period: a second-order tracking observer (the "tracking
 // loop" of motor drives) whose position follows the count through a
 // critically damped loop of bandwidth ω, with the speed as its integral
-// state. It tracks a constant acceleration without lag in steady state,
+// state. It follows a constant speed without error and an acceleration a
+// with a lag of 2a/ω (which the loop allows for by comparing the
+// measurement with the reference seen through an identical observer),
 // needs no edge timestamps (whose quality depends on how the edges are
 // read) and smooths the counts' quantization.
 type speedObserver struct {

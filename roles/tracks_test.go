@@ -583,3 +583,62 @@ func TestTracksConfigErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		breakIt, restore func(*robot.Robot) error
+	}{
+		{"encoder cable pulled",
+			func(r *robot.Robot) error { return r.World().CutLink("tracks/encoder/left") },
+			func(r *robot.Robot) error { return r.World().RestoreLink("tracks/encoder/left") }},
+		// One dead motor at cruise goes unnoticed (the other track drags
+		// its track along, 1.5 % slower); both dead, the base coasts down.
+		{"motors dead",
+			func(r *robot.Robot) error { return r.World().Kill("tracks") },
+			func(r *robot.Robot) error { return r.World().Revive("tracks") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newTracksRig(t, nil)
+			g.drive(0.5, 0, time.Second)
+			g.ex.Post(func() {
+				if err := tc.breakIt(g.robot); err != nil {
+					t.Error(err)
+				}
+			})
+			brokeAt := g.now()
+			g.drive(0.5, 0, 1500*time.Millisecond)
+			if len(g.alerts) != 1 || g.alerts[0].Level != msg.AlertError || !strings.Contains(g.alerts[0].Message, "track not responding") {
+				t.Fatalf("alerts %+v, want one drive fault error", g.alerts)
+			}
+			if st := g.lastState(); st.MotorsEnabled || !g.enablesLow() {
+				t.Fatalf("TrackState %+v, enables low %v: want the drive held", st, g.enablesLow())
+			}
+			// The loop did not run away on a track it could not see: its
+			// correction (max_correction 0.25 of 27 V, 20 V per m/s) can
+			// add at most 0.34 m/s to the 0.5 m/s commanded.
+			for _, s := range g.truthSince(brokeAt) {
+				if s.Speed > 0.7 || s.TrackSpeed[0] > 0.85 {
+					t.Fatalf("at %v: base %.3f m/s, left track %.3f m/s", s.t, s.Speed, s.TrackSpeed[0])
+				}
+			}
+			// Latched: commands do nothing until a release, after the repair.
+			g.ex.Post(func() {
+				if err := tc.restore(g.robot); err != nil {
+					t.Error(err)
+				}
+			})
+			g.drive(0.5, 0, 300*time.Millisecond)
+			if g.lastState().MotorsEnabled {
+				t.Fatal("the drive fault cleared itself")
+			}
+			g.publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: msg.SourceWebSocket})
+			g.run(50 * time.Millisecond)
+			g.drive(0.5, 0, 1200*time.Millisecond)
+			if v := g.lastTruth().Speed; math.Abs(v-0.5) > 0.01 || !g.lastState().MotorsEnabled {
+				t.Fatalf("after repair and release: %.3f m/s, %+v", v, g.lastState())
+			}
+		})
+	}
+}
