@@ -444,6 +444,18 @@ func TestWebUI(t *testing.T) {
 			t.Fatalf("the e-stop banner shows (display %s) before any stop", d)
 		}
 		p.shot("dashboard")
+
+		// The first Tab reaches the skip link, and Enter on it moves the
+		// focus to the page's content without leaving the page.
+		p.do("Tab", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`)(ctx, t)
+			return err
+		}), chromedp.KeyEvent("\t"))
+		if got := p.eval(`document.activeElement.className + ' ' + document.activeElement.textContent`); got != "skip Skip to content" {
+			t.Fatalf("the first Tab focuses %q, want the skip link", got)
+		}
+		p.do("Enter", chromedp.KeyEvent("\r"))
+		p.until("focus on the content", `document.activeElement.id === 'view' && location.hash === '#/'`)
 	})
 
 	t.Run("adopt", func(t *testing.T) {

@@ -119,6 +119,12 @@ document.getElementById('login-form').addEventListener('submit', (ev) => {
 
 document.getElementById('logout').addEventListener('click', () => { api.logout(); });
 
+// The skip link moves the focus; following its href would change the route.
+document.querySelector('.skip').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  view.focus();
+});
+
 window.addEventListener('hashchange', () => { shownFor = null; show(); });
 api.connect();
 show();
