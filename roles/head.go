@@ -36,8 +36,9 @@ type Head struct {
 	clamped  []string
 	lastCmd  time.Time
 	timedOut bool
-	// lastClampAlert rate-limits the clamp alert to one a second.
+	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
+	alertedAxes    string
 
 	subs   []bus.Subscription
 	timers []*executor.Timer
@@ -254,6 +255,7 @@ func (h *Head) command(c msg.HeadCommand) {
 	h.speed = speed
 	h.lastCmd = h.env.Exec.Now()
 	h.timedOut = false
+	wasClamped := strings.Join(h.clamped, ",")
 	h.clamped = h.clamped[:0]
 	var cut []string
 	for i := range h.axes {
@@ -269,18 +271,27 @@ func (h *Head) command(c msg.HeadCommand) {
 		h.jaw = clamp(float64(c.Jaw), 0, 1)
 	}
 	if len(cut) > 0 {
-		h.clampAlert(strings.Join(cut, ", "))
+		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
 	}
 }
 
-// clampAlert logs a clamped command and tells the console, at most once a
-// second so that a stream of out-of-range commands does not flood it.
-func (h *Head) clampAlert(what string) {
+// headClampRealert is how often a stream of commands that stay clamped on
+// the same axes repeats its alert.
+const headClampRealert = 10 * time.Second
+
+// clampAlert logs a clamped command and tells the console: when clamping
+// starts or moves to other axes (but at most once a second), and every
+// headClampRealert while a stream of commands (face capture at the edge of
+// the head's range) keeps being clamped the same way, so that the console
+// is not flooded.
+func (h *Head) clampAlert(axes, previous, what string) {
 	now := h.env.Exec.Now()
-	if !h.lastClampAlert.IsZero() && now.Sub(h.lastClampAlert) < time.Second {
+	since := now.Sub(h.lastClampAlert)
+	if !h.lastClampAlert.IsZero() && (since < time.Second ||
+		since < headClampRealert && axes == previous && axes == h.alertedAxes) {
 		return
 	}
-	h.lastClampAlert = now
+	h.lastClampAlert, h.alertedAxes = now, axes
 	text := "head command clamped to the configured limits: " + what
 	h.env.Log.Warn(text)
 	_ = h.env.Bus.Publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertWarning, Message: text,

@@ -216,6 +216,29 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 	if last := (*motion)[len(*motion)-1]; len(last.Clamped) != 0 {
 		t.Errorf("clamped %v after a command within the limits", last.Clamped)
 	}
+	// A stream at 50 Hz clamped on pan: one alert when it starts, one
+	// when tilt is clamped too, then one every 10 s while it stays so.
+	*alerts = nil
+	stream := g.ex.Every(20*time.Millisecond, func() {
+		tilt := float32(0)
+		if len(*alerts) >= 1 { // from the command after the first alert
+			tilt = -50
+		}
+		g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 50, Tilt: tilt, Speed: 1})
+	})
+	g.run(12 * time.Second)
+	stream.Stop()
+	var got []string
+	for _, a := range *alerts {
+		got = append(got, a.Message)
+	}
+	// At 0.02 s (pan), 1.02 s (tilt joins, after the 1 s minimum) and
+	// 11.02 s.
+	const pan, both = "head command clamped to the configured limits: pan 50 -> 30 deg",
+		"head command clamped to the configured limits: pan 50 -> 30 deg, tilt -50 -> -20 deg"
+	if wantAlerts := []string{pan, both, both}; !slices.Equal(got, wantAlerts) {
+		t.Errorf("alerts over 12 s of clamped commands:\n%q\nwant\n%q", got, wantAlerts)
+	}
 }
 
 func TestHeadStateMotionAndSensorsAtTheirRates(t *testing.T) {
