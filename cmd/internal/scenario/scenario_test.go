@@ -66,3 +66,24 @@ func TestScenarioLibrary(t *testing.T) {
 		})
 	}
 }
+
+// The same scenario gives the same numbers on every run: everything runs
+// on one executor under the virtual clock, and the clock stands still
+// while a WebSocket request is in flight.
+func TestDeterministic(t *testing.T) {
+	sc, err := ReadFile(filepath.Join(scenarioDir, "tracks_speed_step.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs [2]*Report
+	for i := range runs {
+		if runs[i], err = Run(context.Background(), sc, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, m := range runs[0].Metrics {
+		if n := runs[1].Metrics[i]; n.Value != m.Value {
+			t.Errorf("%s: %v then %v", m.Name, m.Value, n.Value)
+		}
+	}
+}
