@@ -1,0 +1,163 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/mem"
+	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/hal/uart/uarttest"
+	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/sim/twin/rctx"
+)
+
+// rcServer is a server whose RC receiver reads the simulated transmitter
+// over a simulated UART, with its configuration and data directories.
+type rcServer struct {
+	srv             *server.Server
+	tx              *rctx.Serial
+	configDir, data string
+}
+
+func startRCServer(t *testing.T, configDir, data string) *rcServer {
+	t.Helper()
+	b := mem.New()
+	t.Cleanup(func() { _ = b.Close() })
+	srv, err := server.New(server.Options{Bus: b, ConfigDir: configDir, DataDir: data, NoAuth: true,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	device, host := uarttest.Pipe(srv.Exec().Clock())
+	srv.SetRCPorts(rc.FixedPort(host))
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &rcServer{srv: srv, configDir: configDir, data: data}
+	t.Cleanup(func() {
+		if r.tx != nil {
+			r.tx.Close()
+		}
+		srv.Shutdown()
+	})
+	r.do(t, func() { r.tx, err = rctx.NewSerial(srv.Exec(), device, wire.IBUS, nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *rcServer) do(t *testing.T, f func()) {
+	t.Helper()
+	if err := r.srv.Exec().Do(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *rcServer) config(t *testing.T) (c rc.Config) {
+	r.do(t, func() { c = r.srv.RCReceiver().Config() })
+	return c
+}
+
+// TestRCConfigurationFiles: the installation's rc_receiver.yaml starts the
+// receiver; a change through the settings reaches the live receiver and
+// DATA/rc_receiver.yaml, keeping what the settings do not hold (channel
+// types); a change the receiver refuses is taken back out of the settings;
+// the next start reads DATA's file.
+func TestRCConfigurationFiles(t *testing.T) {
+	configDir, data := t.TempDir(), t.TempDir()
+	yaml := `rc_receiver:
+  protocol: ibus
+  uart: {device: /dev/sim-rc, baud_rate: 0, inverted: false}
+  failsafe: {timeout_ms: 400, action: hold}
+  channels:
+    - {number: 1, name: steering, min: 1000, max: 2000, center: 1500}
+    - {number: 5, name: gripper, min: 1000, max: 2000, center: 1000, type: switch}
+`
+	if err := os.WriteFile(filepath.Join(configDir, rc.FileName), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startRCServer(t, configDir, data)
+	if err := r.tx.SetAll(2000, 1500, 1500, 1500, 2000); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		var st rc.Status
+		r.do(t, func() { st = r.srv.RCReceiver().Status() })
+		if !st.Connected || st.Protocol != "ibus" || len(st.Channels) < 5 || st.Channels[4].Normalized != 1 {
+			return fmt.Errorf("status %+v", st)
+		}
+		return nil
+	})
+	if s := r.srv.Settings().Get().RC; s.Protocol != "ibus" || s.Failsafe.TimeoutMs != 400 || len(s.Channels) != 2 {
+		t.Fatalf("settings rc %+v, want the file's", s)
+	}
+
+	// The Settings page changes the failsafe and channel 5's travel.
+	if _, err := r.srv.Settings().Patch([]byte(`{"rc": {"failsafe": {"timeout_ms": 250, "action": "neutral"},
+		"channels": [{"channel": 1, "name": "steering", "min": 1000, "max": 2000, "center": 1500},
+		             {"channel": 5, "name": "claw", "min": 1100, "max": 1900, "center": 1100}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		c := r.config(t)
+		if c.Failsafe.Action != "neutral" || c.Failsafe.TimeoutMs != 250 || c.Channel(5).Name != "claw" {
+			return fmt.Errorf("receiver config %+v", c)
+		}
+		return nil
+	})
+	if ch := r.config(t).Channel(5); ch.Type != rc.TypeSwitch || ch.Min != 1100 {
+		t.Errorf("channel 5 %+v, want a switch from 1100 µs", ch)
+	}
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		b, err := os.ReadFile(filepath.Join(data, rc.FileName))
+		if err != nil {
+			return err
+		}
+		c, err := rc.Parse(b)
+		if err != nil {
+			return err
+		}
+		if c.Failsafe.Action != "neutral" || c.Channel(5).Type != rc.TypeSwitch || c.Channel(5).Name != "claw" {
+			return errors.New("DATA/rc_receiver.yaml not written yet")
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(filepath.Join(configDir, rc.FileName)); string(b) != yaml {
+		t.Error("the configuration directory's file was rewritten")
+	}
+
+	// A stick centred at its minimum passes the settings' checks but not
+	// the receiver's: the settings go back to what is in force.
+	if _, err := r.srv.Settings().Patch([]byte(`{"rc": {"channels": [{"channel": 1, "name": "steering", "min": 1000, "max": 2000, "center": 1000}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		s := r.srv.Settings().Get().RC
+		if len(s.Channels) != 2 || s.Channels[0].Center != 1500 {
+			return fmt.Errorf("settings channels %+v, want the receiver's back", s.Channels)
+		}
+		return nil
+	})
+	if c := r.config(t); c.Channel(1).Center != 1500 {
+		t.Errorf("receiver channel 1 %+v", c.Channel(1))
+	}
+
+	// The next start reads DATA/rc_receiver.yaml.
+	r.tx.Close()
+	r.tx = nil
+	r.srv.Shutdown()
+	r2 := startRCServer(t, configDir, data)
+	if c := r2.config(t); c.Failsafe.Action != "neutral" || c.Channel(5).Name != "claw" {
+		t.Fatalf("after a restart: %+v", c)
+	}
+}
