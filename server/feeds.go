@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/saint-os/saint/bus"
@@ -20,11 +21,20 @@ const (
 	TopicRouter = "router" // RouteStatus from /saint/router/status
 	TopicSystem = "system" // SystemStatus, once a second
 	TopicLogs   = "logs"   // each new activity log event
+	// TopicOdom carries the tracks' Odometry from /saint/tracks/odom.
+	TopicOdom = "odom"
+	// TopicBalance carries BalanceState from /saint/balance/state.
+	TopicBalance = "balance"
+	// TopicSim carries the simulator's ground truth, when the bus has it:
+	// one object {"world": SimWorld, "<model>": its truth ...} per
+	// /saint/sim/world tick, so that a rate_hz never drops one model's
+	// truth in favour of another's.
+	TopicSim = "sim"
 )
 
 // Topics lists the subscribable topics.
 func Topics() []string {
-	return []string{TopicHead, TopicArms, TopicTracks, TopicNodes, TopicRC, TopicRouter, TopicSystem, TopicLogs}
+	return []string{TopicHead, TopicArms, TopicTracks, TopicNodes, TopicRC, TopicRouter, TopicSystem, TopicLogs, TopicOdom, TopicBalance, TopicSim}
 }
 
 // SystemStatusInterval is how often the "system" topic is updated.
@@ -56,10 +66,15 @@ func (s *Server) startFeeds() error {
 		{msg.TopicTracksState, TopicTracks, nil},
 		{msg.TopicAllNodeStatus, TopicNodes, nil},
 		{msg.TopicRouterStatus, TopicRouter, nil},
+		{msg.TopicTracksOdom, TopicOdom, nil},
+		{msg.TopicBalanceState, TopicBalance, nil},
 	} {
 		if err := forward(f.bus, f.ws, f.wrap); err != nil {
 			return err
 		}
+	}
+	if err := s.startSimFeed(); err != nil {
+		return err
 	}
 	rc, err := s.o.Bus.Subscribe(msg.TopicRCState, bus.QoS{Reliability: bus.BestEffort, Depth: 16}, s.ex, func(m bus.Msg) {
 		var st msg.RCReceiverState
@@ -74,6 +89,35 @@ func (s *Server) startFeeds() error {
 	s.subs = append(s.subs, rc)
 	s.stopLogFeed = s.activity.Subscribe(func(e activity.Event) { s.gateway.Publish(TopicLogs, e) })
 	s.statusTimer = s.ex.Every(SystemStatusInterval, func() { s.gateway.Publish(TopicSystem, s.systemStatus()) })
+	return nil
+}
+
+// startSimFeed gathers each model's latest ground truth and publishes them
+// together on TopicSim at every world tick (executor). The world publishes
+// its tick before the models' truths, so a snapshot carries the truths of
+// the tick before: one truth period (20 ms at 50 Hz) old.
+func (s *Server) startSimFeed() error {
+	latest := map[string]json.RawMessage{}
+	qos := bus.QoS{Reliability: bus.BestEffort, Depth: 16}
+	truth, err := s.o.Bus.Subscribe(msg.TopicSimAllTruth, qos, s.ex, func(m bus.Msg) {
+		latest[strings.TrimPrefix(m.Topic, msg.TopicSimTruthPrefix)] = json.RawMessage(m.Data)
+	})
+	if err != nil {
+		return err
+	}
+	s.subs = append(s.subs, truth)
+	world, err := s.o.Bus.Subscribe(msg.TopicSimWorld, qos, s.ex, func(m bus.Msg) {
+		snap := make(map[string]json.RawMessage, len(latest)+1)
+		for k, v := range latest {
+			snap[k] = v
+		}
+		snap["world"] = json.RawMessage(m.Data)
+		s.gateway.Publish(TopicSim, snap)
+	})
+	if err != nil {
+		return err
+	}
+	s.subs = append(s.subs, world)
 	return nil
 }
 
