@@ -434,3 +434,29 @@ func TestOpenRetries(t *testing.T) {
 		t.Fatalf("input %q after %d tries", s.Input, tries)
 	}
 }
+
+// TestPublishRate: publish_hz limits the state to that rate whatever the
+// frame rate; 0 publishes every frame.
+func TestPublishRate(t *testing.T) {
+	cfg := serialConfig(msg.RCProtocolCRSF)
+	cfg.PublishHz = 20
+	r, _ := serialRig(t, cfg, nil)
+	r.run(time.Second)
+	if n := len(r.states); n < 19 || n > 21 {
+		t.Fatalf("%d states in 1 s at publish_hz 20 (CRSF sends 250 frames/s)", n)
+	}
+	if hz := r.last().FrameRateHz; hz != 250 {
+		t.Errorf("frame rate %d Hz, want the receiver's 250", hz)
+	}
+	cfg.PublishHz = 0
+	r.do(func() {
+		if err := r.rx.Apply(cfg); err != nil {
+			t.Fatal(err)
+		}
+	})
+	n := len(r.states)
+	r.run(time.Second)
+	if got := len(r.states) - n; got < 245 {
+		t.Fatalf("%d states in 1 s at publish_hz 0, want one per frame (250)", got)
+	}
+}
