@@ -41,3 +41,34 @@ func TestBrokenGainFailsTheRightScenario(t *testing.T) {
 		t.Errorf("head_move_settling failed with a broken tracks gain: %v", rep.Failures())
 	}
 }
+
+// The same for the balance base: the balance PID's proportional gain a
+// tenth of what it should be cannot hold the base up, so the tilt recovery
+// fails, while the tracks' step response does not notice.
+func TestBrokenBalanceGainFailsTheBalanceScenario(t *testing.T) {
+	broken := map[string]map[string]any{"balance": {"balance.pid.kp": 0.2}}
+	run := func(name string) *Report {
+		t.Helper()
+		sc, err := ReadFile(filepath.Join(scenarioDir, name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), sc, Options{RoleConfig: broken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := run("balance_tilt_recovery")
+	failed := map[string]bool{}
+	for _, m := range rep.Metrics {
+		failed[m.Name] = !m.Pass
+		t.Logf("%s = %.4g pass=%v", m.Name, m.Value, m.Pass)
+	}
+	if !failed["max_tilt"] && !failed["settling_time"] && !failed["final_pitch"] {
+		t.Errorf("no pitch metric of balance_tilt_recovery caught the broken balance gain")
+	}
+	if rep := run("tracks_speed_step"); !rep.Pass {
+		t.Errorf("tracks_speed_step failed with a broken balance gain: %v", rep.Failures())
+	}
+}
