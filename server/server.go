@@ -434,6 +434,11 @@ func (s *Server) startOnExec() error {
 	return nil
 }
 
+// redirectToUIPage sends a browser from /nodes/ID to /#/nodes/ID.
+func redirectToUIPage(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "/#"+r.URL.Path, http.StatusFound)
+}
+
 func (s *Server) listen() error {
 	web, _ := fs.Sub(webFiles, "web")
 	mux := http.NewServeMux()
@@ -444,6 +449,12 @@ func (s *Server) listen() error {
 	mux.Handle("GET /api/logs", s.requireAuth(http.HandlerFunc(s.serveLogs)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("/", http.FileServer(http.FS(web)))
+	// The spec's page addresses (/nodes, /routes/edit/ID, ...) open the same
+	// pages of the single-page UI, whose routes live in the URL's hash.
+	for _, page := range []string{"/nodes", "/routes", "/inputs", "/settings", "/logs"} {
+		mux.HandleFunc("GET "+page, redirectToUIPage)
+		mux.HandleFunc("GET "+page+"/", redirectToUIPage)
+	}
 
 	wsMux := http.NewServeMux()
 	wsMux.Handle("/saint", s.gateway)

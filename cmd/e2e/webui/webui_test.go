@@ -508,7 +508,11 @@ func TestWebUI(t *testing.T) {
 
 	t.Run("node details", func(t *testing.T) {
 		p.t = t
-		p.open(s.url("/nodes/sim-head"), "#role-state")
+		// The spec's address of the page leads to it too.
+		p.open("http://"+s.http+"/nodes/sim-head", "#role-state")
+		if got := p.eval(`location.hash`); got != "#/nodes/sim-head" {
+			t.Fatalf("/nodes/sim-head led to %q", got)
+		}
 		p.until("head state", `document.querySelector('#role-state [data-key="Pan"]') !== null`)
 		p.shot("node-details")
 	})
