@@ -32,7 +32,7 @@ func startRCServer(t *testing.T, configDir, data string) *rcServer {
 	t.Helper()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
-	srv, err := server.New(server.Options{Bus: b, ConfigDir: configDir, DataDir: data, NoAuth: true,
+	srv, err := server.New(server.Options{Bus: b, ConfigDir: configDir, DataDir: data, NoAuth: true, WSAddr: "127.0.0.1:0",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +159,80 @@ func TestRCConfigurationFiles(t *testing.T) {
 	r2 := startRCServer(t, configDir, data)
 	if c := r2.config(t); c.Failsafe.Action != "neutral" || c.Channel(5).Name != "claw" {
 		t.Fatalf("after a restart: %+v", c)
+	}
+}
+
+// TestRCCommandsLive drives the rc commands over the WebSocket against the
+// live receiver: get_status shows the transmitter's sticks, a windowed
+// calibration captures the travel the stick is moved through, and bad
+// parameters are refused by name.
+func TestRCCommandsLive(t *testing.T) {
+	configDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(configDir, rc.FileName), []byte("rc_receiver:\n  protocol: ibus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startRCServer(t, configDir, t.TempDir())
+	c, _, err := dialAPI(t, "ws://"+r.srv.Addrs()["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tx.SetAll(1250, 1500, 1500, 1500, 2000); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Connected   bool   `json:"connected"`
+		Receiver    string `json:"receiver"`
+		FrameRateHz int    `json:"frame_rate_hz"`
+		Channels    []struct {
+			Channel    int     `json:"channel"`
+			Raw        int     `json:"raw"`
+			Micros     int     `json:"us"`
+			Normalized float64 `json:"normalized"`
+			Name       string  `json:"name"`
+		} `json:"channels"`
+	}
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		c.ok("rc", "", "get_status", nil, &st)
+		if !st.Connected || len(st.Channels) != wire.IBUSChannels {
+			return fmt.Errorf("get_status %+v", st)
+		}
+		return nil
+	})
+	if ch := st.Channels[0]; st.Receiver != "present" || ch.Raw != 1250 || ch.Micros != 1250 || ch.Normalized != -0.5 || ch.Name != "steering" {
+		t.Errorf("channel 1 %+v (receiver %q)", ch, st.Receiver)
+	}
+	if ch := st.Channels[4]; ch.Normalized != 1 || ch.Name != "gripper" {
+		t.Errorf("channel 5 (a switch) %+v", ch)
+	}
+
+	// The operator moves channel 2 through its travel and lets go.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		for _, us := range []uint16{1300, 1050, 1012, 1400, 1800, 1988, 1700, 1507} {
+			_ = r.tx.Set(2, us)
+			time.Sleep(40 * time.Millisecond)
+		}
+	}()
+	var cal struct {
+		Channel rc.Channel `json:"channel"`
+	}
+	c.ok("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 2000}, &cal)
+	if ch := cal.Channel; ch.Min != 1012 || ch.Max != 1988 || ch.Center != 1507 || ch.Name != "throttle" {
+		t.Fatalf("calibrated %+v, want 1012/1507/1988 µs", ch)
+	}
+	var ch2 rc.Channel
+	c.ok("rc", "", "get_channel_config", map[string]any{"channel": 2}, &ch2)
+	if ch2 != cal.Channel {
+		t.Errorf("channel 2 config %+v, want the calibration", ch2)
+	}
+
+	c.fails("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 9000}, "invalid_params", "duration_ms")
+	c.fails("rc", "", "set_channel_config", map[string]any{"channel": 3, "type": "knob"}, "invalid_params", "type")
+	c.fails("rc", "", "set_failsafe", map[string]any{"action": "hold", "timeout_ms": 5}, "invalid_params", "timeout_ms")
+	c.fails("rc", "", "set_protocol", map[string]any{"protocol": "dsm2"}, "invalid_params", "protocol")
+	var sw rc.Channel
+	c.ok("rc", "", "set_channel_config", map[string]any{"channel": 3, "type": "switch"}, &sw)
+	if sw.Type != rc.TypeSwitch || sw.Center != sw.Min {
+		t.Errorf("channel 3 made a switch: %+v", sw)
 	}
 }
