@@ -203,6 +203,17 @@ func (g *balanceRig) mustArm() {
 // it for the 3 s arming hold, letting go when the motors take over.
 func (g *balanceRig) mustArmAt(pitch float64) {
 	g.t.Helper()
+	release := g.hold(pitch)
+	g.arm() // the filter finds the pose during the hold
+	release()
+	if !g.state.Armed || g.lastTelemetryA().State != roles.BalanceArmed {
+		g.t.Fatalf("not armed after a 3 s hold: state %+v", g.state)
+	}
+}
+
+// hold keeps the body at pitch (rad), as a hand holding it does, until
+// the motors take over or release is called.
+func (g *balanceRig) hold(pitch float64) (release func()) {
 	var hand *executor.Timer
 	hand = g.ex.Every(time.Millisecond, func() {
 		if !g.motorsOff() {
@@ -211,12 +222,7 @@ func (g *balanceRig) mustArmAt(pitch float64) {
 		}
 		g.robot.Balance.SetPitch(pitch, 0)
 	})
-	g.run(time.Second) // the filter finds the pose
-	g.arm()
-	hand.Stop()
-	if !g.state.Armed || g.lastTelemetryA().State != roles.BalanceArmed {
-		g.t.Fatalf("not armed after a 3 s hold: state %+v", g.state)
-	}
+	return func() { hand.Stop() }
 }
 
 // track records the true pitch every millisecond while running d.
@@ -421,12 +427,13 @@ func TestBalanceTiltCutoffNeedsManualRearm(t *testing.T) {
 	if r := g.console("pid 2 0 0.15"); !r.OK {
 		t.Fatal(r)
 	}
-	g.robot.Balance.SetPitch(0, 0)
+	release := g.hold(0)
 	g.run(2 * time.Second)
 	if !g.motorsOff() || g.state.State != "tilt" {
 		t.Fatalf("set upright: state %q motors off %v, want still cut", g.state.State, g.motorsOff())
 	}
 	g.mustArm()
+	release()
 	if maxTilt, _ := g.track(2 * time.Second); maxTilt > 2 {
 		t.Errorf("re-armed base leans %.2f°", maxTilt)
 	}
@@ -478,15 +485,16 @@ func TestBalanceEStopSources(t *testing.T) {
 	sources := []struct {
 		name       string
 		stop, free func(g *balanceRig)
+		rearm      bool // show the re-arm (once is enough: it is the same path)
 	}{
-		{"rc channel 6", func(g *balanceRig) { _ = g.io.SetChannel(6, 2000) }, func(g *balanceRig) { _ = g.io.SetChannel(6, 1000) }},
-		{"kill switch", func(g *balanceRig) { g.io.SetKill(true) }, func(g *balanceRig) { g.io.SetKill(false) }},
-		{"can mode 3", func(g *balanceRig) { _ = g.can.Send(canmsg.ModeEStop.Frame()) }, func(g *balanceRig) { _ = g.can.Send(canmsg.ModeBalance.Frame()) }},
+		{"rc channel 6", func(g *balanceRig) { _ = g.io.SetChannel(6, 2000) }, func(g *balanceRig) { _ = g.io.SetChannel(6, 1000) }, true},
+		{"kill switch", func(g *balanceRig) { g.io.SetKill(true) }, func(g *balanceRig) { g.io.SetKill(false) }, false},
+		{"can mode 3", func(g *balanceRig) { _ = g.can.Send(canmsg.ModeEStop.Frame()) }, func(g *balanceRig) { _ = g.can.Send(canmsg.ModeBalance.Frame()) }, false},
 		{"bus topic", func(g *balanceRig) { _ = g.bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: true, Source: "test"}) },
 			func(g *balanceRig) {
 				_ = g.bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: false, Source: "test"})
-			}},
-		{"console", func(g *balanceRig) { g.console("estop") }, func(*balanceRig) {}},
+			}, false},
+		{"console", func(g *balanceRig) { g.console("estop") }, func(*balanceRig) {}, false},
 	}
 	for _, s := range sources {
 		t.Run(s.name, func(t *testing.T) {
@@ -505,12 +513,13 @@ func TestBalanceEStopSources(t *testing.T) {
 			}
 			s.free(g)
 			g.robot.Balance.SetPitch(0, 0)
-			g.run(time.Second)
+			g.run(500 * time.Millisecond)
 			if !g.motorsOff() || g.state.State != "estop" {
 				t.Fatalf("released: state %q, motors off %v: want still stopped until re-armed", g.state.State, g.motorsOff())
 			}
-			g.robot.Balance.SetPitch(0, 0)
-			g.mustArm()
+			if s.rearm {
+				g.mustArm()
+			}
 		})
 	}
 }
@@ -541,7 +550,7 @@ func TestBalanceCANCommandTimeoutRevertsToRC(t *testing.T) {
 	_ = g.io.SetChannel(2, 2000) // RC asks 0.6 m/s
 	// The Orin asks 0 at 20 Hz: it wins while fresh.
 	tm := g.ex.Every(50*time.Millisecond, func() { _ = g.can.Send(canmsg.Velocity{SpeedMMPS: 0}.Frame()) })
-	g.run(3 * time.Second)
+	g.run(2 * time.Second)
 	if _, v := g.robot.Balance.Position(); math.Abs(v) > 0.08 || g.state.Source != "can" {
 		t.Fatalf("under CAN command: speed %.3f source %q, want ≈ 0 from can", v, g.state.Source)
 	}
