@@ -276,6 +276,13 @@ func (t *Tracks) hold() {
 	}
 	t.braking = t.cfg.brakeOnStop
 	t.target, t.ref, t.haveCmd = [2]float64{}, [2]float64{}, false
+	// The reference starts again from rest: its observer must not
+	// remember the speed it had when the drive stopped.
+	for side := range t.refObservers {
+		t.refObservers[side] = newSpeedObserver(t.cfg.Drive.SpeedBandwidthHz)
+		t.refPos[side] = 0
+	}
+	t.stalled = [2]time.Duration{}
 }
 
 // release lifts hold when neither the emergency stop nor the cutoff
