@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/saint-os/saint/bus/msg"
@@ -78,6 +80,11 @@ func DecodeJSONFrame(line []byte) (JSONFrame, error) {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
 			return JSONFrame{}, &FieldError{Field: ute.Field, Message: fmt.Sprintf("want %s, got JSON %s", ute.Type, ute.Value), Err: err}
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if n, qerr := strconv.Unquote(name); qerr == nil {
+				return JSONFrame{}, &FieldError{Field: n, Message: "unknown field", Err: err}
+			}
 		}
 		return JSONFrame{}, &FieldError{Field: "frame", Message: "not a JSON object: " + err.Error(), Err: err}
 	}

@@ -73,7 +73,7 @@ func TestDecodeJSONFrameRejects(t *testing.T) {
 		{`{"v":1,"subject":"S","type":"transform","transform":{"translation":[0,0,0],"rotation":[0,0,0,2]}}`, "transform.rotation"},
 		{`{"v":1,"subject":"S","type":"camera","transform":{"translation":[0,0,0],"rotation":[0,0,0,1]},"fov":0}`, "fov"},
 		{`{"v":1,"subject":"S","type":"face","fov":30}`, "fov"},
-		{`{"v":1,"subject":"S","type":"face","colour":"red"}`, "frame"},
+		{`{"v":1,"subject":"S","type":"face","colour":"red"}`, "colour"},
 		{`{"v":1,"subject":"S","type":"face"} {"v":1}`, "frame"},
 		{`{"v":1,"subject":"S","type":"face","names":["` + long + `"],"values":[1]}`, "names[0]"},
 		{`{"v":1,"subject":"S","type":"face","pad":"` + strings.Repeat("x", MaxJSONFrame) + `"}`, "frame"},
