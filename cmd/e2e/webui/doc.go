@@ -12,6 +12,10 @@
 //   - E-Stop All on the dashboard engages the stop, and the tracks node's own
 //     state on its details page shows it;
 //   - the logs page filters by source and by text, agreeing with the API;
+//   - the inputs page's RC channel bars follow a simulated transmitter's
+//     sticks, calibration stores the stick's position, and a LiveLink
+//     subject's bars show the values streamed to it (an in-process server
+//     with those receivers wired);
 //   - a settings error is shown beside the field it names;
 //   - a server with authentication asks for the token, refuses a wrong one
 //     and remembers the right one across a reload;

@@ -247,6 +247,13 @@ func streamLiveLink(t *testing.T, api *apiClient) (stop func()) {
 		}
 		return nil
 	})
+	return streamFrames(t, addr)
+}
+
+// streamFrames sends the face subject UITest (jawOpen 0.25, headYaw -0.5)
+// as SAINT LiveLink JSON to addr ten times a second until stopped.
+func streamFrames(t *testing.T, addr string) (stop func()) {
+	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -104,14 +104,15 @@ export function inputsPage({ api, toast }, view) {
   }
 
   async function showRCConfig() {
-    let proto, chans;
+    let proto, chans, settings;
     try {
-      [proto, chans] = await Promise.all([api.rc('get_protocol'), api.rc('get_channel_config')]);
+      [proto, chans, settings] = await Promise.all([api.rc('get_protocol'), api.rc('get_channel_config'), api.management('get_settings')]);
     } catch (err) { rcConfig.replaceChildren(h('p', { class: 'alert' }, err.message)); return; }
+    const fs = (settings.settings.rc && settings.settings.rc.failsafe) || { action: 'hold', timeout_ms: 500 };
     const byChannel = new Map((chans.channels || []).map((c) => [c.channel, c]));
     const protocol = h('select', { 'data-field': 'protocol', id: 'rc-protocol' }, proto.supported.map((p) => h('option', { value: p, selected: p === proto.protocol }, p.toUpperCase())));
-    const failsafe = h('select', { 'data-field': 'action', id: 'rc-failsafe' }, ['hold', 'neutral', 'estop', 'passthrough'].map((a) => h('option', { value: a }, a)));
-    const timeout = h('input', { type: 'number', min: 20, max: 10000, value: 500, 'data-field': 'timeout_ms' });
+    const failsafe = h('select', { 'data-field': 'action', id: 'rc-failsafe' }, ['hold', 'neutral', 'estop', 'passthrough'].map((a) => h('option', { value: a, selected: a === fs.action }, a)));
+    const timeout = h('input', { type: 'number', min: 20, max: 10000, value: fs.timeout_ms, 'data-field': 'timeout_ms', id: 'rc-timeout' });
     const recvForm = h('form', { onsubmit: async (ev) => {
       ev.preventDefault();
       clearErrors(recvForm);
