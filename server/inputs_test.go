@@ -193,7 +193,8 @@ func TestRCCommandsLive(t *testing.T) {
 	}
 	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
 		c.ok("rc", "", "get_status", nil, &st)
-		if !st.Connected || len(st.Channels) != wire.IBUSChannels {
+		// Frames sent before the sticks moved may still be the latest.
+		if !st.Connected || len(st.Channels) != wire.IBUSChannels || st.Channels[0].Micros != 1250 {
 			return fmt.Errorf("get_status %+v", st)
 		}
 		return nil
@@ -207,7 +208,7 @@ func TestRCCommandsLive(t *testing.T) {
 
 	// The operator moves channel 2 through its travel and lets go.
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // the window has opened
 		for _, us := range []uint16{1300, 1050, 1012, 1400, 1800, 1988, 1700, 1507} {
 			_ = r.tx.Set(2, us)
 			time.Sleep(40 * time.Millisecond)
@@ -216,7 +217,7 @@ func TestRCCommandsLive(t *testing.T) {
 	var cal struct {
 		Channel rc.Channel `json:"channel"`
 	}
-	c.ok("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 2000}, &cal)
+	c.ok("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 3000}, &cal)
 	if ch := cal.Channel; ch.Min != 1012 || ch.Max != 1988 || ch.Center != 1507 || ch.Name != "throttle" {
 		t.Fatalf("calibrated %+v, want 1012/1507/1988 µs", ch)
 	}
