@@ -323,7 +323,11 @@ func (t *Tracks) control() {
 	target := t.target
 	if t.haveCmd && now.Sub(t.cmdAt) > t.cfg.cmdTimeout {
 		t.haveCmd = false
-		t.env.Log.Warn("cmd_vel timed out; stopping", "timeout", t.cfg.cmdTimeout)
+		// A stream that ended on a stop is the normal way to stop
+		// driving; one that ended while moving is worth a warning.
+		if target != [2]float64{} {
+			t.env.Log.Warn("cmd_vel timed out while moving; ramping to a stop", "timeout", t.cfg.cmdTimeout)
+		}
 	}
 	if !t.haveCmd {
 		target = [2]float64{}
