@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +71,23 @@ func TestBrokenBalanceGainFailsTheBalanceScenario(t *testing.T) {
 	}
 	if rep := run("tracks_speed_step"); !rep.Pass {
 		t.Errorf("tracks_speed_step failed with a broken balance gain: %v", rep.Failures())
+	}
+}
+
+// A role configuration broken by an override stops the run before it
+// starts, with the file, the line and the field.
+func TestBadRoleConfigNamesFileLineField(t *testing.T) {
+	sc, err := ReadFile(filepath.Join(scenarioDir, "head_move_settling.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), sc, Options{RoleConfig: map[string]map[string]any{"head": {"gpio_mapping.pan_servo.pin": 40}}})
+	if err == nil {
+		t.Fatal("ran with GPIO40 in the head configuration")
+	}
+	for _, want := range []string{"head.yaml:", "gpio_mapping.pan_servo.pin", "not a BCM GPIO"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: does not say %q", err, want)
+		}
 	}
 }
