@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-	"log/slog"
 	"time"
 
 	"github.com/saint-os/saint/hal/board/linuxhost"
@@ -68,12 +66,4 @@ func (m *hostMonitor) Stop() {
 func (m *hostMonitor) sample() {
 	in, ex := m.host.Addresses()
 	m.s.host = hostSample{metrics: m.host.Sample(), internal: in, external: ex}
-}
-
-// routerEvent puts the router's notable events (e-stop engaged or
-// cleared, routes changed) into the activity log.
-func (s *Server) routerEvent(level, message string) {
-	l := slog.LevelInfo
-	_ = l.UnmarshalText([]byte(level))
-	s.log.Log(context.Background(), l, message, "source", "router")
 }

@@ -207,7 +207,6 @@ func New(o Options) (*Server, error) {
 	s.router, err = router.New(router.Options{
 		Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log, LiveLink: s.liveLink.registry,
 		Presets: router.ConfigPresets(o.ConfigDir),
-		OnEvent: func(level, message string) { s.routerEvent(level, message) },
 	})
 	if err != nil {
 		return nil, err

@@ -15,9 +15,8 @@
 //	enc := encoder.New(pinA, pinB, encoder.Options{CountsPerRev: 2048})
 //	enc.SetAngle(wheelRadians, now)   // each physics step
 //
-// Lines are anything with Set(level, time): a *gpiotest.Pin stamps each
-// edge with its interpolated time. BoardLine adapts a simulated board's
-// SetInput, which stamps edges with the board's clock instead, so every
-// edge of one update carries the update's time (counts stay exact; a
-// decoder's velocity then comes from the spacing of updates).
+// Lines are anything with Set(level, time): a *gpiotest.Pin, or a
+// simulated board's pin through BoardLine. Either way each edge carries
+// its interpolated time, the instant the shaft crossed it, so counts and
+// the speed a decoder measures from edge timestamps are both exact.
 package encoder

@@ -16,11 +16,12 @@ type Line interface {
 // BoardInput is a simulated board's way to drive a header pin from outside
 // (simboard.Board.SetInput).
 type BoardInput interface {
-	SetInput(bcm int, l gpio.Level) error
+	SetInputAt(bcm int, l gpio.Level, at time.Time) error
 }
 
-// BoardLine returns the Line for GPIO bcm of board. The edge times are the
-// board's clock, not the interpolated ones (see the package doc).
+// BoardLine returns the Line for GPIO bcm of board. Each edge keeps its
+// interpolated time (the board's SetInputAt), so a decoder measuring speed
+// from edge timestamps sees the shaft's real speed, not the physics step.
 func BoardLine(board BoardInput, bcm int) Line { return boardLine{board, bcm} }
 
 type boardLine struct {
@@ -28,7 +29,7 @@ type boardLine struct {
 	bcm int
 }
 
-func (l boardLine) Set(v gpio.Level, _ time.Time) { _ = l.b.SetInput(l.bcm, v) }
+func (l boardLine) Set(v gpio.Level, at time.Time) { _ = l.b.SetInputAt(l.bcm, v, at) }
 
 // MaxEdgesPerUpdate bounds the edges one SetAngle generates.
 const MaxEdgesPerUpdate = 1 << 20

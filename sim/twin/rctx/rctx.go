@@ -135,11 +135,12 @@ type Line interface {
 // sim/board's Board is.
 type InputSetter interface {
 	SetInput(bcm int, l gpio.Level) error
+	SetInputAt(bcm int, l gpio.Level, at time.Time) error
 }
 
-// BoardLine returns the line to GPIO bcm of b. The board stamps edges with
-// its own clock, which must be the executor's for the timing to be exact.
-// It drives the line low to check that the pin can be driven.
+// BoardLine returns the line to GPIO bcm of b; each edge keeps the time the
+// transmitter gave it. It drives the line low to check that the pin can be
+// driven.
 func BoardLine(b InputSetter, bcm int) (Line, error) {
 	if err := b.SetInput(bcm, gpio.Low); err != nil {
 		return nil, fmt.Errorf("rctx: GPIO%d: %w", bcm, err)
@@ -152,9 +153,9 @@ type boardLine struct {
 	bcm int
 }
 
-// Set implements Line. The pin was checked by BoardLine, so SetInput has
+// Set implements Line. The pin was checked by BoardLine, so SetInputAt has
 // nothing left to refuse.
-func (l boardLine) Set(lv gpio.Level, _ time.Time) { _ = l.b.SetInput(l.bcm, lv) }
+func (l boardLine) Set(lv gpio.Level, at time.Time) { _ = l.b.SetInputAt(l.bcm, lv, at) }
 
 // edge is an edge due on a line.
 type edge struct {
