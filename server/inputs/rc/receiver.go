@@ -110,6 +110,7 @@ type Receiver struct {
 	pwm     *wire.PWMDecoder
 	port    uart.Port
 	retry   *executor.Timer
+	health  *executor.Timer // PortCheckEvery, for ports that report failure
 
 	// Signal.
 	have      bool // a good frame has arrived since the input opened
@@ -301,6 +302,9 @@ func (r *Receiver) openSerial() error {
 		return fmt.Errorf("uart.device %s: %w", r.cfg.UART.Device, err)
 	}
 	r.bytes, r.port = dec, port
+	if p, ok := port.(interface{ Err() error }); ok {
+		r.health = r.ex.Every(PortCheckEvery, func() { r.checkPort(p) })
+	}
 	gen := r.gen
 	r.stops = append(r.stops, port.Receive(func(b []byte, at time.Time) {
 		// The port may reuse b once we return: the executor gets a copy.
@@ -378,6 +382,10 @@ func (r *Receiver) closeInput() {
 	if r.signal != nil {
 		r.signal.Stop()
 		r.signal = nil
+	}
+	if r.health != nil {
+		r.health.Stop()
+		r.health = nil
 	}
 	r.bytes, r.ppm, r.pwm, r.port = nil, nil, nil, nil
 	r.have, r.connected, r.failsafe, r.reason = false, false, false, ""
@@ -479,6 +487,19 @@ func (r *Receiver) tick() {
 	}
 	if !r.failsafe && r.cfg.PublishHz == 0 {
 		r.armTicker() // the failsafe ended: back to publishing every frame
+	}
+}
+
+// PortCheckEvery is how often the receiver asks a UART that can tell
+// (hal/serial's Port, with Err) whether its reader has stopped: a USB
+// adapter unplugged. It is then closed and reopened.
+const PortCheckEvery = time.Second
+
+func (r *Receiver) checkPort(p interface{ Err() error }) {
+	if err := p.Err(); err != nil {
+		r.log.Warn("RC receiver UART failed; reopening", "source", "rc", "device", r.cfg.UART.Device, "err", err)
+		r.closeInput()
+		r.openInput()
 	}
 }
 

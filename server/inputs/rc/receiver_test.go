@@ -2,6 +2,7 @@ package rc
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math"
 	"testing"
@@ -458,5 +459,37 @@ func TestPublishRate(t *testing.T) {
 	r.run(time.Second)
 	if got := len(r.states) - n; got < 245 {
 		t.Fatalf("%d states in 1 s at publish_hz 0, want one per frame (250)", got)
+	}
+}
+
+// failingPort is a UART whose reader can stop, as hal/serial's does when
+// its device goes away.
+type failingPort struct {
+	*uarttest.Port
+	err error
+}
+
+func (p *failingPort) Err() error { return p.err }
+
+// TestPortFailureReopens: a UART whose reader stopped is closed and
+// opened again.
+func TestPortFailureReopens(t *testing.T) {
+	ex := executor.NewVirtual()
+	_, server := uarttest.Pipe(ex.Clock())
+	var ports []*failingPort
+	open := func(string, uart.Config) (uart.Port, func() error, error) {
+		p := &failingPort{Port: server}
+		ports = append(ports, p)
+		return p, nil, nil
+	}
+	r := newRigOn(t, ex, serialConfig(msg.RCProtocolSBUS), Options{Ports: open})
+	r.run(3 * PortCheckEvery)
+	if len(ports) != 1 {
+		t.Fatalf("%d opens of a healthy port", len(ports))
+	}
+	ports[0].err = errors.New("read /dev/ttyUSB0: no such device")
+	r.run(PortCheckEvery)
+	if len(ports) != 2 || r.status().Input != "open" {
+		t.Fatalf("%d opens after the port failed, input %q", len(ports), r.status().Input)
 	}
 }
