@@ -14,8 +14,9 @@
 //	arms     PCA9685 PWM controller at 1:0x40; INA219 power monitor at
 //	         1:0x41; a Feetech smart-servo bus on UART ttyAMA0
 //	tracks   BTS7960 H-bridges: left RPWM/LPWM GPIO12/13, right 18/19,
-//	         enables GPIO5 (left) and 6 (right); quadrature encoders on
-//	         GPIO17/27 (left) and 22/23 (right); INA219 at 1:0x40
+//	         enables GPIO5 (left) and 6 (right), pulled down by the
+//	         harness so a released pin leaves the bridges off; quadrature
+//	         encoders on GPIO17/27 (left) and 22/23 (right); INA219 at 1:0x40
 //	console  SSD1306 OLED at 1:0x3C; buttons on GPIO5, 6 and 26 (to ground,
 //	         inputs with pull-ups)
 //	balance  QMI8658 IMU on SPI 0.0, its INT2 (data ready) on GPIO25; a

@@ -194,6 +194,12 @@ func New(o *Options) (*Board, error) {
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
+		// The harness pulls the bridges' enables down (10 kΩ): GPIO5 and 6
+		// power up pulled high, and a released or not yet configured pin
+		// must leave the bridges off, never braking or driving.
+		for _, n := range []int{5, 6} {
+			pulls[n] = gpio.PullDown
+		}
 	case Console:
 		b.oled = ssd1306.New()
 		attach(0x3C, descSSD1306, b.oled)

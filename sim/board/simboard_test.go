@@ -392,3 +392,27 @@ func TestConcurrentUse(t *testing.T) {
 		t.Error("no encoder edges seen")
 	}
 }
+
+func TestTracksBridgeEnablesArePulledDown(t *testing.T) {
+	b := newBoard(t, &Options{Profile: Tracks})
+	for _, n := range []int{5, 6} {
+		if l, err := b.Level(n); err != nil || l != gpio.Low {
+			t.Errorf("GPIO%d reads %v (%v) with nothing driving it; the harness pull-down must keep the bridge off", n, l, err)
+		}
+	}
+	// A role drives the enable, then gives the pin back: it falls low again.
+	pin, err := b.Hardware().GPIO(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pin.Out(gpio.High); err != nil {
+		t.Fatal(err)
+	}
+	b.ReleaseAll()
+	if err := pin.In(gpio.PullNoChange, gpio.NoEdge); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := b.Level(5); l != gpio.Low {
+		t.Errorf("released enable reads %v, want low", l)
+	}
+}
