@@ -2,7 +2,7 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
 //	saint-sim --scenario FILE [--out DIR] [--data DIR]
 //
 // With --scenario it runs a scenario (docs/scenarios.md) at full speed on
@@ -31,6 +31,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/server"
 )
 
 var version = "0.1.0"
@@ -51,6 +52,7 @@ func run() error {
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
 	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
 	seed := flag.Uint64("seed", 1, "seed of the physics' and sensors' noise: the same seed gives the same run")
+	liveLinkHost := flag.String("livelink", "", "run the LiveLink receiver on this host (0.0.0.0 for a phone on the network; empty: none)")
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
@@ -88,6 +90,7 @@ func run() error {
 	st, err := stack.New(stack.Options{
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
+		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost},
 	})
 	if err != nil {
 		return err

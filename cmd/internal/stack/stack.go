@@ -60,9 +60,12 @@ type Options struct {
 	HTTPAddr, WSAddr string
 	// RequireAuth turns the API token on.
 	RequireAuth bool
-	Seed        uint64
-	Version     string
-	Log         *slog.Logger
+	// LiveLink places the server's LiveLink receiver; the zero value runs
+	// none.
+	LiveLink server.LiveLinkOptions
+	Seed     uint64
+	Version  string
+	Log      *slog.Logger
 }
 
 // Stack is the whole simulated robot: server, physics, nodes, RC.
@@ -108,6 +111,7 @@ func New(o Options) (*Stack, error) {
 		return nil, err
 	}
 	s.Server = srv
+	srv.ConfigureLiveLink(o.LiveLink)
 	s.rc = attachRC(ex, srv)
 
 	ids := map[simrobot.Part]string{}
