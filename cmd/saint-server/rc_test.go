@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -142,7 +143,8 @@ type rcStatus struct {
 // as its RC UART, writes SBUS, IBUS and CRSF frames into the other end and
 // reads the channels back through rc get_status; then it stops the frames
 // and checks that the configured failsafe engages, the estop action
-// latching the router's emergency stop.
+// latching the router's emergency stop; last, saintctl rc send drives it
+// through a second pseudo-terminal bridged to the first.
 func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs saint-server")
@@ -321,6 +323,33 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 		}
 	}
 
+	// saintctl rc send, as a technician would use it with a USB serial
+	// adapter: its pty's master is bridged to the server's, the cable.
+	ctlMaster, ctlSlave := openPTY(t)
+	go func() { _, _ = io.Copy(master, ctlMaster) }()
+	ctl := filepath.Join(dir, "saintctl")
+	if out, err := exec.Command("go", "build", "-o", ctl, "../saintctl").CombinedOutput(); err != nil {
+		t.Fatalf("build saintctl: %v\n%s", err, out)
+	}
+	if err := c.call("rc", "set_protocol", map[string]any{"protocol": "ibus"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	send := exec.Command(ctl, "rc", "send", "--device", ctlSlave, "--protocol", "ibus", "--ch", "1000,2000,1500,1500,1000,2000", "--rate", "100")
+	if err := send.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = send.Process.Kill(); _ = send.Wait() }()
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		st := status()
+		if !st.Connected || st.Protocol != "ibus" || len(st.Channels) < 5 || st.Channels[0].Micros != 1000 {
+			return fmt.Errorf("saintctl rc send: status %+v", st)
+		}
+		if st.Channels[1].Normalized != -1 || st.Channels[4].Normalized != 0 {
+			return fmt.Errorf("saintctl rc send: channels %+v, want 2 (reversed) at -1 and 5 (switch) at 0", st.Channels)
+		}
+		return nil
+	})
+
 	// The changes made over the API are what the server keeps.
 	b, err := os.ReadFile(filepath.Join(data, "rc_receiver.yaml"))
 	if err != nil {
@@ -330,7 +359,7 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if saved.Protocol != "crsf" || saved.Failsafe.Action != "estop" || saved.Failsafe.TimeoutMs != 200 || saved.UART.Device != slave {
+	if saved.Protocol != "ibus" || saved.Failsafe.Action != "estop" || saved.Failsafe.TimeoutMs != 200 || saved.UART.Device != slave {
 		t.Errorf("saved configuration %+v\n%s", saved, b)
 	}
 }
