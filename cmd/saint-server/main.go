@@ -68,6 +68,7 @@ func run() error {
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
+	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
 	flag.Parse()
 
@@ -109,6 +110,17 @@ func run() error {
 	}
 	if *power {
 		opts.Power = systemctl{}
+	}
+	switch host := *liveLinkHost; {
+	case host == "off":
+	case host != "":
+		opts.LiveLink.Host = host
+	case *noAuth:
+		// LiveLink sources cannot authenticate; without an API token the
+		// whole server stays on loopback, and so does this.
+		opts.LiveLink.Host = "127.0.0.1"
+	default:
+		opts.LiveLink.Host = "0.0.0.0"
 	}
 	switch *fwArch {
 	case "arm64":
