@@ -194,18 +194,19 @@ func (b *Balance) open() error {
 		b.subs = append(b.subs, sub)
 		rate := toFloat(b.env.Config.Params["state_rate_hz"], 10)
 		if rate > 0 {
-			b.timers = append(b.timers, b.ex.Every(hz(rate), func() { _ = b.env.Bus.Publish(prefix+"/state", b.State()) }))
+			b.timers = append(b.timers, b.ex.Every(balancePeriod(rate), func() { _ = b.env.Bus.Publish(prefix+"/state", b.State()) }))
 		}
 	}
 	b.timers = append(b.timers,
-		b.ex.Every(hz(b.cfg.LoopRateHz), b.loop),
-		b.ex.Every(hz(b.cfg.TelemetryRateHz), b.sendTelemetry),
-		b.ex.Every(hz(b.cfg.LinkStateHz), b.sendLinkState),
+		b.ex.Every(balancePeriod(b.cfg.LoopRateHz), b.loop),
+		b.ex.Every(balancePeriod(b.cfg.TelemetryRateHz), b.sendTelemetry),
+		b.ex.Every(balancePeriod(b.cfg.LinkStateHz), b.sendLinkState),
 	)
 	return nil
 }
 
-func hz(f float64) time.Duration { return time.Duration(float64(time.Second) / f) }
+// balancePeriod is the period of a rate in Hz.
+func balancePeriod(f float64) time.Duration { return time.Duration(float64(time.Second) / f) }
 
 // Stop implements Role: motors released, everything given back.
 func (b *Balance) Stop() {
