@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/server/inputs/livelink"
 )
 
@@ -123,18 +121,31 @@ func TestReplayCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "560 packets") || !strings.Contains(out.String(), "518 bytes rejected") {
 		t.Errorf("output %q", out.String())
 	}
-	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+	// UDP may drop a datagram on a busy machine even on loopback (the
+	// receive buffer is capped by net.core.rmem_max), so what is asserted
+	// exactly is what replay says it sent; what arrives must be nearly all
+	// of it, in order and renamed.
+	const sent, mustArrive = 560, 540
+	// Wait for the stragglers: until all arrived, or nothing more came for
+	// half a second.
+	last, quiet := -1, time.Now()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		mu.Lock()
-		defer mu.Unlock()
-		if len(got) != 560 {
-			return fmt.Errorf("%d packets received", len(got))
+		n := len(got)
+		mu.Unlock()
+		if n == sent {
+			break
 		}
-		return nil
-	})
+		if n != last {
+			last, quiet = n, time.Now()
+		} else if time.Since(quiet) > 500*time.Millisecond {
+			break
+		}
+	}
 	_ = l.Close()
 	<-done
-	if len(got) != 560 || bad != 0 {
-		t.Fatalf("received %d packets (%d bad), want 560", len(got), bad)
+	if len(got) < mustArrive || len(got) > sent || bad != 0 {
+		t.Fatalf("received %d packets (%d bad), want %d (at least %d)", len(got), bad, sent, mustArrive)
 	}
 	for i, p := range got {
 		if p.Subject != "FaceCapture" || i > 0 && p.FrameNumber <= got[i-1].FrameNumber {
