@@ -281,6 +281,29 @@ func TestBalanceArmNeedsAFullHoldWhileUpright(t *testing.T) {
 	if !g.state.Armed || g.motorsOff() {
 		t.Fatalf("not balancing after a 3.1 s hold: %+v", g.state)
 	}
+	// The IO board shows it: LED pattern 1 (armed), green.
+	if led := g.io.Logic().Status().LED; led.Pattern != 1 || led.G != 255 {
+		t.Errorf("IO board LED %+v, want the armed pattern", led)
+	}
+}
+
+// Manual mode (CAN 0x302 = 2) with a fresh 0x300 drives the VESCs' speed
+// loops from the command, without balancing.
+func TestBalanceManualModeSetsWheelRPM(t *testing.T) {
+	g := newBalanceRig(t, nil)
+	g.mustArm()
+	_ = g.can.Send(canmsg.ModeManual.Frame())
+	_ = g.can.Send(canmsg.Velocity{SpeedMMPS: 150}.Frame())
+	g.run(5 * time.Millisecond)
+	// 0.15 m/s on a 0.0825 m wheel with 15 pole pairs: 260.4 ERPM (the
+	// 10 % cap of 2 m/s allows 0.2 m/s).
+	want := 0.15 / 0.0825 * 60 / (2 * math.Pi) * 15
+	for side := 0; side < 2; side++ {
+		c := g.robot.VESC(side).Command()
+		if c.Mode != vesc.RPM || math.Abs(c.Value-want) > 1 {
+			t.Errorf("VESC %d told %+v, want RPM %.1f", side, c, want)
+		}
+	}
 }
 
 func TestBalanceArmRefusedWhenNotUpright(t *testing.T) {
