@@ -684,7 +684,7 @@ func (b *Balance) sendLinkState() {
 // State returns the published state.
 func (b *Balance) State() msg.BalanceState {
 	now := b.ex.Now()
-	var names []string
+	names := []string{}
 	for i, n := range balanceFaultNames {
 		if b.faults&(1<<i) != 0 {
 			names = append(names, n)
