@@ -37,8 +37,13 @@ type Layout struct {
 	Arms          Rect // both arms from the front and the side
 	Head          Rect // pan, tilt and roll
 	Console       Rect // the console's 128×64 screen
+	Help          Rect // the keys
 	Plots         Rect // scrolling signals
 }
+
+// TitleHeight is the height of a view's title line; a view's content
+// starts below it.
+const TitleHeight = 22
 
 // Compute lays out a window of w×h pixels: the arena and the status list
 // on the left, the robot's parts across the top right, the console's
@@ -62,6 +67,7 @@ func Compute(w, h int) Layout {
 	consoleW := min(2*128+16, right.W/2)
 	consoleH := consoleW/2 + 24
 	l.Console = Rect{right.X + right.W - consoleW, right.Y + topH, consoleW, consoleH}
+	l.Help = Rect{l.Console.X, l.Console.Y + consoleH, consoleW, right.H - topH - consoleH}
 	l.Plots = Rect{right.X, right.Y + topH, right.W - consoleW, right.H - topH}
 	return l
 }
@@ -84,7 +90,9 @@ func (l Layout) NewArena(halfExtent float64) Arena {
 	if !(halfExtent > 0) {
 		halfExtent = DefaultHalfExtent
 	}
-	return Arena{Rect: l.Arena.Inset(8), HalfExtent: halfExtent}
+	r := l.Arena.Inset(9)
+	r.Y, r.H = r.Y+TitleHeight, r.H-TitleHeight
+	return Arena{Rect: r, HalfExtent: halfExtent}
 }
 
 // Scale is pixels per metre.

@@ -9,7 +9,7 @@ func TestComputeViewsInsideWindowWithoutOverlap(t *testing.T) {
 	for _, size := range [][2]int{{1280, 800}, {640, 400}, {1920, 1080}, {800, 1200}, {300, 200}} {
 		l := Compute(size[0], size[1])
 		views := map[string]Rect{"header": l.Header, "arena": l.Arena, "status": l.Status, "balance": l.Balance,
-			"arms": l.Arms, "head": l.Head, "console": l.Console, "plots": l.Plots}
+			"arms": l.Arms, "head": l.Head, "console": l.Console, "help": l.Help, "plots": l.Plots}
 		win := Rect{0, 0, l.Width, l.Height}
 		for name, r := range views {
 			if r.W <= 0 || r.H <= 0 {

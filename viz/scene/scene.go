@@ -75,6 +75,11 @@ type Scene struct {
 	Head         msg.HeadState
 	HasHead      bool
 
+	// Console is the console's SSD1306 display RAM (1024 bytes, page by
+	// page, as the driver sends it) from topic "console", when a server
+	// offers it.
+	Console []byte
+
 	Nodes     map[string]msg.NodeStatus
 	Router    msg.RouteStatus
 	HasRouter bool
@@ -183,6 +188,14 @@ func (s *Scene) Apply(topic string, timestamp float64, data []byte) error {
 		if n.NodeID != "" {
 			s.Nodes[n.NodeID] = n
 		}
+	case "console":
+		var c struct {
+			Framebuffer []byte `json:"framebuffer"`
+		}
+		if !decode(&c) {
+			return err
+		}
+		s.Console = c.Framebuffer
 	case "router":
 		if !decode(&s.Router) {
 			return err
