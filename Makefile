@@ -7,16 +7,31 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000
-run:
+run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
-test: vet staticcheck
+test: viz-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/...
+
+## viz-deps: the X11/GL headers the visualizer (ebiten, cgo) compiles against, and xvfb-run for its
+## test; installed with apt-get when missing and run as root
+VIZ_PACKAGES := libgl1-mesa-dev libxcursor-dev libxi-dev libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config xvfb xauth
+viz-deps:
+	@if command -v pkg-config >/dev/null && pkg-config --exists gl x11 xcursor xi xinerama xrandr xxf86vm alsa \
+		&& command -v xvfb-run >/dev/null && command -v xauth >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "viz-deps: installing $(VIZ_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(VIZ_PACKAGES) >/dev/null; \
+	elif command -v pkg-config >/dev/null && pkg-config --exists gl x11 xcursor xi xinerama xrandr xxf86vm alsa; then \
+		echo "viz-deps: xvfb-run or xauth missing (not root: not installing); the visualizer's screenshot test will skip. Install: sudo apt-get install xvfb xauth"; \
+	else \
+		echo "viz-deps: the visualizer needs X11/GL headers to compile (not root: not installing). Install: sudo apt-get install $(VIZ_PACKAGES)" >&2; exit 1; \
+	fi
 
 ## build: the commands into bin/
 build:

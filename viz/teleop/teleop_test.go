@@ -12,9 +12,7 @@ func TestDriveRepeatsWhileHeldAndStopsOnRelease(t *testing.T) {
 	tp := New(Options{Linear: 0.5, Angular: 1, Resend: 100 * time.Millisecond})
 	var drives []Command
 	for i := 0; i < 60; i++ { // one second of W+A
-		for _, c := range tp.Tick(Forward|Left, tick) {
-			drives = append(drives, c)
-		}
+		drives = append(drives, tp.Tick(Forward|Left, tick)...)
 	}
 	if len(drives) < 9 || len(drives) > 11 {
 		t.Fatalf("%d drive commands in 1 s at a 100 ms resend, want about 10", len(drives))
