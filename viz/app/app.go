@@ -107,7 +107,9 @@ type game struct {
 	sc  *scene.Scene
 	tp  *teleop.Teleop
 
-	ticks    int
+	start    time.Time // the first update: the script's and the screenshot's zero
+	last     time.Time
+	elapsed  time.Duration
 	w, h     int
 	sent     int
 	shotDone bool
@@ -115,14 +117,20 @@ type game struct {
 	applyErr string
 }
 
-const tick = time.Second / 60
-
 // Update implements ebiten.Game: drain the updates, run the teleop.
 func (g *game) Update() error {
 	if g.shotDone || g.ctx.Err() != nil {
 		return ebiten.Termination
 	}
-	g.ticks++
+	// The window is at the edge of the system, on the wall clock: a
+	// script drives the real (or real-time simulated) robot for as long as
+	// it says however fast the window draws.
+	now := time.Now()
+	if g.start.IsZero() {
+		g.start, g.last = now, now
+	}
+	dt := now.Sub(g.last)
+	g.last, g.elapsed = now, now.Sub(g.start)
 	for drained := false; !drained; {
 		select {
 		case u, ok := <-g.c.Updates():
@@ -137,9 +145,9 @@ func (g *game) Update() error {
 			drained = true
 		}
 	}
-	held := g.o.Script.KeysAt(time.Duration(g.ticks) * tick)
+	held := g.o.Script.KeysAt(g.elapsed)
 	held |= keyboard()
-	for _, cmd := range g.tp.Tick(held, tick) {
+	for _, cmd := range g.tp.Tick(held, dt) {
 		if err := g.c.Command(cmd.Target, cmd.Action, cmd.Params); err != nil {
 			g.o.Log.Warn("command not sent", "target", cmd.Target, "action", cmd.Action, "err", err)
 		}
@@ -186,7 +194,7 @@ func (g *game) Draw(screen *ebiten.Image) {
 	drawConsole(screen, l.Console, g.sc)
 	drawHelp(screen, l.Help)
 	drawPlots(screen, l.Plots, g.sc)
-	if g.o.Screenshot != "" && !g.shotDone && time.Duration(g.ticks)*tick >= g.o.After {
+	if g.o.Screenshot != "" && !g.shotDone && !g.start.IsZero() && g.elapsed >= g.o.After {
 		g.shotErr = g.writeShot(screen)
 		g.shotDone = true
 	}
