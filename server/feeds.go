@@ -30,11 +30,19 @@ const (
 	// /saint/sim/world tick, so that a rate_hz never drops one model's
 	// truth in favour of another's.
 	TopicSim = "sim"
+	// TopicConsole carries the simulated console's display RAM
+	// ({"framebuffer": base64 of 1024 bytes}) from SimConsoleBusTopic.
+	TopicConsole = "console"
 )
+
+// SimConsoleBusTopic is where saint-sim --viz publishes the console
+// display twin's RAM (viz/launch.ConsoleBusTopic): the console role draws
+// its screen over I²C and does not publish it.
+const SimConsoleBusTopic = "/saint/sim/console"
 
 // Topics lists the subscribable topics.
 func Topics() []string {
-	return []string{TopicHead, TopicArms, TopicTracks, TopicNodes, TopicRC, TopicRouter, TopicSystem, TopicLogs, TopicOdom, TopicBalance, TopicSim}
+	return []string{TopicHead, TopicArms, TopicTracks, TopicNodes, TopicRC, TopicRouter, TopicSystem, TopicLogs, TopicOdom, TopicBalance, TopicSim, TopicConsole}
 }
 
 // SystemStatusInterval is how often the "system" topic is updated.
@@ -68,6 +76,7 @@ func (s *Server) startFeeds() error {
 		{msg.TopicRouterStatus, TopicRouter, nil},
 		{msg.TopicTracksOdom, TopicOdom, nil},
 		{msg.TopicBalanceState, TopicBalance, nil},
+		{SimConsoleBusTopic, TopicConsole, nil},
 	} {
 		if err := forward(f.bus, f.ws, f.wrap); err != nil {
 			return err
