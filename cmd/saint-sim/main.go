@@ -32,6 +32,7 @@ import (
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/viz/launch"
 )
 
 var version = "0.1.0"
@@ -57,6 +58,7 @@ func run() error {
 	verbose := flag.Bool("v", false, "debug logging")
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
 	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
+	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -122,6 +124,20 @@ func run() error {
 	}
 	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
 		"data", *dataDir, "speed", *speed)
+
+	if *showViz {
+		go func() {
+			tokenFile := ""
+			if *requireAuth {
+				tokenFile = filepath.Join(*dataDir, "server", "api_token")
+			}
+			if err := launch.Sim(ctx, launch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
+				Exec: st.Exec, Bus: st.Broker.Connect(nil), Boards: st, Log: log}); err != nil {
+				log.Error("visualizer", "err", err)
+			}
+			stop()
+		}()
+	}
 
 	select {
 	case <-ctx.Done():

@@ -22,7 +22,7 @@ import (
 // Topics the window subscribes to: RateTopics at most Options.RateHz
 // times a second, EveryTopics at every update.
 var (
-	RateTopics  = []string{"sim", "odom", "tracks", "balance", "head", "router"}
+	RateTopics  = []string{"sim", "odom", "tracks", "balance", "head", "router", "console"}
 	EveryTopics = []string{"arms", "nodes"}
 )
 

@@ -218,6 +218,12 @@ func (s *Scene) applySim(snap simSnapshot, t float64) {
 		s.sample("track speed R", t, tr.TrackSpeed[1])
 	}
 	if b := snap.Balance; b != nil {
+		if !s.HasBalanceTruth {
+			// From now on the pitch plotted is the truth's, not the
+			// node's estimate: one source per plot.
+			s.byName["balance pitch"] = plot.NewSeries("balance pitch", "deg", s.byName["balance pitch"].Window)
+			s.Series[0] = s.byName["balance pitch"]
+		}
 		s.BalanceTruth, s.HasBalanceTruth = *b, true
 		s.sample("balance pitch", t, b.Pitch*180/math.Pi)
 		s.sample("wheel speed L", t, b.WheelRate[0])
