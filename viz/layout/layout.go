@@ -64,7 +64,7 @@ func Compute(w, h int) Layout {
 	l.Head = Rect{right.X + 2*third, right.Y, right.W - 2*third, topH}
 	// The console keeps the screen's 2:1 aspect at twice its size when it
 	// fits, under its title.
-	consoleW := min(2*128+16, right.W/2)
+	consoleW := min(2*128+24, right.W/2)
 	consoleH := consoleW/2 + TitleHeight + 10
 	l.Console = Rect{right.X + right.W - consoleW, right.Y + topH, consoleW, consoleH}
 	l.Help = Rect{l.Console.X, l.Console.Y + consoleH, consoleW, right.H - topH - consoleH}
