@@ -120,3 +120,32 @@ func TestApplyNodesAndRouter(t *testing.T) {
 		t.Errorf("router = %+v", s.Router)
 	}
 }
+
+func TestApplyConsoleFramebuffer(t *testing.T) {
+	s := New(10)
+	fb := make([]byte, 1024)
+	fb[0], fb[1023] = 0x01, 0x80
+	if err := s.Apply("console", 1, mustJSON(t, map[string]any{"framebuffer": fb})); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Console) != 1024 || s.Console[0] != 0x01 || s.Console[1023] != 0x80 {
+		t.Errorf("console = %d bytes, first %x, last %x", len(s.Console), s.Console[:1], s.Console[len(s.Console)-1:])
+	}
+}
+
+func TestBalancePitchPlotsOneSource(t *testing.T) {
+	s := New(10)
+	_ = s.Apply("balance", 1, []byte(`{"pitch_deg": -1.5, "pid_out_a": 2}`))
+	if _, v, _ := s.Signal("balance pitch").Last(); v != -1.5 {
+		t.Fatalf("pitch from telemetry = %v, want -1.5", v)
+	}
+	_ = s.Apply("sim", 2, mustJSON(t, map[string]any{"balance": msg.SimBalance{Pitch: 0}}))
+	_ = s.Apply("balance", 3, []byte(`{"pitch_deg": -1.5}`))
+	p := s.Signal("balance pitch")
+	if p.Len() != 1 {
+		t.Errorf("pitch series has %d samples after the truth arrived, want only the truth's 1", p.Len())
+	}
+	if s.Series[0] != p {
+		t.Error("the plotted series is not the one Signal returns")
+	}
+}
