@@ -133,7 +133,8 @@ func run() error {
 			}
 			if err := launch.Sim(ctx, launch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
 				Exec: st.Exec, Bus: st.Broker.Connect(nil), Boards: st, Log: log}); err != nil {
-				log.Error("visualizer", "err", err)
+				log.Error("visualizer failed; the simulation keeps running", "err", err)
+				return
 			}
 			stop()
 		}()
