@@ -34,7 +34,7 @@ viz-deps:
 	fi
 
 ## build: the commands into bin/
-build:
+build: viz-deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 vet:
