@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/hal/board"
 	ft "github.com/saint-os/saint/hal/device/feetech"
 	"github.com/saint-os/saint/hal/executor"
 	simboard "github.com/saint-os/saint/sim/board"
@@ -16,6 +17,7 @@ import (
 	"github.com/saint-os/saint/sim/model/servo"
 	"github.com/saint-os/saint/sim/model/tracks"
 	"github.com/saint-os/saint/sim/twin/bts7960"
+	simcam "github.com/saint-os/saint/sim/twin/camera"
 	"github.com/saint-os/saint/sim/twin/encoder"
 	"github.com/saint-os/saint/sim/twin/feetech"
 	"github.com/saint-os/saint/sim/twin/mpu6050"
@@ -491,4 +493,15 @@ func (r *Robot) registerDisturbances() {
 		w.AddLink("head/pwm/"+name, func(c bool) error { r.headPWMCut[a] = !c; return nil })
 		w.AddDevice("head/"+name, r.Head.Servo(axis).SetDead)
 	}
+}
+
+// NodeBoard is the board a node on part runs on: Board(p), and for the
+// head also its camera (a board.Board that is a camera.Provider), which
+// renders the simulated scene from the head's pose.
+func (r *Robot) NodeBoard(p Part) board.Board {
+	b := r.boards[p]
+	if p == HeadPart {
+		return simboard.WithCamera(b, simcam.New(r.Head.Angles, nil))
+	}
+	return b
 }

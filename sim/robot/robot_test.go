@@ -12,6 +12,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/clock"
 	encdrv "github.com/saint-os/saint/hal/device/encoder"
 	ftdrv "github.com/saint-os/saint/hal/device/feetech"
@@ -585,4 +586,32 @@ func BenchmarkRobotSecond(b *testing.B) {
 		runFor(b, ex, time.Second)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rtf")
+}
+
+func TestNodeBoardGivesTheHeadItsCamera(t *testing.T) {
+	r, ex := newRobot(t, robot.Options{})
+	prov, ok := r.NodeBoard(robot.HeadPart).(camera.Provider)
+	if !ok {
+		t.Fatal("the head's node board is not a camera.Provider")
+	}
+	cam, err := prov.Camera()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []camera.Frame
+	if err := cam.Open(camera.Config{Width: 32, Height: 24, FPS: 10}, ex, func(f camera.Frame) { frames = append(frames, f) }); err != nil {
+		t.Fatal(err)
+	}
+	defer cam.Close()
+	if err := ex.RunFor(context.Background(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) < 9 || len(frames) > 11 || frames[0].Width != 32 || frames[0].Height != 24 {
+		t.Fatalf("%d frames in 1 s at 10 fps, first %dx%d", len(frames), frames[0].Width, frames[0].Height)
+	}
+	for _, p := range []robot.Part{robot.ArmsLeftPart, robot.TracksPart, robot.BalancePart} {
+		if _, ok := r.NodeBoard(p).(camera.Provider); ok {
+			t.Errorf("%s's board has a camera", p)
+		}
+	}
 }

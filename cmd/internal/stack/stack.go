@@ -126,7 +126,7 @@ func New(o Options) (*Stack, error) {
 	for _, sn := range s.Specs {
 		nb := &cutBus{Bus: s.Broker.Connect(nil)}
 		n, err := node.New(node.Options{
-			Exec: ex, Bus: nb, Board: rb.Board(sn.Part()), FirmwareVersion: o.Version,
+			Exec: ex, Bus: nb, Board: rb.NodeBoard(sn.Part()), FirmwareVersion: o.Version,
 			StateDir: filepath.Join(o.DataDir, "nodes", sn.ID), Log: o.Log,
 		})
 		if err != nil {
