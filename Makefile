@@ -11,7 +11,7 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000
 run: viz-deps
-	$(GO) run ./cmd/saint-sim --data .saint-sim
+	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
 test: viz-deps vet staticcheck
