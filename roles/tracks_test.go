@@ -362,7 +362,7 @@ func TestTracksSpeedLoopRejectsAPush(t *testing.T) {
 
 func TestTracksEStopLatchesUntilCleared(t *testing.T) {
 	t.Parallel()
-	g := newTracksRig(t, nil)
+	g := newTracksRig(t, coastOnStop)
 	g.drive(0.5, 0, time.Second)
 	g.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceWebSocket, Reason: "test"})
 	estopAt := g.now()
@@ -474,7 +474,7 @@ func TestTracksCommandTimeoutRampsToStop(t *testing.T) {
 
 func TestTracksLowBatteryWarnsThenCutsOff(t *testing.T) {
 	t.Parallel()
-	g := newTracksRig(t, nil)
+	g := newTracksRig(t, coastOnStop)
 	bat := g.robot.Tracks.Battery()
 	setRest := func(v float64) {
 		bat.SetSoC(socForVoltage(bat.Params(), v, g.robot.Tracks.Params().QuiescentA))
@@ -600,7 +600,7 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 			func(r *robot.Robot) error { return r.World().Revive("tracks") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newTracksRig(t, nil)
+			g := newTracksRig(t, coastOnStop)
 			g.drive(0.5, 0, time.Second)
 			g.ex.Post(func() {
 				if err := tc.breakIt(g.robot); err != nil {
@@ -642,3 +642,8 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 		})
 	}
 }
+
+// coastOnStop selects estop_mode coast, for the tests of what the bridges
+// do the instant a stop begins (the enables drop at once); the default,
+// brake, has its own test.
+func coastOnStop(c *roleconfig.Config) { c.Params["estop_mode"] = "coast" }
