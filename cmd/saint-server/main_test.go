@@ -1,18 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
 
-	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/server/auth"
 )
 
@@ -40,37 +38,8 @@ func TestAuthentication(t *testing.T) {
 func tokenRequired(t *testing.T, bin string) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	addrFile := filepath.Join(dir, "addrs.json")
-	cmd := exec.Command(bin, "--data", data, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--nats", "127.0.0.1:0",
-		"--firmware-http", "", "--power=false", "--addr-file", addrFile)
-	logf, _ := os.Create(filepath.Join(dir, "server.log"))
-	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("saint-server did not exit on interrupt")
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("saint-server log:\n%s", b)
-		}
-	})
-	var addrs map[string]string
-	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
-		b, err := os.ReadFile(addrFile)
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(b, &addrs)
-	})
+	addrs := proctest.Start(t, bin, "--data", data, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--nats", "127.0.0.1:0",
+		"--firmware-http", "", "--power=false")
 	fi, err := os.Stat(filepath.Join(data, auth.FileName))
 	if err != nil {
 		t.Fatal(err)

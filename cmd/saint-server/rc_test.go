@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/cmd/internal/proctest"
 	wire "github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/server/inputs/rc"
 )
@@ -172,37 +173,8 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "config", "rc_receiver.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addrFile := filepath.Join(dir, "addrs.json")
-	cmd := exec.Command(bin, "--data", data, "--no-auth", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0",
-		"--nats", "127.0.0.1:0", "--firmware-http", "", "--power=false", "--addr-file", addrFile)
-	logf, _ := os.Create(filepath.Join(dir, "server.log"))
-	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("saint-server did not exit on interrupt")
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("saint-server log:\n%s", b)
-		}
-	})
-	var addrs map[string]string
-	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
-		b, err := os.ReadFile(addrFile)
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(b, &addrs)
-	})
+	addrs := proctest.Start(t, bin, "--data", data, "--no-auth", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0",
+		"--nats", "127.0.0.1:0", "--firmware-http", "", "--power=false")
 	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/cmd/internal/stack"
 )
 
@@ -30,36 +31,7 @@ func TestMakeRun(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	addrFile := filepath.Join(dir, "addrs.json")
-	cmd := exec.Command(bin, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--addr-file", addrFile)
-	logf, _ := os.Create(filepath.Join(dir, "sim.log"))
-	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("saint-sim did not exit on interrupt")
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("saint-sim log:\n%s", b)
-		}
-	})
-	var addrs map[string]string
-	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
-		b, err := os.ReadFile(addrFile)
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(b, &addrs)
-	})
+	addrs := proctest.Start(t, bin, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"))
 	resp, err := http.Get("http://" + addrs["http"] + "/")
 	if err != nil {
 		t.Fatal(err)

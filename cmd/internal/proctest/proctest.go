@@ -1,0 +1,59 @@
+// Package proctest runs one of the project's commands as a real process in
+// a test: started with --addr-file, waited for until it has written the
+// addresses it listens on, and stopped with an interrupt (killed, and the
+// test failed, if it does not exit). Its log is shown when the test fails.
+package proctest
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
+)
+
+// Start runs bin with args plus "--addr-file FILE" in a temporary
+// directory and returns the addresses it reports ("http", "ws", ...). The
+// process is stopped when the test ends.
+func Start(t *testing.T, bin string, args ...string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	name := filepath.Base(bin)
+	addrFile := filepath.Join(dir, "addrs.json")
+	cmd := exec.Command(bin, append(args, "--addr-file", addrFile)...)
+	logf, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("%s did not exit on interrupt", name)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s log:\n%s", name, b)
+		}
+	})
+	var addrs map[string]string
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &addrs)
+	})
+	return addrs
+}
