@@ -103,3 +103,15 @@ func SeededBias(seed uint64, accelMax, gyroMax float64) (accel, gyro [3]float64)
 	}
 	return accel, gyro
 }
+
+// IMUSample is what an IMU measures, in SI units in the chip's own axes.
+type IMUSample struct {
+	Accel [3]float64 // specific force, m/s²; a chip lying flat at rest reads (0, 0, +g)
+	Gyro  [3]float64 // angular rate, rad/s
+	TempC float64    // die temperature, °C
+}
+
+// IMURest is the sample of a chip lying flat and still at 25 °C.
+func IMURest() IMUSample {
+	return IMUSample{Accel: [3]float64{0, 0, StandardGravity}, TempC: 25}
+}

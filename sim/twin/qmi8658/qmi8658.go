@@ -66,14 +66,10 @@ const (
 )
 
 // Sample is what the sensor measures, in SI units in the chip's own axes.
-type Sample struct {
-	Accel [3]float64 // specific force, m/s²; flat and still reads (0, 0, +g)
-	Gyro  [3]float64 // rad/s
-	TempC float64
-}
+type Sample = twin.IMUSample
 
 // Rest is the sample of a chip lying flat and still at 25 °C.
-func Rest() Sample { return Sample{Accel: [3]float64{0, 0, StandardGravity}, TempC: 25} }
+func Rest() Sample { return twin.IMURest() }
 
 // Options configures a Device. Nil Options give New's chip.
 type Options struct {
