@@ -252,20 +252,24 @@ func (e *Executor) run(ctx context.Context, end time.Time) error {
 				continue
 			}
 			// No timers and no end: only another goroutine can give us work.
-			if err := e.waitWake(ctx, -1); err != nil {
+			if err := e.waitWake(ctx, false, 0); err != nil {
 				return err
 			}
 			continue
 		}
 
-		var wait time.Duration = -1
+		// The target may already have passed: the clock moves on between
+		// nextReady's reading and ours. A wait that came out negative is then
+		// "go round again now", never "no deadline", or a loop whose only
+		// work is its own timer would sleep until someone posts.
+		var wait time.Duration
 		if haveTarget {
-			wait = target.Sub(now)
+			wait = max(target.Sub(now), 0)
 			if e.virt != nil {
 				wait = time.Duration(float64(wait) / e.speed)
 			}
 		}
-		if err := e.waitWake(ctx, wait); err != nil {
+		if err := e.waitWake(ctx, haveTarget, wait); err != nil {
 			return err
 		}
 		if e.virt != nil {
@@ -325,12 +329,15 @@ func (e *Executor) fire(t *Timer, gen uint64) func() {
 	}
 }
 
-func (e *Executor) waitWake(ctx context.Context, d time.Duration) error {
-	if d == 0 {
+// waitWake blocks until work is posted or ctx ends and, when bounded, for at
+// most d. An unbounded wait is a separate flag rather than a sentinel
+// duration, so no computed duration can turn into "wait forever".
+func (e *Executor) waitWake(ctx context.Context, bounded bool, d time.Duration) error {
+	if bounded && d <= 0 {
 		return nil
 	}
 	var tc <-chan time.Time
-	if d > 0 {
+	if bounded {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		tc = t.C

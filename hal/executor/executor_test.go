@@ -235,3 +235,80 @@ func BenchmarkVirtualSecondAt1kHz(b *testing.B) {
 		}
 	}
 }
+
+// steppingClock is a clock that is not virtual (the executor waits for it on
+// timers, as for the wall clock) but moves forward by step on every reading.
+// It makes the race between two readings of a real clock happen every time:
+// a deadline that was still ahead when the executor looked for due timers
+// has passed by the time it computes how long to wait.
+type steppingClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+// TestDeadlinePassedBetweenReadsDoesNotStall is the stall of a 1 kHz loop on
+// the real clock, made deterministic: with a negative wait taken for "no
+// deadline", the executor slept until some other goroutine posted work, and
+// a loop whose only work is its own timer stopped for good.
+func TestDeadlinePassedBetweenReadsDoesNotStall(t *testing.T) {
+	clk := &steppingClock{now: clock.Epoch(), step: 700 * time.Microsecond}
+	e := New(&Options{Clock: clk})
+	var ticks atomic.Int64
+	e.Every(time.Millisecond, func() { ticks.Add(1) })
+
+	// The clock advances 0.7 ms a reading, so 50 ms of its time take a few
+	// dozen loop turns; a stalled loop only ends when the context does.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.RunFor(ctx, 50*time.Millisecond); err != nil {
+		t.Fatalf("RunFor: %v after %d ticks: the loop stalled on a deadline that passed between two clock readings", err, ticks.Load())
+	}
+	if n := ticks.Load(); n < 20 {
+		t.Fatalf("a 1 ms timer ran %d times in 50 ms of clock time, want about 50", n)
+	}
+}
+
+// TestRealClockKHzTimerSoak runs a 1 kHz timer on the wall clock with nothing
+// else to wake the loop, and checks it never stops. It asserts no timing
+// precision (that is measured by the jitter benchmark), only that the loop
+// keeps going: the old executor stalled in about one run in four.
+func TestRealClockKHzTimerSoak(t *testing.T) {
+	d := 3 * time.Second
+	if testing.Short() {
+		d = 500 * time.Millisecond
+	}
+	e := New(nil)
+	var (
+		n      int
+		last   time.Time
+		maxGap time.Duration
+	)
+	e.Every(time.Millisecond, func() {
+		now := e.Now()
+		if n > 0 {
+			maxGap = max(maxGap, now.Sub(last))
+		}
+		last = now
+		n++
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	_ = e.Run(ctx)
+	gap := maxGap
+	if !last.IsZero() {
+		gap = max(gap, time.Since(last)-50*time.Millisecond) // the stall at the end, if any
+	}
+	// A second of silence in a 1 kHz loop is a stall, not scheduling noise.
+	if gap > time.Second || n == 0 {
+		t.Fatalf("1 kHz timer on the real clock: %d runs in %v, longest gap %v: the loop stalled", n, d, gap)
+	}
+	t.Logf("%d runs in %v, longest gap %v", n, d, gap)
+}
