@@ -59,6 +59,10 @@ type Options struct {
 	StatusInterval   time.Duration
 	CallTimeout      time.Duration
 	RetryInterval    time.Duration
+	// RoleStarted, when set, is called on Exec each time a role has
+	// started, with the role's name: saint-node enters real-time mode there
+	// for the roles that need it.
+	RoleStarted func(role string)
 	// NewRole builds role modules; nil means roles.New.
 	NewRole func(name string) (roles.Role, error)
 	Log     *slog.Logger
@@ -490,6 +494,9 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 		return fmt.Errorf("starting %s: %w", rec.AssignedRole, err)
 	}
 	n.role, n.roleRec, n.roleCfg = role, rec, cfg
+	if n.o.RoleStarted != nil {
+		n.o.RoleStarted(rec.AssignedRole)
+	}
 	return nil
 }
 

@@ -91,6 +91,10 @@ func NewVirtual() *Executor {
 	return New(&Options{Clock: clock.NewVirtual(time.Time{})})
 }
 
+// SetSpin changes Options.Spin. Call it before Run or from a callback: the
+// loop reads it between callbacks.
+func (e *Executor) SetSpin(d time.Duration) { e.spin = max(d, 0) }
+
 // Now returns the executor's current time.
 func (e *Executor) Now() time.Time { return e.clk.Now() }
 
