@@ -6,7 +6,8 @@
 //
 // Real-time mode (--rt) runs the node's executor on a locked OS thread with
 // SCHED_FIFO priority, pinned to the last CPU, with memory locked and the
-// last stretch before each deadline polled rather than slept (see hal/rt).
+// loop sleeping in the kernel on its own thread between deadlines, the last
+// stretch before each deadline polled rather than slept (see hal/rt).
 // The default, auto, turns it on when a role that runs a fast control loop
 // (balance) starts on a Pi, and never in simulation.
 package main
@@ -173,6 +174,12 @@ func (r *realTime) enter(why string) {
 	r.entered = true
 	rep := rt.Enter(rt.Options{CPU: rt.DefaultCPU()})
 	r.ex.SetSpin(rt.Spin)
+	if w, err := rt.NewWaiter(); err != nil {
+		r.log.Warn("real-time mode: waiting on Go timers", "err", err)
+	} else {
+		// Kept for the life of the process, like the thread.
+		r.ex.SetWaiter(w)
+	}
 	r.log.Info("real-time mode", "because", why, "got", rep.String())
 	if w := rep.Warning(); w != "" {
 		r.log.Warn(w, "systemd", rt.UnitSettings)

@@ -31,6 +31,24 @@ type Options struct {
 	// (the default) always sleeps. Meant for a control loop on a core of
 	// its own (see hal/rt).
 	Spin time.Duration
+	// Waiter, when set, is what the executor blocks in while it waits for
+	// a deadline on a real clock, instead of a Go timer and channel: a
+	// wait the OS wakes directly, on the executor's own thread (see
+	// hal/rt). Nil uses Go timers.
+	Waiter Waiter
+}
+
+// Waiter blocks the executor's goroutine until a deadline or a wake-up. A
+// Go timer wakes a goroutine through the runtime's scheduler, on another
+// thread, which on a loaded machine adds tens to hundreds of microseconds;
+// a Waiter that sleeps in the kernel on the loop's locked, real-time
+// thread is woken by the kernel's timer itself.
+type Waiter interface {
+	// Wait blocks for at most d, less if Wake is called (before or
+	// during the wait: a wake-up is never lost).
+	Wait(d time.Duration)
+	// Wake ends the current or next Wait. Safe from any goroutine.
+	Wake()
 }
 
 // Executor is a single event loop: it runs posted callbacks and timer
@@ -55,6 +73,10 @@ type Executor struct {
 	spin  time.Duration
 	base  time.Time // deadlines are kept as offsets from base
 
+	// waiter is Options.Waiter; it is read by signal on any goroutine, so
+	// it is only changed before Run (SetWaiter) or under mu.
+	waiter Waiter
+
 	mu      sync.Mutex
 	ready   ring
 	timers  timerHeap
@@ -77,6 +99,7 @@ func New(opts *Options) *Executor {
 		}
 		e.speed = opts.Speed
 		e.spin = max(opts.Spin, 0)
+		e.waiter = opts.Waiter
 	}
 	e.base = e.clk.Now()
 	if v, ok := e.clk.(*clock.Virtual); ok {
@@ -94,6 +117,15 @@ func NewVirtual() *Executor {
 // SetSpin changes Options.Spin. Call it before Run or from a callback: the
 // loop reads it between callbacks.
 func (e *Executor) SetSpin(d time.Duration) { e.spin = max(d, 0) }
+
+// SetWaiter changes Options.Waiter. Call it before Run or from a callback,
+// on the goroutine that runs the executor when the Waiter belongs to its
+// thread.
+func (e *Executor) SetWaiter(w Waiter) {
+	e.mu.Lock()
+	e.waiter = w
+	e.mu.Unlock()
+}
 
 // Now returns the executor's current time.
 func (e *Executor) Now() time.Time { return e.clk.Now() }
@@ -224,6 +256,12 @@ func (e *Executor) signal() {
 	case e.wake <- struct{}{}:
 	default:
 	}
+	e.mu.Lock()
+	w := e.waiter
+	e.mu.Unlock()
+	if w != nil {
+		w.Wake()
+	}
 }
 
 // ErrRunning is returned when Run or RunFor is called while the executor is
@@ -259,6 +297,12 @@ func (e *Executor) run(ctx context.Context, end time.Time) error {
 		e.running = false
 		e.mu.Unlock()
 	}()
+
+	if e.waiter != nil {
+		// A Waiter sleeping in the kernel does not see ctx end: wake it.
+		stopWake := context.AfterFunc(ctx, e.signal)
+		defer stopWake()
+	}
 
 	bounded := !end.IsZero()
 	// Pacing anchor for a virtual clock with Speed > 0.
@@ -370,7 +414,7 @@ func (e *Executor) waitWake(ctx context.Context, bounded bool, d time.Duration) 
 	if bounded && d <= 0 {
 		return nil
 	}
-	if bounded && e.spin > 0 && e.virt == nil {
+	if bounded && e.virt == nil && (e.spin > 0 || e.waiter != nil) {
 		return e.spinWait(ctx, d)
 	}
 	var tc <-chan time.Time
@@ -399,12 +443,21 @@ func (e *Executor) startSleep(d time.Duration) <-chan time.Time {
 	return e.sleep.C
 }
 
-// spinWait is waitWake on a real clock with Spin set: it sleeps until Spin
-// before the deadline, then polls the clock (and the wake channel) until the
-// deadline.
+// spinWait is waitWake on a real clock with Spin or a Waiter set: it sleeps
+// until Spin before the deadline, in the Waiter if there is one, then polls
+// the clock (and the wake channel) until the deadline.
 func (e *Executor) spinWait(ctx context.Context, d time.Duration) error {
 	deadline := e.clk.Now().Add(d)
-	if d > e.spin {
+	if w := e.waiter; w != nil {
+		if d > e.spin {
+			select {
+			case <-e.wake:
+				return nil
+			default:
+			}
+			w.Wait(d - e.spin)
+		}
+	} else if d > e.spin {
 		tc := e.startSleep(d - e.spin)
 		select {
 		case <-ctx.Done():

@@ -409,3 +409,67 @@ func TestTimerPathAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// recordingWaiter is a Waiter that sleeps on a Go timer and counts its use.
+type recordingWaiter struct {
+	ch    chan struct{}
+	waits atomic.Int64
+}
+
+func (w *recordingWaiter) Wait(d time.Duration) {
+	w.waits.Add(1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-w.ch:
+	case <-t.C:
+	}
+}
+
+func (w *recordingWaiter) Wake() {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// TestWaiterIsWokenByPostAndCancel runs the executor with a Waiter and only
+// an hour-long timer: a Post from another goroutine and the end of the
+// context must each end the wait.
+func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
+	w := &recordingWaiter{ch: make(chan struct{}, 1)}
+	e := New(&Options{Waiter: w})
+	e.After(time.Hour, func() { t.Error("the hour-long timer ran") })
+	var ticks atomic.Int64
+	tick := e.Every(time.Millisecond, func() { ticks.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	posted := make(chan struct{})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		e.Post(func() {
+			// Only the hour-long timer is left: the next wait is an
+			// hour, which only the cancel can end.
+			tick.Stop()
+			close(posted)
+		})
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- e.Run(ctx) }()
+	select {
+	case <-posted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a Post did not wake the Waiter")
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != context.Canceled {
+			t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling the context did not wake the Waiter")
+	}
+	if w.waits.Load() == 0 || ticks.Load() == 0 {
+		t.Errorf("waiter used %d times, 1 ms timer ran %d times", w.waits.Load(), ticks.Load())
+	}
+}

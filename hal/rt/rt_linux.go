@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -129,3 +130,43 @@ func hasCap(bit uint) bool {
 	}
 	return false
 }
+
+// Waiter is an executor.Waiter that sleeps in the kernel (ppoll on an
+// eventfd) on the calling thread: the kernel's high-resolution timer wakes
+// the real-time thread itself, with no timer slack for a SCHED_FIFO thread,
+// and Wake writes the eventfd.
+type Waiter struct {
+	fd  int
+	buf [8]byte
+}
+
+// NewWaiter returns a Waiter; Close releases its file descriptor.
+func NewWaiter() (*Waiter, error) {
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("rt: eventfd: %w", err)
+	}
+	return &Waiter{fd: fd}, nil
+}
+
+// Wait implements executor.Waiter.
+func (w *Waiter) Wait(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	ts := unix.NsecToTimespec(int64(d))
+	fds := [1]unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
+	n, _ := unix.Ppoll(fds[:], &ts, nil)
+	if n > 0 {
+		_, _ = unix.Read(w.fd, w.buf[:]) // consume the wake-up
+	}
+}
+
+// Wake implements executor.Waiter.
+func (w *Waiter) Wake() {
+	one := [8]byte{1}
+	_, _ = unix.Write(w.fd, one[:])
+}
+
+// Close releases the Waiter's eventfd.
+func (w *Waiter) Close() error { return unix.Close(w.fd) }
