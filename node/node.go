@@ -15,7 +15,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/roles"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // Defaults for Options fields left zero.

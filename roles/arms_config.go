@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles/motor"
-	"github.com/saint-os/saint/roles/roleconfig"
 )
 
 // armsConfig is the arms role's part of its configuration (arms_left.yaml,

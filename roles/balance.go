@@ -9,13 +9,13 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/can"
+	"github.com/saint-os/saint/hal/device/ioboard/link"
 	"github.com/saint-os/saint/hal/device/qmi8658"
 	"github.com/saint-os/saint/hal/device/vesc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/roles/balance/canmsg"
 	"github.com/saint-os/saint/roles/balance/control"
-	"github.com/saint-os/saint/roles/balance/link"
 )
 
 // Balance state codes, as CAN telemetry 0x400 and the link's STATE carry

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
-	"github.com/saint-os/saint/roles/roleconfig"
 )
 
 func TestBalanceConfigFixtureAndErrors(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/pwm"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // Servo pulse limits for hobby servos, in microseconds.

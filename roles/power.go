@@ -12,7 +12,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/ina219"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // PowerConfig is the power: section of a motor role's configuration (the

@@ -12,8 +12,8 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
-	"github.com/saint-os/saint/roles/roleconfig"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/model/battery"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // Env is what a role gets when it starts: everything it may touch.

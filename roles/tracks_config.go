@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // tracksConfig is what the tracks role reads from tracks.yaml besides the

@@ -15,5 +15,5 @@
 // plausible length and the checksum, resynchronises after garbage (a bad
 // frame costs only its start byte: the bytes after it are searched again),
 // never panics, and counts what it rejected. Both ends use the same code:
-// the balance role and the IO-board logic (roles/balance/ioboard).
+// the balance role and the IO board's firmware (hal/device/ioboard).
 package link

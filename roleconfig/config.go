@@ -55,8 +55,8 @@ type Camera struct {
 }
 
 // Config is a role configuration as the server's configs/ directory holds
-// it (spec: Role Configuration Format). Sections a role does not use are
-// empty; role-specific settings live in Params, which each role decodes.
+// it. Sections a role does not use are empty; role-specific settings live
+// in Params, which each role decodes.
 type Config struct {
 	Role     string `yaml:"role"`
 	Instance string `yaml:"instance,omitempty"`

@@ -5,11 +5,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/saint-os/saint/hal/device/ioboard/link"
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/uart"
-	"github.com/saint-os/saint/roles/balance/link"
 )
 
 // LinkBaud is the inter-board UART's rate.

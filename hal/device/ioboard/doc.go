@@ -1,8 +1,14 @@
-// Package ioboard is the saul-tee IO board's logic: the RC receivers, the
-// arming button, the kill switch and the inter-board link to the balance
-// board. It is written against hal interfaces (uart.Port, gpio.PinIO) and
-// one executor, so the same code runs on the IO microcontroller's stand-in
-// and, in the simulator, on sim/twin/ioboard.
+// Package ioboard is the firmware of the saul-tee IO board, the
+// microcontroller beside the balance board that owns the RC receivers, the
+// arming button, the kill switch and the inter-board link (package link
+// below, the protocol both boards speak). It sits under hal/device because,
+// seen from a node, the IO board is a device on the balance board's UART,
+// as a VESC is one on its CAN bus; unlike a driver, this package is the
+// device's own program, not the host's side of it. It is written against
+// hal interfaces (uart.Port, gpio.PinIO) and one executor, so the same code
+// runs on the IO microcontroller's stand-in and, in the simulator, on
+// sim/twin/ioboard; the balance role (roles/balance) talks to it only
+// through link.
 //
 // Every Period (10 ms) the board:
 //

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/hal/device/ioboard"
+	"github.com/saint-os/saint/hal/device/ioboard/link"
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/gpio/gpiotest"
 	"github.com/saint-os/saint/hal/uart/uarttest"
-	"github.com/saint-os/saint/roles/balance/ioboard"
-	"github.com/saint-os/saint/roles/balance/link"
 	"github.com/saint-os/saint/sim/twin/rctx"
 )
 

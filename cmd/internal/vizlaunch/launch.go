@@ -1,4 +1,4 @@
-package launch
+package vizlaunch
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func Sim(ctx context.Context, o Options) error {
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	o.Log.Info("opening the visualizer", "cmd", name, "server", o.Server)
 	if err := cmd.Run(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("launch: saint-viz: %w", err)
+		return fmt.Errorf("vizlaunch: saint-viz: %w", err)
 	}
 	return nil
 }
@@ -113,5 +113,5 @@ func vizCommand() (string, []string, error) {
 	if goCmd, err := exec.LookPath("go"); err == nil {
 		return goCmd, []string{"run", "github.com/saint-os/saint/cmd/saint-viz"}, nil
 	}
-	return "", nil, errors.New("launch: saint-viz not found beside this program, on $PATH, or buildable with go: go build -o bin/ ./cmd/saint-viz")
+	return "", nil, errors.New("vizlaunch: saint-viz not found beside this program, on $PATH, or buildable with go: go build -o bin/ ./cmd/saint-viz")
 }
