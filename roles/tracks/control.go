@@ -1,4 +1,4 @@
-package roles
+package tracks
 
 import "math"
 
@@ -146,3 +146,5 @@ func (o *speedObserver) update(meas, dt float64) float64 {
 	o.vel += o.k2 * dt * e
 	return o.vel
 }
+
+func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }

@@ -1,4 +1,4 @@
-package roles_test
+package arms_test
 
 import (
 	"math"

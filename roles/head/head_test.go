@@ -1,9 +1,8 @@
-package roles_test
+package head_test
 
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"math"
 	"slices"
 	"testing"
@@ -12,30 +11,17 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/robot"
 	simcam "github.com/saint-os/saint/sim/twin/camera"
 )
 
 const headDegree = math.Pi / 180
-
-// fixtureConfig parses a role configuration from fixtures/config/roles.
-func headFixtureConfig(t testing.TB, name string) *roleconfig.Config {
-	t.Helper()
-	data, err := fs.ReadFile(fixtures.Config(), "roles/"+name+".yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := roleconfig.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
 
 // headRig is the simulated robot with the head role running on its head
 // board, the board carrying the rendered camera.
@@ -45,7 +31,7 @@ type headRig struct {
 	bus   bus.Bus
 	robot *robot.Robot
 	board *simboard.Board
-	role  roles.Role
+	role  rolekit.Role
 }
 
 func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
@@ -60,7 +46,7 @@ func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
-	cfg := headFixtureConfig(t, "head")
+	cfg := roletest.Config(t, "head")
 	if edit != nil {
 		edit(cfg)
 	}
@@ -70,7 +56,7 @@ func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
 		t.Fatal(err)
 	}
 	cam := simcam.New(r.Head.Angles, nil)
-	if err := role.Start(roles.Env{NodeID: "sim-head", Exec: ex, Bus: b, Board: simboard.WithCamera(board, cam),
+	if err := role.Start(rolekit.Env{NodeID: "sim-head", Exec: ex, Bus: b, Board: simboard.WithCamera(board, cam),
 		Config: cfg, Prefix: msg.TopicPrefix(msg.RoleHead, "")}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,16 +75,6 @@ func (g *headRig) publish(topic string, v any) {
 	if err := g.bus.Publish(topic, v); err != nil {
 		g.t.Fatal(err)
 	}
-}
-
-// collect subscribes to topic and returns the slice the messages land in.
-func headCollect[T any](t *testing.T, b bus.Bus, ex *executor.Executor, topic string) *[]T {
-	t.Helper()
-	var got []T
-	if _, err := bus.SubscribeJSON(b, topic, bus.QoS{Depth: 1000}, ex, func(_ string, v T) { got = append(got, v) }); err != nil {
-		t.Fatal(err)
-	}
-	return &got
 }
 
 // servoAngle reads the angle a servo is commanded to from its pulse.
@@ -193,8 +169,8 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 		c.Limits["pan"] = []any{-30, 30}
 		c.Limits["tilt"] = []any{-20, 45}
 	})
-	alerts := headCollect[msg.ConsoleAlert](t, g.bus, g.ex, msg.TopicConsoleAlerts)
-	motion := headCollect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
+	alerts := roletest.Collect[msg.ConsoleAlert](t, g.bus, g.ex, msg.TopicConsoleAlerts)
+	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
 	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 100, Tilt: -60, Roll: 10, Speed: 1})
 	g.run(2 * time.Second)
 	want := [3]float64{30, -20, 10}
@@ -243,9 +219,9 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 
 func TestHeadStateMotionAndSensorsAtTheirRates(t *testing.T) {
 	g := newHeadRig(t, nil)
-	states := headCollect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
-	motion := headCollect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
-	sensors := headCollect[msg.SensorReadings](t, g.bus, g.ex, msg.TopicHeadSensors)
+	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
+	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
+	sensors := roletest.Collect[msg.SensorReadings](t, g.bus, g.ex, msg.TopicHeadSensors)
 	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 30, Speed: 1})
 	g.run(2 * time.Second)
 	if n := len(*states); n != 40 {
@@ -303,7 +279,7 @@ func TestHeadHomeReturnsToZero(t *testing.T) {
 // the next command moves it again.
 func TestHeadDeadmanHolds(t *testing.T) {
 	g := newHeadRig(t, nil)
-	motion := headCollect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
+	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
 	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 30, Tilt: 60, Speed: 1})
 	g.run(900 * time.Millisecond)
 	if (*motion)[len(*motion)-1].CommandTimeout {
@@ -340,7 +316,7 @@ func TestHeadStopReleasesServos(t *testing.T) {
 			t.Errorf("GPIO%d servo PWM still on after Stop", s.bcm)
 		}
 	}
-	states := headCollect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
+	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
 	g.run(time.Second)
 	if len(*states) != 0 {
 		t.Errorf("%d states after Stop", len(*states))
@@ -363,8 +339,8 @@ func TestHeadCameraStreamsTheViewWhileEnabled(t *testing.T) {
 		c.Camera.Resolution = []int{160, 120}
 		c.Camera.Framerate = 10
 	})
-	images := headCollect[msg.Image](t, g.bus, g.ex, msg.TopicHeadCameraImageRaw)
-	states := headCollect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
+	images := roletest.Collect[msg.Image](t, g.bus, g.ex, msg.TopicHeadCameraImageRaw)
+	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
 	g.run(time.Second)
 	if len(*images) != 0 {
 		t.Fatalf("%d frames before the camera command enabled the stream", len(*images))
@@ -415,10 +391,10 @@ func TestHeadRefusesLimitsOutsideTheServoTravel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := headFixtureConfig(t, "head")
+	cfg := roletest.Config(t, "head")
 	cfg.Limits["roll"] = []any{-60, 60} // the roll servo travels ±45°
 	role, _ := roles.New("head")
-	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: mem.New(), Board: board, Config: cfg, Prefix: "/saint/head"}); err == nil {
+	if err := role.Start(rolekit.Env{NodeID: "n", Exec: ex, Bus: mem.New(), Board: board, Config: cfg, Prefix: "/saint/head"}); err == nil {
 		role.Stop()
 		t.Fatal("limits beyond the servo's travel accepted")
 	}
@@ -441,13 +417,13 @@ func TestHeadWithoutIMUOrCamera(t *testing.T) {
 		t.Fatal(err)
 	}
 	role, _ := roles.New("head")
-	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: b, Board: board, Config: headFixtureConfig(t, "head"), Prefix: "/saint/head"}); err != nil {
+	if err := role.Start(rolekit.Env{NodeID: "n", Exec: ex, Bus: b, Board: board, Config: roletest.Config(t, "head"), Prefix: "/saint/head"}); err != nil {
 		t.Fatal(err)
 	}
 	defer role.Stop()
-	sensors := headCollect[msg.SensorReadings](t, b, ex, msg.TopicHeadSensors)
-	states := headCollect[msg.HeadState](t, b, ex, msg.TopicHeadState)
-	images := headCollect[msg.Image](t, b, ex, msg.TopicHeadCameraImageRaw)
+	sensors := roletest.Collect[msg.SensorReadings](t, b, ex, msg.TopicHeadSensors)
+	states := roletest.Collect[msg.HeadState](t, b, ex, msg.TopicHeadState)
+	images := roletest.Collect[msg.Image](t, b, ex, msg.TopicHeadCameraImageRaw)
 	if err := b.Publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +451,7 @@ func TestHeadWithoutIMUOrCamera(t *testing.T) {
 
 func TestHeadRefusesNonNumbers(t *testing.T) {
 	g := newHeadRig(t, nil)
-	motion := headCollect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
+	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
 	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 40, Speed: 1})
 	g.run(time.Second)
 	// JSON has no NaN: a command with a non-number does not decode, and a
@@ -500,10 +476,10 @@ func BenchmarkHeadCameraFrame(b *testing.B) {
 		b.Fatal(err)
 	}
 	cam := simcam.New(func() [3]float64 { return [3]float64{0.2, 0.1, 0} }, nil)
-	cfg := headFixtureConfig(b, "head")
+	cfg := roletest.Config(b, "head")
 	cfg.Camera.Framerate = 10
 	role, _ := roles.New("head")
-	if err := role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: mb, Board: simboard.WithCamera(board, cam), Config: cfg, Prefix: "/saint/head"}); err != nil {
+	if err := role.Start(rolekit.Env{NodeID: "n", Exec: ex, Bus: mb, Board: simboard.WithCamera(board, cam), Config: cfg, Prefix: "/saint/head"}); err != nil {
 		b.Fatal(err)
 	}
 	defer role.Stop()

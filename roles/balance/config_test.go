@@ -1,15 +1,16 @@
-package roles_test
+package balance_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/saint-os/saint/roleconfig"
-	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/balance"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 )
 
 func TestBalanceConfigFixtureAndErrors(t *testing.T) {
-	bc, err := roles.BalanceConfigOf(balFixtureConfig(t))
+	bc, err := balance.ConfigOf(roletest.Config(t, "balance"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestBalanceConfigFixtureAndErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.yaml, err)
 		}
-		if _, err := roles.BalanceConfigOf(cfg); err == nil || !strings.Contains(err.Error(), c.field) {
+		if _, err := balance.ConfigOf(cfg); err == nil || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: error %v, want one naming %s", c.yaml, err, c.field)
 		}
 	}

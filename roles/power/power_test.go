@@ -1,8 +1,7 @@
-package roles_test
+package power_test
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -10,33 +9,13 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roleconfig"
-	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/power"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 	simboard "github.com/saint-os/saint/sim/board"
-	"github.com/saint-os/saint/sim/model/battery"
 )
-
-// fixtureConfig parses a role configuration of the fixtures.
-func fixtureConfig(t *testing.T, name string) *roleconfig.Config {
-	t.Helper()
-	data, err := fs.ReadFile(fixtures.Config(), "roles/"+name+".yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := roleconfig.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
-
-// socForVoltage is the state of charge at which the sim battery reads v at
-// rest, drawing only the electronics' quiescent current.
-func socForVoltage(p battery.Params, v, quiescentA float64) float64 {
-	return (v + p.Resistance*quiescentA - p.EmptyV) / (p.FullV - p.EmptyV)
-}
 
 // powerRig runs a PowerMonitor on a simulated tracks board whose INA219
 // twin the test sets directly: no physics needed.
@@ -49,7 +28,7 @@ type powerRig struct {
 	states  []msg.PowerState
 	alerts  []msg.ConsoleAlert
 	cutoffs []bool
-	mon     *roles.PowerMonitor
+	mon     *power.Monitor
 }
 
 func newPowerRig(t *testing.T) *powerRig {
@@ -71,11 +50,11 @@ func newPowerRig(t *testing.T) *powerRig {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env := roles.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: b,
-		Config: fixtureConfig(t, "tracks"), Prefix: "/saint/tracks"}
+	env := rolekit.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: b,
+		Config: roletest.Config(t, "tracks"), Prefix: "/saint/tracks"}
 	var startErr error
 	g.ex.Post(func() {
-		g.mon, startErr = roles.StartPower(env, func(c bool) { g.cutoffs = append(g.cutoffs, c) })
+		g.mon, startErr = power.Start(env, func(c bool) { g.cutoffs = append(g.cutoffs, c) })
 	})
 	g.run(t, 10*time.Millisecond)
 	if startErr != nil {
@@ -233,12 +212,12 @@ func TestPowerConfigErrorsNameTheField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := roles.PowerConfigOf(cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
+		if _, err := power.ConfigOf(cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.field)
 		}
 	}
 	cfg, _ := roleconfig.Parse([]byte("role: tracks\nversion: \"1\"\npower:\n  warning_voltage: 25\n  cutoff_voltage: 24\n"))
-	if _, err := roles.PowerConfigOf(cfg); err == nil || !strings.Contains(err.Error(), "power.address") {
+	if _, err := power.ConfigOf(cfg); err == nil || !strings.Contains(err.Error(), "power.address") {
 		t.Errorf("no INA219: error %v, want one naming power.address", err)
 	}
 }

@@ -1,4 +1,4 @@
-package roles
+package rolekit
 
 import (
 	"fmt"
@@ -9,17 +9,14 @@ import (
 	"github.com/saint-os/saint/roleconfig"
 )
 
-// Servo pulse limits for hobby servos, in microseconds.
-const (
-	servoMinPulseUS     = 500.0
-	servoNeutralPulseUS = 1500.0
-	servoMaxPulseUS     = 2500.0
-)
+// servoNeutralPulseUS is where a hobby servo rests: the pulse a servo
+// function gets when it is claimed, before the role drives it.
+const servoNeutralPulseUS = 1500.0
 
-// pins is the set of header pins a role claimed from its gpio_mapping,
+// Pins is the set of header pins a role claimed from its gpio_mapping,
 // opened and put in their configured mode. Actuators start safe: servos at
 // neutral, motor PWM at zero duty, outputs low.
-type pins struct {
+type Pins struct {
 	board board.Board
 	pwm   map[string]pwm.Pin
 	out   map[string]gpio.PinIO
@@ -27,10 +24,10 @@ type pins struct {
 	freq  map[string]float64
 }
 
-// claimPins claims and opens every function of cfg.GPIOMapping. On error,
+// ClaimPins claims and opens every function of cfg.GPIOMapping. On error,
 // everything claimed so far is released.
-func claimPins(b board.Board, cfg *roleconfig.Config) (*pins, error) {
-	p := &pins{
+func ClaimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
+	p := &Pins{
 		board: b,
 		pwm:   map[string]pwm.Pin{},
 		out:   map[string]gpio.PinIO{},
@@ -48,7 +45,29 @@ func claimPins(b board.Board, cfg *roleconfig.Config) (*pins, error) {
 	return p, nil
 }
 
-func (p *pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) error {
+// PWM returns the pwm function name, nil when the mapping has none.
+func (p *Pins) PWM(name string) pwm.Pin { return p.pwm[name] }
+
+// Frequency returns the configured frequency of the pwm function name, Hz.
+func (p *Pins) Frequency(name string) float64 { return p.freq[name] }
+
+// Output returns the output function name, nil when the mapping has none.
+func (p *Pins) Output(name string) gpio.PinIO { return p.out[name] }
+
+// Input returns the input or encoder function name, nil when the mapping
+// has none.
+func (p *Pins) Input(name string) gpio.PinIO { return p.in[name] }
+
+// Inputs returns the input and encoder functions by name.
+func (p *Pins) Inputs() map[string]gpio.PinIO {
+	m := make(map[string]gpio.PinIO, len(p.in))
+	for k, v := range p.in {
+		m[k] = v
+	}
+	return m
+}
+
+func (p *Pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) error {
 	switch f.Type {
 	case "pwm":
 		if err := p.board.Claim(f.Pin, board.DirPWM, name); err != nil {
@@ -59,7 +78,7 @@ func (p *pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) e
 			return err
 		}
 		duty := 0.0
-		if isServo(f) {
+		if IsServo(f) {
 			duty = servoNeutralPulseUS * 1e-6 * f.Frequency
 		}
 		if err := pin.PWM(duty, f.Frequency); err != nil {
@@ -101,22 +120,11 @@ func (p *pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) e
 	return nil
 }
 
-// isServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
-func isServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
-
-// servoPulse sets a servo function's pulse width in microseconds, clamped
-// to the 500–2500 µs hobby servo range.
-func (p *pins) servoPulse(name string, us float64) error {
-	pin, ok := p.pwm[name]
-	if !ok {
-		return fmt.Errorf("no pwm function %q", name)
-	}
-	us = clamp(us, servoMinPulseUS, servoMaxPulseUS)
-	return pin.PWM(us*1e-6*p.freq[name], p.freq[name])
-}
+// IsServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
+func IsServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
 
 // release halts PWM, drives outputs low and gives every pin back.
-func (p *pins) release() {
+func (p *Pins) release() {
 	for _, pin := range p.pwm {
 		_ = pin.Halt()
 	}
@@ -124,14 +132,4 @@ func (p *pins) release() {
 		_ = pin.Out(gpio.Low)
 	}
 	p.board.ReleaseAll()
-}
-
-func clamp(v, lo, hi float64) float64 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
 }

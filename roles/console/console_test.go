@@ -1,4 +1,4 @@
-package roles_test
+package console_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 	"github.com/saint-os/saint/server/router"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/robot"
@@ -33,7 +35,7 @@ type consoleRig struct {
 	ex    *executor.Executor
 	bus   bus.Bus
 	board *simboard.Board
-	role  roles.Role
+	role  rolekit.Role
 }
 
 func newConsoleRig(t *testing.T, edit func(*roleconfig.Config)) *consoleRig {
@@ -46,7 +48,7 @@ func newConsoleRig(t *testing.T, edit func(*roleconfig.Config)) *consoleRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := headFixtureConfig(t, "console")
+	cfg := roletest.Config(t, "console")
 	if edit != nil {
 		edit(cfg)
 	}
@@ -54,7 +56,7 @@ func newConsoleRig(t *testing.T, edit func(*roleconfig.Config)) *consoleRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := role.Start(roles.Env{NodeID: "sim-console", Exec: ex, Bus: b, Board: board, Config: cfg,
+	if err := role.Start(rolekit.Env{NodeID: "sim-console", Exec: ex, Bus: b, Board: board, Config: cfg,
 		Prefix: msg.TopicPrefix(msg.RoleConsole, "")}); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestConsoleAlertsByPriority(t *testing.T) {
 
 func TestConsoleButtonDebounce(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	inputs := headCollect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
+	inputs := roletest.Collect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
 	g.run(100 * time.Millisecond)
 	pressAt := g.ex.Now()
 	g.press(consoleSelectPin, true, 4)
@@ -239,8 +241,8 @@ func TestConsoleEStopAndOverrideReachTheRouter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Stop()
-	overrides := headCollect[msg.ConsoleOverride](t, g.bus, g.ex, msg.TopicConsoleOverride)
-	twists := headCollect[msg.Twist](t, g.bus, g.ex, msg.TopicTracksCmdVel)
+	overrides := roletest.Collect[msg.ConsoleOverride](t, g.bus, g.ex, msg.TopicConsoleOverride)
+	twists := roletest.Collect[msg.Twist](t, g.bus, g.ex, msg.TopicTracksCmdVel)
 
 	g.press(consoleSelectPin, true, 2)
 	g.run(500 * time.Millisecond)
@@ -299,7 +301,7 @@ func TestConsoleStopBlanksTheScreen(t *testing.T) {
 	if lit := countLit(img); lit != 0 {
 		t.Errorf("%d pixels lit after Stop", lit)
 	}
-	inputs := headCollect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
+	inputs := roletest.Collect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
 	g.press(consoleSelectPin, true, 0)
 	g.run(100 * time.Millisecond)
 	if len(*inputs) != 0 {
@@ -321,21 +323,37 @@ func countLit(img *image.Gray) int {
 // simulated robot: a head command past the limits puts the head's warning
 // on the console's screen.
 func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
-	h := newHeadRig(t, nil)
-	console, _ := roles.New("console")
-	board := h.robot.Board(robot.ConsolePart)
-	if err := console.Start(roles.Env{NodeID: "sim-console", Exec: h.ex, Bus: h.bus, Board: board,
-		Config: headFixtureConfig(t, "console"), Prefix: msg.TopicPrefix(msg.RoleConsole, "")}); err != nil {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	r, err := robot.New(robot.Options{Exec: ex, TruthRate: -1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer console.Stop()
-	g := &consoleRig{t: t, ex: h.ex, bus: h.bus, board: board, role: console}
-	h.publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})
-	h.run(500 * time.Millisecond)
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	for _, part := range []struct {
+		role, node string
+		board      robot.Part
+	}{{msg.RoleHead, "sim-head", robot.HeadPart}, {msg.RoleConsole, "sim-console", robot.ConsolePart}} {
+		role, err := roles.New(part.role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := role.Start(rolekit.Env{NodeID: part.node, Exec: ex, Bus: b, Board: r.Board(part.board),
+			Config: roletest.Config(t, part.role), Prefix: msg.TopicPrefix(part.role, "")}); err != nil {
+			t.Fatal(err)
+		}
+		defer role.Stop()
+	}
+	g := &consoleRig{t: t, ex: ex, bus: b, board: r.Board(robot.ConsolePart)}
+	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})
+	g.run(500 * time.Millisecond)
 	// "head command clamped to the configured limits: roll 80 -> 45 deg",
 	// wrapped at 21 characters.
 	g.wantShown("! WARNING sim-head", "head command clamped", "to the configured", "limits: roll 80 -> 45", "deg")
-	h.run(5 * time.Second)
+	g.run(5 * time.Second)
 	g.wantHidden("! WARNING sim-head")
 	g.wantShown("SAINT")
 }

@@ -1,4 +1,4 @@
-package roles
+package balance
 
 import (
 	"errors"
@@ -16,31 +16,32 @@ import (
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/roles/balance/canmsg"
 	"github.com/saint-os/saint/roles/balance/control"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // Balance state codes, as CAN telemetry 0x400 and the link's STATE carry
 // them. Codes 2 and up are faults that hold the motors off until re-armed.
 const (
-	BalanceDisarmed uint8 = 0
-	BalanceArmed    uint8 = 1
-	BalanceTilt     uint8 = 2
-	BalanceEStop    uint8 = 3
-	BalanceWatchdog uint8 = 4
-	BalanceRCLoss   uint8 = 5
+	StateDisarmed uint8 = 0
+	StateArmed    uint8 = 1
+	StateTilt     uint8 = 2
+	StateEStop    uint8 = 3
+	StateWatchdog uint8 = 4
+	StateRCLoss   uint8 = 5
 )
 
 var balanceStateNames = [...]string{"disarmed", "armed", "tilt", "estop", "watchdog", "rc_loss"}
 
 // Fault bits of CAN telemetry 0x401.
 const (
-	BalanceFaultRCLoss     uint8 = 1 << 0
-	BalanceFaultMotor      uint8 = 1 << 1 // a VESC silent for 100 ms
-	BalanceFaultEStop      uint8 = 1 << 2
-	BalanceFaultTilt       uint8 = 1 << 3
-	BalanceFaultIMU        uint8 = 1 << 4 // IMU silent past the watchdog
-	BalanceFaultLink       uint8 = 1 << 5 // IO board silent past the watchdog
-	BalanceFaultCANTimeout uint8 = 1 << 6 // no Orin velocity within the CAN timeout
-	BalanceFaultArmRefused uint8 = 1 << 7 // the last arming was refused
+	FaultRCLoss     uint8 = 1 << 0
+	FaultMotor      uint8 = 1 << 1 // a VESC silent for 100 ms
+	FaultEStop      uint8 = 1 << 2
+	FaultTilt       uint8 = 1 << 3
+	FaultIMU        uint8 = 1 << 4 // IMU silent past the watchdog
+	FaultLink       uint8 = 1 << 5 // IO board silent past the watchdog
+	FaultCANTimeout uint8 = 1 << 6 // no Orin velocity within the CAN timeout
+	FaultArmRefused uint8 = 1 << 7 // the last arming was refused
 )
 
 var balanceFaultNames = [...]string{"rc_loss", "motor", "estop", "tilt", "imu_watchdog", "link_watchdog", "can_timeout", "arm_refused"}
@@ -64,8 +65,8 @@ const vescStale = 100 * time.Millisecond
 // commands and faults in, state, LEDs and buzzer out). See
 // docs/roles/balance.md.
 type Balance struct {
-	basic
-	cfg    BalanceConfig
+	rolekit.Kit
+	cfg    Config
 	ex     *executor.Executor
 	imu    *qmi8658.Dev
 	can    can.Bus
@@ -74,9 +75,6 @@ type Balance struct {
 	dec    *link.Decoder
 	filter control.Complementary
 	ctl    *control.Balancer
-	timers []*executor.Timer
-	stops  []func()
-	subs   []bus.Subscription
 	pidAsm canmsg.PIDAssembler
 
 	// Everything below runs on the executor.
@@ -120,13 +118,13 @@ type Balance struct {
 	refusals uint64
 }
 
-// Start implements Role.
-func (b *Balance) Start(env Env) error {
-	cfg, err := BalanceConfigOf(env.Config)
+// Start implements rolekit.Role.
+func (b *Balance) Start(env rolekit.Env) error {
+	cfg, err := ConfigOf(env.Config)
 	if err != nil {
 		return err
 	}
-	if err := b.start(env); err != nil {
+	if err := b.Begin(env, "balance"); err != nil {
 		return err
 	}
 	b.cfg, b.ex = cfg, env.Exec
@@ -141,7 +139,8 @@ func (b *Balance) Start(env Env) error {
 
 // open opens the IMU, CAN and the link, and starts the loops.
 func (b *Balance) open() error {
-	hw := b.env.Board.Hardware()
+	b.OnStop(b.release)
+	hw := b.Env.Board.Hardware()
 	conn, err := hw.SPI(0, 0)
 	if err != nil {
 		return fmt.Errorf("spi 0.0 (qmi8658): %w", err)
@@ -161,67 +160,49 @@ func (b *Balance) open() error {
 		return fmt.Errorf("ttyAMA0 (io board link): %w", err)
 	}
 	b.dec = link.NewDecoder(b.onLink)
-	b.stops = append(b.stops,
-		b.link.Receive(func(p []byte, _ time.Time) {
-			c := append([]byte(nil), p...)
-			b.ex.Post(func() { b.dec.Feed(c) })
-		}),
-		b.can.Receive(func(f can.Frame, at time.Time) {
-			if !f.Extended && f.ID >= canmsg.IDVelocity && f.ID <= canmsg.IDConfig {
-				b.ex.Post(func() { b.onCAN(f, at) })
-			}
-		}),
-	)
-	prefix := b.env.Prefix
+	b.OnStop(b.link.Receive(func(p []byte, _ time.Time) {
+		c := append([]byte(nil), p...)
+		b.ex.Post(func() { b.dec.Feed(c) })
+	}))
+	b.OnStop(b.can.Receive(func(f can.Frame, at time.Time) {
+		if !f.Extended && f.ID >= canmsg.IDVelocity && f.ID <= canmsg.IDConfig {
+			b.ex.Post(func() { b.onCAN(f, at) })
+		}
+	}))
+	prefix := b.Env.Prefix
 	if prefix == "" {
 		prefix = msg.TopicPrefix(msg.RoleBalance, "")
 	}
-	if b.env.Bus != nil {
-		sub, err := bus.SubscribeJSON(b.env.Bus, prefix+"/estop", bus.QoS{Reliability: bus.Reliable}, b.ex, func(_ string, e msg.EStop) {
+	if b.Env.Bus != nil {
+		if err := rolekit.Subscribe(&b.Kit, prefix+"/estop", bus.QoS{Reliability: bus.Reliable}, func(e msg.EStop) {
 			b.busEStop = e.Active
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
-		b.subs = append(b.subs, sub)
-		sub, err = bus.ServeJSON(b.env.Bus, prefix+"/console", b.ex, func(req msg.BalanceConsoleRequest, reply func(msg.BalanceConsoleResponse, error)) {
+		if err := rolekit.Serve(&b.Kit, prefix+"/console", func(req msg.BalanceConsoleRequest, reply func(msg.BalanceConsoleResponse, error)) {
 			out, ok := b.Console(req.Line)
 			reply(msg.BalanceConsoleResponse{Output: out, OK: ok}, nil)
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
-		b.subs = append(b.subs, sub)
-		rate := toFloat(b.env.Config.Params["state_rate_hz"], 10)
-		if rate > 0 {
-			b.timers = append(b.timers, b.ex.Every(balancePeriod(rate), func() { _ = b.env.Bus.Publish(prefix+"/state", b.State()) }))
+		if b.cfg.StateRateHz > 0 {
+			b.Every(balancePeriod(b.cfg.StateRateHz), func() { _ = b.Env.Bus.Publish(prefix+"/state", b.State()) })
 		}
 	}
-	b.timers = append(b.timers,
-		b.ex.Every(balancePeriod(b.cfg.LoopRateHz), b.loop),
-		b.ex.Every(balancePeriod(b.cfg.TelemetryRateHz), b.sendTelemetry),
-		b.ex.Every(balancePeriod(b.cfg.LinkStateHz), b.sendLinkState),
-	)
+	b.Every(balancePeriod(b.cfg.LoopRateHz), b.loop)
+	b.Every(balancePeriod(b.cfg.TelemetryRateHz), b.sendTelemetry)
+	b.Every(balancePeriod(b.cfg.LinkStateHz), b.sendLinkState)
 	return nil
 }
 
 // balancePeriod is the period of a rate in Hz.
 func balancePeriod(f float64) time.Duration { return time.Duration(float64(time.Second) / f) }
 
-// Stop implements Role: motors released, everything given back.
-func (b *Balance) Stop() {
-	for _, t := range b.timers {
-		t.Stop()
-	}
-	b.timers = nil
-	for _, s := range b.subs {
-		_ = s.Unsubscribe()
-	}
-	b.subs = nil
-	for _, s := range b.stops {
-		s()
-	}
-	b.stops = nil
+// Stop implements rolekit.Role: motors released, everything given back.
+func (b *Balance) Stop() { b.StopAll() }
+
+// release sets the VESCs' current to zero and disables the IMU.
+func (b *Balance) release() {
 	for i, v := range b.vesc {
 		if v != nil {
 			_ = v.SetCurrent(0)
@@ -233,13 +214,12 @@ func (b *Balance) Stop() {
 		_ = b.imu.Disable()
 		b.imu = nil
 	}
-	b.stop()
 }
 
 // reboot is the console's soft reboot and the power-on state: disarmed,
 // motors off, limits from the configuration, loops reset.
 func (b *Balance) reboot() {
-	b.state, b.faults, b.mode = BalanceDisarmed, 0, canmsg.ModeBalance
+	b.state, b.faults, b.mode = StateDisarmed, 0, canmsg.ModeBalance
 	b.speedLimit, b.tiltLimit = b.cfg.SpeedLimitPct, b.cfg.TiltLimitDeg
 	b.maxSpeed = b.cfg.MaxSpeedMMPS / 1000
 	b.filter = control.Complementary{Tau: b.cfg.FilterTauS}
@@ -258,10 +238,10 @@ func (b *Balance) reboot() {
 func (b *Balance) loop() {
 	now := b.ex.Now()
 	if b.estopActive(now) {
-		b.faults |= BalanceFaultEStop
-		b.fault(BalanceEStop)
+		b.faults |= FaultEStop
+		b.fault(StateEStop)
 	} else {
-		b.faults &^= BalanceFaultEStop
+		b.faults &^= FaultEStop
 	}
 	dt := 1 / b.cfg.LoopRateHz
 	if s, err := b.imu.Sense(); err != nil {
@@ -286,7 +266,7 @@ func (b *Balance) loop() {
 	}
 	b.updateSpeed(now)
 	b.checkFaults(now)
-	if b.state != BalanceArmed {
+	if b.state != StateArmed {
 		b.motorsOff()
 		return
 	}
@@ -321,7 +301,7 @@ func (b *Balance) calibrateGyro(g [3]float64, dt float64) [3]float64 {
 	for i := range g {
 		still = still && math.Abs(g[i]-b.gyroBias[i]) < gyroStill
 	}
-	if b.state != BalanceArmed && still {
+	if b.state != StateArmed && still {
 		for i := range g {
 			b.gyroBias[i] += (g[i] - b.gyroBias[i]) * dt / gyroBiasTau
 		}
@@ -352,28 +332,28 @@ func (b *Balance) canTimeout() time.Duration {
 // checkFaults applies the watchdog, RC loss and tilt cutoff.
 func (b *Balance) checkFaults(now time.Time) {
 	wd := b.watchdog()
-	setBit(&b.faults, BalanceFaultIMU, now.Sub(b.imuAt) > wd)
-	setBit(&b.faults, BalanceFaultLink, now.Sub(b.linkAt) > wd)
+	setBit(&b.faults, FaultIMU, now.Sub(b.imuAt) > wd)
+	setBit(&b.faults, FaultLink, now.Sub(b.linkAt) > wd)
 	rcLoss := now.Sub(b.ioFaultAt) <= wd && b.ioFault&link.FaultRCLoss != 0
-	setBit(&b.faults, BalanceFaultRCLoss, rcLoss)
-	setBit(&b.faults, BalanceFaultCANTimeout, now.Sub(b.canVelAt) > b.canTimeout())
+	setBit(&b.faults, FaultRCLoss, rcLoss)
+	setBit(&b.faults, FaultCANTimeout, now.Sub(b.canVelAt) > b.canTimeout())
 	motor := false
 	for _, v := range b.vesc {
 		t := v.Telemetry()
 		motor = motor || t.Status.At.IsZero() || now.Sub(t.Status.At) > vescStale
 	}
-	setBit(&b.faults, BalanceFaultMotor, motor)
+	setBit(&b.faults, FaultMotor, motor)
 	tilt := math.Abs(b.pitch)*180/math.Pi > b.tiltLimit
-	setBit(&b.faults, BalanceFaultTilt, tilt)
+	setBit(&b.faults, FaultTilt, tilt)
 	switch {
-	case b.faults&(BalanceFaultIMU|BalanceFaultLink) != 0:
-		b.fault(BalanceWatchdog)
+	case b.faults&(FaultIMU|FaultLink) != 0:
+		b.fault(StateWatchdog)
 	case rcLoss:
-		b.fault(BalanceRCLoss)
+		b.fault(StateRCLoss)
 	case tilt:
-		b.fault(BalanceTilt)
-	case b.mode == canmsg.ModeOff && b.state == BalanceArmed:
-		b.state = BalanceDisarmed
+		b.fault(StateTilt)
+	case b.mode == canmsg.ModeOff && b.state == StateArmed:
+		b.state = StateDisarmed
 	}
 }
 
@@ -388,7 +368,7 @@ func setBit(f *uint8, bit uint8, on bool) {
 // fault cuts the motors and, if the base was armed (or already in a
 // lesser state), records why. Faults hold until a re-arm.
 func (b *Balance) fault(code uint8) {
-	if b.state == BalanceArmed || b.state == BalanceDisarmed && code == BalanceEStop {
+	if b.state == StateArmed || b.state == StateDisarmed && code == StateEStop {
 		b.state = code
 	}
 	b.motorsOff()
@@ -507,7 +487,7 @@ func (b *Balance) arm(now time.Time) error {
 		why = "IMU silent"
 	case now.Sub(b.linkAt) > b.watchdog():
 		why = "IO board silent"
-	case b.faults&BalanceFaultRCLoss != 0:
+	case b.faults&FaultRCLoss != 0:
 		why = "RC lost"
 	case b.mode == canmsg.ModeOff:
 		why = "mode is off"
@@ -515,20 +495,20 @@ func (b *Balance) arm(now time.Time) error {
 		why = fmt.Sprintf("not upright (pitch %.1f°, arming needs within ±%g°)", b.pitch*180/math.Pi, b.cfg.ArmUprightDeg)
 	}
 	if why != "" {
-		b.faults |= BalanceFaultArmRefused
+		b.faults |= FaultArmRefused
 		b.refusals++
 		return errors.New(why)
 	}
-	b.faults &^= BalanceFaultArmRefused
+	b.faults &^= FaultArmRefused
 	b.ctl.Reset()
-	b.state = BalanceArmed
+	b.state = StateArmed
 	return nil
 }
 
 // disarm releases the motors.
 func (b *Balance) disarm() {
-	if b.state == BalanceArmed {
-		b.state = BalanceDisarmed
+	if b.state == StateArmed {
+		b.state = StateDisarmed
 	}
 	b.motorsOff()
 }
@@ -542,9 +522,9 @@ func (b *Balance) onLink(m link.Message) {
 		b.rc, b.rcAt = m, now
 		armed := m.Flags&link.FlagArmed != 0
 		switch {
-		case armed && !b.rcArmed && b.state != BalanceArmed:
-			if err := b.arm(now); err != nil && b.env.Log != nil {
-				b.env.Log.Warn("arming refused", "reason", err.Error())
+		case armed && !b.rcArmed && b.state != StateArmed:
+			if err := b.arm(now); err != nil {
+				b.Env.Log.Warn("arming refused", "reason", err.Error())
 			}
 		case !armed && b.rcArmed:
 			b.disarm()
@@ -555,10 +535,10 @@ func (b *Balance) onLink(m link.Message) {
 		// Acted on at once, not at the next loop: the IO board clears
 		// its armed flag in the same breath.
 		if m.Flags&link.FaultEStop != 0 {
-			b.faults |= BalanceFaultEStop
-			b.fault(BalanceEStop)
+			b.faults |= FaultEStop
+			b.fault(StateEStop)
 		} else if m.Flags&link.FaultRCLoss != 0 {
-			b.fault(BalanceRCLoss)
+			b.fault(StateRCLoss)
 		}
 	case link.Sensor:
 		b.sensor = m
@@ -663,9 +643,9 @@ func (b *Balance) sendLinkState() {
 	})
 	led := uint8(ledIdle)
 	switch {
-	case b.state == BalanceArmed:
+	case b.state == StateArmed:
 		led = ledArmed
-	case b.state >= BalanceTilt:
+	case b.state >= StateTilt:
 		led = ledFault
 	}
 	if led != b.lastLED {
@@ -693,7 +673,7 @@ func (b *Balance) State() msg.BalanceState {
 	v := b.vesc[0].Telemetry()
 	g := b.ctl.P.Pitch
 	return msg.BalanceState{
-		State: balanceStateNames[b.state], StateCode: b.state, Armed: b.state == BalanceArmed,
+		State: balanceStateNames[b.state], StateCode: b.state, Armed: b.state == StateArmed,
 		Mode: b.mode.String(), Source: b.source(now),
 		Pitch: b.pitch * 180 / math.Pi, PitchRate: b.pitchRate * 180 / math.Pi, PIDOut: b.out.PIDOut,
 		Speed: b.speed, TargetSpeed: b.targetSpeed, YawRate: b.yawRate,

@@ -1,22 +1,22 @@
-package roles
+package balance
 
 import (
-	"bytes"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
-// BalanceConfig is the balance: section of balance.yaml.
+// Config is the balance: section of balance.yaml.
 //
 //	balance:
 //	  pid: {kp: 2.0, ki: 0.0, kd: 0.15}   # A per °, per °·s, per °/s
 //	  tilt_limit_deg: 25
 //	  speed_limit_pct: 10
 //	  ...
-type BalanceConfig struct {
+type Config struct {
 	LoopRateHz      float64   `yaml:"loop_rate_hz"`
 	FilterTauS      float64   `yaml:"filter_tau_s"`
 	PID             PIDConfig `yaml:"pid"`
@@ -40,6 +40,16 @@ type BalanceConfig struct {
 	PolePairs       int       `yaml:"pole_pairs"`
 	WheelRadiusM    float64   `yaml:"wheel_radius_m"`
 	IMUHeightM      float64   `yaml:"imu_height_m"`
+
+	// StateRateHz is the BalanceState rate on the bus: the configuration's
+	// top-level state_rate_hz, not a field of this section.
+	StateRateHz float64 `yaml:"-"`
+}
+
+// params are the balance role's top-level settings besides its section.
+type params struct {
+	StateRateHz float64   `yaml:"state_rate_hz"`
+	Balance     yaml.Node `yaml:"balance"`
 }
 
 // PIDConfig holds the pitch loop's gains.
@@ -49,11 +59,11 @@ type PIDConfig struct {
 	Kd float64 `yaml:"kd"`
 }
 
-// DefaultBalanceConfig is the reference's defaults: tilt cutoff 25°, the
+// DefaultConfig is the reference's defaults: tilt cutoff 25°, the
 // speed cap at 10 %, a 50 ms watchdog, a 500 ms CAN command timeout,
 // telemetry at 10 Hz, VESCs 68 (left) and 56 (right).
-func DefaultBalanceConfig() BalanceConfig {
-	return BalanceConfig{
+func DefaultConfig() Config {
+	return Config{
 		LoopRateHz: 1000, FilterTauS: 0.5,
 		PID: PIDConfig{Kp: 2, Ki: 0, Kd: 0.15}, PIDIntegralA: 5,
 		SpeedKp: 6, SpeedKi: 2, MaxLeanDeg: 10, YawKp: 5, MaxCurrentA: 40,
@@ -64,21 +74,18 @@ func DefaultBalanceConfig() BalanceConfig {
 	}
 }
 
-// BalanceConfigOf reads the balance section of cfg over the defaults and
+// ConfigOf reads the balance section of cfg over the defaults and
 // checks it. Errors name the field.
-func BalanceConfigOf(cfg *roleconfig.Config) (BalanceConfig, error) {
-	bc := DefaultBalanceConfig()
-	if sec, ok := cfg.Params["balance"]; ok {
-		raw, err := yaml.Marshal(sec)
-		if err != nil {
-			return bc, fmt.Errorf("balance: %w", err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(raw))
-		dec.KnownFields(true)
-		if err := dec.Decode(&bc); err != nil {
-			return bc, fmt.Errorf("balance: %w", err)
-		}
+func ConfigOf(cfg *roleconfig.Config) (Config, error) {
+	top, err := rolekit.Section(cfg, "", params{StateRateHz: 10})
+	if err != nil {
+		return DefaultConfig(), err
 	}
+	bc, err := rolekit.Section(cfg, "balance", DefaultConfig())
+	if err != nil {
+		return bc, err
+	}
+	bc.StateRateHz = top.StateRateHz
 	pos := []struct {
 		name string
 		v    float64
@@ -91,24 +98,24 @@ func BalanceConfigOf(cfg *roleconfig.Config) (BalanceConfig, error) {
 	}
 	for _, p := range pos {
 		if !(p.v > 0) {
-			return bc, fmt.Errorf("balance.%s: %v, want a positive number", p.name, p.v)
+			return bc, cfg.Errorf("balance."+p.name, "%v, want a positive number", p.v)
 		}
 	}
 	if bc.PID.Kp < 0 || bc.PID.Ki < 0 || bc.PID.Kd < 0 {
-		return bc, fmt.Errorf("balance.pid: %+v, want gains ≥ 0", bc.PID)
+		return bc, cfg.Errorf("balance.pid", "%+v, want gains ≥ 0", bc.PID)
 	}
 	if bc.TiltLimitDeg > 45 {
-		return bc, fmt.Errorf("balance.tilt_limit_deg: %v, want at most 45", bc.TiltLimitDeg)
+		return bc, cfg.Errorf("balance.tilt_limit_deg", "%v, want at most 45", bc.TiltLimitDeg)
 	}
 	if err := checkSpeedLimit(bc.SpeedLimitPct); err != nil {
-		return bc, fmt.Errorf("balance.speed_limit_pct: %w", err)
+		return bc, cfg.Errorf("balance.speed_limit_pct", "%v", err)
 	}
 	for _, id := range []struct {
 		name string
 		v    int
 	}{{"vesc_left_id", bc.VESCLeftID}, {"vesc_right_id", bc.VESCRightID}} {
 		if id.v < 0 || id.v > 254 {
-			return bc, fmt.Errorf("balance.%s: %d, want a VESC controller id 0–254", id.name, id.v)
+			return bc, cfg.Errorf("balance."+id.name, "%d, want a VESC controller id 0–254", id.v)
 		}
 	}
 	return bc, nil

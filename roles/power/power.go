@@ -1,21 +1,18 @@
-package roles
+package power
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/ina219"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
-// PowerConfig is the power: section of a motor role's configuration (the
+// Config is the power: section of a motor role's configuration (the
 // pi-plus power node): where the INA219 is, how it is wired, how often to
 // read it, and the low-voltage levels.
 //
@@ -28,7 +25,7 @@ import (
 //	  hysteresis: 0.4
 //	  trip_ms: 500
 //	  release_ms: 2000
-type PowerConfig struct {
+type Config struct {
 	// Bus and Address locate the INA219. Address 0 takes the
 	// configuration's i2c_devices entry whose driver is ina219.
 	Bus     int `yaml:"bus"`
@@ -60,11 +57,11 @@ type PowerConfig struct {
 	ReleaseMS int `yaml:"release_ms"`
 }
 
-// PowerConfigOf reads and checks the power section of cfg, filling in the
+// ConfigOf reads and checks the power section of cfg, filling in the
 // defaults and the INA219's address from i2c_devices.
-func PowerConfigOf(cfg *roleconfig.Config) (PowerConfig, error) {
-	var pc PowerConfig
-	if err := decodeConfigSection(cfg, "power", &pc); err != nil {
+func ConfigOf(cfg *roleconfig.Config) (Config, error) {
+	pc, err := rolekit.Section(cfg, "power", Config{})
+	if err != nil {
 		return pc, err
 	}
 	if pc.Address == 0 {
@@ -76,7 +73,7 @@ func PowerConfigOf(cfg *roleconfig.Config) (PowerConfig, error) {
 		}
 	}
 	if pc.Address == 0 {
-		return pc, errors.New("power.address: no INA219 given and none in i2c_devices (driver: ina219)")
+		return pc, cfg.Errorf("power.address", "no INA219 given and none in i2c_devices (driver: ina219)")
 	}
 	if pc.ShuntOhms == 0 {
 		pc.ShuntOhms = 0.1
@@ -98,46 +95,26 @@ func PowerConfigOf(cfg *roleconfig.Config) (PowerConfig, error) {
 	}
 	switch {
 	case pc.ShuntOhms < 0:
-		return pc, fmt.Errorf("power.shunt_ohms: %g, want > 0", pc.ShuntOhms)
+		return pc, cfg.Errorf("power.shunt_ohms", "%g, want > 0", pc.ShuntOhms)
 	case pc.MaxCurrent < 0:
-		return pc, fmt.Errorf("power.max_current: %g A, want > 0", pc.MaxCurrent)
+		return pc, cfg.Errorf("power.max_current", "%g A, want > 0", pc.MaxCurrent)
 	case pc.RateHz < 0 || pc.RateHz > 1000:
-		return pc, fmt.Errorf("power.rate_hz: %g, want 0 < rate ≤ 1000", pc.RateHz)
+		return pc, cfg.Errorf("power.rate_hz", "%g, want 0 < rate ≤ 1000", pc.RateHz)
 	case pc.CutoffVoltage <= 0:
-		return pc, fmt.Errorf("power.cutoff_voltage: %g V, want a positive voltage", pc.CutoffVoltage)
+		return pc, cfg.Errorf("power.cutoff_voltage", "%g V, want a positive voltage", pc.CutoffVoltage)
 	case pc.WarningVoltage <= pc.CutoffVoltage:
-		return pc, fmt.Errorf("power.warning_voltage: %g V, want above cutoff_voltage (%g V)", pc.WarningVoltage, pc.CutoffVoltage)
+		return pc, cfg.Errorf("power.warning_voltage", "%g V, want above cutoff_voltage (%g V)", pc.WarningVoltage, pc.CutoffVoltage)
 	case pc.Hysteresis < 0:
-		return pc, fmt.Errorf("power.hysteresis: %g V, want ≥ 0", pc.Hysteresis)
+		return pc, cfg.Errorf("power.hysteresis", "%g V, want ≥ 0", pc.Hysteresis)
 	case pc.TripMS < 0:
-		return pc, fmt.Errorf("power.trip_ms: %d, want ≥ 0", pc.TripMS)
+		return pc, cfg.Errorf("power.trip_ms", "%d, want ≥ 0", pc.TripMS)
 	case pc.ReleaseMS < 0:
-		return pc, fmt.Errorf("power.release_ms: %d, want ≥ 0", pc.ReleaseMS)
+		return pc, cfg.Errorf("power.release_ms", "%d, want ≥ 0", pc.ReleaseMS)
 	}
 	return pc, nil
 }
 
-// decodeConfigSection decodes the top-level section name of a role
-// configuration (kept in Config.Params) into out, refusing fields out does
-// not have. A missing section leaves out as it is.
-func decodeConfigSection(cfg *roleconfig.Config, name string, out any) error {
-	raw, ok := cfg.Params[name]
-	if !ok || raw == nil {
-		return nil
-	}
-	data, err := yaml.Marshal(raw)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// PowerMonitor watches a motor role's supply through its INA219: it
+// Monitor watches a motor role's supply through its INA219: it
 // publishes PowerState on "{prefix}/power" at the configured rate, raises
 // an alert on /saint/console/alerts when the voltage falls below the
 // warning or cutoff level (and when it recovers, or the monitor stops
@@ -147,9 +124,9 @@ func decodeConfigSection(cfg *roleconfig.Config, name string, out any) error {
 // A level trips when the voltage has stayed below it for trip_ms and
 // clears when it has stayed above it plus the hysteresis for release_ms.
 // Everything runs on the role's executor.
-type PowerMonitor struct {
-	env      Env
-	cfg      PowerConfig
+type Monitor struct {
+	env      rolekit.Env
+	cfg      Config
 	dev      *ina219.Dev
 	onCutoff func(cutoff bool)
 	onRead   func(msg.PowerState)
@@ -181,14 +158,14 @@ func (h *held) update(cond bool, now time.Time) time.Duration {
 	return now.Sub(h.since)
 }
 
-// StartPower configures the INA219 of env's configuration (its power:
+// Start configures the INA219 of env's configuration (its power:
 // section and i2c_devices), reads it once and then at the configured rate.
 // onCutoff, which may be nil, runs on the executor with true when the
 // supply falls to cutoff (the role must bring its actuators to their safe
 // state at once and keep them there) and false when it has recovered.
 // Call Stop when the role stops.
-func StartPower(env Env, onCutoff func(cutoff bool)) (*PowerMonitor, error) {
-	cfg, err := PowerConfigOf(env.Config)
+func Start(env rolekit.Env, onCutoff func(cutoff bool)) (*Monitor, error) {
+	cfg, err := ConfigOf(env.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +180,7 @@ func StartPower(env Env, onCutoff func(cutoff bool)) (*PowerMonitor, error) {
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
-	p := &PowerMonitor{env: env, cfg: cfg, dev: dev, onCutoff: onCutoff}
+	p := &Monitor{env: env, cfg: cfg, dev: dev, onCutoff: onCutoff}
 	p.state.Header.FrameID = "base_link"
 	p.state.WarningVoltage = float32(cfg.WarningVoltage)
 	p.state.CutoffVoltage = float32(cfg.CutoffVoltage)
@@ -213,7 +190,7 @@ func StartPower(env Env, onCutoff func(cutoff bool)) (*PowerMonitor, error) {
 }
 
 // Stop stops reading the supply. It does not call the cutoff callback.
-func (p *PowerMonitor) Stop() {
+func (p *Monitor) Stop() {
 	if p.tick != nil {
 		p.tick.Stop()
 		p.tick = nil
@@ -223,30 +200,30 @@ func (p *PowerMonitor) Stop() {
 // OnReading makes f run on the executor with every PowerState published
 // from now on (a role that publishes the supply current on a topic of its
 // own, as the tracks do on motor_current).
-func (p *PowerMonitor) OnReading(f func(msg.PowerState)) { p.onRead = f }
+func (p *Monitor) OnReading(f func(msg.PowerState)) { p.onRead = f }
 
 // State returns the last published PowerState.
-func (p *PowerMonitor) State() msg.PowerState { return p.state }
+func (p *Monitor) State() msg.PowerState { return p.state }
 
 // Voltage returns the last good supply voltage, and false before the
 // first reading.
-func (p *PowerMonitor) Voltage() (float64, bool) {
+func (p *Monitor) Voltage() (float64, bool) {
 	return float64(p.state.Voltage), p.hasReading
 }
 
 // Current returns the last good supply current, A, and false before the
 // first reading.
-func (p *PowerMonitor) Current() (float64, bool) {
+func (p *Monitor) Current() (float64, bool) {
 	return float64(p.state.Current), p.hasReading
 }
 
 // Cutoff reports whether the supply is at cutoff: actuators must be safe.
-func (p *PowerMonitor) Cutoff() bool { return p.state.Cutoff }
+func (p *Monitor) Cutoff() bool { return p.state.Cutoff }
 
 // Warning reports whether the supply is low.
-func (p *PowerMonitor) Warning() bool { return p.state.Warning }
+func (p *Monitor) Warning() bool { return p.state.Warning }
 
-func (p *PowerMonitor) sample() {
+func (p *Monitor) sample() {
 	now := p.env.Exec.Now()
 	p.state.Header.Stamp = msg.TimeOf(now)
 	r, err := p.dev.Sense()
@@ -276,7 +253,7 @@ func (p *PowerMonitor) sample() {
 
 // judge moves the warning and cutoff flags with the voltage v measured at
 // now, and tells the role and the console when they change.
-func (p *PowerMonitor) judge(v float64, now time.Time) {
+func (p *Monitor) judge(v float64, now time.Time) {
 	trip := time.Duration(p.cfg.TripMS) * time.Millisecond
 	release := time.Duration(p.cfg.ReleaseMS) * time.Millisecond
 	lowW := p.belowWarning.update(v < p.cfg.WarningVoltage, now)
@@ -311,7 +288,7 @@ func (p *PowerMonitor) judge(v float64, now time.Time) {
 	}
 }
 
-func (p *PowerMonitor) publish() {
+func (p *Monitor) publish() {
 	if err := p.env.Bus.Publish(msg.PowerTopic(p.env.Prefix), p.state); err != nil {
 		p.env.Log.Warn("power state publish", "err", err)
 	}
@@ -320,7 +297,7 @@ func (p *PowerMonitor) publish() {
 	}
 }
 
-func (p *PowerMonitor) alert(level, text string) {
+func (p *Monitor) alert(level, text string) {
 	a := msg.ConsoleAlert{Level: level, Message: text, Source: p.env.NodeID,
 		Timestamp: float64(p.env.Exec.Now().UnixNano()) / 1e9}
 	if err := p.env.Bus.Publish(msg.TopicConsoleAlerts, a); err != nil {

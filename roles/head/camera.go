@@ -1,4 +1,4 @@
-package roles
+package head
 
 import (
 	"github.com/saint-os/saint/bus/msg"
@@ -18,7 +18,7 @@ type headCamera struct {
 
 func (c *headCamera) start(h *Head) {
 	c.h, c.stopped = h, false
-	cc := h.env.Config.Camera
+	cc := h.Env.Config.Camera
 	if cc == nil || !cc.Enabled {
 		return
 	}
@@ -30,21 +30,21 @@ func (c *headCamera) start(h *Head) {
 		c.cfg.FPS = float64(cc.Framerate)
 	}
 	if err := c.cfg.Validate(); err != nil {
-		h.env.Log.Warn("camera configuration", "err", err)
+		h.Env.Log.Warn("camera configuration", "err", err)
 		return
 	}
-	p, ok := h.env.Board.(camera.Provider)
+	p, ok := h.Env.Board.(camera.Provider)
 	if !ok {
-		h.env.Log.Warn("camera enabled in the configuration but the board has no camera")
+		h.Env.Log.Warn("camera enabled in the configuration but the board has no camera")
 		return
 	}
 	cam, err := p.Camera()
 	if err != nil {
-		h.env.Log.Warn("camera", "err", err)
+		h.Env.Log.Warn("camera", "err", err)
 		return
 	}
 	c.cam = cam
-	if on, _ := h.env.Config.Params["camera_autostart"].(bool); on {
+	if h.params.CameraAutostart {
 		c.enable(true)
 	}
 }
@@ -59,19 +59,19 @@ func (c *headCamera) enable(on bool) {
 	}
 	if c.cam == nil {
 		if on {
-			h.env.Log.Warn("camera command ignored: no camera")
+			h.Env.Log.Warn("camera command ignored: no camera")
 		}
 		return
 	}
 	if !on {
 		if err := c.cam.Close(); err != nil {
-			h.env.Log.Warn("camera close", "err", err)
+			h.Env.Log.Warn("camera close", "err", err)
 		}
 		c.on = false
 		return
 	}
-	if err := c.cam.Open(c.cfg, h.env.Exec, c.publish); err != nil {
-		h.env.Log.Warn("camera open", "err", err)
+	if err := c.cam.Open(c.cfg, h.Env.Exec, c.publish); err != nil {
+		h.Env.Log.Warn("camera open", "err", err)
 		return
 	}
 	c.on = true
@@ -82,7 +82,7 @@ func (c *headCamera) publish(f camera.Frame) {
 		return
 	}
 	h := c.h
-	_ = h.env.Bus.Publish(h.env.Prefix+"/camera/image_raw", msg.Image{
+	_ = h.Env.Bus.Publish(h.Env.Prefix+"/camera/image_raw", msg.Image{
 		Header: msg.Header{Stamp: msg.TimeOf(f.Time), FrameID: "head_camera"},
 		Height: uint32(f.Height), Width: uint32(f.Width), Encoding: msg.ImageRGB8,
 		Step: uint32(f.Stride), Data: f.Data,

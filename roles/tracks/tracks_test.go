@@ -1,4 +1,4 @@
-package roles_test
+package tracks_test
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
+	"github.com/saint-os/saint/sim/model/battery"
 	"github.com/saint-os/saint/sim/robot"
 )
 
@@ -30,7 +33,7 @@ type tracksRig struct {
 	ex     *executor.Executor
 	bus    *mem.Bus
 	robot  *robot.Robot
-	role   roles.Role
+	role   rolekit.Role
 	start  time.Time
 	truth  []truthSample
 	odom   []msg.Odometry
@@ -67,7 +70,7 @@ func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
 	sub(msg.TopicTracksMotorCurrent, decodeInto(&g.amps))
 	sub(msg.TopicConsoleAlerts, decodeInto(&g.alerts))
 
-	cfg := fixtureConfig(t, "tracks")
+	cfg := roletest.Config(t, "tracks")
 	if edit != nil {
 		edit(cfg)
 	}
@@ -75,7 +78,7 @@ func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := roles.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: r.Board(robot.TracksPart),
+	env := rolekit.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: r.Board(robot.TracksPart),
 		Config: cfg, Prefix: "/saint/tracks"}
 	var startErr error
 	g.ex.Post(func() { startErr = role.Start(env) })
@@ -570,10 +573,10 @@ func TestTracksConfigErrorsNameTheField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := fixtureConfig(t, "tracks")
+		cfg := roletest.Config(t, "tracks")
 		tc.edit(cfg)
 		role, _ := roles.New("tracks")
-		err = role.Start(roles.Env{NodeID: "n", Exec: ex, Bus: mem.New(), Board: r.Board(robot.TracksPart), Config: cfg, Prefix: "/saint/tracks"})
+		err = role.Start(rolekit.Env{NodeID: "n", Exec: ex, Bus: mem.New(), Board: r.Board(robot.TracksPart), Config: cfg, Prefix: "/saint/tracks"})
 		if err == nil || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("error %v, want one naming %s", err, tc.field)
 		}
@@ -647,3 +650,9 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 // do the instant a stop begins (the enables drop at once); the default,
 // brake, has its own test.
 func coastOnStop(c *roleconfig.Config) { c.Params["estop_mode"] = "coast" }
+
+// socForVoltage is the state of charge at which the sim battery reads v at
+// rest, drawing only the electronics' quiescent current.
+func socForVoltage(p battery.Params, v, quiescentA float64) float64 {
+	return (v + p.Resistance*quiescentA - p.EmptyV) / (p.FullV - p.EmptyV)
+}

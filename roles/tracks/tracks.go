@@ -1,9 +1,8 @@
-package roles
+package tracks
 
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"time"
 
@@ -11,11 +10,12 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/bts7960"
 	"github.com/saint-os/saint/hal/device/encoder"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roles/power"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
-// Tracks is the tracks role (spec: Tracks Node): differential drive of two
+// Tracks is the tracks role: differential drive of two
 // tracks from cmd_vel, each track's speed closed on its encoder, odometry
 // from the encoders, TrackState, the supply current, a latched emergency
 // stop and the supply's low-voltage cutoff.
@@ -29,7 +29,7 @@ import (
 // fault can power them) and drops the command; driving resumes on a fresh
 // cmd_vel after the stop is cleared or the supply has recovered.
 type Tracks struct {
-	basic
+	rolekit.Kit
 	cfg     *tracksConfig
 	bridges [2]*bts7960.Bridge // left, right
 	enc     [2]*encoder.Decoder
@@ -39,9 +39,7 @@ type Tracks struct {
 	observers    [2]speedObserver
 	refObservers [2]speedObserver
 	refPos       [2]float64 // the reference's position, counts
-	power        *PowerMonitor
-	subs         []bus.Subscription
-	timers       []*executor.Timer
+	power        *power.Monitor
 
 	target   [2]float64 // commanded v (m/s) and ω (rad/s), within the limits
 	cmdAt    time.Time  // when the last cmd_vel came
@@ -64,12 +62,9 @@ type tracksOdom struct {
 	count     [2]int64
 }
 
-// Start implements Role.
-func (t *Tracks) Start(env Env) error {
-	if env.Log == nil {
-		env.Log = slog.New(slog.DiscardHandler)
-	}
-	if err := t.start(env); err != nil {
+// Start implements rolekit.Role.
+func (t *Tracks) Start(env rolekit.Env) error {
+	if err := t.Begin(env, "tracks"); err != nil {
 		return err
 	}
 	if err := t.open(); err != nil {
@@ -80,14 +75,15 @@ func (t *Tracks) Start(env Env) error {
 }
 
 func (t *Tracks) open() error {
-	env := t.env
+	env := t.Env
 	cfg, err := parseTracksConfig(env.Config)
 	if err != nil {
 		return err
 	}
 	t.cfg = cfg
+	t.OnStop(t.closeDrive)
 	for side, name := range [2]string{"left", "right"} {
-		rp, lp, en := t.pins.pwm[name+"_rpwm"], t.pins.pwm[name+"_lpwm"], t.pins.out[name+"_enable"]
+		rp, lp, en := t.Pins.PWM(name+"_rpwm"), t.Pins.PWM(name+"_lpwm"), t.Pins.Output(name+"_enable")
 		if rp == nil || lp == nil || en == nil {
 			return fmt.Errorf("gpio_mapping: %s_rpwm, %s_lpwm (pwm) and %s_enable (output) are required", name, name, name)
 		}
@@ -98,8 +94,8 @@ func (t *Tracks) open() error {
 		}
 		t.bridges[side] = br
 
-		a, aok := t.pins.in[name+"_encoder_a"].(encoder.Pin)
-		b, bok := t.pins.in[name+"_encoder_b"].(encoder.Pin)
+		a, aok := t.Pins.Input(name + "_encoder_a").(encoder.Pin)
+		b, bok := t.Pins.Input(name + "_encoder_b").(encoder.Pin)
 		if !aok || !bok {
 			return fmt.Errorf("gpio_mapping: %s_encoder_a and %s_encoder_b (encoder inputs reporting edges) are required", name, name)
 		}
@@ -117,48 +113,31 @@ func (t *Tracks) open() error {
 		t.refObservers[side] = newSpeedObserver(cfg.Drive.SpeedBandwidthHz)
 	}
 
-	t.power, err = StartPower(env, t.onCutoff)
-	if err != nil {
+	if t.power, err = power.Start(env, t.onCutoff); err != nil {
 		return err
 	}
+	t.OnStop(t.power.Stop)
 	t.power.OnReading(t.publishMotorCurrent)
 
-	sub, err := bus.SubscribeJSON(env.Bus, env.Prefix+"/cmd_vel", bus.QoS{Depth: 1}, env.Exec,
-		func(_ string, c msg.Twist) { t.command(c) })
-	if err != nil {
+	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/cmd_vel", bus.QoS{Depth: 1}, t.command); err != nil {
 		return err
 	}
-	t.subs = append(t.subs, sub)
 	// Every emergency stop message counts: a deep queue so none is dropped.
-	sub, err = bus.SubscribeJSON(env.Bus, env.Prefix+"/estop", bus.QoS{Depth: 64}, env.Exec,
-		func(_ string, e msg.EStop) { t.onEStop(e) })
-	if err != nil {
+	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/estop", bus.QoS{Depth: 64}, t.onEStop); err != nil {
 		return err
 	}
-	t.subs = append(t.subs, sub)
-
-	t.timers = append(t.timers,
-		env.Exec.Every(time.Duration(float64(time.Second)/cfg.Drive.ControlRateHz), t.control),
-		env.Exec.Every(time.Duration(float64(time.Second)/cfg.Odometry.RateHz), t.publishOdometry),
-		env.Exec.Every(cfg.statePeriod, t.publishState))
+	t.Every(time.Duration(float64(time.Second)/cfg.Drive.ControlRateHz), t.control)
+	t.Every(time.Duration(float64(time.Second)/cfg.Odometry.RateHz), t.publishOdometry)
+	t.Every(cfg.statePeriod, t.publishState)
 	return nil
 }
 
-// Stop implements Role: the H-bridges are disabled (motors coasting) and
-// every pin released.
-func (t *Tracks) Stop() {
-	for _, tm := range t.timers {
-		tm.Stop()
-	}
-	t.timers = nil
-	for _, s := range t.subs {
-		_ = s.Unsubscribe()
-	}
-	t.subs = nil
-	if t.power != nil {
-		t.power.Stop()
-		t.power = nil
-	}
+// Stop implements rolekit.Role: the H-bridges are disabled (motors
+// coasting) and every pin released.
+func (t *Tracks) Stop() { t.StopAll() }
+
+// closeDrive disables the H-bridges and closes the encoders.
+func (t *Tracks) closeDrive() {
 	for side := range t.bridges {
 		if t.bridges[side] != nil {
 			_ = t.bridges[side].Disable()
@@ -169,7 +148,6 @@ func (t *Tracks) Stop() {
 			t.enc[side] = nil
 		}
 	}
-	t.stop()
 }
 
 // command takes a cmd_vel: Linear.X forward (m/s), Angular.Z
@@ -181,7 +159,7 @@ func (t *Tracks) command(c msg.Twist) {
 	}
 	v, w := c.Linear.X, c.Angular.Z
 	if math.IsNaN(v) || math.IsNaN(w) {
-		t.env.Log.Warn("cmd_vel with NaN ignored", "linear", v, "angular", w)
+		t.Env.Log.Warn("cmd_vel with NaN ignored", "linear", v, "angular", w)
 		return
 	}
 	v = clamp(v, -t.cfg.maxLinear, t.cfg.maxLinear)
@@ -191,7 +169,7 @@ func (t *Tracks) command(c msg.Twist) {
 		v, w = v*k, w*k
 	}
 	t.target = [2]float64{v, w}
-	t.cmdAt, t.haveCmd = t.env.Exec.Now(), true
+	t.cmdAt, t.haveCmd = t.Env.Exec.Now(), true
 }
 
 // onEStop engages the emergency stop on Active and releases it on a
@@ -201,12 +179,12 @@ func (t *Tracks) onEStop(e msg.EStop) {
 	case e.Active && !t.estop.Active:
 		t.estop = e
 		t.hold()
-		t.env.Log.Warn("emergency stop engaged", "source", e.Source, "reason", e.Reason)
+		t.Env.Log.Warn("emergency stop engaged", "source", e.Source, "reason", e.Reason)
 		t.publishState()
 	case !e.Active && (t.estop.Active || t.fault != ""):
 		t.estop, t.fault = msg.EStop{}, ""
 		t.stalled = [2]time.Duration{}
-		t.env.Log.Info("emergency stop released", "source", e.Source)
+		t.Env.Log.Info("emergency stop released", "source", e.Source)
 		t.release()
 		t.publishState()
 	}
@@ -234,9 +212,9 @@ func (t *Tracks) checkStall(refs [2]float64, dt float64) {
 			t.fault = fmt.Sprintf("%s track not responding for %v (driven at %.2f m/s, encoder reads %.2f m/s): jammed, motor dead or encoder lost",
 				name, limit, ref, t.speed[side])
 			t.hold()
-			t.env.Log.Error("drive fault", "fault", t.fault)
-			t.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertError, Message: t.env.Prefix + ": " + t.fault,
-				Source: t.env.NodeID, Timestamp: float64(t.env.Exec.Now().UnixNano()) / 1e9})
+			t.Env.Log.Error("drive fault", "fault", t.fault)
+			t.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertError, Message: t.Env.Prefix + ": " + t.fault,
+				Source: t.Env.NodeID, Timestamp: float64(t.Env.Exec.Now().UnixNano()) / 1e9})
 			t.publishState()
 			return
 		}
@@ -269,7 +247,7 @@ func (t *Tracks) hold() {
 			err = br.Disable()
 		}
 		if err != nil {
-			t.env.Log.Error("H-bridge stop", "side", side, "err", err)
+			t.Env.Log.Error("H-bridge stop", "side", side, "err", err)
 			_ = br.Disable()
 		}
 		t.loops[side].reset()
@@ -301,7 +279,7 @@ func (t *Tracks) motorsEnabled() bool { return !t.estop.Active && !t.cutoff && t
 
 // control is one period of the speed loops.
 func (t *Tracks) control() {
-	now := t.env.Exec.Now()
+	now := t.Env.Exec.Now()
 	dt := 1 / t.cfg.Drive.ControlRateHz
 	mpc := t.cfg.Drive.metresPerCount()
 	for side, d := range t.enc {
@@ -326,7 +304,7 @@ func (t *Tracks) control() {
 		// A stream that ended on a stop is the normal way to stop
 		// driving; one that ended while moving is worth a warning.
 		if target != [2]float64{} {
-			t.env.Log.Warn("cmd_vel timed out while moving; ramping to a stop", "timeout", t.cfg.cmdTimeout)
+			t.Env.Log.Warn("cmd_vel timed out while moving; ramping to a stop", "timeout", t.cfg.cmdTimeout)
 		}
 	}
 	if !t.haveCmd {
@@ -367,7 +345,7 @@ func (t *Tracks) control() {
 		}
 		if err := br.SetDuty(duty); err != nil {
 			if !errors.Is(err, t.driveErr) {
-				t.env.Log.Error("H-bridge", "side", side, "err", err)
+				t.Env.Log.Error("H-bridge", "side", side, "err", err)
 			}
 			t.driveErr = err
 		}
@@ -428,7 +406,7 @@ func (t *Tracks) publishOdometry() {
 	o := t.cfg.Odometry
 	yaw := t.odom.yaw
 	m := msg.Odometry{
-		Header:       msg.Header{Stamp: msg.TimeOf(t.env.Exec.Now()), FrameID: o.FrameID},
+		Header:       msg.Header{Stamp: msg.TimeOf(t.Env.Exec.Now()), FrameID: o.FrameID},
 		ChildFrameID: o.ChildFrameID,
 	}
 	m.Pose.Pose.Position = msg.Point{X: t.odom.x, Y: t.odom.y}
@@ -439,14 +417,14 @@ func (t *Tracks) publishOdometry() {
 		m.Pose.Covariance[i*7] = o.PoseCovariance[i]
 		m.Twist.Covariance[i*7] = o.TwistCovariance[i]
 	}
-	t.publish(t.env.Prefix+"/odom", m)
+	t.publish(t.Env.Prefix+"/odom", m)
 }
 
 // publishState publishes TrackState. The harness does not wire the
 // BTS7960 current sense (IS) pins, so the per-track currents are 0; the
 // supply current is on motor_current.
 func (t *Tracks) publishState() {
-	t.publish(t.env.Prefix+"/state", msg.TrackState{
+	t.publish(t.Env.Prefix+"/state", msg.TrackState{
 		LeftVelocity:  float32(t.speed[0]),
 		RightVelocity: float32(t.speed[1]),
 		EStopActive:   t.estop.Active,
@@ -461,14 +439,14 @@ func (t *Tracks) publishMotorCurrent(p msg.PowerState) {
 	if !p.Present {
 		return
 	}
-	t.publish(t.env.Prefix+"/motor_current", msg.MotorCurrent{
+	t.publish(t.Env.Prefix+"/motor_current", msg.MotorCurrent{
 		Header: msg.Header{Stamp: p.Header.Stamp, FrameID: t.cfg.Odometry.ChildFrameID},
 		Total:  p.Current,
 	})
 }
 
 func (t *Tracks) publish(topic string, v any) {
-	if err := t.env.Bus.Publish(topic, v); err != nil {
-		t.env.Log.Warn("publish", "topic", topic, "err", err)
+	if err := t.Env.Bus.Publish(topic, v); err != nil {
+		t.Env.Log.Warn("publish", "topic", topic, "err", err)
 	}
 }

@@ -1,10 +1,9 @@
-package roles_test
+package balance_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -14,14 +13,16 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/spi"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/balance"
 	"github.com/saint-os/saint/roles/balance/canmsg"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/robot"
 	simio "github.com/saint-os/saint/sim/twin/ioboard"
@@ -38,7 +39,7 @@ type balanceRig struct {
 	bus    bus.Bus
 	robot  *robot.Robot
 	io     *simio.Board
-	role   roles.Role
+	role   rolekit.Role
 	can    can.Bus // the Orin's end of can0
 	canRx  []can.Frame
 	imuOff *atomic.Bool
@@ -88,7 +89,7 @@ func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
-	cfg := balFixtureConfig(t)
+	cfg := roletest.Config(t, "balance")
 	if edit != nil {
 		edit(cfg)
 	}
@@ -106,7 +107,7 @@ func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := role.Start(roles.Env{NodeID: "sim-balance", Exec: ex, Bus: b, Board: deadIMUBoard{bb, g.imuOff},
+	if err := role.Start(rolekit.Env{NodeID: "sim-balance", Exec: ex, Bus: b, Board: deadIMUBoard{bb, g.imuOff},
 		Config: cfg, Prefix: msg.TopicPrefix(msg.RoleBalance, "")}); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func (g *balanceRig) mustArmAt(pitch float64) {
 	release := g.hold(pitch)
 	g.arm() // the filter finds the pose during the hold
 	release()
-	if !g.state.Armed || g.lastTelemetryA().State != roles.BalanceArmed {
+	if !g.state.Armed || g.lastTelemetryA().State != balance.StateArmed {
 		g.t.Fatalf("not armed after a 3 s hold: state %+v", g.state)
 	}
 }
@@ -255,7 +256,7 @@ func TestBalanceNoSpinAtPowerOn(t *testing.T) {
 		}
 	}
 	_, v := g.robot.Balance.Position()
-	if math.Abs(v) > 1e-6 || g.state.State != "disarmed" || g.lastTelemetryA().State != roles.BalanceDisarmed {
+	if math.Abs(v) > 1e-6 || g.state.State != "disarmed" || g.lastTelemetryA().State != balance.StateDisarmed {
 		t.Errorf("speed %v, state %q: want still and disarmed", v, g.state.State)
 	}
 }
@@ -443,7 +444,7 @@ func TestBalanceTiltCutoffNeedsManualRearm(t *testing.T) {
 	if cutAt < 24 || cutAt > 27 {
 		t.Errorf("motors cut at %.2f° of lean, want at the 25° cutoff (±2° of filter lag)", cutAt)
 	}
-	if g.state.State != "tilt" || g.lastTelemetryA().State != roles.BalanceTilt {
+	if g.state.State != "tilt" || g.lastTelemetryA().State != balance.StateTilt {
 		t.Errorf("state %q, want tilt", g.state.State)
 	}
 	// Picked up and set upright: still off until re-armed.
@@ -676,19 +677,6 @@ func TestBalanceConsoleCommands(t *testing.T) {
 	if r := g.console("uart_stats"); balContains(r.Output, "rx frames 0 ") {
 		t.Errorf("no frames from the IO board: %s", r.Output)
 	}
-}
-
-func balFixtureConfig(t *testing.T) *roleconfig.Config {
-	t.Helper()
-	data, err := fs.ReadFile(fixtures.Config(), "roles/balance.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := roleconfig.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // balContains reports whether s (a string or a list of strings) contains

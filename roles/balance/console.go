@@ -1,4 +1,4 @@
-package roles
+package balance
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func (b *Balance) Console(line string) (string, bool) {
 		}
 		return fmt.Sprintf("pid: Kp=%g Ki=%g Kd=%g", v[0], v[1], v[2]), true
 	case "arm":
-		if b.state == BalanceArmed {
+		if b.state == StateArmed {
 			return "arm: already armed", true
 		}
 		if err := b.arm(now); err != nil {
@@ -71,8 +71,8 @@ func (b *Balance) Console(line string) (string, bool) {
 		b.disarm()
 		return "disarm: motors off", true
 	case "estop":
-		b.faults |= BalanceFaultEStop
-		b.state = BalanceEStop
+		b.faults |= FaultEStop
+		b.state = StateEStop
 		b.motorsOff()
 		return "estop: motors off; re-arm to continue", true
 	case "tilt_limit":

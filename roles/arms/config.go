@@ -1,11 +1,9 @@
-package roles
+package arms
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles/motor"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // armsConfig is the arms role's part of its configuration (arms_left.yaml,
@@ -43,8 +42,9 @@ type armsConfig struct {
 
 	Motor yaml.Node `yaml:"motor"`
 
-	// Joints (names) and Gripper (present) are the spec's fields; Power
-	// is the power monitor's section, decoded by PowerConfigOf.
+	// Joints (names, checked against the joint table) and Gripper
+	// (whether the arm has one) describe the arm; Power is the power
+	// monitor's section, decoded by power.ConfigOf.
 	Joints      []string  `yaml:"joints"`
 	HasGripper  bool      `yaml:"gripper"`
 	PowerConfig yaml.Node `yaml:"power"`
@@ -82,39 +82,15 @@ type armsCollisionConfig struct {
 	Cycles int `yaml:"cycles"`
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type roles\.(\w+)`)
-
-// armsSection names the configuration section a settings type decodes,
-// to give an unknown field its full path.
-func armsSection(typeName string) string {
-	switch typeName {
-	case "armsGripperConfig":
-		return "gripper_servo."
-	case "armsCollisionConfig":
-		return "collision."
-	}
-	return ""
-}
-
 // parseArmsConfig decodes and checks the arms role's settings.
 func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
-	raw, err := yaml.Marshal(c.Params)
-	if err != nil {
-		return nil, fmt.Errorf("arms config: %w", err)
-	}
-	cfg := armsConfig{
+	cfg, err := rolekit.Section(c, "", armsConfig{
 		StateRateHz: 20, ControlRateHz: 50, DefaultSpeedFactor: 0.5, DefaultTimeoutMS: 500,
 		Gripper:   armsGripperConfig{ID: 6, ClosedDeg: -180, OpenDeg: 180, MaxForceN: 31.9, DefaultForceN: 10, GraspLoad: 0.05},
 		Collision: armsCollisionConfig{Load: 0.8, TrackingErrorDeg: 10, Cycles: 5},
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		// yaml names an unknown field as "field NAME not found in type".
-		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
-			return nil, c.Errorf(armsSection(m[2])+m[1], "unknown field of the arms role")
-		}
-		return nil, fmt.Errorf("arms config: %w", err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Motor.Kind == 0 {
 		return nil, c.Errorf("motor", "missing (the joint table, in joints.yaml's format)")

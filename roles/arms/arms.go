@@ -1,8 +1,7 @@
-package roles
+package arms
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -10,8 +9,9 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/feetech"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roles/motor"
+	"github.com/saint-os/saint/roles/power"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // Arms is the arms role (instance left or right): five joint servos and a
@@ -31,7 +31,7 @@ import (
 // applies, the middleware decides the joints' outputs; an ArmCommand or
 // home ends the release behaviour, never a session.
 type Arms struct {
-	basic
+	rolekit.Kit
 	cfg  *armsConfig
 	mw   *motor.Middleware
 	fbus *feetech.Bus
@@ -57,13 +57,10 @@ type Arms struct {
 	polling int // reads outstanding in this control period
 	cycle   uint64
 
-	power     *PowerMonitor
+	power     *power.Monitor
 	cutoff    bool      // the supply is at cutoff: servos without torque
 	overSince time.Time // since when the supply power is above max_power
 	over      bool
-
-	subs   []bus.Subscription
-	timers []*executor.Timer
 }
 
 // armsServo is one servo's last report and what it was last told.
@@ -110,28 +107,33 @@ func (t *armsTrajectory) at(now time.Time) (q, dq []float64, done bool) {
 // armsPeakRate is the peak of ds/du for the time scaling: 1.5.
 const armsPeakRate = 1.5
 
-// Start implements Role.
-func (a *Arms) Start(env Env) error {
+// Start implements rolekit.Role.
+func (a *Arms) Start(env rolekit.Env) error {
 	cfg, err := parseArmsConfig(env.Config)
 	if err != nil {
 		return err
 	}
-	if env.Log == nil {
-		env.Log = slog.New(slog.DiscardHandler)
-	}
-	if err := a.start(env); err != nil {
+	if err := a.Begin(env, "arms"); err != nil {
 		return err
 	}
 	a.cfg = cfg
+	if err := a.open(); err != nil {
+		a.StopAll()
+		return fmt.Errorf("arms: %w", err)
+	}
+	return nil
+}
+
+func (a *Arms) open() error {
+	env, cfg := a.Env, a.cfg
 	port, err := env.Board.Hardware().UART("ttyAMA0")
 	if err != nil {
-		a.stop()
-		return fmt.Errorf("arms: ttyAMA0 (Feetech servo bus): %w", err)
+		return fmt.Errorf("ttyAMA0 (Feetech servo bus): %w", err)
 	}
 	if a.fbus, err = feetech.New(port, env.Exec, nil); err != nil {
-		a.stop()
-		return fmt.Errorf("arms: Feetech servo bus: %w", err)
+		return fmt.Errorf("servo bus (Feetech, ttyAMA0): %w", err)
 	}
+	a.OnStop(a.torqueOff)
 	j := cfg.joints
 	n := len(j.JointNames)
 	for _, id := range j.MapIndex {
@@ -144,49 +146,39 @@ func (a *Arms) Start(env Env) error {
 	}
 	a.target, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]int, n)
 	a.gripForce = cfg.Gripper.DefaultForceN
-	a.mw, err = motor.New(motor.Options{
+	if a.mw, err = motor.New(motor.Options{
 		Joints: j, MaxTorque: cfg.ServoMaxTorqueNM, NoLoadSpeed: cfg.ServoNoLoadSpeed, DampingKd: cfg.DampingKd,
 		Calibrate:      a.calibrateZero,
 		SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
-	})
-	if err == nil {
-		err = a.mw.Serve(env.Bus, env.Exec, env.Prefix, cfg.RobotID)
+	}); err != nil {
+		return err
 	}
-	if err == nil {
-		err = a.subscribe()
+	a.OnStop(a.mw.Close)
+	if err := a.mw.Serve(env.Bus, env.Exec, env.Prefix, cfg.RobotID); err != nil {
+		return err
 	}
-	if err == nil {
-		a.power, err = StartPower(env, func(cut bool) { a.cutoff = cut })
+	if err := a.subscribe(); err != nil {
+		return err
 	}
-	if err == nil {
-		a.power.OnReading(a.watchPower)
+	if a.power, err = power.Start(env, func(cut bool) { a.cutoff = cut }); err != nil {
+		return err
 	}
-	if err != nil {
-		a.Stop()
-		return fmt.Errorf("arms: %w", err)
-	}
-	a.timers = append(a.timers,
-		env.Exec.Every(cfg.controlPeriod, a.poll),
-		env.Exec.Every(cfg.statePeriod, a.publish),
-	)
+	a.OnStop(a.power.Stop)
+	a.power.OnReading(a.watchPower)
+	a.Every(cfg.controlPeriod, a.poll)
+	a.Every(cfg.statePeriod, a.publish)
 	return nil
 }
 
 func (a *Arms) subscribe() error {
-	env := a.env
-	add := func(s bus.Subscription, err error) error {
-		if err == nil {
-			a.subs = append(a.subs, s)
-		}
+	prefix := a.Env.Prefix
+	if err := rolekit.Subscribe(&a.Kit, prefix+"/cmd", bus.QoS{Depth: 4}, a.command); err != nil {
 		return err
 	}
-	if err := add(bus.SubscribeJSON(env.Bus, env.Prefix+"/cmd", bus.QoS{Depth: 4}, env.Exec, func(_ string, c msg.ArmCommand) { a.command(c) })); err != nil {
+	if err := rolekit.Subscribe(&a.Kit, prefix+"/gripper/cmd", bus.QoS{Depth: 4}, a.gripper); err != nil {
 		return err
 	}
-	if err := add(bus.SubscribeJSON(env.Bus, env.Prefix+"/gripper/cmd", bus.QoS{Depth: 4}, env.Exec, func(_ string, c msg.GripperCommand) { a.gripper(c) })); err != nil {
-		return err
-	}
-	return add(bus.ServeJSON(env.Bus, env.Prefix+"/"+msg.ArmHome, env.Exec, func(r msg.ArmHomeRequest, reply func(msg.ArmHomeResponse, error)) {
+	return rolekit.Serve(&a.Kit, prefix+"/"+msg.ArmHome, func(r msg.ArmHomeRequest, reply func(msg.ArmHomeResponse, error)) {
 		home := make([]float32, len(a.cfg.HomeDeg))
 		for i, d := range a.cfg.HomeDeg {
 			home[i] = float32(d)
@@ -196,45 +188,33 @@ func (a *Arms) subscribe() error {
 			return
 		}
 		reply(msg.ArmHomeResponse{Success: true, Message: "moving home"}, nil)
-	}))
+	})
 }
 
-// Stop implements Role: the servos lose their torque (as at power-on) and
-// the hardware is released.
-func (a *Arms) Stop() {
-	for _, t := range a.timers {
-		t.Stop()
+// Stop implements rolekit.Role: the servos lose their torque (as at
+// power-on) and the hardware is released.
+func (a *Arms) Stop() { a.StopAll() }
+
+// torqueOff turns every servo's torque off and closes the servo bus once
+// that write is on the line.
+func (a *Arms) torqueOff() {
+	if a.fbus == nil {
+		return
 	}
-	a.timers = nil
-	for _, s := range a.subs {
-		_ = s.Unsubscribe()
+	var off []feetech.SyncData
+	for _, id := range a.ids {
+		off = append(off, feetech.SyncData{ID: id, Data: []byte{0}})
 	}
-	a.subs = nil
-	if a.power != nil {
-		a.power.Stop()
-		a.power = nil
-	}
-	if a.mw != nil {
-		a.mw.Close()
-	}
-	if a.fbus != nil {
-		var off []feetech.SyncData
-		for _, id := range a.ids {
-			off = append(off, feetech.SyncData{ID: id, Data: []byte{0}})
-		}
-		// The bus closes once the write is on the line.
-		b := a.fbus
-		b.SyncWrite(feetech.RegTorqueEnable, off, func(error) { b.Close() })
-		a.fbus = nil
-	}
-	a.stop()
+	b := a.fbus
+	b.SyncWrite(feetech.RegTorqueEnable, off, func(error) { b.Close() })
+	a.fbus = nil
 }
 
 // command takes an ArmCommand from the bus.
 func (a *Arms) command(c msg.ArmCommand) {
 	if err := a.move(c); err != nil {
 		a.errorMessage = "command refused: " + err.Error()
-		a.env.Log.Warn("arm command refused", "err", err)
+		a.Env.Log.Warn("arm command refused", "err", err)
 	}
 }
 
@@ -299,7 +279,7 @@ func (a *Arms) begin(g *armsTrajectoryGoal) {
 		v := a.cfg.MaxJointSpeedDPS[i] * math.Pi / 180 * g.speed
 		dur = math.Max(dur, armsPeakRate*math.Abs(g.to[i]-a.target[i])/v)
 	}
-	a.traj = &armsTrajectory{from: append([]float64(nil), a.target...), to: g.to, start: a.env.Exec.Now(), dur: time.Duration(dur * float64(time.Second))}
+	a.traj = &armsTrajectory{from: append([]float64(nil), a.target...), to: g.to, start: a.Env.Exec.Now(), dur: time.Duration(dur * float64(time.Second))}
 }
 
 // holdPresent makes the joints' present positions their setpoints.
@@ -416,7 +396,7 @@ func (a *Arms) watchPower(ps msg.PowerState) {
 		a.over = false
 		return
 	}
-	now := a.env.Exec.Now()
+	now := a.Env.Exec.Now()
 	if float64(ps.Power) <= j.MaxPower {
 		a.over = false
 		return
@@ -451,7 +431,7 @@ func (a *Arms) follow() []motor.Output {
 		a.holdPresent()
 	}
 	if a.traj != nil {
-		q, _, done := a.traj.at(a.env.Exec.Now())
+		q, _, done := a.traj.at(a.Env.Exec.Now())
 		copy(a.target, q)
 		if done {
 			a.traj = nil
@@ -467,7 +447,7 @@ func (a *Arms) follow() []motor.Output {
 			// (re-reading it every period would let gravity ratchet the
 			// arm down).
 			a.errorMessage, a.stopped = why, true
-			a.env.Log.Warn("arm stopped", "reason", why)
+			a.Env.Log.Warn("arm stopped", "reason", why)
 			a.holdPresent()
 		}
 	}
@@ -581,8 +561,8 @@ func (a *Arms) publish() {
 		st.InMotion = st.InMotion || s.reachable && s.present.Moving
 	}
 	st.InMotion = st.InMotion || a.traj != nil || a.queued != nil
-	_ = a.env.Bus.Publish(a.env.Prefix+"/state", st)
-	_ = a.env.Bus.Publish(a.env.Prefix+"/gripper/state", a.gripperState())
+	_ = a.Env.Bus.Publish(a.Env.Prefix+"/state", st)
+	_ = a.Env.Bus.Publish(a.Env.Prefix+"/gripper/state", a.gripperState())
 	a.mw.PublishState()
 }
 

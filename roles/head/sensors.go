@@ -1,4 +1,4 @@
-package roles
+package head
 
 import (
 	"math"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/mpu6050"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 )
 
@@ -18,26 +17,25 @@ import (
 type headSensors struct {
 	h       *Head
 	imu     *mpu6050.Dev
-	timer   *executor.Timer
 	stopINT func()
 	stopped bool
 }
 
 func (s *headSensors) start(h *Head) {
 	s.h, s.stopped = h, false
-	hz := toFloat(h.env.Config.Params["sensors_rate_hz"], 50)
+	hz := h.params.SensorsRateHz
 	if hz <= 0 || hz > 1000 {
-		h.env.Log.Warn("sensors_rate_hz out of 0–1000 Hz, using 50", "sensors_rate_hz", hz)
+		h.Env.Log.Warn("sensors_rate_hz out of 0–1000 Hz, using 50", "sensors_rate_hz", hz)
 		hz = 50
 	}
-	for _, d := range h.env.Config.I2CDevices {
+	for _, d := range h.Env.Config.I2CDevices {
 		if d.Driver == "mpu6050" {
 			s.openIMU(d.Bus, d.Address, hz)
 			break
 		}
 	}
 	if s.stopINT == nil {
-		s.timer = h.env.Exec.Every(time.Duration(float64(time.Second)/hz), s.publish)
+		h.Every(time.Duration(float64(time.Second)/hz), s.publish)
 	}
 }
 
@@ -45,9 +43,9 @@ func (s *headSensors) start(h *Head) {
 // sample when gpio_mapping has imu_int.
 func (s *headSensors) openIMU(busNum, addr int, hz float64) {
 	h := s.h
-	bus, err := h.env.Board.Hardware().I2C(busNum)
+	bus, err := h.Env.Board.Hardware().I2C(busNum)
 	if err != nil {
-		h.env.Log.Warn("imu bus: sensor readings will be invalid", "bus", busNum, "err", err)
+		h.Env.Log.Warn("imu bus: sensor readings will be invalid", "bus", busNum, "err", err)
 		return
 	}
 	o := mpu6050.DefaultOpts()
@@ -55,15 +53,15 @@ func (s *headSensors) openIMU(busNum, addr int, hz float64) {
 	// A 44 Hz filter and the 1 kHz gyro rate divided down to the sensors
 	// rate.
 	o.DLPF = mpu6050.DLPF44
-	o.SampleRateDivider = uint8(clamp(math.Round(1000/hz)-1, 0, 255))
-	intPin := h.pins.in["imu_int"]
+	o.SampleRateDivider = uint8(max(0, min(255, math.Round(1000/hz)-1)))
+	intPin := h.Pins.Input("imu_int")
 	watcher, edges := intPin.(gpio.EdgeWatcher)
 	if edges {
 		o.DataReadyInterrupt, o.INT = true, intPin
 	}
 	imu, err := mpu6050.New(bus, &o)
 	if err != nil {
-		h.env.Log.Warn("imu not started: sensor readings will be invalid", "err", err)
+		h.Env.Log.Warn("imu not started: sensor readings will be invalid", "err", err)
 		return
 	}
 	s.imu = imu
@@ -71,7 +69,7 @@ func (s *headSensors) openIMU(busNum, addr int, hz float64) {
 		// Edges come on any goroutine: the read runs on the executor.
 		s.stopINT = watcher.WatchEdges(func(e gpio.EdgeEvent) {
 			if e.Level == gpio.High {
-				h.env.Exec.Post(s.publish)
+				h.Env.Exec.Post(s.publish)
 			}
 		})
 	}
@@ -94,8 +92,8 @@ func (s *headSensors) publish() {
 		return msg.SensorReading{Name: name, Value: v, Unit: unit, Valid: valid}
 	}
 	a, g := sm.Accel, sm.Gyro
-	_ = h.env.Bus.Publish(h.env.Prefix+"/sensors", msg.SensorReadings{
-		Header: msg.Header{Stamp: msg.TimeOf(h.env.Exec.Now()), FrameID: "head_imu"},
+	_ = h.Env.Bus.Publish(h.Env.Prefix+"/sensors", msg.SensorReadings{
+		Header: msg.Header{Stamp: msg.TimeOf(h.Env.Exec.Now()), FrameID: "head_imu"},
 		Readings: []msg.SensorReading{
 			r("imu_accel_x", a[0], "m/s^2"), r("imu_accel_y", a[1], "m/s^2"), r("imu_accel_z", a[2], "m/s^2"),
 			r("imu_gyro_x", g[0], "rad/s"), r("imu_gyro_y", g[1], "rad/s"), r("imu_gyro_z", g[2], "rad/s"),
@@ -113,10 +111,6 @@ func (s *headSensors) stop() {
 	if s.stopINT != nil {
 		s.stopINT()
 		s.stopINT = nil
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
 	}
 	s.imu = nil
 }

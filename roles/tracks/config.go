@@ -1,11 +1,14 @@
-package roles
+package tracks
 
 import (
 	"fmt"
 	"math"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // tracksConfig is what the tracks role reads from tracks.yaml besides the
@@ -25,6 +28,23 @@ type tracksConfig struct {
 	Drive    tracksDrive    `yaml:"drive"`
 	Odometry tracksOdometry `yaml:"odometry"`
 	Speed    speedGains     `yaml:"speed_control"`
+
+	// CmdTimeoutMS is how long without a cmd_vel before the tracks ramp
+	// to a stop; StateRateHz the TrackState rate; EstopMode coast or
+	// brake (see brakeOnStop).
+	CmdTimeoutMS float64 `yaml:"cmd_timeout_ms"`
+	StateRateHz  float64 `yaml:"state_rate_hz"`
+	EstopMode    string  `yaml:"estop_mode"`
+	// Power is the power monitor's section, decoded by power.ConfigOf.
+	Power yaml.Node `yaml:"power"`
+}
+
+// tracksLimits is the limits: section.
+type tracksLimits struct {
+	MaxLinear       float64 `yaml:"max_linear"`        // m/s
+	MaxAngular      float64 `yaml:"max_angular"`       // rad/s
+	MaxLinearAccel  float64 `yaml:"max_linear_accel"`  // m/s²
+	MaxAngularAccel float64 `yaml:"max_angular_accel"` // rad/s²
 }
 
 // tracksDrive is the drive: section: geometry, encoders, loop rate.
@@ -76,67 +96,50 @@ func (c *tracksDrive) metresPerCount() float64 {
 // parseTracksConfig reads the tracks role's settings from cfg, with the
 // defaults of the harness for what is left out.
 func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
-	c := &tracksConfig{
+	c, err := rolekit.Section(cfg, "", tracksConfig{
 		Drive: tracksDrive{Gauge: 0.40, SprocketRadius: 0.05, EncoderCPR: 880, ControlRateHz: 100,
 			MaxTrackSpeed: 1.2, GaugeFactor: 1, SpeedBandwidthHz: 5},
 		Odometry: tracksOdometry{RateHz: 50, FrameID: "odom", ChildFrameID: "base_link",
 			PoseCovariance:  []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2},
 			TwistCovariance: []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2}},
-		Speed: speedGains{Kp: 0.3, Ki: 3, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95, MaxCorrection: 0.25, StallTimeoutMS: 500},
-	}
-	for _, s := range []struct {
-		name string
-		out  any
-	}{{"drive", &c.Drive}, {"odometry", &c.Odometry}, {"speed_control", &c.Speed}} {
-		if err := decodeConfigSection(cfg, s.name, s.out); err != nil {
-			return nil, err
-		}
-	}
-	var err error
-	limit := func(name string, def float64) float64 {
-		v, ok := cfg.Limits[name]
-		if !ok || err != nil {
-			return def
-		}
-		f, isNum := configNumber(v)
-		if !isNum || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-			err = fmt.Errorf("limits.%s: %v, want a positive number", name, v)
-			return def
-		}
-		return f
-	}
-	c.maxLinear = limit("max_linear", 1)
-	c.maxAngular = limit("max_angular", 2)
-	c.maxLinearAccel = limit("max_linear_accel", 1)
-	c.maxAngularAccel = limit("max_angular_accel", 4)
+		Speed:        speedGains{Kp: 0.3, Ki: 3, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95, MaxCorrection: 0.25, StallTimeoutMS: 500},
+		CmdTimeoutMS: 500, StateRateHz: 20,
+	})
 	if err != nil {
 		return nil, err
 	}
-	param := func(name string, def float64) float64 {
-		v, ok := cfg.Params[name]
-		if !ok || err != nil {
-			return def
-		}
-		f, isNum := configNumber(v)
-		if !isNum || f <= 0 {
-			err = fmt.Errorf("%s: %v, want a positive number", name, v)
-			return def
-		}
-		return f
+	lim, err := rolekit.Section(cfg, "limits", tracksLimits{MaxLinear: 1, MaxAngular: 2, MaxLinearAccel: 1, MaxAngularAccel: 4})
+	if err != nil {
+		return nil, err
 	}
-	c.cmdTimeout = time.Duration(param("cmd_timeout_ms", 500) * float64(time.Millisecond))
-	switch mode := cfg.Params["estop_mode"]; mode {
-	case nil, "coast":
+	for _, l := range []struct {
+		name string
+		v    float64
+	}{{"max_linear", lim.MaxLinear}, {"max_angular", lim.MaxAngular}, {"max_linear_accel", lim.MaxLinearAccel}, {"max_angular_accel", lim.MaxAngularAccel}} {
+		if !(l.v > 0) || math.IsInf(l.v, 0) {
+			return nil, cfg.Errorf("limits."+l.name, "%v, want a positive number", l.v)
+		}
+	}
+	c.maxLinear, c.maxAngular = lim.MaxLinear, lim.MaxAngular
+	c.maxLinearAccel, c.maxAngularAccel = lim.MaxLinearAccel, lim.MaxAngularAccel
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"cmd_timeout_ms", c.CmdTimeoutMS}, {"state_rate_hz", c.StateRateHz}} {
+		if !(p.v > 0) {
+			return nil, cfg.Errorf(p.name, "%v, want a positive number", p.v)
+		}
+	}
+	c.cmdTimeout = time.Duration(c.CmdTimeoutMS * float64(time.Millisecond))
+	c.statePeriod = time.Duration(float64(time.Second) / c.StateRateHz)
+	switch c.EstopMode {
+	case "", "coast":
 	case "brake":
 		c.brakeOnStop = true
 	default:
-		return nil, fmt.Errorf("estop_mode: %v, want coast or brake", mode)
+		return nil, cfg.Errorf("estop_mode", "%v, want coast or brake", c.EstopMode)
 	}
-	c.statePeriod = time.Duration(float64(time.Second) / param("state_rate_hz", 20))
-	if err != nil {
-		return nil, err
-	}
-	return c, c.validate()
+	return &c, c.validate()
 }
 
 func (c *tracksConfig) validate() error {
@@ -190,15 +193,4 @@ func (c *tracksConfig) validate() error {
 		}
 	}
 	return nil
-}
-
-// configNumber reads a YAML scalar as a float64.
-func configNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }

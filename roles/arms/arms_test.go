@@ -1,4 +1,4 @@
-package roles_test
+package arms_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolekit/roletest"
 	"github.com/saint-os/saint/sim/robot"
 )
 
@@ -26,7 +28,7 @@ type armRig struct {
 	ex      *executor.Executor
 	bus     bus.Bus
 	robot   *robot.Robot
-	role    roles.Role
+	role    rolekit.Role
 	prefix  string
 	states  []msg.ArmState
 	grips   []msg.GripperState
@@ -58,19 +60,12 @@ func newArmRig(t *testing.T) *armRig {
 	sub(bus.SubscribeJSON(b, msg.GripperStateTopic(msg.ArmLeft), deep, ex, func(_ string, s msg.GripperState) { rig.grips = append(rig.grips, s) }))
 	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
 	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
-	data, err := fs.ReadFile(fixtures.Config(), "roles/arms_left.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := roleconfig.ParseFile("arms_left.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := roletest.Config(t, "arms_left")
 	rig.role, err = roles.New(msg.RoleArms)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rig.role.Start(roles.Env{NodeID: "sim-arms-left", Exec: ex, Bus: b, Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: rig.prefix}); err != nil {
+	if err := rig.role.Start(rolekit.Env{NodeID: "sim-arms-left", Exec: ex, Bus: b, Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: rig.prefix}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rig.role.Stop)
@@ -390,7 +385,7 @@ func TestArmsConfigErrorsNameLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		role, _ := roles.New(msg.RoleArms)
-		err = role.Start(roles.Env{Exec: ex, Bus: mem.New(), Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: "/saint/arms/left"})
+		err = role.Start(rolekit.Env{Exec: ex, Bus: mem.New(), Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: "/saint/arms/left"})
 		want := fmt.Sprintf("arms_left.yaml:%d: %s:", line, tc.field)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", tc.field, err, want)

@@ -1,8 +1,8 @@
-package roles
+package console
 
 import (
+	"errors"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"github.com/saint-os/saint/hal/device/ssd1306"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // Console is the console role: the SSD1306 status display and the
@@ -33,12 +34,10 @@ import (
 // the configured target and values at override.rate_hz, faster than the
 // router's source timeout; turning it off publishes Active false at once.
 type Console struct {
-	basic
+	rolekit.Kit
 	cfg     consoleConfig
 	oled    *ssd1306.Dev
 	buttons map[string]*consoleButton
-	subs    []bus.Subscription
-	timers  []*executor.Timer
 
 	page     *msg.ConsoleDisplay // pushed text page, nil for status
 	alerts   []consoleAlert
@@ -86,23 +85,28 @@ type consoleButton struct {
 	stopEdge func()
 }
 
-// Start implements Role.
-func (c *Console) Start(env Env) error {
-	if env.Log == nil {
-		env.Log = slog.New(slog.DiscardHandler)
-	}
-	if err := c.start(env); err != nil {
+// Start implements rolekit.Role.
+func (c *Console) Start(env rolekit.Env) error {
+	if err := c.Begin(env, "console"); err != nil {
 		return err
 	}
-	c.env.Log = env.Log.With("role", "console")
+	if err := c.open(); err != nil {
+		c.Stop()
+		return err
+	}
+	return nil
+}
+
+func (c *Console) open() error {
+	env := c.Env
+	c.OnStop(c.shutdown)
 	if err := c.configure(); err != nil {
-		c.stop()
 		return err
 	}
 	c.nodes = map[string]time.Time{}
 	c.openDisplay()
 	c.buttons = map[string]*consoleButton{}
-	for name, pin := range c.pins.in {
+	for name, pin := range c.Pins.Inputs() {
 		control, ok := strings.CutPrefix(name, "button_")
 		if !ok {
 			continue
@@ -111,98 +115,84 @@ func (c *Console) Start(env Env) error {
 		c.buttons[control] = b
 		w, ok := pin.(gpio.EdgeWatcher)
 		if !ok {
-			c.Stop()
 			return fmt.Errorf("console: gpio_mapping.%s: the pin does not report edges", name)
 		}
 		b.stopEdge = w.WatchEdges(func(e gpio.EdgeEvent) {
 			env.Exec.Post(func() { c.edge(b, e) })
 		})
 	}
-	handlers := []struct {
-		topic string
-		f     func(bus.Msg)
-	}{
-		{env.Prefix + "/display", c.onDisplay},
-		{env.Prefix + "/alerts", c.onAlert},
-		{msg.TopicRouterStatus, c.onRouterStatus},
-		{msg.TopicAllNodeStatus, c.onNodeStatus},
+	qos := bus.QoS{Depth: 16}
+	err := errors.Join(
+		rolekit.Subscribe(&c.Kit, env.Prefix+"/display", qos, c.onDisplay),
+		rolekit.Subscribe(&c.Kit, env.Prefix+"/alerts", qos, c.onAlert),
+		rolekit.Subscribe(&c.Kit, msg.TopicRouterStatus, qos, c.onRouterStatus),
+		rolekit.Subscribe(&c.Kit, msg.TopicAllNodeStatus, qos, c.onNodeStatus))
+	if err == nil && c.cfg.batteryTopic != "" {
+		err = rolekit.Subscribe(&c.Kit, c.cfg.batteryTopic, qos, c.onBattery)
 	}
-	if c.cfg.batteryTopic != "" {
-		handlers = append(handlers, struct {
-			topic string
-			f     func(bus.Msg)
-		}{c.cfg.batteryTopic, c.onBattery})
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
 	}
-	for _, h := range handlers {
-		sub, err := env.Bus.Subscribe(h.topic, bus.QoS{Depth: 16}, env.Exec, h.f)
-		if err != nil {
-			c.Stop()
-			return fmt.Errorf("console: subscribe %s: %w", h.topic, err)
-		}
-		c.subs = append(c.subs, sub)
-	}
-	c.timers = append(c.timers, env.Exec.Every(c.cfg.refresh, c.draw))
+	c.Every(c.cfg.refresh, c.draw)
 	c.draw()
 	return nil
 }
 
+// consoleParams are the console's settings in console.yaml.
+type consoleParams struct {
+	RobotName     string  `yaml:"robot_name"`
+	StateRateHz   float64 `yaml:"state_rate_hz"` // screen refresh
+	DebounceMS    float64 `yaml:"debounce_ms"`
+	NodeTimeoutMS float64 `yaml:"node_timeout_ms"`
+	// BatteryTopic is the PowerState topic shown as the battery voltage;
+	// "" shows none.
+	BatteryTopic string `yaml:"battery_topic"`
+	// AlertDisplayMS is how long an alert of each level stays on the
+	// screen; 0 until dismissed.
+	AlertDisplayMS map[string]float64 `yaml:"alert_display_ms"`
+	Override       struct {
+		Button string             `yaml:"button"`
+		HoldMS float64            `yaml:"hold_ms"`
+		RateHz float64            `yaml:"rate_hz"`
+		Target string             `yaml:"target"`
+		Values map[string]float32 `yaml:"values"`
+	} `yaml:"override"`
+}
+
 func (c *Console) configure() error {
-	p := c.env.Config.Params
-	cfg := consoleConfig{robotName: "SAINT", overrideButton: "select", overrideTarget: "tracks",
-		overrideValues: map[string]float32{"linear": 0, "angular": 0}}
-	if s, ok := p["robot_name"].(string); ok && s != "" {
-		cfg.robotName = s
-	}
-	if s, ok := p["battery_topic"].(string); ok {
-		cfg.batteryTopic = s
-	}
-	ms := func(m map[string]any, field string, def float64) (time.Duration, error) {
-		v := toFloat(m[field], def)
-		if v <= 0 {
-			return 0, fmt.Errorf("console: %s: %g, want a positive number of milliseconds", field, v)
-		}
-		return time.Duration(v * float64(time.Millisecond)), nil
-	}
-	var err error
-	if cfg.debounce, err = ms(p, "debounce_ms", 30); err != nil {
+	cf := c.Env.Config
+	def := consoleParams{RobotName: "SAINT", StateRateHz: 5, DebounceMS: 30, NodeTimeoutMS: 10000}
+	def.Override.Button, def.Override.Target, def.Override.HoldMS, def.Override.RateHz = "select", "tracks", 1000, 10
+	p, err := rolekit.Section(cf, "", def)
+	if err != nil {
 		return err
 	}
-	hz := toFloat(p["state_rate_hz"], 5)
-	if hz <= 0 {
-		return fmt.Errorf("console: state_rate_hz: %g, want a positive rate", hz)
-	}
-	cfg.refresh = time.Duration(float64(time.Second) / hz)
-	if cfg.nodeTimeout, err = ms(p, "node_timeout_ms", 10000); err != nil {
-		return err
-	}
-	ov, _ := p["override"].(map[string]any)
-	if s, ok := ov["button"].(string); ok {
-		cfg.overrideButton = s
-	}
-	if s, ok := ov["target"].(string); ok {
-		cfg.overrideTarget = s
-	}
-	if vals, ok := ov["values"].(map[string]any); ok {
-		cfg.overrideValues = map[string]float32{}
-		for k, v := range vals {
-			cfg.overrideValues[k] = float32(toFloat(v, 0))
+	for _, v := range []struct {
+		field, unit string
+		v           float64
+	}{{"debounce_ms", "milliseconds", p.DebounceMS}, {"state_rate_hz", "Hz", p.StateRateHz},
+		{"node_timeout_ms", "milliseconds", p.NodeTimeoutMS}, {"override.hold_ms", "milliseconds", p.Override.HoldMS},
+		{"override.rate_hz", "Hz", p.Override.RateHz}} {
+		if !(v.v > 0) {
+			return cf.Errorf(v.field, "%g, want a positive number of %s", v.v, v.unit)
 		}
 	}
-	if cfg.overrideHold, err = ms(ov, "hold_ms", 1000); err != nil {
-		return fmt.Errorf("console: override.%w", err)
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	cfg := consoleConfig{robotName: p.RobotName, batteryTopic: p.BatteryTopic,
+		debounce: ms(p.DebounceMS), refresh: time.Duration(float64(time.Second) / p.StateRateHz), nodeTimeout: ms(p.NodeTimeoutMS),
+		overrideButton: p.Override.Button, overrideTarget: p.Override.Target, overrideValues: p.Override.Values,
+		overrideHold: ms(p.Override.HoldMS), overridePeriod: time.Duration(float64(time.Second) / p.Override.RateHz)}
+	if cfg.robotName == "" {
+		cfg.robotName = "SAINT"
 	}
-	orate := toFloat(ov["rate_hz"], 10)
-	if orate <= 0 {
-		return fmt.Errorf("console: override.rate_hz: %g, want a positive rate", orate)
+	if cfg.overrideValues == nil {
+		cfg.overrideValues = map[string]float32{"linear": 0, "angular": 0}
 	}
-	cfg.overridePeriod = time.Duration(float64(time.Second) / orate)
 	cfg.alertShow = map[string]time.Duration{msg.AlertInfo: 3 * time.Second, msg.AlertWarning: 5 * time.Second,
 		msg.AlertError: 10 * time.Second, msg.AlertCritical: 0}
-	if m, ok := p["alert_display_ms"].(map[string]any); ok {
-		for level := range cfg.alertShow {
-			if v, ok := m[level]; ok {
-				cfg.alertShow[level] = time.Duration(toFloat(v, 0) * float64(time.Millisecond))
-			}
+	for level := range cfg.alertShow {
+		if v, ok := p.AlertDisplayMS[level]; ok {
+			cfg.alertShow[level] = ms(v)
 		}
 	}
 	c.cfg = cfg
@@ -212,18 +202,18 @@ func (c *Console) configure() error {
 // openDisplay starts the SSD1306 of i2c_devices. Without it the console
 // keeps its buttons: the emergency stop must not depend on the screen.
 func (c *Console) openDisplay() {
-	for _, d := range c.env.Config.I2CDevices {
+	for _, d := range c.Env.Config.I2CDevices {
 		if d.Driver != "ssd1306" {
 			continue
 		}
-		bus, err := c.env.Board.Hardware().I2C(d.Bus)
+		bus, err := c.Env.Board.Hardware().I2C(d.Bus)
 		if err != nil {
-			c.env.Log.Warn("display bus", "bus", d.Bus, "err", err)
+			c.Env.Log.Warn("display bus", "bus", d.Bus, "err", err)
 			return
 		}
 		dev, err := ssd1306.New(bus, &ssd1306.Opts{Addr: uint16(d.Address)})
 		if err != nil {
-			c.env.Log.Warn("display not started", "err", err)
+			c.Env.Log.Warn("display not started", "err", err)
 			return
 		}
 		c.oled = dev
@@ -241,11 +231,11 @@ func (c *Console) edge(b *consoleButton, e gpio.EdgeEvent) {
 	}
 	if !b.accepted.IsZero() && e.Time.Sub(b.accepted) < c.cfg.debounce {
 		if b.settle == nil {
-			wait := b.accepted.Add(c.cfg.debounce).Sub(c.env.Exec.Now())
-			b.settle = c.env.Exec.After(wait, func() {
+			wait := b.accepted.Add(c.cfg.debounce).Sub(c.Env.Exec.Now())
+			b.settle = c.Env.Exec.After(wait, func() {
 				b.settle = nil
 				if pressed := b.pin.Read() == gpio.Low; pressed != b.pressed && b.stopEdge != nil {
-					c.accept(b, pressed, c.env.Exec.Now())
+					c.accept(b, pressed, c.Env.Exec.Now())
 				}
 			})
 		}
@@ -263,7 +253,7 @@ func (c *Console) accept(b *consoleButton, pressed bool, at time.Time) {
 	if pressed {
 		ev, val = msg.EventPress, 1
 	}
-	_ = c.env.Bus.Publish(c.env.Prefix+"/input", msg.ConsoleInput{Control: b.control, Kind: msg.InputButton,
+	_ = c.Env.Bus.Publish(c.Env.Prefix+"/input", msg.ConsoleInput{Control: b.control, Kind: msg.InputButton,
 		Event: ev, Value: val, Timestamp: float64(at.UnixNano()) / 1e9})
 	if b.hold != nil {
 		b.hold.Stop()
@@ -274,7 +264,7 @@ func (c *Console) accept(b *consoleButton, pressed bool, at time.Time) {
 	}
 	switch b.control {
 	case c.cfg.overrideButton:
-		b.hold = c.env.Exec.After(at.Add(c.cfg.overrideHold).Sub(c.env.Exec.Now()), func() {
+		b.hold = c.Env.Exec.After(at.Add(c.cfg.overrideHold).Sub(c.Env.Exec.Now()), func() {
 			b.hold = nil
 			c.setOverride(!c.override)
 		})
@@ -303,10 +293,10 @@ func (c *Console) setOverride(on bool) {
 		c.overTick.Stop()
 		c.overTick = nil
 	}
-	c.env.Log.Info("console override", "active", on, "target", c.cfg.overrideTarget)
+	c.Env.Log.Info("console override", "active", on, "target", c.cfg.overrideTarget)
 	c.publishOverride()
 	if on {
-		c.overTick = c.env.Exec.Every(c.cfg.overridePeriod, c.publishOverride)
+		c.overTick = c.Env.Exec.Every(c.cfg.overridePeriod, c.publishOverride)
 	}
 	c.draw()
 }
@@ -319,15 +309,10 @@ func (c *Console) publishOverride() {
 			ov.Values[k] = v
 		}
 	}
-	_ = c.env.Bus.Publish(c.env.Prefix+"/override", ov)
+	_ = c.Env.Bus.Publish(c.Env.Prefix+"/override", ov)
 }
 
-func (c *Console) onDisplay(m bus.Msg) {
-	var d msg.ConsoleDisplay
-	if err := m.Decode(&d); err != nil {
-		c.env.Log.Warn("display message not decoded", "err", err)
-		return
-	}
+func (c *Console) onDisplay(d msg.ConsoleDisplay) {
 	if d.Page == "status" || d.Page == "" && d.Title == "" && len(d.Lines) == 0 {
 		c.page = nil
 	} else if c.page == nil || d.Clear {
@@ -350,12 +335,7 @@ func (c *Console) onDisplay(m bus.Msg) {
 	c.draw()
 }
 
-func (c *Console) onAlert(m bus.Msg) {
-	var a msg.ConsoleAlert
-	if err := m.Decode(&a); err != nil {
-		c.env.Log.Warn("alert not decoded", "err", err)
-		return
-	}
+func (c *Console) onAlert(a msg.ConsoleAlert) {
 	rank, ok := consoleAlertRank[a.Level]
 	if !ok {
 		rank = consoleAlertRank[msg.AlertWarning]
@@ -365,36 +345,31 @@ func (c *Console) onAlert(m bus.Msg) {
 		ca.seq = max(ca.seq, o.seq+1)
 	}
 	if d := c.cfg.alertShow[a.Level]; d > 0 {
-		ca.until = c.env.Exec.Now().Add(d)
+		ca.until = c.Env.Exec.Now().Add(d)
 	}
 	c.alerts = append(c.alerts, ca)
 	c.draw()
 }
 
-func (c *Console) onRouterStatus(m bus.Msg) {
-	var s msg.RouteStatus
-	if m.Decode(&s) == nil {
-		c.estop, c.estopSrc = s.EStopActive, s.EStopSource
+func (c *Console) onRouterStatus(s msg.RouteStatus) {
+	c.estop, c.estopSrc = s.EStopActive, s.EStopSource
+}
+
+func (c *Console) onNodeStatus(s msg.NodeStatus) {
+	if s.NodeID != "" {
+		c.nodes[s.NodeID] = c.Env.Exec.Now()
 	}
 }
 
-func (c *Console) onNodeStatus(m bus.Msg) {
-	var s msg.NodeStatus
-	if m.Decode(&s) == nil && s.NodeID != "" {
-		c.nodes[s.NodeID] = c.env.Exec.Now()
-	}
+// batteryReading is the part of a power topic's message (msg.PowerState's
+// shape) the console shows; Present is nil when the topic does not say.
+type batteryReading struct {
+	Voltage float64 `json:"voltage"`
+	Present *bool   `json:"present"`
 }
 
-// onBattery reads the voltage of a power topic (msg.PowerState's shape:
-// voltage and present).
-func (c *Console) onBattery(m bus.Msg) {
-	var p struct {
-		Voltage float64 `json:"voltage"`
-		Present *bool   `json:"present"`
-	}
-	if m.Decode(&p) != nil {
-		return
-	}
+// onBattery shows the voltage of a power topic.
+func (c *Console) onBattery(p batteryReading) {
 	if p.Present != nil && !*p.Present {
 		c.battery = 0
 		return
@@ -405,7 +380,7 @@ func (c *Console) onBattery(m bus.Msg) {
 // shownAlert is the alert the screen shows: the highest level, newest
 // first, among those not expired.
 func (c *Console) shownAlert() *consoleAlert {
-	now := c.env.Exec.Now()
+	now := c.Env.Exec.Now()
 	live := c.alerts[:0]
 	for _, a := range c.alerts {
 		if a.until.IsZero() || now.Before(a.until) {
@@ -454,7 +429,7 @@ func (c *Console) screen() (lines []string, title bool) {
 	if c.battery > 0 {
 		batt = fmt.Sprintf("Battery: %.1f V", c.battery)
 	}
-	now := c.env.Exec.Now()
+	now := c.Env.Exec.Now()
 	n := 0
 	for id, at := range c.nodes {
 		if now.Sub(at) <= c.cfg.nodeTimeout {
@@ -495,7 +470,7 @@ func (c *Console) draw() {
 		}
 	}
 	if err := c.oled.Flush(); err != nil {
-		c.env.Log.Warn("display flush", "err", err)
+		c.Env.Log.Warn("display flush", "err", err)
 	}
 }
 
@@ -526,17 +501,13 @@ func wrap(s string, n int) []string {
 	return out
 }
 
-// Stop implements Role: the override is handed back, then the screen is
-// blanked and the pins released.
-func (c *Console) Stop() {
-	for _, s := range c.subs {
-		_ = s.Unsubscribe()
-	}
-	c.subs = nil
-	for _, t := range c.timers {
-		t.Stop()
-	}
-	c.timers = nil
+// Stop implements rolekit.Role: the override is handed back, then the
+// screen is blanked and the pins released.
+func (c *Console) Stop() { c.StopAll() }
+
+// shutdown stops the buttons, hands the override back and blanks the
+// screen.
+func (c *Console) shutdown() {
 	for _, b := range c.buttons {
 		if b.stopEdge != nil {
 			b.stopEdge()
@@ -556,5 +527,4 @@ func (c *Console) Stop() {
 		_ = c.oled.Flush()
 		c.oled = nil
 	}
-	c.stop()
 }
