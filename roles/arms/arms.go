@@ -113,15 +113,13 @@ func (a *Arms) Start(env rolekit.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := a.Begin(env, "arms"); err != nil {
-		return err
-	}
 	a.cfg = cfg
-	if err := a.open(); err != nil {
-		a.StopAll()
-		return fmt.Errorf("arms: %w", err)
-	}
-	return nil
+	return a.Begin(env, "arms", func() error {
+		if err := a.open(); err != nil {
+			return fmt.Errorf("arms: %w", err)
+		}
+		return nil
+	})
 }
 
 func (a *Arms) open() error {

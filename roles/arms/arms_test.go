@@ -1,7 +1,6 @@
 package arms_test
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"math"
@@ -24,9 +23,7 @@ import (
 // armRig is the left arms role on the simulated robot, with everything it
 // publishes (and the simulator's ground truth) recorded.
 type armRig struct {
-	t       *testing.T
-	ex      *executor.Executor
-	bus     bus.Bus
+	roletest.Rig
 	robot   *robot.Robot
 	role    rolekit.Role
 	prefix  string
@@ -49,7 +46,7 @@ func newArmRig(t *testing.T) *armRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
-	rig := &armRig{t: t, ex: ex, bus: b, robot: r, prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)}
+	rig := &armRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, robot: r, prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)}
 	sub := func(s bus.Subscription, err error) {
 		if err != nil {
 			t.Fatal(err)
@@ -69,53 +66,39 @@ func newArmRig(t *testing.T) *armRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(rig.role.Stop)
-	rig.run(200 * time.Millisecond)
+	rig.Run(200 * time.Millisecond)
 	return rig
-}
-
-func (r *armRig) run(d time.Duration) {
-	r.t.Helper()
-	if err := r.ex.RunFor(context.Background(), d); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *armRig) publish(topic string, v any) {
-	r.t.Helper()
-	if err := r.bus.Publish(topic, v); err != nil {
-		r.t.Fatal(err)
-	}
 }
 
 // call calls one of the arm's services and runs the executor until it
 // answers.
 func call[Resp any](r *armRig, name string, req any) Resp {
-	r.t.Helper()
+	r.T.Helper()
 	var resp Resp
 	var err error
 	done := false
-	bus.CallAsyncJSON(r.bus, msg.MotorName(r.prefix, "", name), req, 30*time.Second, r.ex, func(v Resp, e error) { resp, err, done = v, e, true })
+	bus.CallAsyncJSON(r.Bus, msg.MotorName(r.prefix, "", name), req, 30*time.Second, r.Ex, func(v Resp, e error) { resp, err, done = v, e, true })
 	for i := 0; i < 3000 && !done; i++ {
-		r.run(10 * time.Millisecond)
+		r.Run(10 * time.Millisecond)
 	}
 	if !done || err != nil {
-		r.t.Fatalf("%s: done %v, err %v", name, done, err)
+		r.T.Fatalf("%s: done %v, err %v", name, done, err)
 	}
 	return resp
 }
 
 func (r *armRig) lastState() msg.ArmState {
-	r.t.Helper()
+	r.T.Helper()
 	if len(r.states) == 0 {
-		r.t.Fatal("no ArmState published")
+		r.T.Fatal("no ArmState published")
 	}
 	return r.states[len(r.states)-1]
 }
 
 func (r *armRig) lastTruth() msg.SimArm {
-	r.t.Helper()
+	r.T.Helper()
 	if len(r.truth) == 0 {
-		r.t.Fatal("no ground truth published")
+		r.T.Fatal("no ground truth published")
 	}
 	return r.truth[len(r.truth)-1]
 }
@@ -131,9 +114,9 @@ func TestArmCommandMovesJointsTogether(t *testing.T) {
 	// shoulder_lift has the longest move, 90° at 90 °/s; the time scaling
 	// peaks at 1.5 times the mean rate, so the move takes 1.5 s.
 	const want = 1500 * time.Millisecond
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: target, SpeedFactor: 1})
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: target, SpeedFactor: 1})
 	r.truth = r.truth[:0]
-	r.run(2200 * time.Millisecond)
+	r.Run(2200 * time.Millisecond)
 	truth := r.lastTruth()
 	st := r.lastState()
 	for i, want := range target {
@@ -173,15 +156,15 @@ func TestArmCommandMovesJointsTogether(t *testing.T) {
 // it with about the commanded force, and reports holding it.
 func TestGripperClosesAndReportsGrasp(t *testing.T) {
 	r := newArmRig(t)
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
-	r.run(time.Second)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
+	r.Run(time.Second)
 	open := r.grips[len(r.grips)-1]
 	if open.Position < 0.95 || open.Holding {
 		t.Fatalf("open gripper state %+v", open)
 	}
 	// Empty, it closes all the way and holds nothing.
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
-	r.run(time.Second)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
+	r.Run(time.Second)
 	closed := r.grips[len(r.grips)-1]
 	if closed.Position > 0.05 || closed.Holding {
 		t.Errorf("empty closed gripper state %+v", closed)
@@ -190,11 +173,11 @@ func TestGripperClosesAndReportsGrasp(t *testing.T) {
 		t.Errorf("fingers %.3f m apart, want closed", gap)
 	}
 	// An object 4 cm wide between the open fingers.
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
-	r.run(time.Second)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 10})
+	r.Run(time.Second)
 	r.robot.Arms[0].Grasp(0.04, 0.1)
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
-	r.run(time.Second)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 10})
+	r.Run(time.Second)
 	g := r.grips[len(r.grips)-1]
 	truth := r.lastTruth()
 	if !g.Holding || g.Position < 0.3 || g.Position > 0.7 {
@@ -220,20 +203,20 @@ func TestBlockedJointStopsTheArm(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newArmRig(t)
-			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -90, 0, 0}, SpeedFactor: 1})
-			r.run(time.Second)
-			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{80, 0, -10, 0, 0}, SpeedFactor: 0.5})
-			r.run(500 * time.Millisecond)
+			r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -90, 0, 0}, SpeedFactor: 1})
+			r.Run(time.Second)
+			r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{80, 0, -10, 0, 0}, SpeedFactor: 0.5})
+			r.Run(500 * time.Millisecond)
 			if err := r.robot.World().Disturb(msg.SimDisturbRequest{Kind: tc.kind, Target: tc.target}); err != nil {
 				t.Fatal(err)
 			}
-			r.run(500 * time.Millisecond)
+			r.Run(500 * time.Millisecond)
 			st := r.lastState()
 			if !st.ErrorState || !strings.Contains(st.ErrorMessage, tc.want) {
 				t.Fatalf("state after the fault: error %v %q, want %q", st.ErrorState, st.ErrorMessage, tc.want)
 			}
 			pan := r.lastTruth().Positions[0]
-			r.run(time.Second)
+			r.Run(time.Second)
 			if moved := math.Abs(r.lastTruth().Positions[0]-pan) / deg; moved > 1 {
 				t.Errorf("shoulder_pan went on %.1f° after the stop", moved)
 			}
@@ -252,16 +235,16 @@ func TestBlockedJointStopsTheArm(t *testing.T) {
 // collision, which stops the arm.
 func TestOverloadedJointIsACollision(t *testing.T) {
 	r := newArmRig(t)
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 20})
-	r.run(500 * time.Millisecond)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 1, Force: 20})
+	r.Run(500 * time.Millisecond)
 	r.robot.Arms[0].Grasp(0.04, 5)
-	r.publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 20})
-	r.run(500 * time.Millisecond)
+	r.Publish(msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCommand{Position: 0, Force: 20})
+	r.Run(500 * time.Millisecond)
 	if !r.lastTruth().Holding {
 		t.Fatal("the gripper does not hold the load")
 	}
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, -30}, SpeedFactor: 1})
-	r.run(3 * time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, -30}, SpeedFactor: 1})
+	r.Run(3 * time.Second)
 	st := r.lastState()
 	// The elbow, holding the load out on the forearm, gives first.
 	if !st.ErrorState || !strings.HasPrefix(st.ErrorMessage, "collision: elbow blocked") || !strings.Contains(st.ErrorMessage, "100% load") {
@@ -277,26 +260,26 @@ func TestOverloadedJointIsACollision(t *testing.T) {
 func TestArmCommandQueueAndImmediate(t *testing.T) {
 	r := newArmRig(t)
 	cmd := func(pan float32, immediate bool) {
-		r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{pan}, SpeedFactor: 0.5, Immediate: immediate})
+		r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{pan}, SpeedFactor: 0.5, Immediate: immediate})
 	}
 	// 60° at 45 °/s: 2 s.
 	cmd(60, false)
-	r.run(500 * time.Millisecond)
+	r.Run(500 * time.Millisecond)
 	cmd(-30, false)
-	r.run(1600 * time.Millisecond)
+	r.Run(1600 * time.Millisecond)
 	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan-60) > 3 {
 		t.Errorf("queued command: shoulder_pan at %.1f° when the first move ends, want 60°", pan)
 	}
-	r.run(3 * time.Second)
+	r.Run(3 * time.Second)
 	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan+30) > 2 {
 		t.Errorf("after the queued move shoulder_pan is at %.1f°, want −30°", pan)
 	}
 	cmd(60, false)
-	r.run(500 * time.Millisecond)
+	r.Run(500 * time.Millisecond)
 	cmd(0, true)
 	peak := -90.0
 	for range 30 {
-		r.run(100 * time.Millisecond)
+		r.Run(100 * time.Millisecond)
 		peak = max(peak, r.lastTruth().Positions[0]/deg)
 	}
 	if pan := r.lastTruth().Positions[0] / deg; math.Abs(pan) > 2 || peak > 10 {
@@ -309,14 +292,14 @@ func TestArmCommandQueueAndImmediate(t *testing.T) {
 func TestArmHomeAndPower(t *testing.T) {
 	r := newArmRig(t)
 	var power []msg.PowerState
-	if _, err := bus.SubscribeJSON(r.bus, msg.PowerTopic(r.prefix), bus.QoS{Depth: 100}, r.ex, func(_ string, p msg.PowerState) { power = append(power, p) }); err != nil {
+	if _, err := bus.SubscribeJSON(r.Bus, msg.PowerTopic(r.prefix), bus.QoS{Depth: 100}, r.Ex, func(_ string, p msg.PowerState) { power = append(power, p) }); err != nil {
 		t.Fatal(err)
 	}
 	home := call[msg.ArmHomeResponse](r, msg.ArmHome, msg.ArmHomeRequest{SpeedFactor: 1})
 	if !home.Success {
 		t.Fatal(home.Message)
 	}
-	r.run(3 * time.Second)
+	r.Run(3 * time.Second)
 	for i, q := range r.lastTruth().Positions {
 		if math.Abs(q) > 2*deg {
 			t.Errorf("joint %d at %.1f° after home, want 0°", i, q/deg)
@@ -337,8 +320,8 @@ func TestArmHomeAndPower(t *testing.T) {
 		{msg.ArmCommand{TargetPositions: make([]float32, 6), SpeedFactor: 1}, "target_positions: 6 values, expected 1 to 5"},
 		{msg.ArmCommand{TargetPositions: []float32{45}, SpeedFactor: 1.5}, "speed_factor: 1.5, expected 0 to 1"},
 	} {
-		r.publish(msg.ArmCmdTopic(msg.ArmLeft), tc.c)
-		r.run(100 * time.Millisecond)
+		r.Publish(msg.ArmCmdTopic(msg.ArmLeft), tc.c)
+		r.Run(100 * time.Millisecond)
 		if st := r.lastState(); !strings.Contains(st.ErrorMessage, tc.want) {
 			t.Errorf("command %+v: error_message %q, want %q", tc.c, st.ErrorMessage, tc.want)
 		}
@@ -398,20 +381,20 @@ func TestArmsConfigErrorsNameLine(t *testing.T) {
 // max_power_duration with the reason.
 func TestArmMaxPowerStopsALongMove(t *testing.T) {
 	r := newArmRig(t)
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 0, 0, 0, 0}, SpeedFactor: 1})
-	r.run(2 * time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 0, 0, 0, 0}, SpeedFactor: 1})
+	r.Run(2 * time.Second)
 	if st := r.lastState(); st.ErrorState {
 		t.Fatalf("a 1.5 s move stopped: %q", st.ErrorMessage)
 	}
 	// 90° at 9 °/s: 15 s.
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{90}, SpeedFactor: 0.1})
-	r.run(5 * time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{90}, SpeedFactor: 0.1})
+	r.Run(5 * time.Second)
 	st := r.lastState()
 	if !st.ErrorState || !strings.Contains(st.ErrorMessage, "above max_power 36 W for 3.0 s: arm stopped") {
 		t.Fatalf("state %+v, want stopped by max_power", st)
 	}
 	pan := r.lastTruth().Positions[0]
-	r.run(time.Second)
+	r.Run(time.Second)
 	if moved := math.Abs(r.lastTruth().Positions[0]-pan) / deg; moved > 0.5 || pan/deg > 45 {
 		t.Errorf("shoulder_pan at %.1f° moved %.1f° after the stop", pan/deg, moved)
 	}

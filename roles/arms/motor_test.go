@@ -14,16 +14,16 @@ import (
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func (r *armRig) lastSession() msg.SessionStatus {
-	r.t.Helper()
+	r.T.Helper()
 	if len(r.session) == 0 {
-		r.t.Fatal("no session_status published")
+		r.T.Fatal("no session_status published")
 	}
 	return r.session[len(r.session)-1]
 }
 
 func (r *armRig) control(c msg.ControlCommand) {
-	r.t.Helper()
-	r.publish(msg.MotorName(r.prefix, "", msg.MotorControlCommand), c)
+	r.T.Helper()
+	r.Publish(msg.MotorName(r.prefix, "", msg.MotorControlCommand), c)
 }
 
 // One client at a time: a second is refused while the first holds
@@ -47,7 +47,7 @@ func TestMotorControlOwnership(t *testing.T) {
 		{"0d8a4b6e-1111-4222-8333-444455556666", "does not hold control"},
 	} {
 		r.control(msg.ControlCommand{UUID: tc.uuid, Mode: msg.ModePosition, Positions: pose})
-		r.run(100 * time.Millisecond)
+		r.Run(100 * time.Millisecond)
 		if s := r.lastSession(); !strings.Contains(s.LastError, tc.why) {
 			t.Errorf("command with uuid %q: last_error %q, want %q", tc.uuid, s.LastError, tc.why)
 		}
@@ -57,7 +57,7 @@ func TestMotorControlOwnership(t *testing.T) {
 	}
 	// Malformed commands from the holder are refused by field.
 	r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModeMixed, Positions: pose, Torques: []float64{0, 0}})
-	r.run(50 * time.Millisecond)
+	r.Run(50 * time.Millisecond)
 	if s := r.lastSession(); !strings.Contains(s.LastError, "torques: 2 values, expected 5") || s.Rejected != 3 {
 		t.Errorf("short MIXED command: %+v", s)
 	}
@@ -65,14 +65,14 @@ func TestMotorControlOwnership(t *testing.T) {
 	// within shoulder_lift's ±1.7).
 	for range 20 {
 		r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, Positions: pose})
-		r.run(100 * time.Millisecond)
+		r.Run(100 * time.Millisecond)
 	}
 	var js []msg.JointStates
-	if _, err := bus.SubscribeJSON(r.bus, msg.MotorName(r.prefix, "", msg.MotorJointStates), bus.QoS{Depth: 10}, r.ex, func(_ string, v msg.JointStates) { js = append(js, v) }); err != nil {
+	if _, err := bus.SubscribeJSON(r.Bus, msg.MotorName(r.prefix, "", msg.MotorJointStates), bus.QoS{Depth: 10}, r.Ex, func(_ string, v msg.JointStates) { js = append(js, v) }); err != nil {
 		t.Fatal(err)
 	}
 	r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, Positions: pose})
-	r.run(100 * time.Millisecond)
+	r.Run(100 * time.Millisecond)
 	for i, q := range r.lastTruth().Positions {
 		if math.Abs(q-pose[i]) > 0.03 {
 			t.Errorf("joint %d at %.3f rad, want %.3f", i, q, pose[i])
@@ -82,8 +82,8 @@ func TestMotorControlOwnership(t *testing.T) {
 		}
 	}
 	// The role's own commands wait for the session to end.
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 0, 0, 0, 0}, SpeedFactor: 1})
-	r.run(100 * time.Millisecond)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 0, 0, 0, 0}, SpeedFactor: 1})
+	r.Run(100 * time.Millisecond)
 	if st := r.lastState(); !strings.Contains(st.ErrorMessage, `under control of session client "policy"`) {
 		t.Errorf("ArmCommand during a session: %q", st.ErrorMessage)
 	}
@@ -123,17 +123,17 @@ func TestMotorTimeoutBehaviours(t *testing.T) {
 			pose := []float64{0, math.Pi / 2, -math.Pi / 2, 0, 0}
 			for range 10 {
 				r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, Positions: pose})
-				r.run(100 * time.Millisecond)
+				r.Run(100 * time.Millisecond)
 			}
 			before := r.lastTruth().Positions[2]
 			if st := r.lastSession(); st.State != "active" {
 				t.Fatalf("session %+v before the timeout", st)
 			}
-			r.run(500 * time.Millisecond) // no commands: the session times out
+			r.Run(500 * time.Millisecond) // no commands: the session times out
 			if st := r.lastSession(); st.State != "timed_out" || st.Applied != behavior {
 				t.Fatalf("session %+v, want timed_out into %s", st, behavior)
 			}
-			r.run(500 * time.Millisecond)
+			r.Run(500 * time.Millisecond)
 			elbow := r.robot.Feetech(0).Servo(3).Goal()
 			sink[behavior] = r.lastTruth().Positions[2] - before
 			switch behavior {
@@ -156,8 +156,8 @@ func TestMotorTimeoutBehaviours(t *testing.T) {
 				}
 			}
 			// An ArmCommand takes the arm back from the release behaviour.
-			r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -45, 0, 0}, SpeedFactor: 1})
-			r.run(1500 * time.Millisecond)
+			r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -45, 0, 0}, SpeedFactor: 1})
+			r.Run(1500 * time.Millisecond)
 			if q := r.lastTruth().Positions[2]; math.Abs(q+math.Pi/4) > 0.03 {
 				t.Errorf("after an ArmCommand the elbow is at %.3f rad, want −π/4", q)
 			}
@@ -176,7 +176,7 @@ func TestMotorTorqueAndMixedModes(t *testing.T) {
 	// shoulder_pan turns about the vertical: no gravity, only friction.
 	for range 5 {
 		r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeTorque, MotorIDs: []int{1}, Torques: []float64{0.8}})
-		r.run(50 * time.Millisecond)
+		r.Run(50 * time.Millisecond)
 	}
 	tr := r.lastTruth()
 	if e := tr.Efforts[0]; math.Abs(e-0.8) > 0.25 {
@@ -187,7 +187,7 @@ func TestMotorTorqueAndMixedModes(t *testing.T) {
 	}
 	for range 30 {
 		r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeMixed, MotorIDs: []int{1}, Positions: []float64{-0.5}, Torques: []float64{0}, Kp: []float64{4}, Kd: []float64{0.4}})
-		r.run(100 * time.Millisecond)
+		r.Run(100 * time.Millisecond)
 	}
 	if q := r.lastTruth().Positions[0]; math.Abs(q+0.5) > 0.05 {
 		t.Errorf("MIXED kp 4 kd 0.4 to −0.5 rad: shoulder_pan at %.3f rad", q)
@@ -204,8 +204,8 @@ func TestMotorResetZero(t *testing.T) {
 	r := newArmRig(t)
 	// The arm hanging straight down rests there with its torque off.
 	hanging := []float32{20, 90, 0, 0, 30}
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
-	r.run(2 * time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
+	r.Run(2 * time.Second)
 
 	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 5000})
 	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})
@@ -213,13 +213,13 @@ func TestMotorResetZero(t *testing.T) {
 		t.Errorf("reset_zero during a session: %+v", z)
 	}
 	call[msg.ReleaseControlResponse](r, msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: s.UUID})
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
-	r.run(time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
+	r.Run(time.Second)
 
 	if err := r.robot.World().CutLink("arms_left/feetech/4"); err != nil {
 		t.Fatal(err)
 	}
-	r.run(200 * time.Millisecond)
+	r.Run(200 * time.Millisecond)
 	z = call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})
 	if z.Success || !strings.Contains(z.Message, "wrist_pitch (motor 4) does not answer") {
 		t.Errorf("reset_zero with a servo off the bus: %+v", z)
@@ -227,16 +227,16 @@ func TestMotorResetZero(t *testing.T) {
 	if err := r.robot.World().RestoreLink("arms_left/feetech/4"); err != nil {
 		t.Fatal(err)
 	}
-	r.publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
-	r.run(time.Second)
+	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
+	r.Run(time.Second)
 
 	before := r.lastTruth().Positions
-	start := r.ex.Now()
+	start := r.Ex.Now()
 	z = call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})
 	if !z.Success {
 		t.Fatalf("reset_zero: %+v", z)
 	}
-	if took := r.ex.Now().Sub(start); took > time.Second {
+	if took := r.Ex.Now().Sub(start); took > time.Second {
 		t.Errorf("reset_zero answered after %v", took)
 	}
 	for i, q := range z.Positions {
@@ -245,7 +245,7 @@ func TestMotorResetZero(t *testing.T) {
 		}
 	}
 	// Nothing moved: the zero moved to the arm.
-	r.run(500 * time.Millisecond)
+	r.Run(500 * time.Millisecond)
 	for i, q := range r.lastTruth().Positions {
 		if math.Abs(q-before[i]) > 0.05 {
 			t.Errorf("joint %d moved from %.3f to %.3f rad during calibration", i, before[i], q)
@@ -262,9 +262,9 @@ func TestMotorResetZero(t *testing.T) {
 	// refused (the timeout path is tested in roles/motor).
 	var first, second *msg.ResetZeroResponse
 	name := msg.MotorName(r.prefix, "", msg.MotorResetZero)
-	bus.CallAsyncJSON(r.bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.ex, func(v msg.ResetZeroResponse, _ error) { first = &v })
-	bus.CallAsyncJSON(r.bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.ex, func(v msg.ResetZeroResponse, _ error) { second = &v })
-	r.run(time.Second)
+	bus.CallAsyncJSON(r.Bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.Ex, func(v msg.ResetZeroResponse, _ error) { first = &v })
+	bus.CallAsyncJSON(r.Bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.Ex, func(v msg.ResetZeroResponse, _ error) { second = &v })
+	r.Run(time.Second)
 	if first == nil || second == nil || !first.Success || second.Success || !strings.Contains(second.Message, "already running") {
 		t.Errorf("two calls at once: %+v, %+v", first, second)
 	}

@@ -124,12 +124,8 @@ func (b *Balance) Start(env rolekit.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Begin(env, "balance"); err != nil {
-		return err
-	}
 	b.cfg, b.ex = cfg, env.Exec
-	if err := b.open(); err != nil {
-		b.Stop()
+	if err := b.Begin(env, "balance", b.open); err != nil {
 		return err
 	}
 	b.reboot()

@@ -1,7 +1,6 @@
 package balance_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -34,9 +33,7 @@ const balDeg = math.Pi / 180
 // balanceRig is the simulated robot with the balance role on its balance
 // board and the simulated IO board on the other end of ttyAMA0.
 type balanceRig struct {
-	t      *testing.T
-	ex     *executor.Executor
-	bus    bus.Bus
+	roletest.Rig
 	robot  *robot.Robot
 	io     *simio.Board
 	role   rolekit.Role
@@ -102,7 +99,7 @@ func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &balanceRig{t: t, ex: ex, bus: b, robot: r, io: io, imuOff: &atomic.Bool{}}
+	g := &balanceRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, robot: r, io: io, imuOff: &atomic.Bool{}}
 	role, err := roles.New("balance")
 	if err != nil {
 		t.Fatal(err)
@@ -128,45 +125,38 @@ func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
 	return g
 }
 
-func (g *balanceRig) run(d time.Duration) {
-	g.t.Helper()
-	if err := g.ex.RunFor(context.Background(), d); err != nil {
-		g.t.Fatal(err)
-	}
-}
-
 // console runs a console line over the bus service.
 func (g *balanceRig) console(line string) msg.BalanceConsoleResponse {
-	g.t.Helper()
+	g.T.Helper()
 	var resp msg.BalanceConsoleResponse
 	var err error
 	done := false
-	g.bus.CallAsync(msg.ServiceBalanceConsole, msg.BalanceConsoleRequest{Line: line}, time.Second, g.ex, func(m bus.Msg, e error) {
+	g.Bus.CallAsync(msg.ServiceBalanceConsole, msg.BalanceConsoleRequest{Line: line}, time.Second, g.Ex, func(m bus.Msg, e error) {
 		done, err = true, e
 		if e == nil {
 			err = json.Unmarshal(m.Data, &resp)
 		}
 	})
-	g.run(5 * time.Millisecond)
+	g.Run(5 * time.Millisecond)
 	if !done || err != nil {
-		g.t.Fatalf("console %q: done %v err %v", line, done, err)
+		g.T.Fatalf("console %q: done %v err %v", line, done, err)
 	}
 	return resp
 }
 
 // lastTelemetryA decodes the latest 0x400 frame.
 func (g *balanceRig) lastTelemetryA() canmsg.TelemetryA {
-	g.t.Helper()
+	g.T.Helper()
 	for i := len(g.canRx) - 1; i >= 0; i-- {
 		if g.canRx[i].ID == canmsg.IDTelemetryA {
 			a, err := canmsg.ParseTelemetryA(g.canRx[i])
 			if err != nil {
-				g.t.Fatal(err)
+				g.T.Fatal(err)
 			}
 			return a
 		}
 	}
-	g.t.Fatal("no 0x400 telemetry")
+	g.T.Fatal("no 0x400 telemetry")
 	return canmsg.TelemetryA{}
 }
 
@@ -184,31 +174,31 @@ func (g *balanceRig) motorsOff() bool {
 
 // arm puts the ARM switch on and holds the button for 3.2 s.
 func (g *balanceRig) arm() {
-	g.t.Helper()
+	g.T.Helper()
 	if err := g.io.SetChannel(5, 2000); err != nil {
-		g.t.Fatal(err)
+		g.T.Fatal(err)
 	}
-	g.run(50 * time.Millisecond)
+	g.Run(50 * time.Millisecond)
 	g.io.PressArm(true)
-	g.run(3200 * time.Millisecond)
+	g.Run(3200 * time.Millisecond)
 	g.io.PressArm(false)
-	g.run(50 * time.Millisecond)
+	g.Run(50 * time.Millisecond)
 }
 
 func (g *balanceRig) mustArm() {
-	g.t.Helper()
+	g.T.Helper()
 	g.mustArmAt(0)
 }
 
 // mustArmAt arms the base held at pitch (rad) by hand, as a person holds
 // it for the 3 s arming hold, letting go when the motors take over.
 func (g *balanceRig) mustArmAt(pitch float64) {
-	g.t.Helper()
+	g.T.Helper()
 	release := g.hold(pitch)
 	g.arm() // the filter finds the pose during the hold
 	release()
 	if !g.state.Armed || g.lastTelemetryA().State != balance.StateArmed {
-		g.t.Fatalf("not armed after a 3 s hold: state %+v", g.state)
+		g.T.Fatalf("not armed after a 3 s hold: state %+v", g.state)
 	}
 }
 
@@ -216,7 +206,7 @@ func (g *balanceRig) mustArmAt(pitch float64) {
 // the motors take over or release is called.
 func (g *balanceRig) hold(pitch float64) (release func()) {
 	var hand *executor.Timer
-	hand = g.ex.Every(time.Millisecond, func() {
+	hand = g.Ex.Every(time.Millisecond, func() {
 		if !g.motorsOff() {
 			hand.Stop()
 			return
@@ -228,15 +218,15 @@ func (g *balanceRig) hold(pitch float64) (release func()) {
 
 // track records the true pitch every millisecond while running d.
 func (g *balanceRig) track(d time.Duration) (maxTilt float64, lastOutside time.Duration) {
-	start := g.ex.Now()
-	tm := g.ex.Every(time.Millisecond, func() {
+	start := g.Ex.Now()
+	tm := g.Ex.Every(time.Millisecond, func() {
 		p, _ := g.robot.Balance.Pitch()
 		maxTilt = math.Max(maxTilt, math.Abs(p))
 		if math.Abs(p) > 1*balDeg {
-			lastOutside = g.ex.Now().Sub(start)
+			lastOutside = g.Ex.Now().Sub(start)
 		}
 	})
-	g.run(d)
+	g.Run(d)
 	tm.Stop()
 	return maxTilt / balDeg, lastOutside
 }
@@ -250,7 +240,7 @@ func TestBalanceNoSpinAtPowerOn(t *testing.T) {
 		}
 	}
 	for i := 0; i < 20; i++ {
-		g.run(100 * time.Millisecond)
+		g.Run(100 * time.Millisecond)
 		if !g.motorsOff() {
 			t.Fatalf("at %v the VESCs are told %+v / %+v", time.Duration(i+1)*100*time.Millisecond, g.robot.VESC(0).Command(), g.robot.VESC(1).Command())
 		}
@@ -266,19 +256,19 @@ func TestBalanceArmNeedsAFullHoldWhileUpright(t *testing.T) {
 	if err := g.io.SetChannel(5, 2000); err != nil {
 		t.Fatal(err)
 	}
-	g.run(50 * time.Millisecond)
+	g.Run(50 * time.Millisecond)
 	// Two holds of 2.5 s with a break between: not armed.
 	for i := 0; i < 2; i++ {
 		g.io.PressArm(true)
-		g.run(2500 * time.Millisecond)
+		g.Run(2500 * time.Millisecond)
 		g.io.PressArm(false)
-		g.run(100 * time.Millisecond)
+		g.Run(100 * time.Millisecond)
 		if g.state.Armed || !g.motorsOff() {
 			t.Fatalf("armed after a %d s hold", 2)
 		}
 	}
 	g.io.PressArm(true)
-	g.run(3100 * time.Millisecond)
+	g.Run(3100 * time.Millisecond)
 	if !g.state.Armed || g.motorsOff() {
 		t.Fatalf("not balancing after a 3.1 s hold: %+v", g.state)
 	}
@@ -295,7 +285,7 @@ func TestBalanceManualModeSetsWheelRPM(t *testing.T) {
 	g.mustArm()
 	_ = g.can.Send(canmsg.ModeManual.Frame())
 	_ = g.can.Send(canmsg.Velocity{SpeedMMPS: 150}.Frame())
-	g.run(5 * time.Millisecond)
+	g.Run(5 * time.Millisecond)
 	// 0.15 m/s on a 0.0825 m wheel with 15 pole pairs: 260.4 ERPM (the
 	// 10 % cap of 2 m/s allows 0.2 m/s).
 	want := 0.15 / 0.0825 * 60 / (2 * math.Pi) * 15
@@ -318,7 +308,7 @@ func TestBalanceArmRefusedWhenNotUpright(t *testing.T) {
 	if r.OK || !balContains(r.Output, "not upright") {
 		t.Errorf("console arm: %+v, want refused as not upright", r)
 	}
-	if g.run(20 * time.Millisecond); !g.motorsOff() {
+	if g.Run(20 * time.Millisecond); !g.motorsOff() {
 		t.Error("motors on after a refused arm")
 	}
 }
@@ -326,7 +316,7 @@ func TestBalanceArmRefusedWhenNotUpright(t *testing.T) {
 func TestBalanceSettlesFrom5Degrees(t *testing.T) {
 	g := newBalanceRig(t, nil)
 	g.mustArm()
-	g.run(time.Second)
+	g.Run(time.Second)
 	// Tipped to 5° at once: the gyro never saw it happen, so the filter
 	// finds the lean from the accelerometer while the loop recovers.
 	g.robot.Balance.SetPitch(5*balDeg, 0)
@@ -347,7 +337,7 @@ func TestBalanceSettlesFrom5Degrees(t *testing.T) {
 func TestBalanceRejectsPush(t *testing.T) {
 	g := newBalanceRig(t, nil)
 	g.mustArm()
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	if err := g.robot.World().Disturb(msg.SimDisturbRequest{Kind: msg.DisturbPush, Target: "balance",
 		Force: [3]float64{60, 0, 0}, DurationS: 0.2}); err != nil {
 		t.Fatal(err)
@@ -379,7 +369,7 @@ func TestBalanceDrivesForwardOnStick(t *testing.T) {
 		t.Fatal(err)
 	}
 	x0, _ := g.robot.Balance.Position()
-	g.run(5 * time.Second)
+	g.Run(5 * time.Second)
 	x1, v := g.robot.Balance.Position()
 	if math.Abs(v-0.6) > 0.12 || x1-x0 < 1.5 {
 		t.Errorf("speed %.3f m/s (want 0.6 ± 0.12), travelled %.2f m (want ≥ 1.5)", v, x1-x0)
@@ -391,7 +381,7 @@ func TestBalanceDrivesForwardOnStick(t *testing.T) {
 	if err := g.io.SetChannel(1, 1800); err != nil {
 		t.Fatal(err)
 	}
-	g.run(2 * time.Second)
+	g.Run(2 * time.Second)
 	if _, rate := g.robot.Balance.Yaw(); rate > -0.3 {
 		t.Errorf("yaw rate %.2f rad/s on a right stick, want clearly negative", rate)
 	}
@@ -410,7 +400,7 @@ func TestBalanceSpeedCapStepsBy10Percent(t *testing.T) {
 		if r := g.console(c.line); r.OK != c.ok {
 			t.Errorf("%s: %+v, want ok %v", c.line, r, c.ok)
 		}
-		g.run(150 * time.Millisecond)
+		g.Run(150 * time.Millisecond)
 		if g.state.SpeedLimit != c.cap {
 			t.Errorf("after %s: cap %d %%, want %d %%", c.line, g.state.SpeedLimit, c.cap)
 		}
@@ -419,7 +409,7 @@ func TestBalanceSpeedCapStepsBy10Percent(t *testing.T) {
 	g.mustArm()
 	_ = g.io.SetChannel(7, 2000)
 	_ = g.io.SetChannel(2, 2000)
-	g.run(5 * time.Second)
+	g.Run(5 * time.Second)
 	if _, v := g.robot.Balance.Position(); math.Abs(v-0.2) > 0.06 {
 		t.Errorf("speed %.3f m/s at the 10 %% cap, want 0.2 ± 0.06", v)
 	}
@@ -434,12 +424,12 @@ func TestBalanceTiltCutoffNeedsManualRearm(t *testing.T) {
 	}
 	g.robot.Balance.SetPitch(3*balDeg, 0)
 	var cutAt float64
-	tm := g.ex.Every(time.Millisecond, func() {
+	tm := g.Ex.Every(time.Millisecond, func() {
 		if p, _ := g.robot.Balance.Pitch(); cutAt == 0 && g.motorsOff() {
 			cutAt = p / balDeg
 		}
 	})
-	g.run(3 * time.Second)
+	g.Run(3 * time.Second)
 	tm.Stop()
 	if cutAt < 24 || cutAt > 27 {
 		t.Errorf("motors cut at %.2f° of lean, want at the 25° cutoff (±2° of filter lag)", cutAt)
@@ -452,7 +442,7 @@ func TestBalanceTiltCutoffNeedsManualRearm(t *testing.T) {
 		t.Fatal(r)
 	}
 	release := g.hold(0)
-	g.run(2 * time.Second)
+	g.Run(2 * time.Second)
 	if !g.motorsOff() || g.state.State != "tilt" {
 		t.Fatalf("set upright: state %q motors off %v, want still cut", g.state.State, g.motorsOff())
 	}
@@ -467,15 +457,15 @@ func TestBalanceWatchdogIOLinkSilent(t *testing.T) {
 	g := newBalanceRig(t, nil)
 	g.mustArm()
 	g.io.Close()
-	g.run(35 * time.Millisecond)
+	g.Run(35 * time.Millisecond)
 	if g.motorsOff() {
 		t.Fatal("cut before the 50 ms watchdog")
 	}
-	g.run(20 * time.Millisecond)
+	g.Run(20 * time.Millisecond)
 	if !g.motorsOff() {
 		t.Fatal("motors still driven 55 ms after the IO board went silent")
 	}
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if g.state.State != "watchdog" || !balContains(g.state.Faults, "link_watchdog") {
 		t.Errorf("state %q faults %v", g.state.State, g.state.Faults)
 	}
@@ -485,21 +475,21 @@ func TestBalanceWatchdogIMUSilent(t *testing.T) {
 	g := newBalanceRig(t, nil)
 	g.mustArm()
 	g.imuOff.Store(true)
-	g.run(45 * time.Millisecond)
+	g.Run(45 * time.Millisecond)
 	if g.motorsOff() {
 		t.Fatal("cut before the 50 ms watchdog")
 	}
-	g.run(10 * time.Millisecond)
+	g.Run(10 * time.Millisecond)
 	if !g.motorsOff() {
 		t.Fatal("motors still driven 55 ms after the IMU went silent")
 	}
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if g.state.State != "watchdog" || !balContains(g.state.Faults, "imu_watchdog") {
 		t.Errorf("state %q faults %v", g.state.State, g.state.Faults)
 	}
 	// The IMU back: still off until re-armed.
 	g.imuOff.Store(false)
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	if !g.motorsOff() {
 		t.Error("motors back without a re-arm")
 	}
@@ -514,9 +504,9 @@ func TestBalanceEStopSources(t *testing.T) {
 		{"rc channel 6", func(g *balanceRig) { _ = g.io.SetChannel(6, 2000) }, func(g *balanceRig) { _ = g.io.SetChannel(6, 1000) }, true},
 		{"kill switch", func(g *balanceRig) { g.io.SetKill(true) }, func(g *balanceRig) { g.io.SetKill(false) }, false},
 		{"can mode 3", func(g *balanceRig) { _ = g.can.Send(canmsg.ModeEStop.Frame()) }, func(g *balanceRig) { _ = g.can.Send(canmsg.ModeBalance.Frame()) }, false},
-		{"bus topic", func(g *balanceRig) { _ = g.bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: true, Source: "test"}) },
+		{"bus topic", func(g *balanceRig) { _ = g.Bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: true, Source: "test"}) },
 			func(g *balanceRig) {
-				_ = g.bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: false, Source: "test"})
+				_ = g.Bus.Publish(msg.TopicBalanceEStop, msg.EStop{Active: false, Source: "test"})
 			}, false},
 		{"console", func(g *balanceRig) { g.console("estop") }, func(*balanceRig) {}, false},
 	}
@@ -527,17 +517,17 @@ func TestBalanceEStopSources(t *testing.T) {
 			s.stop(g)
 			// The RC path is one receiver frame (4 ms) and one IO period
 			// (10 ms) away; every other source is acted on within a loop.
-			g.run(20 * time.Millisecond)
+			g.Run(20 * time.Millisecond)
 			if !g.motorsOff() {
 				t.Fatal("motors driven 20 ms after the emergency stop")
 			}
-			g.run(200 * time.Millisecond)
+			g.Run(200 * time.Millisecond)
 			if g.state.State != "estop" {
 				t.Fatalf("state %q, want estop", g.state.State)
 			}
 			s.free(g)
 			g.robot.Balance.SetPitch(0, 0)
-			g.run(500 * time.Millisecond)
+			g.Run(500 * time.Millisecond)
 			if !g.motorsOff() || g.state.State != "estop" {
 				t.Fatalf("released: state %q, motors off %v: want still stopped until re-armed", g.state.State, g.motorsOff())
 			}
@@ -558,7 +548,7 @@ func TestBalanceEStopCheckedFirst(t *testing.T) {
 	}
 	g.io.SetKill(true)
 	g.robot.Balance.SetPitch(10*balDeg, 0)
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if g.state.State != "estop" || !g.motorsOff() {
 		t.Errorf("state %q motors off %v, want estop", g.state.State, g.motorsOff())
 	}
@@ -573,17 +563,17 @@ func TestBalanceCANCommandTimeoutRevertsToRC(t *testing.T) {
 	_ = g.io.SetChannel(7, 2000)
 	_ = g.io.SetChannel(2, 2000) // RC asks 0.6 m/s
 	// The Orin asks 0 at 20 Hz: it wins while fresh.
-	tm := g.ex.Every(50*time.Millisecond, func() { _ = g.can.Send(canmsg.Velocity{SpeedMMPS: 0}.Frame()) })
-	g.run(2 * time.Second)
+	tm := g.Ex.Every(50*time.Millisecond, func() { _ = g.can.Send(canmsg.Velocity{SpeedMMPS: 0}.Frame()) })
+	g.Run(2 * time.Second)
 	if _, v := g.robot.Balance.Position(); math.Abs(v) > 0.08 || g.state.Source != "can" {
 		t.Fatalf("under CAN command: speed %.3f source %q, want ≈ 0 from can", v, g.state.Source)
 	}
 	tm.Stop()
-	g.run(450 * time.Millisecond)
+	g.Run(450 * time.Millisecond)
 	if g.state.Source != "can" {
 		t.Errorf("source %q 450 ms after the last 0x300, want can until 500 ms", g.state.Source)
 	}
-	g.run(6 * time.Second)
+	g.Run(6 * time.Second)
 	if _, v := g.robot.Balance.Position(); math.Abs(v-0.6) > 0.12 || g.state.Source != "rc" {
 		t.Errorf("after the CAN timeout: speed %.3f source %q, want 0.6 from rc", v, g.state.Source)
 	}
@@ -596,13 +586,13 @@ func TestBalanceRCFailoverAndLoss(t *testing.T) {
 	g := newBalanceRig(t, nil)
 	g.mustArm()
 	g.io.CRSF().SetLinkLost(true)
-	g.run(time.Second)
+	g.Run(time.Second)
 	st := func() string { return string(g.io.Logic().Status().Source) }
 	if src := st(); src != "elrs" || !g.state.Armed || g.motorsOff() {
 		t.Fatalf("CRSF lost: source %q state %q, want elrs and still balancing", src, g.state.State)
 	}
 	g.io.ELRS().SetLinkLost(true)
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if !g.motorsOff() || g.state.State != "rc_loss" {
 		t.Errorf("both links lost: state %q motors off %v", g.state.State, g.motorsOff())
 	}
@@ -610,9 +600,9 @@ func TestBalanceRCFailoverAndLoss(t *testing.T) {
 
 func TestBalanceCANTelemetryAndTuning(t *testing.T) {
 	g := newBalanceRig(t, nil)
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	g.canRx = nil
-	g.run(time.Second)
+	g.Run(time.Second)
 	var na, nb int
 	for _, f := range g.canRx {
 		switch f.ID {
@@ -637,7 +627,7 @@ func TestBalanceCANTelemetryAndTuning(t *testing.T) {
 		_ = g.can.Send(f)
 	}
 	_ = g.can.Send(canmsg.Config{TiltLimitX100: 2000, MaxSpeedMMPS: 1500}.Frame())
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if s := g.state; s.Kp != 1.5 || s.Ki != 0.25 || s.Kd != 0.125 || s.TiltLimit != 20 || s.MaxSpeed != 1.5 {
 		t.Errorf("after 0x301/0x303: %+v", s)
 	}
@@ -648,7 +638,7 @@ func TestBalanceCANTelemetryAndTuning(t *testing.T) {
 
 func TestBalanceConsoleCommands(t *testing.T) {
 	g := newBalanceRig(t, nil)
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	help := g.console("help")
 	for _, c := range []string{"status", "pid", "arm", "disarm", "estop", "tilt_limit", "speed_limit", "can_stats", "uart_stats", "reboot"} {
 		if !balContains(help.Output, c) {
@@ -670,7 +660,7 @@ func TestBalanceConsoleCommands(t *testing.T) {
 			t.Errorf("%s: %+v, want ok %v and %q", c.line, r, c.ok, c.want)
 		}
 	}
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if g.state.TiltLimit != 25 {
 		t.Errorf("tilt limit %v after reboot, want 25", g.state.TiltLimit)
 	}

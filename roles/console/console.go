@@ -87,14 +87,7 @@ type consoleButton struct {
 
 // Start implements rolekit.Role.
 func (c *Console) Start(env rolekit.Env) error {
-	if err := c.Begin(env, "console"); err != nil {
-		return err
-	}
-	if err := c.open(); err != nil {
-		c.Stop()
-		return err
-	}
-	return nil
+	return c.Begin(env, "console", c.open)
 }
 
 func (c *Console) open() error {

@@ -1,14 +1,12 @@
 package console_test
 
 import (
-	"context"
 	"image"
 	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/ssd1306"
@@ -31,9 +29,7 @@ const (
 )
 
 type consoleRig struct {
-	t     *testing.T
-	ex    *executor.Executor
-	bus   bus.Bus
+	roletest.Rig
 	board *simboard.Board
 	role  rolekit.Role
 }
@@ -60,37 +56,23 @@ func newConsoleRig(t *testing.T, edit func(*roleconfig.Config)) *consoleRig {
 		Prefix: msg.TopicPrefix(msg.RoleConsole, "")}); err != nil {
 		t.Fatal(err)
 	}
-	return &consoleRig{t: t, ex: ex, bus: b, board: board, role: role}
-}
-
-func (g *consoleRig) run(d time.Duration) {
-	g.t.Helper()
-	if err := g.ex.RunFor(context.Background(), d); err != nil {
-		g.t.Fatal(err)
-	}
-}
-
-func (g *consoleRig) publish(topic string, v any) {
-	g.t.Helper()
-	if err := g.bus.Publish(topic, v); err != nil {
-		g.t.Fatal(err)
-	}
+	return &consoleRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, board: board, role: role}
 }
 
 // press drives a button's pin to ground (pressed) or lets the pull-up
 // take it high, with bounces: the contact chatters 1 ms apart bounce
 // times before it settles.
 func (g *consoleRig) press(bcm int, pressed bool, bounces int) {
-	g.t.Helper()
+	g.T.Helper()
 	level := gpio.Level(!pressed)
-	at := g.ex.Now()
+	at := g.Ex.Now()
 	for i := 0; i < 2*bounces; i++ {
 		if err := g.board.SetInputAt(bcm, level == (i%2 == 0), at.Add(time.Duration(i)*time.Millisecond)); err != nil {
-			g.t.Fatal(err)
+			g.T.Fatal(err)
 		}
 	}
 	if err := g.board.SetInputAt(bcm, level, at.Add(time.Duration(2*bounces)*time.Millisecond)); err != nil {
-		g.t.Fatal(err)
+		g.T.Fatal(err)
 	}
 }
 
@@ -118,56 +100,56 @@ func (g *consoleRig) shows(s string) bool {
 }
 
 func (g *consoleRig) wantShown(texts ...string) {
-	g.t.Helper()
+	g.T.Helper()
 	for _, s := range texts {
 		if !g.shows(s) {
-			g.t.Errorf("the display does not show %q", s)
+			g.T.Errorf("the display does not show %q", s)
 		}
 	}
 }
 
 func (g *consoleRig) wantHidden(texts ...string) {
-	g.t.Helper()
+	g.T.Helper()
 	for _, s := range texts {
 		if g.shows(s) {
-			g.t.Errorf("the display still shows %q", s)
+			g.T.Errorf("the display still shows %q", s)
 		}
 	}
 }
 
 func TestConsoleStatusScreen(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	if !g.board.SSD1306().Lit() {
 		t.Fatal("the display is not lit")
 	}
 	g.wantShown("SAINT", "E-STOP: clear", "Battery: --", "Nodes: 0")
 	for _, id := range []string{"sim-head", "sim-tracks", "sim-console"} {
-		g.publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: "ACTIVE"})
+		g.Publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: "ACTIVE"})
 	}
-	g.publish(msg.TopicTracksPower, map[string]any{"voltage": 24.31, "present": true})
-	g.publish(msg.TopicRouterStatus, msg.RouteStatus{State: msg.RouterIdle, EStopActive: true, EStopSource: "safety"})
-	g.run(500 * time.Millisecond)
+	g.Publish(msg.TopicTracksPower, map[string]any{"voltage": 24.31, "present": true})
+	g.Publish(msg.TopicRouterStatus, msg.RouteStatus{State: msg.RouterIdle, EStopActive: true, EStopSource: "safety"})
+	g.Run(500 * time.Millisecond)
 	g.wantShown("E-STOP: ACTIVE", "by safety", "Battery: 24.3 V", "Nodes: 3")
 	g.wantHidden("E-STOP: clear", "Nodes: 0")
 	// Nodes that stop reporting drop out after node_timeout_ms.
-	g.run(11 * time.Second)
+	g.Run(11 * time.Second)
 	g.wantShown("Nodes: 0")
 }
 
 func TestConsoleShowsPushedText(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Title: "Hello", Lines: []string{"line one", "line two"}, Clear: true})
-	g.run(300 * time.Millisecond)
+	g.Publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Title: "Hello", Lines: []string{"line one", "line two"}, Clear: true})
+	g.Run(300 * time.Millisecond)
 	g.wantShown("Hello", "line one", "line two")
 	g.wantHidden("SAINT")
 	// Without Clear, the lines given replace those at their positions.
-	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Lines: []string{"line 1"}})
-	g.run(300 * time.Millisecond)
+	g.Publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "message", Lines: []string{"line 1"}})
+	g.Run(300 * time.Millisecond)
 	g.wantShown("Hello", "line 1", "line two")
 	g.wantHidden("line one")
-	g.publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "status"})
-	g.run(300 * time.Millisecond)
+	g.Publish(msg.TopicConsoleDisplay, msg.ConsoleDisplay{Page: "status"})
+	g.Run(300 * time.Millisecond)
 	g.wantShown("SAINT")
 	g.wantHidden("Hello")
 }
@@ -175,8 +157,8 @@ func TestConsoleShowsPushedText(t *testing.T) {
 func TestConsoleAlertsByPriority(t *testing.T) {
 	g := newConsoleRig(t, nil)
 	alert := func(level, text string) {
-		g.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: level, Message: text, Source: "srv"})
-		g.run(300 * time.Millisecond)
+		g.Publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: level, Message: text, Source: "srv"})
+		g.Run(300 * time.Millisecond)
 	}
 	alert(msg.AlertWarning, "servo hot")
 	g.wantShown("! WARNING srv", "servo hot")
@@ -188,26 +170,26 @@ func TestConsoleAlertsByPriority(t *testing.T) {
 	// A critical alert stays until dismissed: back takes it away and the
 	// next most urgent shows, the warning's 5 s now over: the info is
 	// also gone (3 s), so the status page is back.
-	g.run(6 * time.Second)
+	g.Run(6 * time.Second)
 	g.wantShown("battery cutoff")
 	g.press(consoleBackPin, true, 3)
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	g.press(consoleBackPin, false, 3)
-	g.run(300 * time.Millisecond)
+	g.Run(300 * time.Millisecond)
 	g.wantHidden("battery cutoff", "servo hot", "hello")
 	g.wantShown("SAINT")
 }
 
 func TestConsoleButtonDebounce(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	inputs := roletest.Collect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
-	g.run(100 * time.Millisecond)
-	pressAt := g.ex.Now()
+	inputs := roletest.Collect[msg.ConsoleInput](t, g.Bus, g.Ex, msg.TopicConsoleInput)
+	g.Run(100 * time.Millisecond)
+	pressAt := g.Ex.Now()
 	g.press(consoleSelectPin, true, 4)
-	g.run(200 * time.Millisecond)
-	releaseAt := g.ex.Now()
+	g.Run(200 * time.Millisecond)
+	releaseAt := g.Ex.Now()
 	g.press(consoleSelectPin, false, 4)
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	want := []msg.ConsoleInput{
 		{Control: "select", Kind: msg.InputButton, Event: msg.EventPress, Value: 1, Timestamp: float64(pressAt.UnixNano()) / 1e9},
 		{Control: "select", Kind: msg.InputButton, Event: msg.EventRelease, Value: 0, Timestamp: float64(releaseAt.UnixNano()) / 1e9},
@@ -220,9 +202,9 @@ func TestConsoleButtonDebounce(t *testing.T) {
 	// release.
 	*inputs = nil
 	g.press(consoleEStopPin, true, 0)
-	g.run(5 * time.Millisecond)
+	g.Run(5 * time.Millisecond)
 	g.press(consoleEStopPin, false, 0)
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	if n := len(*inputs); n != 2 || (*inputs)[0].Control != "estop" || (*inputs)[0].Event != msg.EventPress || (*inputs)[1].Event != msg.EventRelease {
 		t.Errorf("a 5 ms tap gave %+v, want estop press then release", *inputs)
 	}
@@ -233,7 +215,7 @@ func TestConsoleButtonDebounce(t *testing.T) {
 // holding select hands the tracks to the console until held again.
 func TestConsoleEStopAndOverrideReachTheRouter(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	rt, err := router.New(router.Options{Exec: g.ex, Bus: g.bus, Log: slog.New(slog.DiscardHandler)})
+	rt, err := router.New(router.Options{Exec: g.Ex, Bus: g.Bus, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,17 +223,17 @@ func TestConsoleEStopAndOverrideReachTheRouter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Stop()
-	overrides := roletest.Collect[msg.ConsoleOverride](t, g.bus, g.ex, msg.TopicConsoleOverride)
-	twists := roletest.Collect[msg.Twist](t, g.bus, g.ex, msg.TopicTracksCmdVel)
+	overrides := roletest.Collect[msg.ConsoleOverride](t, g.Bus, g.Ex, msg.TopicConsoleOverride)
+	twists := roletest.Collect[msg.Twist](t, g.Bus, g.Ex, msg.TopicTracksCmdVel)
 
 	g.press(consoleSelectPin, true, 2)
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	if len(*overrides) != 0 {
 		t.Fatalf("override after 0.5 s of a 1 s hold: %+v", *overrides)
 	}
-	g.run(time.Second)
+	g.Run(time.Second)
 	g.press(consoleSelectPin, false, 2)
-	g.run(time.Second)
+	g.Run(time.Second)
 	// On at 1 s, then every 100 ms.
 	if n := len(*overrides); n < 14 || n > 16 {
 		t.Errorf("%d overrides in 1.5 s of override at 10 Hz", n)
@@ -271,39 +253,39 @@ func TestConsoleEStopAndOverrideReachTheRouter(t *testing.T) {
 	g.wantShown("OVERRIDE tracks")
 
 	g.press(consoleSelectPin, true, 2)
-	g.run(1200 * time.Millisecond)
+	g.Run(1200 * time.Millisecond)
 	g.press(consoleSelectPin, false, 2)
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	last := (*overrides)[len(*overrides)-1]
 	if last.Active {
 		t.Errorf("last override %+v after the second hold, want inactive", last)
 	}
 	n := len(*overrides)
-	g.run(time.Second)
+	g.Run(time.Second)
 	if len(*overrides) != n {
 		t.Error("overrides still sent after the override was turned off")
 	}
 
 	g.press(consoleEStopPin, true, 3)
-	g.run(500 * time.Millisecond)
+	g.Run(500 * time.Millisecond)
 	if st := rt.Status(); !st.EStopActive || st.EStopSource != router.SourceConsole {
 		t.Errorf("router e-stop %v from %q, want engaged by the console", st.EStopActive, st.EStopSource)
 	}
-	g.run(time.Second) // the router publishes its status
+	g.Run(time.Second) // the router publishes its status
 	g.wantShown("E-STOP: ACTIVE", "by console")
 }
 
 func TestConsoleStopBlanksTheScreen(t *testing.T) {
 	g := newConsoleRig(t, nil)
-	g.run(300 * time.Millisecond)
+	g.Run(300 * time.Millisecond)
 	g.role.Stop()
 	img := g.board.SSD1306().Image()
 	if lit := countLit(img); lit != 0 {
 		t.Errorf("%d pixels lit after Stop", lit)
 	}
-	inputs := roletest.Collect[msg.ConsoleInput](t, g.bus, g.ex, msg.TopicConsoleInput)
+	inputs := roletest.Collect[msg.ConsoleInput](t, g.Bus, g.Ex, msg.TopicConsoleInput)
 	g.press(consoleSelectPin, true, 0)
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	if len(*inputs) != 0 {
 		t.Errorf("input events after Stop: %+v", *inputs)
 	}
@@ -323,13 +305,12 @@ func countLit(img *image.Gray) int {
 // simulated robot: a head command past the limits puts the head's warning
 // on the console's screen.
 func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
-	ex := executor.NewVirtual()
-	b := mem.New()
+	ex, b := executor.NewVirtual(), mem.New()
 	r, err := robot.New(robot.Options{Exec: ex, TruthRate: -1})
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		err = r.Start()
 	}
-	if err := r.Start(); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
@@ -347,13 +328,13 @@ func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
 		}
 		defer role.Stop()
 	}
-	g := &consoleRig{t: t, ex: ex, bus: b, board: r.Board(robot.ConsolePart)}
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})
-	g.run(500 * time.Millisecond)
+	g := &consoleRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, board: r.Board(robot.ConsolePart)}
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})
+	g.Run(500 * time.Millisecond)
 	// "head command clamped to the configured limits: roll 80 -> 45 deg",
 	// wrapped at 21 characters.
 	g.wantShown("! WARNING sim-head", "head command clamped", "to the configured", "limits: roll 80 -> 45", "deg")
-	g.run(5 * time.Second)
+	g.Run(5 * time.Second)
 	g.wantHidden("! WARNING sim-head")
 	g.wantShown("SAINT")
 }

@@ -98,14 +98,7 @@ func (a *headAxis) step(dt, vmax, amax float64) {
 
 // Start implements rolekit.Role.
 func (h *Head) Start(env rolekit.Env) error {
-	if err := h.Begin(env, "head"); err != nil {
-		return err
-	}
-	if err := h.open(); err != nil {
-		h.StopAll()
-		return err
-	}
-	return nil
+	return h.Begin(env, "head", h.open)
 }
 
 func (h *Head) open() error {

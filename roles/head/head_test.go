@@ -26,9 +26,7 @@ const headDegree = math.Pi / 180
 // headRig is the simulated robot with the head role running on its head
 // board, the board carrying the rendered camera.
 type headRig struct {
-	t     *testing.T
-	ex    *executor.Executor
-	bus   bus.Bus
+	roletest.Rig
 	robot *robot.Robot
 	board *simboard.Board
 	role  rolekit.Role
@@ -60,21 +58,7 @@ func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
 		Config: cfg, Prefix: msg.TopicPrefix(msg.RoleHead, "")}); err != nil {
 		t.Fatal(err)
 	}
-	return &headRig{t: t, ex: ex, bus: b, robot: r, board: board, role: role}
-}
-
-func (g *headRig) run(d time.Duration) {
-	g.t.Helper()
-	if err := g.ex.RunFor(context.Background(), d); err != nil {
-		g.t.Fatal(err)
-	}
-}
-
-func (g *headRig) publish(topic string, v any) {
-	g.t.Helper()
-	if err := g.bus.Publish(topic, v); err != nil {
-		g.t.Fatal(err)
-	}
+	return &headRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, robot: r, board: board, role: role}
 }
 
 // servoAngle reads the angle a servo is commanded to from its pulse.
@@ -125,8 +109,8 @@ func TestHeadMoveFollowsTheProfileAndArrives(t *testing.T) {
 		var prev [3]float64
 		var maxRate [3]float64
 		arrived := time.Duration(0)
-		start := g.ex.Now()
-		sampler := g.ex.Every(time.Millisecond, func() {
+		start := g.Ex.Now()
+		sampler := g.Ex.Every(time.Millisecond, func() {
 			done := true
 			for i, s := range headServoPins {
 				a, on := g.servoAngle(s.bcm, s.travel)
@@ -140,11 +124,11 @@ func TestHeadMoveFollowsTheProfileAndArrives(t *testing.T) {
 				}
 			}
 			if done && arrived == 0 {
-				arrived = g.ex.Now().Sub(start)
+				arrived = g.Ex.Now().Sub(start)
 			}
 		})
-		g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: float32(tc.goal[0]), Tilt: float32(tc.goal[1]), Roll: float32(tc.goal[2]), Speed: float32(tc.speed)})
-		g.run(time.Duration((want + 1) * float64(time.Second)))
+		g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: float32(tc.goal[0]), Tilt: float32(tc.goal[1]), Roll: float32(tc.goal[2]), Speed: float32(tc.speed)})
+		g.Run(time.Duration((want + 1) * float64(time.Second)))
 		sampler.Stop()
 		// The profile steps every 20 ms: a step's travel shows in one
 		// millisecond sample, so the rate per step is the sample's / 20.
@@ -169,10 +153,10 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 		c.Limits["pan"] = []any{-30, 30}
 		c.Limits["tilt"] = []any{-20, 45}
 	})
-	alerts := roletest.Collect[msg.ConsoleAlert](t, g.bus, g.ex, msg.TopicConsoleAlerts)
-	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 100, Tilt: -60, Roll: 10, Speed: 1})
-	g.run(2 * time.Second)
+	alerts := roletest.Collect[msg.ConsoleAlert](t, g.Bus, g.Ex, msg.TopicConsoleAlerts)
+	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 100, Tilt: -60, Roll: 10, Speed: 1})
+	g.Run(2 * time.Second)
 	want := [3]float64{30, -20, 10}
 	for i, a := range g.truth() {
 		if math.Abs(a-want[i]) > 1 {
@@ -187,22 +171,22 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 		t.Errorf("motion %+v, want pan and tilt clamped to target (30, -20, 10)", last)
 	}
 	// A command within limits clears the clamp report.
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
-	g.run(100 * time.Millisecond)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
+	g.Run(100 * time.Millisecond)
 	if last := (*motion)[len(*motion)-1]; len(last.Clamped) != 0 {
 		t.Errorf("clamped %v after a command within the limits", last.Clamped)
 	}
 	// A stream at 50 Hz clamped on pan: one alert when it starts, one
 	// when tilt is clamped too, then one every 10 s while it stays so.
 	*alerts = nil
-	stream := g.ex.Every(20*time.Millisecond, func() {
+	stream := g.Ex.Every(20*time.Millisecond, func() {
 		tilt := float32(0)
 		if len(*alerts) >= 1 { // from the command after the first alert
 			tilt = -50
 		}
-		g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 50, Tilt: tilt, Speed: 1})
+		g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 50, Tilt: tilt, Speed: 1})
 	})
-	g.run(12 * time.Second)
+	g.Run(12 * time.Second)
 	stream.Stop()
 	var got []string
 	for _, a := range *alerts {
@@ -219,11 +203,11 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 
 func TestHeadStateMotionAndSensorsAtTheirRates(t *testing.T) {
 	g := newHeadRig(t, nil)
-	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
-	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
-	sensors := roletest.Collect[msg.SensorReadings](t, g.bus, g.ex, msg.TopicHeadSensors)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 30, Speed: 1})
-	g.run(2 * time.Second)
+	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
+	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
+	sensors := roletest.Collect[msg.SensorReadings](t, g.Bus, g.Ex, msg.TopicHeadSensors)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 30, Speed: 1})
+	g.Run(2 * time.Second)
 	if n := len(*states); n != 40 {
 		t.Errorf("%d HeadStates in 2 s, want 40 (state_rate_hz 20)", n)
 	}
@@ -261,12 +245,12 @@ func TestHeadStateMotionAndSensorsAtTheirRates(t *testing.T) {
 
 func TestHeadHomeReturnsToZero(t *testing.T) {
 	g := newHeadRig(t, nil)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 45, Tilt: 20, Roll: -10, Speed: 1})
-	g.run(time.Second)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 45, Tilt: 20, Roll: -10, Speed: 1})
+	g.Run(time.Second)
 	// The router's head home: a HeadCommand to (0, 0, 0), speed 1 unless
 	// the client gave one.
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Speed: 1})
-	g.run(1500 * time.Millisecond)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Speed: 1})
+	g.Run(1500 * time.Millisecond)
 	for i, a := range g.truth() {
 		if math.Abs(a) > 1 {
 			t.Errorf("axis %d at %.2f° after home", i, a)
@@ -279,13 +263,13 @@ func TestHeadHomeReturnsToZero(t *testing.T) {
 // the next command moves it again.
 func TestHeadDeadmanHolds(t *testing.T) {
 	g := newHeadRig(t, nil)
-	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 30, Tilt: 60, Speed: 1})
-	g.run(900 * time.Millisecond)
+	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 30, Tilt: 60, Speed: 1})
+	g.Run(900 * time.Millisecond)
 	if (*motion)[len(*motion)-1].CommandTimeout {
 		t.Error("command timeout reported before command_timeout_ms")
 	}
-	g.run(3 * time.Second)
+	g.Run(3 * time.Second)
 	if !(*motion)[len(*motion)-1].CommandTimeout {
 		t.Error("no command timeout reported 3.9 s after the last command")
 	}
@@ -299,8 +283,8 @@ func TestHeadDeadmanHolds(t *testing.T) {
 	if tr := g.truth(); math.Abs(tr[1]-60) > 1.5 {
 		t.Errorf("physical tilt %.2f° after the timeout, want held at 60°", tr[1])
 	}
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 0, Tilt: 0, Speed: 1})
-	g.run(100 * time.Millisecond)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 0, Tilt: 0, Speed: 1})
+	g.Run(100 * time.Millisecond)
 	if last := (*motion)[len(*motion)-1]; last.CommandTimeout || !last.Moving {
 		t.Errorf("after a new command: %+v, want moving and no timeout", last)
 	}
@@ -308,16 +292,16 @@ func TestHeadDeadmanHolds(t *testing.T) {
 
 func TestHeadStopReleasesServos(t *testing.T) {
 	g := newHeadRig(t, nil)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
-	g.run(200 * time.Millisecond)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
+	g.Run(200 * time.Millisecond)
 	g.role.Stop()
 	for _, s := range headServoPins {
 		if _, _, on := g.board.PWMState(s.bcm); on {
 			t.Errorf("GPIO%d servo PWM still on after Stop", s.bcm)
 		}
 	}
-	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
-	g.run(time.Second)
+	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
+	g.Run(time.Second)
 	if len(*states) != 0 {
 		t.Errorf("%d states after Stop", len(*states))
 	}
@@ -339,14 +323,14 @@ func TestHeadCameraStreamsTheViewWhileEnabled(t *testing.T) {
 		c.Camera.Resolution = []int{160, 120}
 		c.Camera.Framerate = 10
 	})
-	images := roletest.Collect[msg.Image](t, g.bus, g.ex, msg.TopicHeadCameraImageRaw)
-	states := roletest.Collect[msg.HeadState](t, g.bus, g.ex, msg.TopicHeadState)
-	g.run(time.Second)
+	images := roletest.Collect[msg.Image](t, g.Bus, g.Ex, msg.TopicHeadCameraImageRaw)
+	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
+	g.Run(time.Second)
 	if len(*images) != 0 {
 		t.Fatalf("%d frames before the camera command enabled the stream", len(*images))
 	}
-	g.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true})
-	g.run(time.Second)
+	g.Publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true})
+	g.Run(time.Second)
 	if n := len(*images); n != 10 {
 		t.Errorf("%d frames in 1 s, want 10 (framerate 10)", n)
 	}
@@ -358,25 +342,25 @@ func TestHeadCameraStreamsTheViewWhileEnabled(t *testing.T) {
 		t.Fatalf("frame %dx%d %s step %d, %d bytes; want 160x120 rgb8 step 480", level.Width, level.Height, level.Encoding, level.Step, len(level.Data))
 	}
 	// Look down 20°: the horizon rises in the picture.
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 20, Speed: 1})
-	g.run(time.Second)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 20, Speed: 1})
+	g.Run(time.Second)
 	down := (*images)[len(*images)-1]
 	if a, b := headHorizonRow(level, 10), headHorizonRow(down, 10); b >= a-20 {
 		t.Errorf("horizon at row %d level and %d tilted 20° down; want it well above", a, b)
 	}
 	// Pan left: the view changes.
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 60, Tilt: 20, Speed: 1})
-	g.run(time.Second)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 60, Tilt: 20, Speed: 1})
+	g.Run(time.Second)
 	if bytes.Equal(down.Data, (*images)[len(*images)-1].Data) {
 		t.Error("the picture did not change when the head panned")
 	}
-	if st := (*images)[len(*images)-1].Header.Stamp.Time(); !st.Equal(g.ex.Now()) {
-		t.Errorf("last frame stamped %v, want the executor's %v", st, g.ex.Now())
+	if st := (*images)[len(*images)-1].Header.Stamp.Time(); !st.Equal(g.Ex.Now()) {
+		t.Errorf("last frame stamped %v, want the executor's %v", st, g.Ex.Now())
 	}
-	g.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: false})
-	g.run(100 * time.Millisecond)
+	g.Publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: false})
+	g.Run(100 * time.Millisecond)
 	n := len(*images)
-	g.run(time.Second)
+	g.Run(time.Second)
 	if len(*images) != n {
 		t.Errorf("%d frames after the camera was disabled", len(*images)-n)
 	}
@@ -451,15 +435,15 @@ func TestHeadWithoutIMUOrCamera(t *testing.T) {
 
 func TestHeadRefusesNonNumbers(t *testing.T) {
 	g := newHeadRig(t, nil)
-	motion := roletest.Collect[msg.HeadMotion](t, g.bus, g.ex, msg.TopicHeadMotion)
-	g.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 40, Speed: 1})
-	g.run(time.Second)
+	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 40, Speed: 1})
+	g.Run(time.Second)
 	// JSON has no NaN: a command with a non-number does not decode, and a
 	// field of the wrong type neither.
-	if err := g.bus.Publish(msg.TopicHeadCmd, map[string]any{"pan": "left", "tilt": 10}); err != nil {
+	if err := g.Bus.Publish(msg.TopicHeadCmd, map[string]any{"pan": "left", "tilt": 10}); err != nil {
 		t.Fatal(err)
 	}
-	g.run(time.Second)
+	g.Run(time.Second)
 	if last := (*motion)[len(*motion)-1]; last.Target != (msg.HeadAngles{Pan: 40}) || last.Moving {
 		t.Errorf("motion %+v after an undecodable command, want still at pan 40", last)
 	}

@@ -1,7 +1,6 @@
 package power_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -68,9 +67,7 @@ func (g *powerRig) apply() { g.board.INA219().Set(g.volts, g.amps) }
 
 func (g *powerRig) run(t *testing.T, d time.Duration) {
 	t.Helper()
-	if err := g.ex.RunFor(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
+	roletest.Run(t, g.ex, d)
 }
 
 // setRestVoltage sets the supply the INA219 measures.

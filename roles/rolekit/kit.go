@@ -10,8 +10,8 @@ import (
 )
 
 // Kit is a role's bookkeeping: its Env, the pins it claimed, and what
-// Stop must undo. A role embeds a Kit, calls Begin first in Start and
-// StopAll last in Stop. Its methods run on the role's executor.
+// Stop must undo. A role embeds a Kit, starts with Begin and stops with
+// StopAll. Its methods run on the role's executor.
 type Kit struct {
 	Env  Env
 	Pins *Pins
@@ -21,9 +21,12 @@ type Kit struct {
 	cleanup []func()
 }
 
-// Begin takes env (a nil Log discards), tags the log with the role's name
-// and claims the pins of the configuration's gpio_mapping.
-func (k *Kit) Begin(env Env, role string) error {
+// Begin takes env (a nil Log discards), tags the log with the role's name,
+// claims the pins of the configuration's gpio_mapping and runs open, where
+// the role configures itself, opens its devices, subscribes and starts its
+// timers. When open fails, Begin undoes it all (StopAll) and returns the
+// error: a role that did not start holds nothing.
+func (k *Kit) Begin(env Env, role string, open func() error) error {
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
@@ -33,6 +36,10 @@ func (k *Kit) Begin(env Env, role string) error {
 		return err
 	}
 	k.Env, k.Pins = env, p
+	if err := open(); err != nil {
+		k.StopAll()
+		return err
+	}
 	return nil
 }
 
@@ -61,6 +68,18 @@ func Serve[Req, Resp any](k *Kit, service string, h func(req Req, reply func(Res
 	}
 	k.subs = append(k.subs, sub)
 	return nil
+}
+
+// DecodeErrors is how many messages and requests the role's
+// subscriptions and services could not decode and so never handled.
+func (k *Kit) DecodeErrors() uint64 {
+	var n uint64
+	for _, s := range k.subs {
+		if st, ok := bus.SubscriptionStats(s); ok {
+			n += st.DecodeErrors
+		}
+	}
+	return n
 }
 
 // Every runs f every d on the role's executor until StopAll.

@@ -64,14 +64,7 @@ type tracksOdom struct {
 
 // Start implements rolekit.Role.
 func (t *Tracks) Start(env rolekit.Env) error {
-	if err := t.Begin(env, "tracks"); err != nil {
-		return err
-	}
-	if err := t.open(); err != nil {
-		t.Stop()
-		return err
-	}
-	return nil
+	return t.Begin(env, "tracks", t.open)
 }
 
 func (t *Tracks) open() error {

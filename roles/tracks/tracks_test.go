@@ -1,7 +1,6 @@
 package tracks_test
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -29,9 +28,7 @@ type truthSample struct {
 // tracksRig runs the tracks role on the simulated robot and records what
 // it publishes and the ground truth.
 type tracksRig struct {
-	t      *testing.T
-	ex     *executor.Executor
-	bus    *mem.Bus
+	roletest.Rig
 	robot  *robot.Robot
 	role   rolekit.Role
 	start  time.Time
@@ -44,8 +41,8 @@ type tracksRig struct {
 
 func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
 	t.Helper()
-	g := &tracksRig{t: t, ex: executor.NewVirtual(), bus: mem.New()}
-	r, err := robot.New(robot.Options{Exec: g.ex, Bus: g.bus, Seed: 7, TruthRate: 100})
+	g := &tracksRig{Rig: roletest.Rig{T: t, Ex: executor.NewVirtual(), Bus: mem.New()}}
+	r, err := robot.New(robot.Options{Exec: g.Ex, Bus: g.Bus, Seed: 7, TruthRate: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,16 +50,16 @@ func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
-	g.robot, g.start = r, g.ex.Now()
+	g.robot, g.start = r, g.Ex.Now()
 	sub := func(topic string, f func(bus.Msg)) {
-		if _, err := g.bus.Subscribe(topic, bus.QoS{Depth: 100000}, g.ex, f); err != nil {
+		if _, err := g.Bus.Subscribe(topic, bus.QoS{Depth: 100000}, g.Ex, f); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sub(msg.SimTruthTopic("tracks"), func(m bus.Msg) {
 		var s msg.SimTracks
 		if m.Decode(&s) == nil {
-			g.truth = append(g.truth, truthSample{g.ex.Now().Sub(g.start), s})
+			g.truth = append(g.truth, truthSample{g.Ex.Now().Sub(g.start), s})
 		}
 	})
 	sub(msg.TopicTracksOdom, decodeInto(&g.odom))
@@ -78,16 +75,16 @@ func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := rolekit.Env{NodeID: "sim-tracks", Exec: g.ex, Bus: g.bus, Board: r.Board(robot.TracksPart),
+	env := rolekit.Env{NodeID: "sim-tracks", Exec: g.Ex, Bus: g.Bus, Board: r.Board(robot.TracksPart),
 		Config: cfg, Prefix: "/saint/tracks"}
 	var startErr error
-	g.ex.Post(func() { startErr = role.Start(env) })
-	g.run(10 * time.Millisecond)
+	g.Ex.Post(func() { startErr = role.Start(env) })
+	g.Run(10 * time.Millisecond)
 	if startErr != nil {
 		t.Fatal(startErr)
 	}
 	g.role = role
-	t.Cleanup(func() { g.ex.Post(role.Stop); g.run(time.Millisecond) })
+	t.Cleanup(func() { g.Ex.Post(role.Stop); g.Run(time.Millisecond) })
 	return g
 }
 
@@ -100,28 +97,14 @@ func decodeInto[T any](dst *[]T) func(bus.Msg) {
 	}
 }
 
-func (g *tracksRig) run(d time.Duration) {
-	g.t.Helper()
-	if err := g.ex.RunFor(context.Background(), d); err != nil {
-		g.t.Fatal(err)
-	}
-}
-
-func (g *tracksRig) now() time.Duration { return g.ex.Now().Sub(g.start) }
-
-func (g *tracksRig) publish(topic string, v any) {
-	g.t.Helper()
-	if err := g.bus.Publish(topic, v); err != nil {
-		g.t.Fatal(err)
-	}
-}
+func (g *tracksRig) now() time.Duration { return g.Ex.Now().Sub(g.start) }
 
 // drive sends cmd_vel every 100 ms for d, as a teleoperation source does.
 func (g *tracksRig) drive(v, w float64, d time.Duration) {
-	g.t.Helper()
+	g.T.Helper()
 	for end := g.now() + d; g.now() < end; {
-		g.publish(msg.TopicTracksCmdVel, msg.Twist{Linear: msg.Vector3{X: v}, Angular: msg.Vector3{Z: w}})
-		g.run(min(100*time.Millisecond, end-g.now()))
+		g.Publish(msg.TopicTracksCmdVel, msg.Twist{Linear: msg.Vector3{X: v}, Angular: msg.Vector3{Z: w}})
+		g.Run(min(100*time.Millisecond, end-g.now()))
 	}
 }
 
@@ -323,7 +306,7 @@ func speedErrorUnderPush(t *testing.T, edit func(*roleconfig.Config)) (maxErr fl
 	g = newTracksRig(t, edit)
 	g.drive(0.5, 0, time.Second)
 	pushAt := g.now()
-	g.ex.Post(func() {
+	g.Ex.Post(func() {
 		if err := g.robot.World().Disturb(msg.SimDisturbRequest{Kind: msg.DisturbPush, Target: "tracks",
 			Force: [3]float64{-60, 0, 0}, DurationS: 1.5}); err != nil {
 			t.Error(err)
@@ -367,9 +350,9 @@ func TestTracksEStopLatchesUntilCleared(t *testing.T) {
 	t.Parallel()
 	g := newTracksRig(t, coastOnStop)
 	g.drive(0.5, 0, time.Second)
-	g.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceWebSocket, Reason: "test"})
+	g.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceWebSocket, Reason: "test"})
 	estopAt := g.now()
-	g.run(10 * time.Millisecond)
+	g.Run(10 * time.Millisecond)
 	if !g.enablesLow() {
 		t.Fatal("H-bridge enables still high 10 ms after the emergency stop")
 	}
@@ -400,13 +383,13 @@ func TestTracksEStopLatchesUntilCleared(t *testing.T) {
 	}
 
 	// Another engage changes nothing; a release does.
-	g.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceSafety})
-	g.run(100 * time.Millisecond)
+	g.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceSafety})
+	g.Run(100 * time.Millisecond)
 	if !g.lastState().EStopActive {
 		t.Fatal("a second engage released the stop")
 	}
-	g.publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: msg.SourceWebSocket})
-	g.run(100 * time.Millisecond)
+	g.Publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: msg.SourceWebSocket})
+	g.Run(100 * time.Millisecond)
 	if st := g.lastState(); st.EStopActive || !st.MotorsEnabled {
 		t.Fatalf("TrackState %+v after the release", st)
 	}
@@ -424,7 +407,7 @@ func TestTracksEStopBrakeMode(t *testing.T) {
 	t.Parallel()
 	g := newTracksRig(t, func(c *roleconfig.Config) { c.Params["estop_mode"] = "brake" })
 	g.drive(0.5, 0, time.Second)
-	g.publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceSafety})
+	g.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: msg.SourceSafety})
 	estopAt := g.now()
 	g.drive(0.5, 0, 700*time.Millisecond)
 	stoppedAt := time.Duration(-1)
@@ -450,7 +433,7 @@ func TestTracksCommandTimeoutRampsToStop(t *testing.T) {
 	g := newTracksRig(t, nil)
 	g.drive(0.5, 0, 1200*time.Millisecond)
 	last := g.now() - 100*time.Millisecond // the last cmd_vel
-	g.run(1500 * time.Millisecond)
+	g.Run(1500 * time.Millisecond)
 	// Until the 500 ms timeout the base keeps going.
 	for _, s := range g.truthSince(last) {
 		if s.t < last+480*time.Millisecond && s.Speed < 0.49 {
@@ -514,7 +497,7 @@ func TestTracksLowBatteryWarnsThenCutsOff(t *testing.T) {
 
 	// Recovered above cutoff + hysteresis (24.8 V) for release_ms.
 	setRest(25.3)
-	g.run(2500 * time.Millisecond)
+	g.Run(2500 * time.Millisecond)
 	if st := g.lastState(); !st.MotorsEnabled {
 		t.Fatalf("TrackState %+v after the battery recovered", st)
 	}
@@ -528,8 +511,8 @@ func TestTracksStopLeavesMotorsSafe(t *testing.T) {
 	t.Parallel()
 	g := newTracksRig(t, nil)
 	g.drive(0.5, 0, 700*time.Millisecond)
-	g.ex.Post(g.role.Stop)
-	g.run(10 * time.Millisecond)
+	g.Ex.Post(g.role.Stop)
+	g.Run(10 * time.Millisecond)
 	b := g.robot.Board(robot.TracksPart)
 	for _, pin := range []int{robot.TracksLeftRPWM, robot.TracksLeftLPWM, robot.TracksRightRPWM, robot.TracksRightLPWM} {
 		if _, duty, on := b.PWMState(pin); on && duty != 0 {
@@ -539,12 +522,12 @@ func TestTracksStopLeavesMotorsSafe(t *testing.T) {
 	// Released, the enable lines are inputs again (their pull-ups may
 	// raise them), so the bridges' inputs low is what keeps the motors
 	// unpowered: no voltage across them.
-	g.run(100 * time.Millisecond)
+	g.Run(100 * time.Millisecond)
 	if s := g.lastTruth(); s.Voltage != [2]float64{} {
 		t.Errorf("after Stop: %v V across the motors", s.Voltage)
 	}
 	n := len(g.states)
-	g.run(200 * time.Millisecond)
+	g.Run(200 * time.Millisecond)
 	if len(g.states) != n {
 		t.Error("TrackState still published after Stop")
 	}
@@ -605,7 +588,7 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newTracksRig(t, coastOnStop)
 			g.drive(0.5, 0, time.Second)
-			g.ex.Post(func() {
+			g.Ex.Post(func() {
 				if err := tc.breakIt(g.robot); err != nil {
 					t.Error(err)
 				}
@@ -627,7 +610,7 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 				}
 			}
 			// Latched: commands do nothing until a release, after the repair.
-			g.ex.Post(func() {
+			g.Ex.Post(func() {
 				if err := tc.restore(g.robot); err != nil {
 					t.Error(err)
 				}
@@ -636,8 +619,8 @@ func TestTracksDriveFaultOnLostEncoderOrDeadMotor(t *testing.T) {
 			if g.lastState().MotorsEnabled {
 				t.Fatal("the drive fault cleared itself")
 			}
-			g.publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: msg.SourceWebSocket})
-			g.run(50 * time.Millisecond)
+			g.Publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: msg.SourceWebSocket})
+			g.Run(50 * time.Millisecond)
 			g.drive(0.5, 0, 1200*time.Millisecond)
 			if v := g.lastTruth().Speed; math.Abs(v-0.5) > 0.01 || !g.lastState().MotorsEnabled {
 				t.Fatalf("after repair and release: %.3f m/s, %+v", v, g.lastState())

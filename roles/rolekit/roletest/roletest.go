@@ -49,3 +49,31 @@ func Run(t testing.TB, ex *executor.Executor, d time.Duration) {
 		t.Fatal(err)
 	}
 }
+
+// Rig is what every role test rig holds: the test, the executor the role
+// runs on (virtual time) and the bus it talks on.
+type Rig struct {
+	T   testing.TB
+	Ex  *executor.Executor
+	Bus bus.Bus
+}
+
+// Run runs the rig's virtual clock forward by d.
+func (r Rig) Run(d time.Duration) {
+	r.T.Helper()
+	Run(r.T, r.Ex, d)
+}
+
+// Publish publishes v on topic.
+func (r Rig) Publish(topic string, v any) {
+	r.T.Helper()
+	Publish(r.T, r.Bus, topic, v)
+}
+
+// Publish publishes v on topic, failing the test on an error.
+func Publish(t testing.TB, b bus.Bus, topic string, v any) {
+	t.Helper()
+	if err := b.Publish(topic, v); err != nil {
+		t.Fatal(err)
+	}
+}
