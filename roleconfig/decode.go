@@ -19,7 +19,8 @@ import (
 // Every role decodes its settings this way, so their errors read the same:
 // a key out has no field for, or a value of the wrong kind, is a
 // *FieldError naming the file, the line and the dotted field,
-// "tracks.yaml:41: drive.gauj: unknown field (known: gauge, ...)".
+// "tracks.yaml:99: speed_control.kpp: unknown field (known: ..., kd, ki,
+// kp, ...)".
 //
 // The values come from Params and Limits, not from the file's text, so
 // that a configuration edited in code decodes what it now holds; the file
