@@ -31,7 +31,7 @@ func (k *Kit) Begin(env Env, role string, open func() error) error {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
 	env.Log = env.Log.With("role", role)
-	p, err := ClaimPins(env.Board, env.Config)
+	p, err := claimPins(env.Board, env.Config)
 	if err != nil {
 		return err
 	}
@@ -42,9 +42,6 @@ func (k *Kit) Begin(env Env, role string, open func() error) error {
 	}
 	return nil
 }
-
-// Log is the role's logger.
-func (k *Kit) Log() *slog.Logger { return k.Env.Log }
 
 // Subscribe delivers the messages of topic, decoded into T, to h on the
 // role's executor until StopAll. A message that does not decode is counted

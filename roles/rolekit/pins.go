@@ -24,9 +24,9 @@ type Pins struct {
 	freq  map[string]float64
 }
 
-// ClaimPins claims and opens every function of cfg.GPIOMapping. On error,
+// claimPins claims and opens every function of cfg.GPIOMapping. On error,
 // everything claimed so far is released.
-func ClaimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
+func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 	p := &Pins{
 		board: b,
 		pwm:   map[string]pwm.Pin{},
@@ -78,7 +78,7 @@ func (p *Pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) e
 			return err
 		}
 		duty := 0.0
-		if IsServo(f) {
+		if isServo(f) {
 			duty = servoNeutralPulseUS * 1e-6 * f.Frequency
 		}
 		if err := pin.PWM(duty, f.Frequency); err != nil {
@@ -120,8 +120,8 @@ func (p *Pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) e
 	return nil
 }
 
-// IsServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
-func IsServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
+// isServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
+func isServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
 
 // release halts PWM, drives outputs low and gives every pin back.
 func (p *Pins) release() {
