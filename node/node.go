@@ -14,8 +14,9 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // Defaults for Options fields left zero.
@@ -64,7 +65,7 @@ type Options struct {
 	// for the roles that need it.
 	RoleStarted func(role string)
 	// NewRole builds role modules; nil means roles.New.
-	NewRole func(name string) (roles.Role, error)
+	NewRole func(name string) (rolekit.Role, error)
 	Log     *slog.Logger
 }
 
@@ -88,7 +89,7 @@ type Node struct {
 	// full I²C scan every half second would load a real bus.
 	peripherals []board.Peripheral
 
-	role    roles.Role
+	role    rolekit.Role
 	roleRec RoleRecord
 	roleCfg *roleconfig.Config
 
@@ -484,7 +485,7 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 	if err != nil {
 		return err
 	}
-	env := roles.Env{
+	env := rolekit.Env{
 		NodeID: n.id, Exec: n.o.Exec, Bus: n.o.Bus, Board: n.o.Board, Config: cfg,
 		Prefix: msg.TopicPrefix(rec.AssignedRole, rec.Instance),
 		Log:    n.log.With("role", msg.RoleKey(rec.AssignedRole, rec.Instance)),

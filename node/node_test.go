@@ -17,7 +17,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
