@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roles/roleconfig"
 )
 

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // Files of the tree, relative to the firmware directory (spec: Firmware

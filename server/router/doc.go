@@ -1,6 +1,6 @@
-// Package router is the server's Input/Output Router (spec: Input/Output
-// Router): it maps input sources (the RC transmitter, WebSocket commands,
-// Unreal LiveLink, a joystick, autonomous behaviours, safety monitors) to
+// Package router is the server's Input/Output Router: it maps input
+// sources (the RC transmitter, WebSocket commands, Unreal LiveLink, a
+// joystick, autonomous behaviours, safety monitors) to
 // the robot's outputs (the head, arm, gripper and track command topics)
 // through configurable routes, decides between sources by priority, blends
 // hand-overs, and stops all motion on an emergency stop.
@@ -17,7 +17,9 @@
 //
 // # Running it
 //
-// The router lives on the server's executor and owns no goroutine:
+// The router lives on the server's executor and owns no goroutine. The
+// server registers it as a feature (Register: the router as a component,
+// its commands and the "router" topic); on its own it runs as
 //
 //	rt, err := router.New(router.Options{Exec: ex, Bus: b, DataDir: dataDir})
 //	// on the executor:
@@ -33,13 +35,15 @@
 //
 // # Inputs
 //
-// Submit(Input) routes one input; it must be called on the executor. Other
-// goroutines call Post(Input), which posts Submit to the executor. Inputs
-// also arrive on the bus, decoded on the executor: msg.RCReceiverState on
-// msg.TopicRCState (each channel N is the property "channel_N", its
-// normalised value), msg.LiveLinkFrame on msg.TopicLiveLinkFrames (each
-// property by name), and msg.RouterInput on msg.TopicRouterInput (any
-// source: joystick bridges, autonomous behaviours, safety monitors). The
+// Every source reaches the router as an Input. Submit(Input) routes one;
+// it must be called on the executor (a Sink). Other goroutines call
+// Post(Input), which posts Submit to the executor. Inputs also arrive on
+// the bus, decoded on the executor: msg.RCReceiverState on
+// msg.TopicRCState (each channel N is the property msg.RCChannelProperty(N),
+// "channel_N", its normalised value), msg.LiveLinkFrame on
+// msg.TopicLiveLinkFrames (each property by name), and msg.RouterInput on
+// msg.TopicRouterInput (any other source: joystick bridges, ROS,
+// autonomous behaviours, safety monitors, the RC receiver's failsafe). The
 // console's msg.ConsoleOverride on msg.TopicConsoleOverride outranks every
 // route but safety ones.
 //

@@ -56,8 +56,15 @@ func (o Options) TickPeriod() time.Duration {
 	return time.Duration(float64(time.Second) / hz)
 }
 
-// Input is one input for the router: an RC frame, a LiveLink frame, a
-// WebSocket command.
+// Input is one input for the router, whatever its source: an RC frame, a
+// LiveLink frame, a joystick, a WebSocket command, a ROS message, an
+// autonomous behaviour, a failsafe. It is the one contract between the
+// sources and the router. Sources in the server's process hand it to a
+// Sink on the executor (the joystick, the WebSocket commands); sources
+// elsewhere publish it as msg.RouterInput on msg.TopicRouterInput (see
+// BusInput); the RC and LiveLink receivers, whose messages have other
+// readers too, publish their own messages, which the router turns into
+// inputs with RCInput and LiveLinkInput.
 type Input struct {
 	Source   string // msg.SourceRC ...
 	Subject  string // LiveLink subject name
@@ -72,6 +79,11 @@ type Input struct {
 	Values map[string]float64
 	// Time is when the input arrived; zero means now.
 	Time time.Time
+}
+
+// Sink takes inputs on the executor: a *Router.
+type Sink interface {
+	Submit(in Input) error
 }
 
 // ErrNoRoute is returned by Submit when no enabled route takes the input.
@@ -209,67 +221,56 @@ func (r *Router) Start() error {
 	if r.started {
 		return errors.New("router: already started")
 	}
-	qos := bus.QoS{Depth: 4}
-	subscribe := func(topic string, h bus.Handler) error {
-		sub, err := r.o.Bus.Subscribe(topic, qos, r.ex, h)
-		if err != nil {
-			return fmt.Errorf("router: subscribe %s: %w", topic, err)
+	for _, sub := range []func() error{
+		// Every source's input becomes an Input; the sources with a
+		// message of their own are converted here, the others send
+		// msg.RouterInput.
+		inputTopic(r, msg.TopicRCState, RCInput),
+		inputTopic(r, msg.TopicLiveLinkFrames, func(f msg.LiveLinkFrame) (Input, bool) { return LiveLinkInput(f), true }),
+		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
+		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
+		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
+	} {
+		if err := sub(); err != nil {
+			r.Stop()
+			return err
 		}
-		r.subs = append(r.subs, sub)
-		return nil
-	}
-	if err := subscribe(msg.TopicRCState, func(m bus.Msg) {
-		var s msg.RCReceiverState
-		if m.Decode(&s) == nil {
-			if in, ok := RCInput(s); ok {
-				_ = r.Submit(in)
-			}
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicLiveLinkFrames, func(m bus.Msg) {
-		var f msg.LiveLinkFrame
-		if m.Decode(&f) == nil {
-			_ = r.Submit(LiveLinkInput(f))
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicRouterInput, func(m bus.Msg) {
-		var in msg.RouterInput
-		if m.Decode(&in) == nil {
-			_ = r.Submit(BusInput(in))
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicConsoleOverride, func(m bus.Msg) {
-		var ov msg.ConsoleOverride
-		if m.Decode(&ov) == nil {
-			r.consoleOverride(ov)
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicConsoleInput, func(m bus.Msg) {
-		var in msg.ConsoleInput
-		if m.Decode(&in) == nil && in.Control == ConsoleEStopControl &&
-			(in.Event == msg.EventPress || in.Event == msg.EventChange && in.Value >= 0.5) {
-			r.EStop(SourceConsole, "console emergency stop")
-		}
-	}); err != nil {
-		r.Stop()
-		return err
 	}
 	r.ticker = r.ex.Every(r.tick, r.onTick)
 	r.started = true
 	r.publishStatus(r.ex.Now(), true)
 	return nil
+}
+
+// subscribeJSON subscribes f to topic's messages decoded as T on the
+// executor; one that does not decode is counted and logged by the bus.
+func subscribeJSON[T any](r *Router, topic string, f func(T)) error {
+	sub, err := bus.SubscribeJSON(r.o.Bus, topic, bus.QoS{Depth: 4}, r.ex, func(_ string, v T) { f(v) })
+	if err != nil {
+		return fmt.Errorf("router: subscribe %s: %w", topic, err)
+	}
+	r.subs = append(r.subs, sub)
+	return nil
+}
+
+// inputTopic returns the subscription of an input topic whose messages
+// convert gives as inputs.
+func inputTopic[T any](r *Router, topic string, convert func(T) (Input, bool)) func() error {
+	return func() error {
+		return subscribeJSON(r, topic, func(v T) {
+			if in, ok := convert(v); ok {
+				_ = r.Submit(in)
+			}
+		})
+	}
+}
+
+// consoleInput engages the emergency stop when the console's e-stop
+// control is pressed.
+func (r *Router) consoleInput(in msg.ConsoleInput) {
+	if in.Control == ConsoleEStopControl && (in.Event == msg.EventPress || in.Event == msg.EventChange && in.Value >= 0.5) {
+		r.EStop(SourceConsole, "console emergency stop")
+	}
 }
 
 // Stop ends the subscriptions and the tick. Call it on the executor.
@@ -299,7 +300,7 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 		if c.Failsafe {
 			continue
 		}
-		in.Values[fmt.Sprintf("channel_%d", c.ChannelNumber)] = float64(c.Normalized)
+		in.Values[msg.RCChannelProperty(int(c.ChannelNumber))] = float64(c.Normalized)
 	}
 	return in, true
 }
