@@ -49,22 +49,28 @@
 //
 // # Outputs
 //
-// Every tick (Options.TickHz, default 50 Hz) each target with an active
-// route is sent its values: msg.HeadCommand on /saint/head/cmd,
-// msg.ArmCommand on /saint/arms/{side}/cmd and msg.GripperCommand on
-// /saint/arms/{side}/gripper/cmd, msg.Twist on /saint/tracks/cmd_vel. A
-// WebSocket command is also sent at once. When the tracks' last route
-// times out they are sent a zero Twist. RouteStatus goes to
-// /saint/router/status on every change and once a second.
+// Targets() is the table of output targets: per target (head, arms.left,
+// arms.right, tracks, balance, console) its properties with units, limits
+// and defaults, its bus topics and message types, and how its values
+// become those messages. Routes, the WebSocket commands' limits, the
+// preview, the e-stop topics and the web UI's route editor (get_targets)
+// read it. Every tick (Options.TickHz, default 50 Hz) each routable target
+// with an active route is sent its values: msg.HeadCommand on
+// /saint/head/cmd, msg.ArmCommand on /saint/arms/{side}/cmd and
+// msg.GripperCommand on /saint/arms/{side}/gripper/cmd, msg.Twist on
+// /saint/tracks/cmd_vel. A WebSocket command is also sent at once. When a
+// target with stop values (the tracks) loses its last route it is sent
+// them. RouteStatus goes to /saint/router/status on every change and once
+// a second.
 //
 // # Safety
 //
 // An emergency stop (Command "estop", a mapping to "estop", the WebSocket
 // tracks estop and system estop, the console's estop control, EStop)
-// publishes msg.EStop on /saint/tracks/estop and /saint/balance/estop and
-// a zero Twist at once, keeps the tracks at zero
-// and holds head and arm commands back until ClearEStop, whatever the
-// priorities.
+// publishes msg.EStop on every target's e-stop topic (/saint/tracks/estop,
+// /saint/balance/estop) and the stop values of the targets that have them
+// (a zero Twist) at once, keeps those at their stop values and holds the
+// others' commands back until ClearEStop, whatever the priorities.
 //
 // See docs/router.md for the formats, the blending modes, the state
 // machine and the WebSocket commands with examples.

@@ -98,6 +98,10 @@ type Router struct {
 	tick   time.Duration
 	store  *store
 	saveMu sync.Mutex // orders the writes of configuration changes
+	// targets is the table of output targets (Targets), names the
+	// routable ones in order.
+	targets targetTable
+	names   []string
 
 	// Executor state.
 	blending   Blending
@@ -183,8 +187,10 @@ func New(o Options) (*Router, error) {
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
 		lastInput: map[string]time.Time{},
+		targets:   newTargetTable(),
+		names:     TargetNames(),
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		r.outputs[t] = &output{target: t, last: map[string]float64{}}
 	}
 	r.applyConfig(cfg)
@@ -618,12 +624,6 @@ func (r *Router) timeout() time.Duration {
 
 func (r *Router) fresh(at, now time.Time) bool { return now.Sub(at) <= r.timeout() }
 
-// EStopTopics are where the router publishes msg.EStop: the tracks'
-// (spec: Tracks Node) and the balancing base's, "/saint/balance/estop".
-func EStopTopics() []string {
-	return []string{msg.TopicTracksEStop, msg.TopicPrefix(msg.RoleBalance, "") + "/estop"}
-}
-
 // EStop engages the emergency stop: tracks get zero velocity and the
 // estop topic at once, head and arm outputs stop, and it stays so until
 // ClearEStop. Call it on the executor.
@@ -637,8 +637,13 @@ func (r *Router) EStop(source, reason string) {
 	for _, t := range EStopTopics() {
 		r.publish(t, msg.EStop{Active: true, Source: source, Reason: reason})
 	}
-	r.publish(msg.TopicTracksCmdVel, msg.Twist{})
-	r.outputs[TargetTracks].last = map[string]float64{"linear": 0, "angular": 0}
+	// Targets that stop (the tracks) are sent their stop at once.
+	for _, name := range r.names {
+		if t := r.targets[name]; t.Stop != nil {
+			r.outputs[name].last = clone(t.Stop)
+			r.publishAll(t.Encode(t.Stop))
+		}
+	}
 	r.publishStatus(now, false)
 }
 
@@ -675,6 +680,21 @@ func (r *Router) event(level, text string) {
 	}
 }
 
+func (r *Router) publishAll(ps []Publication) {
+	for _, p := range ps {
+		r.publish(p.Topic, p.Message)
+	}
+}
+
+// clone copies values.
+func clone(v Values) map[string]float64 {
+	out := make(map[string]float64, len(v))
+	for k, x := range v {
+		out[k] = x
+	}
+	return out
+}
+
 func (r *Router) publish(topic string, v any) {
 	if err := r.o.Bus.Publish(topic, v); err != nil {
 		r.log.Warn("router publish failed", "topic", topic, "err", err)
@@ -683,7 +703,7 @@ func (r *Router) publish(topic string, v any) {
 
 func (r *Router) onTick() {
 	now := r.ex.Now()
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		r.update(r.outputs[t], now)
 	}
 	r.publishStatus(now, false)
@@ -720,10 +740,10 @@ func (r *Router) update(o *output, now time.Time) {
 		o.routeIDs = append(o.routeIDs, c.routeID)
 	}
 	if len(cs) == 0 {
-		if o.active && o.target == TargetTracks {
+		if t := r.targets[o.target]; o.active && t.Stop != nil {
 			// The source timed out: stop rather than keep driving.
-			o.last = map[string]float64{"linear": 0, "angular": 0}
-			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
+			o.last = clone(t.Stop)
+			r.publishAll(t.Encode(t.Stop))
 		}
 		o.active, o.winner, o.blending = false, "", false
 		return
@@ -787,61 +807,18 @@ func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[strin
 	return vals
 }
 
-// send publishes an output's values as its node command.
+// send publishes an output's values as its target's messages. While the
+// emergency stop is engaged a target with stop values is sent those, the
+// others nothing.
 func (r *Router) send(target string, v map[string]float64) {
-	switch target {
-	case TargetHead:
-		if r.estop.active {
+	t := r.targets[target]
+	if r.estop.active {
+		if t.Stop == nil {
 			return
 		}
-		speed, ok := v["speed"]
-		if !ok {
-			speed = 1
-		}
-		r.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: f32(v["pan"]), Tilt: f32(v["tilt"]), Roll: f32(v["roll"]),
-			Speed: f32(speed), Jaw: f32(v["jaw"])})
-	case TargetArmsLeft, TargetArmsRight:
-		if r.estop.active {
-			return
-		}
-		side := strings.TrimPrefix(target, "arms.")
-		n := -1
-		for i := MaxJoints - 1; i >= 0; i-- {
-			if _, ok := v[jointName(i)]; ok {
-				n = i
-				break
-			}
-		}
-		if n >= 0 {
-			speed, ok := v["speed"]
-			if !ok {
-				speed = 1
-			}
-			cmd := msg.ArmCommand{TargetPositions: make([]float32, n+1), SpeedFactor: f32(speed), Immediate: v["immediate"] != 0}
-			for i := range cmd.TargetPositions {
-				cmd.TargetPositions[i] = f32(v[jointName(i)])
-			}
-			r.publish(msg.ArmCmdTopic(side), cmd)
-		}
-		if g, ok := v["gripper"]; ok {
-			r.publish(msg.GripperCmdTopic(side), msg.GripperCommand{Position: f32(g), Force: f32(v["gripper_force"])})
-		}
-	case TargetTracks:
-		if r.estop.active {
-			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
-			return
-		}
-		r.publish(msg.TopicTracksCmdVel, msg.Twist{Linear: msg.Vector3{X: v["linear"]}, Angular: msg.Vector3{Z: v["angular"]}})
+		v = t.Stop
 	}
-}
-
-func jointName(i int) string { return fmt.Sprintf("joint_%d", i) }
-
-func f32(v float64) float32 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return float32(v)
+	r.publishAll(t.Encode(v))
 }
 
 // state is one output's state (spec: Router State Machine): idle with no
@@ -860,7 +837,7 @@ func (o *output) state() string {
 // state is the router's state: the "highest" of its outputs'.
 func (r *Router) state() string {
 	st := msg.RouterIdle
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		switch r.outputs[t].state() {
 		case msg.RouterBlending:
 			return msg.RouterBlending
@@ -885,7 +862,7 @@ func (r *Router) Status() msg.RouteStatus {
 		}
 		s.Routes = append(s.Routes, rs)
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		o := r.outputs[t]
 		outState := msg.OutputState{Target: t, State: o.state(), RouteIDs: []string{}, Values: map[string]float32{}}
 		if o.active {
@@ -922,7 +899,7 @@ func (r *Router) signature(now time.Time) string {
 	if r.estop.active {
 		b.WriteString("|estop")
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		o := r.outputs[t]
 		if o.active {
 			fmt.Fprintf(&b, "|%s=%s", t, strings.Join(o.routeIDs, ","))
