@@ -2,7 +2,7 @@ package msg
 
 import "strconv"
 
-// RC receiver protocols (spec: RC Controller Integration).
+// RC receiver protocols.
 const (
 	RCProtocolPWM  = "pwm"
 	RCProtocolPPM  = "ppm"

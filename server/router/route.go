@@ -158,8 +158,8 @@ func (m *Mapping) UnmarshalYAML(n *yaml.Node) error {
 var mapOptions = map[string]bool{"from": true, "to": true, "scale": true, "offset": true, "clamp": true,
 	"deadzone": true, "curve": true, "expo": true, "mode": true, "threshold": true, "inverted": true}
 
-// Map turns one input value into one output property (spec: Routing Rules
-// and Channel Mapping Examples). Apply gives the order in which the options
+// Map turns one input value into one output property. Apply gives the
+// order in which the options
 // act.
 type Map struct {
 	From string `json:"from" yaml:"from"` // input property: "channel_2", "headYaw"
@@ -266,7 +266,7 @@ func prefixed(prefix string, err error) error {
 var routeID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // DefaultPriority is each source's priority when its route gives none
-// (spec: Input Sources; joystick is ours).
+// (the joystick is SAINT's own addition).
 func DefaultPriority(source string) int {
 	switch source {
 	case msg.SourceSafety:

@@ -821,7 +821,7 @@ func (r *Router) send(target string, v map[string]float64) {
 	r.publishAll(t.Encode(v))
 }
 
-// state is one output's state (spec: Router State Machine): idle with no
+// state is one output's state: idle with no
 // active route, routing with one, blending with several or while a blend
 // ramp runs.
 func (o *output) state() string {

@@ -31,7 +31,7 @@ type System struct {
 	Hostname   string `json:"hostname"`
 }
 
-// LiveLink is the LIVELINK box (spec: Default Ports).
+// LiveLink is the LIVELINK box.
 type LiveLink struct {
 	Enabled       bool   `json:"enabled"`
 	DiscoveryPort int    `json:"discovery_port"`

@@ -12,7 +12,7 @@ import (
 	"github.com/saint-os/saint/server/ws"
 )
 
-// statusView is get_status' answer (spec: WebSocket RC Commands) with what
+// statusView is get_status' answer with what
 // the receiver knows besides: the input's state, counters, link quality.
 // Receiver is "present" once a receiver has sent a frame, "none" before.
 type statusView struct {
