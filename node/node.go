@@ -71,7 +71,7 @@ type Options struct {
 
 // Node is the generic node: one firmware for every role. It boots, checks
 // for firmware, then either resumes its stored role or announces itself as
-// unadopted until the server adopts it (spec: Generic Node Architecture).
+// unadopted until the server adopts it.
 // All of its logic runs on Options.Exec.
 type Node struct {
 	o     Options
