@@ -287,11 +287,7 @@ func (r *Robot) readArm(side int, b *simboard.Board) {
 		if !g.Torque {
 			continue
 		}
-		// The torque limit, 0.1 % of the servo's maximum: the lower of the
-		// maximum (EPROM) and the run-time limit (RAM).
-		lim := min(model.Get16([]byte{fs.Register(ft.RegMaxTorque), fs.Register(ft.RegMaxTorque + 1)}),
-			model.Get16([]byte{fs.Register(feetech.RegTorqueLimit), fs.Register(feetech.RegTorqueLimit + 1)}))
-		s.SetTorqueLimit(float64(min(lim, 1000)) / 1000)
+		s.SetTorqueLimit(float64(min(g.TorqueLimit, 1000)) / 1000)
 		goal := model.Radians(g.Position)
 		if i == arm.NumJoints {
 			// The gripper servo's full turn maps onto the fingers' travel.

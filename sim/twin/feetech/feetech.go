@@ -314,6 +314,10 @@ type Goal struct {
 	Speed        int  // steps/s; 0 means the servo's maximum
 	Acceleration int  // STS: 100 steps/s² units; 0 means the maximum
 	Torque       bool // holding torque enabled
+	// TorqueLimit is the torque the servo may give, 0.1 % of its maximum:
+	// the lower of the maximum (RegMaxTorque, EPROM) and the run-time
+	// limit (RegTorqueLimit, RAM).
+	TorqueLimit int
 }
 
 // Goal returns the servo's current goal.
@@ -336,6 +340,7 @@ func (s *Servo) Goal() Goal {
 		Speed:        ft.DecodeSigned(m.Get16(s.regs[ft.RegGoalSpeed:]), 15),
 		Acceleration: int(s.regs[ft.RegAcceleration]),
 		Torque:       s.regs[ft.RegTorqueEnable] != 0,
+		TorqueLimit:  int(min(m.Get16(s.regs[ft.RegMaxTorque:]), m.Get16(s.regs[RegTorqueLimit:]))),
 	}
 }
 

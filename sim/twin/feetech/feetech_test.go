@@ -210,6 +210,28 @@ func TestGoalClampedToAngleLimits(t *testing.T) {
 	}
 }
 
+// The goal's torque limit is the lower of the maximum torque (EPROM) and
+// the run-time limit (RAM), both 1000 at power-on.
+func TestGoalTorqueLimit(t *testing.T) {
+	r := newRig(t, ft.STS, 1)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 1000 {
+		t.Fatalf("power-on torque limit %d, want 1000", g.TorqueLimit)
+	}
+	v := make([]byte, 2)
+	ft.STS.Put16(v, 400)
+	r.driver.WriteRegister(1, feetech.RegTorqueLimit, v, must(t))
+	r.run(t)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 400 {
+		t.Errorf("run-time limit 400: torque limit %d", g.TorqueLimit)
+	}
+	ft.STS.Put16(v, 250)
+	r.driver.WriteRegister(1, ft.RegMaxTorque, v, must(t))
+	r.run(t)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 250 {
+		t.Errorf("maximum 250 under a run-time limit of 400: torque limit %d", g.TorqueLimit)
+	}
+}
+
 // FuzzTwin feeds arbitrary bytes to the twin: it must never panic, and
 // whatever it answers must be well-formed status packets.
 func FuzzTwin(f *testing.F) {
