@@ -239,13 +239,19 @@ func (a *Arm) SetDead(dead bool) {
 	a.gripper.SetDead(dead)
 }
 
+// PoseTolerance is how far (rad) every joint may move before the arm's
+// kinematics, loads and collisions are computed again. A servo holding
+// against gravity creeps by a few ulp per step for ever; at 0.7 m of reach
+// 1e-9 rad is a nanometre, far below anything the model resolves.
+const PoseTolerance = 1e-9
+
 // forward computes the present pose's joint origins, axes and capsules,
-// unless the joints have not moved since it last did.
+// unless no joint has moved by more than PoseTolerance since it last did.
 func (a *Arm) forward() {
 	if a.fresh {
 		same := true
 		for i, s := range a.joints {
-			if s.Angle() != a.posed[i] {
+			if math.Abs(s.Angle()-a.posed[i]) > PoseTolerance || math.IsNaN(s.Angle()) {
 				same = false
 				break
 			}
