@@ -267,7 +267,7 @@ func (s *Servo) offset() int {
 func (s *Servo) report() {
 	p := s.phys
 	p.Position -= s.offset()
-	copy(s.regs[ft.RegPresentPosition:], s.b.o.Model.EncodePresent(p))
+	s.b.o.Model.PutPresent(s.regs[ft.RegPresentPosition:], p)
 }
 
 // status appends a status packet carrying params; s.b.mu must be held.
