@@ -324,6 +324,28 @@ type Goal struct {
 func (s *Servo) Goal() Goal {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	return s.goal()
+}
+
+// Goals sets goals[i] to the goal of the servo whose id register holds
+// ids[i], and found[i] to whether there is one, under one lock: what a
+// physics model reads of every servo on the bus every step.
+func (b *Bus) Goals(ids []uint8, goals []Goal, found []bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, id := range ids {
+		goals[i], found[i] = Goal{}, false
+		for _, s := range b.servos {
+			if s.regs[ft.RegID] == id {
+				goals[i], found[i] = s.goal(), true
+				break
+			}
+		}
+	}
+}
+
+// goal decodes the servo's goal; s.b.mu must be held.
+func (s *Servo) goal() Goal {
 	m := s.b.o.Model
 	lo, hi := int(m.Get16(s.regs[ft.RegMinAngleLimit:])), int(m.Get16(s.regs[ft.RegMaxAngleLimit:]))
 	pos := int(m.Get16(s.regs[ft.RegGoalPosition:]))

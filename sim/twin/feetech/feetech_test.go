@@ -189,6 +189,11 @@ func TestIDChange(t *testing.T) {
 	if r.twin.Servo(9) == nil || r.twin.Servo(1) != nil {
 		t.Error("servo did not take id 9")
 	}
+	goals, found := make([]feetech.Goal, 2), make([]bool, 2)
+	r.twin.Goals([]uint8{1, 9}, goals, found)
+	if found[0] || !found[1] || goals[1] != r.twin.Servo(9).Goal() {
+		t.Errorf("Goals for ids 1 and 9 after the change: found %v, goal %+v", found, goals[1])
+	}
 	if _, err := r.twin.Add(9); err == nil {
 		t.Error("Add accepted a duplicate id")
 	}
