@@ -93,3 +93,27 @@ func TestConfigure(t *testing.T) {
 		t.Error("a rejected Configure changed the settings")
 	}
 }
+
+// With recording off a Pipe still carries every byte, a receiver still
+// gets its own copy, and nothing is kept.
+func TestPipeWithoutRecording(t *testing.T) {
+	a, b := Pipe(nil)
+	a.SetRecording(false)
+	var got []byte
+	var kept []byte
+	b.Receive(func(p []byte, _ time.Time) { got = append(got, p...); kept = p })
+	buf := []byte{1, 2, 3}
+	_, _ = a.Write(buf)
+	buf[0] = 9
+	if !bytes.Equal(got, []byte{1, 2, 3}) || kept[0] != 1 {
+		t.Errorf("received %x (kept %x) after the writer reused its buffer", got, kept)
+	}
+	if len(a.Writes()) != 0 || len(a.Written()) != 0 {
+		t.Errorf("recording off, yet %d writes recorded", len(a.Writes()))
+	}
+	a.SetRecording(true)
+	_, _ = a.Write([]byte{4})
+	if !bytes.Equal(a.Written(), []byte{4}) {
+		t.Errorf("recording back on: Written %x, want 04", a.Written())
+	}
+}

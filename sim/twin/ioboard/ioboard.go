@@ -44,6 +44,10 @@ func New(ex *executor.Executor, link uart.Port, o *Options) (*Board, error) {
 	b.kill.Set(gpio.Low, ex.Now())
 	crsfTX, crsfRX := uarttest.Pipe(clk)
 	elrsTX, elrsRX := uarttest.Pipe(clk)
+	// The lines run for as long as the simulation: keep no record.
+	for _, p := range []*uarttest.Port{crsfTX, crsfRX, elrsTX, elrsRX} {
+		p.SetRecording(false)
+	}
 	var err error
 	if b.crsf, err = rctx.NewSerial(ex, crsfTX, rc.CRSF, nil); err != nil {
 		return nil, err
