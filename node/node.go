@@ -60,6 +60,10 @@ type Options struct {
 	StatusInterval   time.Duration
 	CallTimeout      time.Duration
 	RetryInterval    time.Duration
+	// RoleStarted, when set, is called on Exec each time a role has
+	// started, with the role's name: saint-node enters real-time mode there
+	// for the roles that need it.
+	RoleStarted func(role string)
 	// NewRole builds role modules; nil means roles.New.
 	NewRole func(name string) (rolekit.Role, error)
 	Log     *slog.Logger
@@ -67,7 +71,7 @@ type Options struct {
 
 // Node is the generic node: one firmware for every role. It boots, checks
 // for firmware, then either resumes its stored role or announces itself as
-// unadopted until the server adopts it (spec: Generic Node Architecture).
+// unadopted until the server adopts it.
 // All of its logic runs on Options.Exec.
 type Node struct {
 	o     Options
@@ -491,6 +495,9 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 		return fmt.Errorf("starting %s: %w", rec.AssignedRole, err)
 	}
 	n.role, n.roleRec, n.roleCfg = role, rec, cfg
+	if n.o.RoleStarted != nil {
+		n.o.RoleStarted(rec.AssignedRole)
+	}
 	return nil
 }
 

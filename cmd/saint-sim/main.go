@@ -31,7 +31,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/saint-os/saint/roleconfig"
 )
 
-// Manifest is firmware/manifest.json (spec: Manifest Format).
+// Manifest is firmware/manifest.json.
 type Manifest struct {
 	Firmware       Release                  `json:"firmware"`
 	Configs        map[string]ConfigVersion `json:"configs"`

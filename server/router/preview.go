@@ -55,7 +55,7 @@ func (r *Router) Preview(rt Route) Preview {
 	if rt.Mapping.Passthrough {
 		targets := []string{rt.Output.Target}
 		if rt.Output.Target == TargetAny {
-			targets = Targets()
+			targets = r.names
 		}
 		for _, t := range targets {
 			c := r.contrib[t][rt.ID]

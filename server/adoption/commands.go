@@ -1,24 +1,35 @@
-package server
+package adoption
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/server/adoption"
+	"github.com/saint-os/saint/server/feature"
+	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/ws"
 )
 
-// registerManagement registers the spec's Node Management Commands.
-func (s *Server) registerManagement() {
-	g := s.gateway
+// commands are the management commands on nodes, over a Manager.
+type commands struct {
+	h *feature.Host
+	m *Manager
+}
+
+// Register adds the Manager to h as a component and installs the
+// management commands on nodes: list_unadopted, list_adopted,
+// get_gpio_status, adopt_node, reset_node, get_node_info, set_node_name,
+// firmware_status and trigger_update.
+func Register(h *feature.Host, m *Manager) {
+	h.Add(m)
+	s := &commands{h: h, m: m}
+	g := h.Gateway
 	g.Handle("management", "list_unadopted", s.listUnadopted)
 	g.Handle("management", "list_adopted", s.listAdopted)
 	g.Handle("management", "get_gpio_status", s.getGPIOStatus)
@@ -28,30 +39,6 @@ func (s *Server) registerManagement() {
 	g.Handle("management", "set_node_name", s.setNodeName)
 	g.Handle("management", "firmware_status", s.firmwareStatus)
 	g.Handle("management", "trigger_update", s.triggerUpdate)
-}
-
-// onExec runs f on the server's executor and waits for it.
-func (s *Server) onExec(ctx context.Context, f func()) error {
-	return s.ex.Do(ctx, f)
-}
-
-// await runs start on the executor and waits for it to call finish.
-func await[T any](ctx context.Context, s *Server, start func(finish func(T, error))) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	s.ex.Post(func() {
-		start(func(v T, err error) { ch <- result{v, err} })
-	})
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
 }
 
 type nodeIDParams struct {
@@ -72,9 +59,9 @@ func requireNodeID(raw json.RawMessage) (string, error) {
 	return p.NodeID, nil
 }
 
-// paramErr turns an adoption.ParamError into the gateway's error.
+// paramErr turns a ParamError into the gateway's error.
 func paramErr(err error) error {
-	var pe *adoption.ParamError
+	var pe *ParamError
 	if errors.As(err, &pe) {
 		return ws.ParamError(pe.Field, "%s", pe.Message)
 	}
@@ -88,10 +75,10 @@ type unadoptedView struct {
 	LastSeen  time.Time `json:"last_seen"`
 }
 
-func (s *Server) listUnadopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+func (s *commands) listUnadopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
 	var rows []unadoptedView
-	err := s.onExec(ctx, func() {
-		for _, u := range s.adoption.Unadopted() {
+	err := s.h.Do(ctx, func() {
+		for _, u := range s.m.Unadopted() {
 			rows = append(rows, unadoptedView{u.Status, u.FirstSeen, u.LastSeen})
 		}
 	})
@@ -101,27 +88,27 @@ func (s *Server) listUnadopted(ctx context.Context, _ *ws.Client, _ json.RawMess
 	return map[string]any{"nodes": rows, "count": len(rows)}, err
 }
 
-func (s *Server) listAdopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	var rows []adoption.Adopted
-	err := s.onExec(ctx, func() {
-		for _, a := range s.adoption.Adopted() {
+func (s *commands) listAdopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var rows []Adopted
+	err := s.h.Do(ctx, func() {
+		for _, a := range s.m.Adopted() {
 			rows = append(rows, *a)
 		}
 	})
 	if rows == nil {
-		rows = []adoption.Adopted{}
+		rows = []Adopted{}
 	}
 	return map[string]any{"nodes": rows, "count": len(rows)}, err
 }
 
-func (s *Server) getGPIOStatus(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) getGPIOStatus(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	id, err := requireNodeID(raw)
 	if err != nil {
 		return nil, err
 	}
-	var u *adoption.Unadopted
-	var a *adoption.Adopted
-	if err := s.onExec(ctx, func() { u, a, _ = s.adoption.Lookup(id) }); err != nil {
+	var u *Unadopted
+	var a *Adopted
+	if err := s.h.Do(ctx, func() { u, a, _ = s.m.Lookup(id) }); err != nil {
 		return nil, err
 	}
 	if u == nil && a == nil {
@@ -131,7 +118,7 @@ func (s *Server) getGPIOStatus(ctx context.Context, _ *ws.Client, raw json.RawMe
 	var resp msg.GPIOProbeResponse
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	err = s.o.Bus.Call(cctx, msg.NodeGPIOProbeService(id), msg.GPIOProbeRequest{NodeID: id}, &resp)
+	err = s.h.Bus.Call(cctx, msg.NodeGPIOProbeService(id), msg.GPIOProbeRequest{NodeID: id}, &resp)
 	if err == nil && resp.Success {
 		return resp.Status, nil
 	}
@@ -141,7 +128,7 @@ func (s *Server) getGPIOStatus(ctx context.Context, _ *ws.Client, raw json.RawMe
 	return nil, fmt.Errorf("node %s did not answer the GPIO probe: %v", id, err)
 }
 
-func (s *Server) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var req msg.AdoptNodeRequest
 	if err := ws.DecodeParams(raw, &req); err != nil {
 		return nil, err
@@ -153,8 +140,8 @@ func (s *Server) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMessag
 		return nil, ws.ParamError("role", "required; want head, arms_left, arms_right, tracks, console or balance")
 	}
 	req.AssignedBy = "admin"
-	resp, err := await(ctx, s, func(finish func(msg.AdoptNodeResponse, error)) {
-		s.adoption.Adopt(req, finish)
+	resp, err := feature.Await(ctx, s.h, func(finish func(msg.AdoptNodeResponse, error)) {
+		s.m.Adopt(req, finish)
 	})
 	if err != nil {
 		return nil, paramErr(err)
@@ -165,7 +152,7 @@ func (s *Server) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMessag
 	return resp, nil
 }
 
-func (s *Server) resetNode(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) resetNode(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var req msg.ResetNodeRequest
 	if err := ws.DecodeParams(raw, &req); err != nil {
 		return nil, err
@@ -173,8 +160,8 @@ func (s *Server) resetNode(ctx context.Context, _ *ws.Client, raw json.RawMessag
 	if req.NodeID == "" {
 		return nil, ws.ParamError("node_id", "required")
 	}
-	resp, err := await(ctx, s, func(finish func(msg.ResetNodeResponse, error)) {
-		s.adoption.Reset(req, finish)
+	resp, err := feature.Await(ctx, s.h, func(finish func(msg.ResetNodeResponse, error)) {
+		s.m.Reset(req, finish)
 	})
 	if err != nil {
 		return nil, paramErr(err)
@@ -200,20 +187,20 @@ type NodeInfo struct {
 	GPIO        *msg.NodeGPIOStatus `json:"gpio_status,omitempty"`
 }
 
-func (s *Server) getNodeInfo(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) getNodeInfo(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	id, err := requireNodeID(raw)
 	if err != nil {
 		return nil, err
 	}
 	var info NodeInfo
 	found := false
-	err = s.onExec(ctx, func() {
-		u, a, st := s.adoption.Lookup(id)
+	err = s.h.Do(ctx, func() {
+		u, a, st := s.m.Lookup(id)
 		found = u != nil || a != nil || st != nil
 		info = NodeInfo{NodeID: id, Status: st}
 		if st != nil {
 			info.State = st.State
-			info.Online = s.ex.Now().Sub(time.Unix(0, int64(st.Timestamp*1e9))) < adoption.OnlineWindow
+			info.Online = s.h.Exec.Now().Sub(time.Unix(0, int64(st.Timestamp*1e9))) < OnlineWindow
 		}
 		if u != nil {
 			g := u.Status
@@ -238,7 +225,7 @@ func (s *Server) getNodeInfo(ctx context.Context, _ *ws.Client, raw json.RawMess
 	return info, nil
 }
 
-func (s *Server) setNodeName(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) setNodeName(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		NodeID      string `json:"node_id"`
 		DisplayName string `json:"display_name"`
@@ -253,7 +240,7 @@ func (s *Server) setNodeName(ctx context.Context, _ *ws.Client, raw json.RawMess
 		return nil, ws.ParamError("display_name", "required")
 	}
 	var err error
-	if e := s.onExec(ctx, func() { err = s.adoption.SetDisplayName(p.NodeID, strings.TrimSpace(p.DisplayName)) }); e != nil {
+	if e := s.h.Do(ctx, func() { err = s.m.SetDisplayName(p.NodeID, strings.TrimSpace(p.DisplayName)) }); e != nil {
 		return nil, e
 	}
 	if err != nil {
@@ -270,10 +257,13 @@ type nodeFirmware struct {
 	UpToDate bool   `json:"up_to_date"`
 }
 
-func (s *Server) firmwareStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	st := s.firmware.Status()
+func (s *commands) firmwareStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	st := firmware.Status{Problem: "no firmware repository", Configs: map[string]firmware.ConfigVersion{}}
+	if s.m.o.Firmware != nil {
+		st = s.m.o.Firmware.Status()
+	}
 	var nodes []nodeFirmware
-	err := s.onExec(ctx, func() {
+	err := s.h.Do(ctx, func() {
 		seen := map[string]bool{}
 		add := func(id, ver, state string) {
 			if seen[id] {
@@ -283,12 +273,12 @@ func (s *Server) firmwareStatus(ctx context.Context, _ *ws.Client, _ json.RawMes
 			up := st.Firmware != nil && ver == st.Firmware.Version
 			nodes = append(nodes, nodeFirmware{id, ver, state, up})
 		}
-		for _, a := range s.adoption.Adopted() {
+		for _, a := range s.m.Adopted() {
 			if a.LastStatus != nil {
 				add(a.NodeID, a.LastStatus.FirmwareVersion, a.LastStatus.State)
 			}
 		}
-		for _, u := range s.adoption.Unadopted() {
+		for _, u := range s.m.Unadopted() {
 			add(u.NodeID, u.Status.FirmwareVersion, msg.StateUnadopted)
 		}
 	})
@@ -299,7 +289,7 @@ func (s *Server) firmwareStatus(ctx context.Context, _ *ws.Client, _ json.RawMes
 	return map[string]any{"repository": st, "nodes": nodes}, err
 }
 
-func (s *Server) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (s *commands) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		NodeID string `json:"node_id"`
 		Force  bool   `json:"force"`
@@ -314,13 +304,13 @@ func (s *Server) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMe
 		}
 		ids = []string{p.NodeID}
 	} else {
-		_ = s.onExec(ctx, func() {
-			for _, a := range s.adoption.Adopted() {
+		_ = s.h.Do(ctx, func() {
+			for _, a := range s.m.Adopted() {
 				if a.Online {
 					ids = append(ids, a.NodeID)
 				}
 			}
-			for _, u := range s.adoption.Unadopted() {
+			for _, u := range s.m.Unadopted() {
 				ids = append(ids, u.NodeID)
 			}
 		})
@@ -334,7 +324,7 @@ func (s *Server) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMe
 	for _, id := range ids {
 		var resp msg.NodeUpdateResponse
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		err := s.o.Bus.Call(cctx, msg.NodeUpdateService(id), msg.NodeUpdateRequest{NodeID: id, Force: p.Force}, &resp)
+		err := s.h.Bus.Call(cctx, msg.NodeUpdateService(id), msg.NodeUpdateRequest{NodeID: id, Force: p.Force}, &resp)
 		cancel()
 		if err != nil {
 			if p.NodeID != "" && errors.Is(err, bus.ErrNoResponders) {
@@ -346,10 +336,4 @@ func (s *Server) triggerUpdate(ctx context.Context, _ *ws.Client, raw json.RawMe
 		results = append(results, result{id, resp.Success, resp.Message})
 	}
 	return map[string]any{"nodes": results}, nil
-}
-
-// serveFirmwareStatus answers GET /api/firmware with the repository status.
-func (s *Server) serveFirmwareStatus(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.firmware.Status())
 }

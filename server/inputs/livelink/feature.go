@@ -1,4 +1,4 @@
-package server
+package livelink
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/saint-os/saint/server/inputs/livelink"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/ws"
 )
 
-// LiveLinkOptions places the LiveLink receiver's listeners. As with the
+// Listeners places the server's LiveLink receiver's listeners. As with the
 // server's other addresses, the zero value opens none: the receiver runs
 // when Host or one of the addresses is set.
 //
@@ -23,77 +23,85 @@ import (
 // and the robot runs on without LiveLink. An address given here (tests
 // use "127.0.0.1:0") overrides its listener and is binding: if it cannot
 // be opened, Start fails.
-type LiveLinkOptions struct {
+type Listeners struct {
 	Host string
 	// FaceAddr (UDP), DataAddr (TCP) and DiscoveryAddr (UDP).
 	FaceAddr, DataAddr, DiscoveryAddr string
 	// AnnounceTo overrides where discovery announcements go (default the
-	// multicast group livelink.DiscoveryGroup on the discovery port).
+	// multicast group DiscoveryGroup on the discovery port).
 	AnnounceTo []string
 	// StaleAfter overrides how long a silent subject stays fresh (1 s).
 	StaleAfter time.Duration
 }
 
-// liveLink is the server's LiveLink receiver as a Component: it follows
+// Feature is the server's LiveLink receiver as a component: it follows
 // the livelink settings, restarting on new ports, and keeps one registry
 // for the router across restarts.
-type liveLink struct {
-	s        *Server
-	o        LiveLinkOptions
-	registry *livelink.Registry
+type Feature struct {
+	h        *feature.Host
+	settings *settings.Store
+	o        Listeners
+	registry *Registry
 	// On the executor:
-	rx      *livelink.Receiver
+	rx      *Receiver
 	applied settings.LiveLink
 	err     error
 	started bool
 }
 
-func (s *Server) newLiveLink() *liveLink {
-	o := s.o.LiveLink
+// Register installs the LiveLink receiver on h: a component that opens
+// the listeners o places on the ports of the livelink settings, and the
+// livelink get_status command. The router reads the subjects from
+// Registry.
+func Register(h *feature.Host, st *settings.Store, o Listeners) *Feature {
 	stale := o.StaleAfter
 	if stale <= 0 {
 		stale = time.Second
 	}
-	l := &liveLink{s: s, o: o, registry: livelink.NewRegistry(stale, 5*time.Minute, 256)}
-	s.settings.Watch(func(n settings.Settings) {
-		s.ex.Post(func() {
+	l := &Feature{h: h, settings: st, o: o, registry: NewRegistry(stale, 5*time.Minute, 256)}
+	st.Watch(func(n settings.Settings) {
+		h.Exec.Post(func() {
 			if l.started && n.LiveLink != l.applied {
 				l.restart(n.LiveLink)
 			}
 		})
 	})
-	s.gateway.Handle("livelink", "get_status", l.getStatus)
+	h.Gateway.Handle("livelink", "get_status", l.getStatus)
+	h.Add(l)
 	return l
 }
 
-// ConfigureLiveLink replaces the LiveLink options the server was made
-// with (for assemblies that build the server themselves, such as the
-// simulator's stack). Call it before Start.
-func (s *Server) ConfigureLiveLink(o LiveLinkOptions) {
-	s.liveLink.o = o
+// Registry returns the subjects the receiver has seen.
+func (l *Feature) Registry() *Registry { return l.registry }
+
+// Configure replaces the listeners the feature was registered with (for
+// assemblies that build the server themselves, such as the simulator's
+// stack). Call it before the server starts.
+func (l *Feature) Configure(o Listeners) {
+	l.o = o
 	if o.StaleAfter > 0 {
-		s.liveLink.registry.SetStaleAfter(o.StaleAfter)
+		l.registry.SetStaleAfter(o.StaleAfter)
 	}
 }
 
 // explicit reports whether the addresses were given by the caller.
-func (l *liveLink) explicit() bool {
+func (l *Feature) explicit() bool {
 	return l.o.FaceAddr != "" || l.o.DataAddr != "" || l.o.DiscoveryAddr != ""
 }
 
 // Start opens the receiver (executor).
-func (l *liveLink) Start() error {
+func (l *Feature) Start() error {
 	l.started = true
-	err := l.open(l.s.settings.Get().LiveLink)
+	err := l.open(l.settings.Get().LiveLink)
 	if err != nil && !l.explicit() {
-		l.s.log.Warn("LiveLink receiver not started", "source", "livelink", "err", err)
+		l.h.Log.Warn("LiveLink receiver not started", "source", "livelink", "err", err)
 		return nil
 	}
 	return err
 }
 
 // Stop closes the receiver (executor).
-func (l *liveLink) Stop() {
+func (l *Feature) Stop() {
 	l.started = false
 	if l.rx != nil {
 		l.rx.Stop()
@@ -101,17 +109,17 @@ func (l *liveLink) Stop() {
 	}
 }
 
-func (l *liveLink) restart(n settings.LiveLink) {
+func (l *Feature) restart(n settings.LiveLink) {
 	if l.rx != nil {
 		l.rx.Stop()
 		l.rx = nil
 	}
 	if err := l.open(n); err != nil {
-		l.s.log.Warn("LiveLink receiver not restarted", "source", "livelink", "err", err)
+		l.h.Log.Warn("LiveLink receiver not restarted", "source", "livelink", "err", err)
 	}
 }
 
-func (l *liveLink) open(n settings.LiveLink) error {
+func (l *Feature) open(n settings.LiveLink) error {
 	l.applied, l.err = n, nil
 	if !n.Enabled || l.o.Host == "" && !l.explicit() {
 		return nil
@@ -122,9 +130,9 @@ func (l *liveLink) open(n settings.LiveLink) error {
 		}
 		return net.JoinHostPort(l.o.Host, strconv.Itoa(port))
 	}
-	rx, err := livelink.New(livelink.Options{
-		Exec: l.s.ex, Bus: l.s.o.Bus, Log: l.s.log,
-		FaceAddr:      or(l.o.FaceAddr, livelink.DefaultFacePort),
+	rx, err := New(Options{
+		Exec: l.h.Exec, Bus: l.h.Bus, Log: l.h.Log,
+		FaceAddr:      or(l.o.FaceAddr, DefaultFacePort),
 		DataAddr:      or(l.o.DataAddr, n.DataPort),
 		DiscoveryAddr: or(l.o.DiscoveryAddr, n.DiscoveryPort),
 		Name:          n.BroadcastName,
@@ -143,34 +151,34 @@ func (l *liveLink) open(n settings.LiveLink) error {
 	return nil
 }
 
-// LiveLinkAddrs returns the LiveLink receiver's bound addresses (empty
-// when it is off).
-func (s *Server) LiveLinkAddrs() livelink.Addrs {
-	var a livelink.Addrs
-	_ = s.ex.Do(context.Background(), func() {
-		if s.liveLink != nil && s.liveLink.rx != nil {
-			a = s.liveLink.rx.Addrs()
+// Addrs returns the receiver's bound addresses (empty when it is off).
+// Call it from another goroutine than the executor.
+func (l *Feature) Addrs() Addrs {
+	var a Addrs
+	_ = l.h.Do(context.Background(), func() {
+		if l.rx != nil {
+			a = l.rx.Addrs()
 		}
 	})
 	return a
 }
 
-// liveLinkStatus is livelink get_status' answer.
-type liveLinkStatus struct {
-	Enabled  bool                     `json:"enabled"`
-	Error    string                   `json:"error,omitempty"`
-	Face     string                   `json:"face_udp"`
-	Data     string                   `json:"data_tcp"`
-	Disc     string                   `json:"discovery_udp"`
-	Stats    livelink.Stats           `json:"stats"`
-	Subjects []livelink.SubjectStatus `json:"subjects"`
+// status is livelink get_status' answer.
+type status struct {
+	Enabled  bool            `json:"enabled"`
+	Error    string          `json:"error,omitempty"`
+	Face     string          `json:"face_udp"`
+	Data     string          `json:"data_tcp"`
+	Disc     string          `json:"discovery_udp"`
+	Stats    Stats           `json:"stats"`
+	Subjects []SubjectStatus `json:"subjects"`
 }
 
 // getStatus answers livelink get_status: listeners, counters and the
 // subjects with their staleness.
-func (l *liveLink) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	var st liveLinkStatus
-	if err := l.s.ex.Do(ctx, func() {
+func (l *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var st status
+	if err := l.h.Do(ctx, func() {
 		if l.err != nil {
 			st.Error = l.err.Error()
 		}

@@ -1,4 +1,4 @@
-package server
+package system
 
 import (
 	"time"
@@ -36,23 +36,16 @@ const hostSampleEvery = 2 * time.Second
 // hostMonitor samples the machine on the executor, so the system status
 // reads a recent sample without touching /proc on every request.
 type hostMonitor struct {
-	s     *Server
-	host  Host
-	timer *executor.Timer
-}
-
-func newHostMonitor(s *Server) *hostMonitor {
-	h := s.o.Host
-	if h == nil {
-		h = localHost{linuxhost.NewSampler(nil, nil)}
-	}
-	return &hostMonitor{s: s, host: h}
+	ex     *executor.Executor
+	host   Host
+	timer  *executor.Timer
+	latest *hostSample
 }
 
 // Start implements Component; it runs on the executor.
 func (m *hostMonitor) Start() error {
 	m.sample()
-	m.timer = m.s.ex.Every(hostSampleEvery, m.sample)
+	m.timer = m.ex.Every(hostSampleEvery, m.sample)
 	return nil
 }
 
@@ -65,5 +58,5 @@ func (m *hostMonitor) Stop() {
 
 func (m *hostMonitor) sample() {
 	in, ex := m.host.Addresses()
-	m.s.host = hostSample{metrics: m.host.Sample(), internal: in, external: ex}
+	*m.latest = hostSample{metrics: m.host.Sample(), internal: in, external: ex}
 }

@@ -1,4 +1,4 @@
-package server
+package rc
 
 import (
 	"context"
@@ -9,71 +9,30 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	wire "github.com/saint-os/saint/hal/device/rc"
-	"github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/server/ws"
 )
 
-// registerRC registers the spec's WebSocket RC Commands. They act on the
-// live receiver (server/inputs/rc) and persist every change to
-// rc_receiver.yaml (see rcComponent).
-func (s *Server) registerRC() {
-	g := s.gateway
-	g.Handle("rc", "get_status", s.rcGetStatus)
-	g.Handle("rc", "set_enabled", s.rcSetEnabled)
-	g.Handle("rc", "get_channel_config", s.rcGetChannelConfig)
-	g.Handle("rc", "set_channel_config", s.rcSetChannelConfig)
-	g.Handle("rc", "calibrate_channel", s.rcCalibrateChannel)
-	g.Handle("rc", "set_failsafe", s.rcSetFailsafe)
-	g.Handle("rc", "get_protocol", s.rcGetProtocol)
-	g.Handle("rc", "set_protocol", s.rcSetProtocol)
-}
-
-// onRCState records the latest RCReceiverState seen on the bus (executor):
-// a receiver outside this process, when the server's own has no signal.
-func (s *Server) onRCState(st msg.RCReceiverState) {
-	s.rcState, s.rcAt = &st, s.ex.Now()
-}
-
-// rcFresh returns the RC receiver's state: the server's own receiver once
-// it has had a signal, otherwise a state from the bus that arrived within
-// the failsafe timeout (executor).
-func (s *Server) rcFresh(now time.Time) (msg.RCReceiverState, bool) {
-	if c := s.rc(); c != nil {
-		if c.rx.Config().Enabled && !c.rx.Status().LastFrame.IsZero() {
-			return c.rx.State(), true
-		}
-	}
-	if s.rcState == nil {
-		return msg.RCReceiverState{}, false
-	}
-	timeout := time.Duration(s.settings.Get().RC.Failsafe.TimeoutMs) * time.Millisecond
-	if now.Sub(s.rcAt) > timeout {
-		return msg.RCReceiverState{}, false
-	}
-	return *s.rcState, true
-}
-
-// rcStatus is get_status' answer (spec: WebSocket RC Commands) with what
+// statusView is get_status' answer with what
 // the receiver knows besides: the input's state, counters, link quality.
 // Receiver is "present" once a receiver has sent a frame, "none" before.
-type rcStatus struct {
-	rc.Status
+type statusView struct {
+	Status
 	Receiver string `json:"receiver"`
 	Message  string `json:"message,omitempty"`
 }
 
-func (s *Server) rcGetStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	var st rc.Status
-	var cfg rc.Config
+func (f *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var st Status
+	var cfg Config
 	var remote msg.RCReceiverState
 	var haveRemote bool
-	if err := s.onExec(ctx, func() {
-		st, cfg = s.rc().rx.Status(), s.rc().rx.Config()
-		remote, haveRemote = s.rcRemote(s.ex.Now())
+	if err := f.h.Do(ctx, func() {
+		st, cfg = f.rx.Status(), f.rx.Config()
+		remote, haveRemote = f.remoteState(f.h.Exec.Now())
 	}); err != nil {
 		return nil, err
 	}
-	out := rcStatus{Status: st, Receiver: "present"}
+	out := statusView{Status: st, Receiver: "present"}
 	switch {
 	case !st.Enabled:
 		out.Receiver, out.Message = "none", "the RC receiver is disabled"
@@ -87,30 +46,16 @@ func (s *Server) rcGetStatus(ctx context.Context, _ *ws.Client, _ json.RawMessag
 	return out, nil
 }
 
-// rcRemote returns the state a receiver outside the server published on
-// the bus within the failsafe timeout, when the server's own receiver has
-// never had a signal (executor).
-func (s *Server) rcRemote(now time.Time) (msg.RCReceiverState, bool) {
-	rx := s.rc().rx
-	if !rx.Status().LastFrame.IsZero() || s.rcState == nil {
-		return msg.RCReceiverState{}, false
-	}
-	if now.Sub(s.rcAt) > time.Duration(rx.Config().Failsafe.TimeoutMs)*time.Millisecond {
-		return msg.RCReceiverState{}, false
-	}
-	return *s.rcState, true
-}
-
 // remoteStatus is get_status for a receiver outside the server: its
 // state with the channel names and types configured here.
-func remoteStatus(local rc.Status, cfg rc.Config, st msg.RCReceiverState) rc.Status {
+func remoteStatus(local Status, cfg Config, st msg.RCReceiverState) Status {
 	out := local
 	out.Protocol, out.Connected, out.Failsafe, out.RSSI, out.FrameRateHz = st.Protocol, st.Connected, st.Failsafe, st.RSSI, st.FrameRateHz
-	out.Channels = make([]rc.ChannelStatus, 0, len(st.Channels))
+	out.Channels = make([]ChannelStatus, 0, len(st.Channels))
 	for _, c := range st.Channels {
 		us := rawMicros(st.Protocol, c.RawValue)
 		ch := cfg.Channel(int(c.ChannelNumber))
-		out.Channels = append(out.Channels, rc.ChannelStatus{Channel: ch.Number, Raw: int(c.RawValue), Micros: int(us),
+		out.Channels = append(out.Channels, ChannelStatus{Channel: ch.Number, Raw: int(c.RawValue), Micros: int(us),
 			Normalized: float64(c.Normalized), Name: ch.Name, Type: ch.Type, Failsafe: c.Failsafe})
 	}
 	return out
@@ -127,33 +72,31 @@ func rawMicros(protocol string, raw uint16) uint16 {
 	return raw
 }
 
-// rcChange applies change to a copy of the receiver's configuration on the
+// change applies change to a copy of the receiver's configuration on the
 // executor, puts it in force and saves it. Errors of the configuration
-// are reported as the parameter field names (a *rc.FieldError's last
+// are reported as the parameter field names (a *FieldError's last
 // component: "rc_receiver.failsafe.timeout_ms" → "timeout_ms").
-func (s *Server) rcChange(ctx context.Context, change func(*rc.Config) error) (rc.Config, error) {
-	c := s.rc()
-	var next rc.Config
-	var v uint64
+func (f *Feature) change(ctx context.Context, change func(*Config) error) (Config, error) {
+	var next Config
 	var err error
-	if e := s.onExec(ctx, func() {
-		next = c.rx.Config()
+	if e := f.h.Do(ctx, func() {
+		next = f.rx.Config()
 		if err = change(&next); err != nil {
 			return
 		}
-		v, err = c.apply(next)
-		next = c.rx.Config()
+		err = f.rx.Apply(next)
+		next = f.rx.Config()
 	}); e != nil {
-		return rc.Config{}, e
+		return Config{}, e
 	}
 	if err != nil {
-		var fe *rc.FieldError
+		var fe *FieldError
 		if errors.As(err, &fe) {
-			return rc.Config{}, ws.ParamError(paramName(fe.Field), "%s", fe.Message)
+			return Config{}, ws.ParamError(paramName(fe.Field), "%s", fe.Message)
 		}
-		return rc.Config{}, err
+		return Config{}, err
 	}
-	if err := c.save(next, v); err != nil {
+	if err := f.save(ctx); err != nil {
 		return next, &ws.Error{Code: ws.CodeFailed, Message: "the change is in force but was not saved: " + err.Error()}
 	}
 	return next, nil
@@ -169,7 +112,7 @@ func paramName(field string) string {
 	return field
 }
 
-func (s *Server) rcSetEnabled(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) setEnabled(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		Enabled *bool `json:"enabled"`
 	}
@@ -179,11 +122,11 @@ func (s *Server) rcSetEnabled(ctx context.Context, _ *ws.Client, raw json.RawMes
 	if p.Enabled == nil {
 		return nil, ws.ParamError("enabled", "required: true or false")
 	}
-	next, err := s.rcChange(ctx, func(c *rc.Config) error { c.Enabled = *p.Enabled; return nil })
+	next, err := f.change(ctx, func(c *Config) error { c.Enabled = *p.Enabled; return nil })
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info(fmt.Sprintf("RC receiver %s", map[bool]string{true: "enabled", false: "disabled"}[*p.Enabled]), "source", "rc")
+	f.h.Log.Info(fmt.Sprintf("RC receiver %s", map[bool]string{true: "enabled", false: "disabled"}[*p.Enabled]), "source", "rc")
 	return map[string]bool{"enabled": next.Enabled}, nil
 }
 
@@ -197,47 +140,47 @@ func channelParam(raw json.RawMessage, required bool) (int, error) {
 	}
 	if p.Channel == nil {
 		if required {
-			return 0, ws.ParamError("channel", "required: 1 to %d", rc.MaxChannels)
+			return 0, ws.ParamError("channel", "required: 1 to %d", MaxChannels)
 		}
 		return 0, nil
 	}
-	if *p.Channel < 1 || *p.Channel > rc.MaxChannels {
-		return 0, ws.ParamError("channel", "want 1 to %d, got %d", rc.MaxChannels, *p.Channel)
+	if *p.Channel < 1 || *p.Channel > MaxChannels {
+		return 0, ws.ParamError("channel", "want 1 to %d, got %d", MaxChannels, *p.Channel)
 	}
 	return *p.Channel, nil
 }
 
-func (s *Server) rcConfig(ctx context.Context) (rc.Config, error) {
-	var cfg rc.Config
-	err := s.onExec(ctx, func() { cfg = s.rc().rx.Config() })
+func (f *Feature) config(ctx context.Context) (Config, error) {
+	var cfg Config
+	err := f.h.Do(ctx, func() { cfg = f.rx.Config() })
 	return cfg, err
 }
 
-// rcGetChannelConfig returns one channel's configuration, or every
+// getChannelConfig returns one channel's configuration, or every
 // configured channel's without a channel parameter.
-func (s *Server) rcGetChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) getChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, false)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := s.rcConfig(ctx)
+	cfg, err := f.config(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		chans := cfg.Channels
 		if chans == nil {
-			chans = []rc.Channel{}
+			chans = []Channel{}
 		}
 		return map[string]any{"channels": chans}, nil
 	}
 	return cfg.Channel(n), nil
 }
 
-// rcSetChannelConfig sets a channel's calibration; fields left out keep
+// setChannelConfig sets a channel's calibration; fields left out keep
 // their value (a channel not configured yet starts at 1000/1500/2000 µs,
 // a stick).
-func (s *Server) rcSetChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) setChannelConfig(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, true)
 	if err != nil {
 		return nil, err
@@ -254,8 +197,8 @@ func (s *Server) rcSetChannelConfig(ctx context.Context, _ *ws.Client, raw json.
 	if err := ws.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out rc.Channel
-	_, err = s.rcChange(ctx, func(c *rc.Config) error {
+	var out Channel
+	_, err = f.change(ctx, func(c *Config) error {
 		ch := c.Channel(n)
 		for _, f := range []struct {
 			dst *int
@@ -273,11 +216,11 @@ func (s *Server) rcSetChannelConfig(ctx context.Context, _ *ws.Client, raw json.
 		}
 		if p.Type != nil {
 			ch.Type = *p.Type
-			if ch.Type == rc.TypeSwitch && p.Center == nil {
+			if ch.Type == TypeSwitch && p.Center == nil {
 				ch.Center = ch.Min
 			}
 		}
-		if err := rc.ValidateChannel("", ch); err != nil {
+		if err := ValidateChannel("", ch); err != nil {
 			return err
 		}
 		c.SetChannel(ch)
@@ -287,24 +230,24 @@ func (s *Server) rcSetChannelConfig(ctx context.Context, _ *ws.Client, raw json.
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info(fmt.Sprintf("RC channel %d configured", n), "source", "rc")
+	f.h.Log.Info(fmt.Sprintf("RC channel %d configured", n), "source", "rc")
 	return out, nil
 }
 
 // Calibration windows the command accepts: within the gateway's request
 // timeout.
 const (
-	rcCalibrateDefault = 3 * time.Second
-	rcCalibrateMax     = 8 * time.Second
+	calibrateDefault = 3 * time.Second
+	calibrateMax     = 8 * time.Second
 )
 
-// rcCalibrateChannel calibrates a channel. With "position" (min, max or
+// calibrateChannel calibrates a channel. With "position" (min, max or
 // center) it stores the channel's current pulse width there: the operator
 // holds the stick and asks. Without, it captures min, max and centre over
 // duration_ms (default 3000): the operator moves the stick through its
 // travel and lets go before the window ends. The answer is the channel's
 // new configuration.
-func (s *Server) rcCalibrateChannel(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) calibrateChannel(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	n, err := channelParam(raw, true)
 	if err != nil {
 		return nil, err
@@ -321,23 +264,22 @@ func (s *Server) rcCalibrateChannel(ctx context.Context, _ *ws.Client, raw json.
 		if p.Position != "min" && p.Position != "max" && p.Position != "center" {
 			return nil, ws.ParamError("position", "want min, max or center, got %q", p.Position)
 		}
-		return s.rcCalibratePosition(ctx, n, p.Position)
+		return f.calibratePosition(ctx, n, p.Position)
 	}
-	window := rcCalibrateDefault
+	window := calibrateDefault
 	if p.DurationMs != nil {
 		window = time.Duration(*p.DurationMs) * time.Millisecond
-		if window <= 0 || window > rcCalibrateMax {
-			return nil, ws.ParamError("duration_ms", "want 1 to %d, got %d", rcCalibrateMax.Milliseconds(), *p.DurationMs)
+		if window <= 0 || window > calibrateMax {
+			return nil, ws.ParamError("duration_ms", "want 1 to %d, got %d", calibrateMax.Milliseconds(), *p.DurationMs)
 		}
 	}
 	type result struct {
-		ch  rc.Channel
+		ch  Channel
 		err error
 	}
 	done := make(chan result, 1)
-	c := s.rc()
-	if err := s.onExec(ctx, func() {
-		c.rx.Calibrate(n, window, func(ch rc.Channel, err error) { done <- result{ch, err} })
+	if err := f.h.Do(ctx, func() {
+		f.rx.Calibrate(n, window, func(ch Channel, err error) { done <- result{ch, err} })
 	}); err != nil {
 		return nil, err
 	}
@@ -350,24 +292,19 @@ func (s *Server) rcCalibrateChannel(ctx context.Context, _ *ws.Client, raw json.
 	if res.err != nil {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: "calibration failed: " + res.err.Error()}
 	}
-	var cfg rc.Config
-	var v uint64
-	if err := s.onExec(ctx, func() { c.version++; v, cfg = c.version, c.rx.Config() }); err != nil {
-		return nil, err
-	}
-	if err := c.save(cfg, v); err != nil {
+	if err := f.save(ctx); err != nil {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: "the calibration is in force but was not saved: " + err.Error()}
 	}
 	return map[string]any{"channel": res.ch, "duration_ms": window.Milliseconds()}, nil
 }
 
-// rcCalibratePosition stores the channel's current width as its min, max
+// calibratePosition stores the channel's current width as its min, max
 // or center.
-func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string) (any, error) {
+func (f *Feature) calibratePosition(ctx context.Context, n int, position string) (any, error) {
 	var us uint16
 	var ok bool
-	if err := s.onExec(ctx, func() {
-		if remote, isRemote := s.rcRemote(s.ex.Now()); isRemote {
+	if err := f.h.Do(ctx, func() {
+		if remote, isRemote := f.remoteState(f.h.Exec.Now()); isRemote {
 			for _, c := range remote.Channels {
 				if int(c.ChannelNumber) == n && remote.Connected && !remote.Failsafe && !c.Failsafe {
 					us, ok = rawMicros(remote.Protocol, c.RawValue), true
@@ -375,8 +312,8 @@ func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string
 			}
 			return
 		}
-		if !s.rc().rx.Status().Failsafe {
-			us, ok = s.rc().rx.Micros(n)
+		if !f.rx.Status().Failsafe {
+			us, ok = f.rx.Micros(n)
 		}
 	}); err != nil {
 		return nil, err
@@ -384,8 +321,8 @@ func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string
 	if !ok {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf("cannot calibrate: the RC receiver reports no signal on channel %d", n)}
 	}
-	var out rc.Channel
-	_, err := s.rcChange(ctx, func(c *rc.Config) error {
+	var out Channel
+	_, err := f.change(ctx, func(c *Config) error {
 		ch := c.Channel(n)
 		switch position {
 		case "min":
@@ -395,10 +332,10 @@ func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string
 		case "center":
 			ch.Center = int(us)
 		}
-		if ch.Type == rc.TypeSwitch {
+		if ch.Type == TypeSwitch {
 			ch.Center = ch.Min
 		}
-		if err := rc.ValidateChannel("", ch); err != nil {
+		if err := ValidateChannel("", ch); err != nil {
 			return err
 		}
 		c.SetChannel(ch)
@@ -411,7 +348,7 @@ func (s *Server) rcCalibratePosition(ctx context.Context, n int, position string
 	return map[string]any{"channel": out, "position": position, "us": us}, nil
 }
 
-func (s *Server) rcSetFailsafe(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) setFailsafe(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		Action    string `json:"action"`
 		TimeoutMs *int   `json:"timeout_ms"`
@@ -422,7 +359,7 @@ func (s *Server) rcSetFailsafe(ctx context.Context, _ *ws.Client, raw json.RawMe
 	if p.Action == "" {
 		return nil, ws.ParamError("action", "required: hold, neutral, estop or passthrough")
 	}
-	next, err := s.rcChange(ctx, func(c *rc.Config) error {
+	next, err := f.change(ctx, func(c *Config) error {
 		c.Failsafe.Action = p.Action
 		if p.TimeoutMs != nil {
 			c.Failsafe.TimeoutMs = *p.TimeoutMs
@@ -432,21 +369,21 @@ func (s *Server) rcSetFailsafe(ctx context.Context, _ *ws.Client, raw json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("RC failsafe action set to "+p.Action, "source", "rc")
+	f.h.Log.Info("RC failsafe action set to "+p.Action, "source", "rc")
 	return next.Failsafe, nil
 }
 
-func (s *Server) rcGetProtocol(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-	cfg, err := s.rcConfig(ctx)
+func (f *Feature) getProtocol(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	cfg, err := f.config(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"protocol": cfg.Protocol, "supported": rc.Protocols()}, nil
+	return map[string]any{"protocol": cfg.Protocol, "supported": Protocols()}, nil
 }
 
-// rcSetProtocol switches the receiver's protocol, reopening its input;
+// setProtocol switches the receiver's protocol, reopening its input;
 // "device" optionally names the UART at the same time.
-func (s *Server) rcSetProtocol(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func (f *Feature) setProtocol(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
 	var p struct {
 		Protocol string  `json:"protocol"`
 		Device   *string `json:"device"`
@@ -457,7 +394,7 @@ func (s *Server) rcSetProtocol(ctx context.Context, _ *ws.Client, raw json.RawMe
 	if p.Protocol == "" {
 		return nil, ws.ParamError("protocol", "required: pwm, ppm, sbus, ibus or crsf")
 	}
-	next, err := s.rcChange(ctx, func(c *rc.Config) error {
+	next, err := f.change(ctx, func(c *Config) error {
 		if c.Protocol != p.Protocol {
 			// Each protocol has its own line speed.
 			c.UART.BaudRate = 0
@@ -471,6 +408,6 @@ func (s *Server) rcSetProtocol(ctx context.Context, _ *ws.Client, raw json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("RC protocol set to "+p.Protocol, "source", "rc")
-	return map[string]any{"protocol": next.Protocol, "device": next.UART.Device, "supported": rc.Protocols()}, nil
+	f.h.Log.Info("RC protocol set to "+p.Protocol, "source", "rc")
+	return map[string]any{"protocol": next.Protocol, "device": next.UART.Device, "supported": Protocols()}, nil
 }

@@ -1,4 +1,4 @@
-package server
+package balance
 
 import (
 	"context"
@@ -7,20 +7,23 @@ import (
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
 
-// registerBalanceConsole forwards the balancing base's debug console (the
+// Register forwards the balancing base's debug console (the
 // saul-tee reference's serial commands) to the balance role's bus service:
 //
 //	{"type":"command","target":"balance","action":"console","params":{"line":"status"}}
 //
 // answers {"output": "...", "ok": true}. saintctl balance CMD... uses it.
-func (s *Server) registerBalanceConsole() {
-	s.gateway.HandleCommand("balance", "console", s.cmdBalanceConsole)
+func Register(h *feature.Host) {
+	h.Gateway.HandleCommand("balance", "console", func(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+		return console(ctx, h.Bus, raw)
+	})
 }
 
-func (s *Server) cmdBalanceConsole(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
+func console(ctx context.Context, b bus.Bus, raw json.RawMessage) (any, error) {
 	var req msg.BalanceConsoleRequest
 	if err := ws.DecodeParams(raw, &req); err != nil {
 		return nil, err
@@ -28,7 +31,7 @@ func (s *Server) cmdBalanceConsole(ctx context.Context, _ *ws.Client, raw json.R
 	if strings.TrimSpace(req.Line) == "" {
 		return nil, ws.ParamError("line", "missing: a console command such as \"status\" or \"help\"")
 	}
-	resp, err := bus.CallJSON[msg.BalanceConsoleResponse](ctx, s.o.Bus, msg.ServiceBalanceConsole, req)
+	resp, err := bus.CallJSON[msg.BalanceConsoleResponse](ctx, b, msg.ServiceBalanceConsole, req)
 	if err != nil {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: "balance console: " + err.Error()}
 	}
