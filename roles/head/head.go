@@ -199,14 +199,14 @@ func (h *Head) configure() error {
 		travel float64
 	}{{"pan", lim.Pan, p.ServoTravel.Pan}, {"tilt", lim.Tilt, p.ServoTravel.Tilt}, {"roll", lim.Roll, p.ServoTravel.Roll}} {
 		if len(ax.limits) != 2 {
-			return fmt.Errorf("head: limits.%s: want [min, max] in degrees", ax.name)
+			return c.Errorf("limits."+ax.name, "want [min, max] in degrees")
 		}
 		a := headAxis{name: ax.name, function: ax.name + "_servo", min: ax.limits[0], max: ax.limits[1], travel: ax.travel}
 		if a.min > 0 || a.max < 0 || a.min >= a.max {
-			return fmt.Errorf("head: limits.%s: [%g, %g] must contain 0 with min < max", ax.name, a.min, a.max)
+			return c.Errorf("limits."+ax.name, "[%g, %g] must contain 0 with min < max", a.min, a.max)
 		}
 		if a.travel <= 0 || a.max > a.travel/2 || -a.min > a.travel/2 {
-			return fmt.Errorf("head: servo_travel.%s: %g° cannot reach limits [%g, %g]", ax.name, a.travel, a.min, a.max)
+			return c.Errorf("servo_travel."+ax.name, "%g° cannot reach limits [%g, %g]", a.travel, a.min, a.max)
 		}
 		h.axes[i] = a
 	}
@@ -217,7 +217,7 @@ func (h *Head) configure() error {
 		{"default_speed", p.DefaultSpeed}, {"control_rate_hz", p.ControlRateHz}, {"state_rate_hz", p.StateRateHz},
 		{"command_timeout_ms", p.CommandTimeoutMS}} {
 		if v.v <= 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("head: %s: %g, want a positive number", v.field, v.v)
+			return c.Errorf(v.field, "%g, want a positive number", v.v)
 		}
 	}
 	maxSpeed := math.Min(lim.MaxSpeed, 1)

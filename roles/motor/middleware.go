@@ -14,7 +14,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 )
 
-// Defaults of the spec.
+// Defaults of the motor control protocol (docs/roles/arms.md).
 const (
 	// DefaultResetZeroTimeout bounds a reset_zero call (10000 ms).
 	DefaultResetZeroTimeout = 10 * time.Second

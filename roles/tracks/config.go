@@ -139,57 +139,63 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 	default:
 		return nil, cfg.Errorf("estop_mode", "%v, want coast or brake", c.EstopMode)
 	}
-	return &c, c.validate()
+	return &c, c.validate(cfg)
 }
 
-func (c *tracksConfig) validate() error {
+// validate checks the settings; errors name the field and its line in cfg.
+func (c *tracksConfig) validate(cfg *roleconfig.Config) error {
 	d, o, s := c.Drive, c.Odometry, c.Speed
 	switch {
 	case !(d.Gauge > 0):
-		return fmt.Errorf("drive.gauge: %g m, want > 0", d.Gauge)
+		return cfg.Errorf("drive.gauge", "%g m, want > 0", d.Gauge)
 	case !(d.SprocketRadius > 0):
-		return fmt.Errorf("drive.sprocket_radius: %g m, want > 0", d.SprocketRadius)
+		return cfg.Errorf("drive.sprocket_radius", "%g m, want > 0", d.SprocketRadius)
 	case d.EncoderCPR <= 0:
-		return fmt.Errorf("drive.encoder_cpr: %d, want > 0", d.EncoderCPR)
+		return cfg.Errorf("drive.encoder_cpr", "%d, want > 0", d.EncoderCPR)
 	case !(d.ControlRateHz > 0 && d.ControlRateHz <= 2000):
-		return fmt.Errorf("drive.control_rate_hz: %g, want 0 < rate ≤ 2000", d.ControlRateHz)
+		return cfg.Errorf("drive.control_rate_hz", "%g, want 0 < rate ≤ 2000", d.ControlRateHz)
 	case !(d.MaxTrackSpeed > 0):
-		return fmt.Errorf("drive.max_track_speed: %g m/s, want > 0", d.MaxTrackSpeed)
+		return cfg.Errorf("drive.max_track_speed", "%g m/s, want > 0", d.MaxTrackSpeed)
 	case !(d.GaugeFactor >= 1 && d.GaugeFactor <= 3):
-		return fmt.Errorf("drive.gauge_factor: %g, want 1 to 3", d.GaugeFactor)
+		return cfg.Errorf("drive.gauge_factor", "%g, want 1 to 3", d.GaugeFactor)
 	case !(d.TurnSlip >= 0 && d.TurnSlip < d.MaxTrackSpeed/2):
-		return fmt.Errorf("drive.turn_slip: %g m/s, want 0 ≤ slip < max_track_speed/2", d.TurnSlip)
+		return cfg.Errorf("drive.turn_slip", "%g m/s, want 0 ≤ slip < max_track_speed/2", d.TurnSlip)
 	case !(d.SpeedBandwidthHz > 0 && 2*2*math.Pi*d.SpeedBandwidthHz < d.ControlRateHz):
 		// The observer's discrete update is stable while 2ζω·dt < 1.
-		return fmt.Errorf("drive.speed_bandwidth_hz: %g, want 0 < bandwidth < control_rate_hz/4π (%.1f)",
+		return cfg.Errorf("drive.speed_bandwidth_hz", "%g, want 0 < bandwidth < control_rate_hz/4π (%.1f)",
 			d.SpeedBandwidthHz, d.ControlRateHz/(4*math.Pi))
 	case !(o.RateHz > 0 && o.RateHz <= d.ControlRateHz):
-		return fmt.Errorf("odometry.rate_hz: %g, want 0 < rate ≤ drive.control_rate_hz (%g)", o.RateHz, d.ControlRateHz)
+		return cfg.Errorf("odometry.rate_hz", "%g, want 0 < rate ≤ drive.control_rate_hz (%g)", o.RateHz, d.ControlRateHz)
 	case o.FrameID == "" || o.ChildFrameID == "":
-		return fmt.Errorf("odometry.frame_id, child_frame_id: %q, %q, want both named", o.FrameID, o.ChildFrameID)
+		return cfg.Errorf("odometry.frame_id", "%q, child_frame_id %q, want both named", o.FrameID, o.ChildFrameID)
 	case len(o.PoseCovariance) != 6:
-		return fmt.Errorf("odometry.pose_covariance_diagonal: %d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.PoseCovariance))
+		return cfg.Errorf("odometry.pose_covariance_diagonal", "%d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.PoseCovariance))
 	case len(o.TwistCovariance) != 6:
-		return fmt.Errorf("odometry.twist_covariance_diagonal: %d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.TwistCovariance))
+		return cfg.Errorf("odometry.twist_covariance_diagonal", "%d values, want 6 (x, y, z, roll, pitch, yaw)", len(o.TwistCovariance))
 	case s.Kp < 0 || s.Ki < 0 || s.Kd < 0:
-		return fmt.Errorf("speed_control.kp, ki, kd: %g, %g, %g, want ≥ 0", s.Kp, s.Ki, s.Kd)
+		return cfg.Errorf("speed_control", "kp, ki, kd: %g, %g, %g, want ≥ 0", s.Kp, s.Ki, s.Kd)
 	case s.FeedForwardVoltsPerMPS < 0 || s.FeedForwardVoltsPerMPS2 < 0:
-		return fmt.Errorf("speed_control.feedforward_volts_per_mps, _mps2: %g, %g, want ≥ 0",
+		return cfg.Errorf("speed_control", "feedforward_volts_per_mps, _mps2: %g, %g, want ≥ 0",
 			s.FeedForwardVoltsPerMPS, s.FeedForwardVoltsPerMPS2)
 	case !(s.StaticDuty >= 0 && s.StaticDuty < 1):
-		return fmt.Errorf("speed_control.static_duty: %g, want 0 ≤ duty < 1", s.StaticDuty)
+		return cfg.Errorf("speed_control.static_duty", "%g, want 0 ≤ duty < 1", s.StaticDuty)
 	case !(s.NominalVoltage > 0):
-		return fmt.Errorf("speed_control.nominal_voltage: %g V, want > 0", s.NominalVoltage)
+		return cfg.Errorf("speed_control.nominal_voltage", "%g V, want > 0", s.NominalVoltage)
 	case !(s.MaxDuty > 0 && s.MaxDuty <= 1):
-		return fmt.Errorf("speed_control.max_duty: %g, want 0 < duty ≤ 1", s.MaxDuty)
+		return cfg.Errorf("speed_control.max_duty", "%g, want 0 < duty ≤ 1", s.MaxDuty)
 	case !(s.MaxCorrection > 0 && s.MaxCorrection <= s.MaxDuty):
-		return fmt.Errorf("speed_control.max_correction: %g, want 0 < correction ≤ max_duty", s.MaxCorrection)
+		return cfg.Errorf("speed_control.max_correction", "%g, want 0 < correction ≤ max_duty", s.MaxCorrection)
 	case s.StallTimeoutMS < 50:
-		return fmt.Errorf("speed_control.stall_timeout_ms: %d, want ≥ 50", s.StallTimeoutMS)
+		return cfg.Errorf("speed_control.stall_timeout_ms", "%d, want ≥ 50", s.StallTimeoutMS)
 	}
-	for i, v := range append(append([]float64{}, o.PoseCovariance...), o.TwistCovariance...) {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("odometry covariance diagonal value %d: %g, want a finite variance ≥ 0", i%6, v)
+	for _, diag := range []struct {
+		field string
+		v     []float64
+	}{{"odometry.pose_covariance_diagonal", o.PoseCovariance}, {"odometry.twist_covariance_diagonal", o.TwistCovariance}} {
+		for i, v := range diag.v {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return cfg.Errorf(fmt.Sprintf("%s[%d]", diag.field, i), "%g, want a finite variance ≥ 0", v)
+			}
 		}
 	}
 	return nil
