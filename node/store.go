@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/persist"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // RoleRecord is role.yaml. It is written last when

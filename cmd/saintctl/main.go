@@ -14,6 +14,7 @@
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
+//	saintctl jitter [--period D] [--duration D] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
 package main
 
 import (
@@ -56,7 +57,9 @@ commands:
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
                                   replay a Live Link Face capture at its recorded rate
   rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
-                                  write RC receiver frames to a serial device`
+                                  write RC receiver frames to a serial device
+  jitter [--period 1ms] [--duration 10s] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
+                                  a periodic loop's period error on this machine`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -88,6 +91,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "rc" {
 		return rcCmd(rest[1:], out)
+	}
+	if rest[0] == "jitter" {
+		return jitterCmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()

@@ -17,7 +17,7 @@ import (
 	"sync"
 
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // Manifest is firmware/manifest.json.

@@ -32,7 +32,7 @@ const (
 )
 
 // SimConsoleBusTopic is where saint-sim --viz publishes the console
-// display twin's RAM (viz/launch.ConsoleBusTopic): the console role draws
+// display twin's RAM (cmd/internal/vizlaunch.ConsoleBusTopic): the console role draws
 // its screen over I²C and does not publish it.
 const SimConsoleBusTopic = "/saint/sim/console"
 

@@ -1,5 +1,5 @@
-// Package rc holds the wire codecs of the hobby RC receiver protocols the
-// spec supports: SBUS, IBUS and CRSF on a UART, PPM sum and per-channel PWM
+// Package rc holds the wire codecs of the hobby RC receiver protocols
+// SAINT.OS supports: SBUS, IBUS and CRSF on a UART, PPM sum and per-channel PWM
 // on GPIO edges.
 //
 // Each protocol has an encoder (channels in, bytes or edge timestamps out) and

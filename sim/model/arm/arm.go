@@ -168,8 +168,8 @@ func (a *Arm) Joint(i int) *servo.Servo { return a.joints[i] }
 // Gripper returns the gripper's servo.
 func (a *Arm) Gripper() *servo.Servo { return a.gripper }
 
-// SetGripperOpening commands the gripper: 0 closed to 1 open (the spec's
-// GripperCommand.position).
+// SetGripperOpening commands the gripper: 0 closed to 1 open (as
+// msg.GripperCommand's position).
 func (a *Arm) SetGripperOpening(frac float64) {
 	if ode.Finite(frac) {
 		lo, hi := a.gripper.Limits()

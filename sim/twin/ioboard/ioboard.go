@@ -1,13 +1,13 @@
 package ioboard
 
 import (
+	logic "github.com/saint-os/saint/hal/device/ioboard"
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/gpio/gpiotest"
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/hal/uart/uarttest"
-	logic "github.com/saint-os/saint/roles/balance/ioboard"
 	"github.com/saint-os/saint/sim/twin/rctx"
 )
 
