@@ -103,8 +103,8 @@ type Host = system.Host
 type LiveLinkOptions = livelink.Listeners
 
 // Component is a part of the server with its own lifecycle on the
-// executor: started after the server's own services, stopped before
-// them.
+// executor: one added with Add starts after the features' components and
+// stops before them.
 type Component = feature.Component
 
 // Server is saint-server: adoption manager, firmware repository and the
@@ -211,7 +211,11 @@ func New(o Options) (*Server, error) {
 	}
 	s.gateway = ws.New(gw)
 	s.host = feature.NewHost(feature.Options{Gateway: s.gateway, Exec: s.ex, Bus: o.Bus, Log: s.log, Protect: s.requireAuth})
-	return s, s.register()
+	if err := s.register(); err != nil {
+		_ = s.activity.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // register wires the features onto the host, in the order their

@@ -54,7 +54,13 @@
 // and defaults, its bus topics and message types, and how its values
 // become those messages. Routes, the WebSocket commands' limits, the
 // preview, the e-stop topics and the web UI's route editor (get_targets)
-// read it. Every tick (Options.TickHz, default 50 Hz) each routable target
+// read it. Between the edges a target's values are Values, per property in
+// the property's unit, because priorities and blending work property by
+// property: a command's parameters are read straight into the target's
+// properties and checked against their limits, and the target's encoder
+// turns the values it is sent into its typed messages (a head move's pan
+// is the HeadCommand's pan, in degrees, all the way). Every tick
+// (Options.TickHz, default 50 Hz) each routable target
 // with an active route is sent its values: msg.HeadCommand on
 // /saint/head/cmd, msg.ArmCommand on /saint/arms/{side}/cmd and
 // msg.GripperCommand on /saint/arms/{side}/gripper/cmd, msg.Twist on

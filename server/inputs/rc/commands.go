@@ -102,6 +102,23 @@ func (f *Feature) change(ctx context.Context, change func(*Config) error) (Confi
 	return next, nil
 }
 
+// changeChannel changes channel n's configuration with edit and puts it
+// in force (change), if the channel then validates.
+func (f *Feature) changeChannel(ctx context.Context, n int, edit func(*Channel)) (Channel, error) {
+	var out Channel
+	_, err := f.change(ctx, func(c *Config) error {
+		ch := c.Channel(n)
+		edit(&ch)
+		if err := ValidateChannel("", ch); err != nil {
+			return err
+		}
+		c.SetChannel(ch)
+		out = ch
+		return nil
+	})
+	return out, err
+}
+
 // paramName is the last component of a configuration field path.
 func paramName(field string) string {
 	for i := len(field) - 1; i >= 0; i-- {
@@ -197,9 +214,7 @@ func (f *Feature) setChannelConfig(ctx context.Context, _ *ws.Client, raw json.R
 	if err := ws.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out Channel
-	_, err = f.change(ctx, func(c *Config) error {
-		ch := c.Channel(n)
+	out, err := f.changeChannel(ctx, n, func(ch *Channel) {
 		for _, f := range []struct {
 			dst *int
 			src *int
@@ -220,12 +235,6 @@ func (f *Feature) setChannelConfig(ctx context.Context, _ *ws.Client, raw json.R
 				ch.Center = ch.Min
 			}
 		}
-		if err := ValidateChannel("", ch); err != nil {
-			return err
-		}
-		c.SetChannel(ch)
-		out = ch
-		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -321,9 +330,7 @@ func (f *Feature) calibratePosition(ctx context.Context, n int, position string)
 	if !ok {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf("cannot calibrate: the RC receiver reports no signal on channel %d", n)}
 	}
-	var out Channel
-	_, err := f.change(ctx, func(c *Config) error {
-		ch := c.Channel(n)
+	out, err := f.changeChannel(ctx, n, func(ch *Channel) {
 		switch position {
 		case "min":
 			ch.Min = int(us)
@@ -335,12 +342,6 @@ func (f *Feature) calibratePosition(ctx context.Context, n int, position string)
 		if ch.Type == TypeSwitch {
 			ch.Center = ch.Min
 		}
-		if err := ValidateChannel("", ch); err != nil {
-			return err
-		}
-		c.SetChannel(ch)
-		out = ch
-		return nil
 	})
 	if err != nil {
 		return nil, err

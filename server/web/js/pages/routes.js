@@ -300,7 +300,7 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
     const previewInfo = h('p', { id: 'preview-info', class: 'muted' });
     const preview = h('div', { id: 'preview', 'aria-live': 'off' }, previewInfo,
       h('div', { class: 'table-wrap' }, h('table', { class: 'preview' },
-        h('thead', {}, h('tr', {}, ['Input', 'Value', '', 'Output', 'Value'].map((t) => h('th', { scope: 'col' }, t)))), previewBody)));
+        h('thead', {}, h('tr', {}, ['Input', 'Value', '', 'Output', 'Value', 'Unit'].map((t) => h('th', { scope: 'col' }, t)))), previewBody)));
 
     const form = h('form', { id: 'route-form', novalidate: true, onsubmit: async (ev) => {
       ev.preventDefault();
@@ -343,9 +343,10 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
           ? `Input ${p.active ? 'active' : 'seen'} ${fmtNum(p.input_age_ms, 0)} ms ago · driving ${p.target}: ${p.driving.join(', ') || 'nothing'}`
           : `No ${p.source} input seen yet`;
         previewInfo.classList.remove('alert');
-        const lines = p.mappings.length ? p.mappings.map((m) => h('tr', { class: 'preview-row' },
+        // Units and limits come from the router's table of targets.
+        const lines = p.mappings.length ? p.mappings.map((m) => h('tr', { class: m.out_of_range ? 'preview-row warn' : 'preview-row', title: m.out_of_range ? `beyond the limits of ${m.to}` : null },
           h('td', {}, m.from), h('td', { class: 'preview-in' }, fmtNum(m.input, 3)), h('td', {}, '→'),
-          h('td', {}, m.to), h('td', { class: 'preview-out' }, fmtNum(m.output, 3))))
+          h('td', {}, m.to), h('td', { class: 'preview-out' }, fmtNum(m.output, 3)), h('td', { class: 'preview-unit' }, m.unit || '')))
           : Object.entries(p.values).map(([k, v]) => h('tr', { class: 'preview-row' }, h('td', {}, 'command'), h('td', {}, ''), h('td', {}, '→'), h('td', {}, k), h('td', { class: 'preview-out' }, fmtNum(v, 3))));
         previewBody.replaceChildren(...lines);
       } catch (err) {
