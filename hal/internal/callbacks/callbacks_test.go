@@ -71,3 +71,19 @@ func join(s []string) string {
 	}
 	return out
 }
+
+// TestSnapshotAllocatesNothing: every received CAN frame and UART read takes
+// a snapshot, so it must not allocate.
+func TestSnapshotAllocatesNothing(t *testing.T) {
+	var s Set[func(int)]
+	stop := s.Add(func(int) {})
+	s.Add(func(int) {})
+	if allocs := testing.AllocsPerRun(100, func() { _ = s.Snapshot() }); allocs != 0 {
+		t.Errorf("Snapshot allocates %.1f times, want 0", allocs)
+	}
+	old := s.Snapshot()
+	stop()
+	if len(old) != 2 || len(s.Snapshot()) != 1 {
+		t.Errorf("a snapshot taken before a stop changed: %d then %d callbacks", len(old), len(s.Snapshot()))
+	}
+}
