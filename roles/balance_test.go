@@ -33,7 +33,7 @@ const balDeg = math.Pi / 180
 // balanceRig is the simulated robot with the balance role on its balance
 // board and the simulated IO board on the other end of ttyAMA0.
 type balanceRig struct {
-	t      *testing.T
+	t      testing.TB
 	ex     *executor.Executor
 	bus    bus.Bus
 	robot  *robot.Robot
@@ -76,7 +76,7 @@ func (c deadIMUConn) Tx(w, r []byte) error {
 	return c.Conn.Tx(w, r)
 }
 
-func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
+func newBalanceRig(t testing.TB, edit func(*roleconfig.Config)) *balanceRig {
 	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
@@ -678,7 +678,7 @@ func TestBalanceConsoleCommands(t *testing.T) {
 	}
 }
 
-func balFixtureConfig(t *testing.T) *roleconfig.Config {
+func balFixtureConfig(t testing.TB) *roleconfig.Config {
 	t.Helper()
 	data, err := fs.ReadFile(fixtures.Config(), "roles/balance.yaml")
 	if err != nil {
@@ -705,4 +705,28 @@ func balContains[T string | []string](s T, sub string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkBalancingMillisecond runs one simulated millisecond of the
+// balancing base armed and balancing: the role's 1 kHz loop with the whole
+// robot simulation on the same executor. allocs/op is what the loop and
+// the simulation leave to the garbage collector each period.
+//
+//	go test -run '^$' -bench BalancingMillisecond -benchmem ./roles/
+func BenchmarkBalancingMillisecond(b *testing.B) {
+	g := newBalanceRig(b, nil)
+	if err := g.io.SetChannel(5, 2000); err != nil {
+		b.Fatal(err)
+	}
+	g.run(50 * time.Millisecond)
+	g.io.PressArm(true)
+	g.run(3100 * time.Millisecond)
+	if !g.state.Armed {
+		b.Fatal("not armed")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.run(time.Millisecond)
+	}
 }
