@@ -111,8 +111,12 @@ type Node struct {
 	roleCfg *roleconfig.Config
 
 	services []bus.Subscription
-	// stopFetch cancels an HTTP firmware download in progress.
+	// stopFetch cancels the HTTP firmware download in progress, if any
+	// (fetching). refetch asks for a new check once it has ended: two
+	// downloads never write the same file at once.
 	stopFetch context.CancelFunc
+	fetching  bool
+	refetch   bool
 	announce  *executor.Timer
 	status    *executor.Timer
 	retry     *executor.Timer
@@ -217,8 +221,8 @@ func (n *Node) Stop() {
 	n.gen++
 	if n.stopFetch != nil {
 		n.stopFetch()
-		n.stopFetch = nil
 	}
+	n.refetch = false
 	n.stopRole()
 	for _, t := range []*executor.Timer{n.announce, n.status, n.retry, n.hold} {
 		if t != nil {
@@ -350,6 +354,13 @@ func (n *Node) checkFirmware(gen uint64) {
 // store's download file (continuing a part a restart interrupted), and
 // hands the outcome back to the executor.
 func (n *Node) fetch(gen uint64, want msg.FirmwareCheckResponse) {
+	if n.fetching {
+		// A download of an earlier boot is still writing the file: end
+		// it, and check again once it has.
+		n.stopFetch()
+		n.refetch = true
+		return
+	}
 	path, err := n.store.DownloadFile(want.Version, want.ChecksumSHA256, want.SizeBytes)
 	if err != nil {
 		n.setMessage("firmware %s not downloaded: %v", want.Version, err)
@@ -361,7 +372,7 @@ func (n *Node) fetch(gen uint64, want msg.FirmwareCheckResponse) {
 		n.log.Info("resuming firmware download", "version", want.Version, "offset", st.Size(), "size", want.SizeBytes)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	n.stopFetch = cancel
+	n.stopFetch, n.fetching = cancel, true
 	fetcher, ex := n.o.Fetcher, n.o.Exec
 	go func() {
 		err := fetcher.Fetch(ctx, want.URL, path, want.SizeBytes, want.ChecksumSHA256)
@@ -373,12 +384,15 @@ func (n *Node) fetch(gen uint64, want msg.FirmwareCheckResponse) {
 // wrong, and otherwise asks the server again after a pause: the part on
 // disk is continued when the offer is still the same image.
 func (n *Node) fetched(gen uint64, want msg.FirmwareCheckResponse, path string, err error) {
-	if gen != n.gen {
+	n.stopFetch()
+	n.stopFetch, n.fetching = nil, false
+	if n.refetch {
+		n.refetch = false
+		n.checkFirmware(n.gen)
 		return
 	}
-	if n.stopFetch != nil {
-		n.stopFetch()
-		n.stopFetch = nil
+	if gen != n.gen {
+		return
 	}
 	switch {
 	case errors.Is(err, fetch.ErrChecksum):
