@@ -298,3 +298,22 @@ func TestImportRuleFailsOnAViolatingTree(t *testing.T) {
 		t.Errorf("skipped = %q, want [server]", skipped)
 	}
 }
+
+// TestNodeFirmwareLinksNoBroker keeps the NATS server out of saint-node: the
+// node only connects to the broker, and linking the server would add its
+// size and package initialisation to every node's start.
+func TestNodeFirmwareLinksNoBroker(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to list packages with: %v", err)
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "./cmd/saint-node").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/nats-io/nats-server/") || p == "github.com/saint-os/saint/bus/natsbus/broker" {
+			t.Errorf("saint-node links %s", p)
+		}
+	}
+}

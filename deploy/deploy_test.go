@@ -119,6 +119,17 @@ func TestNodeUnit(t *testing.T) {
 	if one(t, u, "Service", "NoNewPrivileges") != "yes" || one(t, u, "Service", "ProtectSystem") != "strict" {
 		t.Error("the node unit is not hardened (NoNewPrivileges, ProtectSystem=strict)")
 	}
+	// Real-time mode without capabilities: the rlimits grant SCHED_FIFO
+	// (hal/rt.DefaultPriority) and mlockall.
+	if v := one(t, u, "Service", "LimitRTPRIO"); v != "99" {
+		t.Errorf("LimitRTPRIO=%s, want 99 so the control loop may run SCHED_FIFO", v)
+	}
+	if v := one(t, u, "Service", "LimitMEMLOCK"); v != "infinity" {
+		t.Errorf("LimitMEMLOCK=%s, want infinity so real-time mode may lock memory", v)
+	}
+	if v := u["Service"]["RestrictRealtime"]; len(v) > 0 && v[len(v)-1] == "yes" {
+		t.Error("RestrictRealtime=yes forbids the real-time control loop")
+	}
 }
 
 func TestServerUnit(t *testing.T) {

@@ -91,3 +91,27 @@ func (s *Store) AppendDownload(version, checksum string, size, offset int64, dat
 func (s *Store) ClearDownload() error {
 	return errors.Join(persist.Remove(s.path(downloadPart)), persist.Remove(s.path(downloadRecord)))
 }
+
+// DownloadFile returns the path to download image version (with checksum
+// and size) into over HTTP: the part already there when it belongs to that
+// image, otherwise an empty start with the image's record written first, so
+// that a restart resumes only the same image.
+func (s *Store) DownloadFile(version, checksum string, size int64) (string, error) {
+	var rec downloadInfo
+	data, err := os.ReadFile(s.path(downloadRecord))
+	if err == nil && yaml.Unmarshal(data, &rec) == nil &&
+		rec.Version == version && strings.EqualFold(rec.Checksum, checksum) && rec.Size == size {
+		return s.path(downloadPart), nil
+	}
+	out, err := yaml.Marshal(downloadInfo{Version: version, Checksum: checksum, Size: size})
+	if err != nil {
+		return "", fmt.Errorf("node: %w", err)
+	}
+	if err := persist.Remove(s.path(downloadPart)); err != nil {
+		return "", err
+	}
+	if err := persist.WriteFile(s.path(downloadRecord), out, 0o644); err != nil {
+		return "", err
+	}
+	return s.path(downloadPart), nil
+}

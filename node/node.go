@@ -1,11 +1,13 @@
 package node
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
 )
@@ -60,6 +63,11 @@ type Options struct {
 	StatusInterval   time.Duration
 	CallTimeout      time.Duration
 	RetryInterval    time.Duration
+	// Fetcher downloads firmware over HTTP from the URL the server offers
+	// (node/fetch.Client). Nil, or an offer without a URL, downloads it in
+	// chunks over the bus instead, which keeps a simulation in one process
+	// on virtual time deterministic.
+	Fetcher Fetcher
 	// RoleStarted, when set, is called on Exec each time a role has
 	// started, with the role's name: saint-node enters real-time mode there
 	// for the roles that need it.
@@ -67,6 +75,16 @@ type Options struct {
 	// NewRole builds role modules; nil means roles.New.
 	NewRole func(name string) (rolekit.Role, error)
 	Log     *slog.Logger
+}
+
+// Fetcher downloads a firmware image over HTTP into the file at path until
+// it holds size bytes with the given sha256 (hex), continuing what the file
+// already holds (node/fetch.Client is the implementation). It blocks; the
+// node calls it on a goroutine of its own and cancels ctx when it stops. An
+// image whose sha256 differs is reported with an error wrapping
+// fetch.ErrChecksum.
+type Fetcher interface {
+	Fetch(ctx context.Context, url, path string, size int64, sha256 string) error
 }
 
 // Node is the generic node: one firmware for every role. It boots, checks
@@ -94,11 +112,17 @@ type Node struct {
 	roleCfg *roleconfig.Config
 
 	services []bus.Subscription
-	announce *executor.Timer
-	status   *executor.Timer
-	retry    *executor.Timer
-	hold     *executor.Timer
-	stopEdge func()
+	// stopFetch cancels the HTTP firmware download in progress, if any
+	// (fetching). refetch asks for a new check once it has ended: two
+	// downloads never write the same file at once.
+	stopFetch context.CancelFunc
+	fetching  bool
+	refetch   bool
+	announce  *executor.Timer
+	status    *executor.Timer
+	retry     *executor.Timer
+	hold      *executor.Timer
+	stopEdge  func()
 
 	// Transitions counts state changes, for tests and diagnostics.
 	transitions []string
@@ -196,6 +220,10 @@ func (n *Node) start() {
 // and services end. The stored role is kept, as at a power cut.
 func (n *Node) Stop() {
 	n.gen++
+	if n.stopFetch != nil {
+		n.stopFetch()
+	}
+	n.refetch = false
 	n.stopRole()
 	for _, t := range []*executor.Timer{n.announce, n.status, n.retry, n.hold} {
 		if t != nil {
@@ -310,6 +338,10 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
+		if n.o.Fetcher != nil && resp.URL != "" {
+			n.fetch(gen, resp)
+			return
+		}
 		// Resume a download a restart interrupted.
 		part := n.store.PartialDownload(resp.Version, resp.ChecksumSHA256, resp.SizeBytes)
 		if len(part) > 0 {
@@ -317,6 +349,73 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.download(gen, resp, append(make([]byte, 0, resp.SizeBytes), part...))
 	})
+}
+
+// fetch downloads the offered image over HTTP on a goroutine, into the
+// store's download file (continuing a part a restart interrupted), and
+// hands the outcome back to the executor.
+func (n *Node) fetch(gen uint64, want msg.FirmwareCheckResponse) {
+	if n.fetching {
+		// A download of an earlier boot is still writing the file: end
+		// it, and check again once it has.
+		n.stopFetch()
+		n.refetch = true
+		return
+	}
+	path, err := n.store.DownloadFile(want.Version, want.ChecksumSHA256, want.SizeBytes)
+	if err != nil {
+		n.setMessage("firmware %s not downloaded: %v", want.Version, err)
+		n.publishStatus()
+		n.later(gen, n.checkFirmware)
+		return
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		n.log.Info("resuming firmware download", "version", want.Version, "offset", st.Size(), "size", want.SizeBytes)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n.stopFetch, n.fetching = cancel, true
+	fetcher, ex := n.o.Fetcher, n.o.Exec
+	go func() {
+		err := fetcher.Fetch(ctx, want.URL, path, want.SizeBytes, want.ChecksumSHA256)
+		ex.Post(func() { n.fetched(gen, want, path, err) })
+	}()
+}
+
+// fetched installs a finished HTTP download, refuses one whose sha256 is
+// wrong, and otherwise asks the server again after a pause: the part on
+// disk is continued when the offer is still the same image.
+func (n *Node) fetched(gen uint64, want msg.FirmwareCheckResponse, path string, err error) {
+	n.stopFetch()
+	n.stopFetch, n.fetching = nil, false
+	if n.refetch {
+		n.refetch = false
+		n.checkFirmware(n.gen)
+		return
+	}
+	if gen != n.gen {
+		return
+	}
+	switch {
+	case errors.Is(err, fetch.ErrChecksum):
+		if err := n.store.ClearDownload(); err != nil {
+			n.log.Warn("clearing the download", "err", err)
+		}
+		n.setMessage("firmware %s refused: %v; still running %s", want.Version, err, n.version)
+		n.log.Error("firmware refused", "version", want.Version, "err", err)
+		n.publishStatus()
+		n.checkRole(gen)
+	case err != nil:
+		n.setMessage("firmware download paused: %v", err)
+		n.log.Warn("firmware download paused", "version", want.Version, "err", err)
+		n.publishStatus()
+		n.later(gen, n.checkFirmware)
+	default:
+		installed, err := n.store.InstallFirmwareFile(path, InstalledFirmware{
+			Version: want.Version, Checksum: strings.ToLower(want.ChecksumSHA256), Size: want.SizeBytes,
+			At: n.o.Exec.Now().UTC().Format(time.RFC3339),
+		})
+		n.applyFirmware(gen, want, installed, want.SizeBytes, err)
+	}
 }
 
 // download fetches the image chunk by chunk, then verifies and applies it.
@@ -382,6 +481,12 @@ func (n *Node) installFirmware(gen uint64, want msg.FirmwareCheckResponse, image
 		Version: want.Version, Checksum: got, Size: int64(len(image)),
 		At: n.o.Exec.Now().UTC().Format(time.RFC3339),
 	})
+	n.applyFirmware(gen, want, path, int64(len(image)), err)
+}
+
+// applyFirmware hands an image installed at path (or the error installing
+// it) to the Updater and reboots the node's logic into the new version.
+func (n *Node) applyFirmware(gen uint64, want msg.FirmwareCheckResponse, path string, size int64, err error) {
 	if err == nil {
 		// The download is done: clear a forced re-download before Apply,
 		// which on a real node re-executes and does not return.
@@ -398,7 +503,7 @@ func (n *Node) installFirmware(gen uint64, want msg.FirmwareCheckResponse, image
 		n.checkRole(gen)
 		return
 	}
-	n.log.Info("firmware installed", "version", want.Version, "bytes", len(image))
+	n.log.Info("firmware installed", "version", want.Version, "bytes", size)
 	n.version = want.Version
 	n.setMessage("firmware %s installed", want.Version)
 	n.fire(EvUpdateApplied)

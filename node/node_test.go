@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/roleconfig"
 	simboard "github.com/saint-os/saint/sim/board"
 )
@@ -29,6 +33,7 @@ type fakeServer struct {
 	version string // published firmware version ("" = none)
 	image   []byte
 	sum     string // published checksum (may lie)
+	url     string // offered URL, "" for none (bus chunks only)
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
@@ -52,7 +57,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}
 	must(bus.ServeJSON(b, msg.ServiceFirmwareCheck, ex, func(req msg.FirmwareCheckRequest, reply func(msg.FirmwareCheckResponse, error)) {
 		f.checks = append(f.checks, req)
-		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image))}
+		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url}
 		resp.UpdateAvailable = f.version != "" && (req.Force || req.CurrentVersion != f.version)
 		reply(resp, nil)
 	}))
@@ -104,6 +109,7 @@ type rig struct {
 	announcements []msg.NodeGPIOStatus
 	statuses      []msg.NodeStatus
 	rolesStarted  []string
+	fetcher       node.Fetcher // set before boot for HTTP downloads
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
@@ -134,7 +140,7 @@ func newRig(t *testing.T, profile simboard.Profile) *rig {
 // boot starts a node process on the rig's board and state directory.
 func (r *rig) boot() {
 	r.t.Helper()
-	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0",
+	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0", Fetcher: r.fetcher,
 		RoleStarted: func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -499,5 +505,75 @@ func TestDeterministic(t *testing.T) {
 	}
 	if !strings.Contains(a, "ACTIVE tracks 1.0.1") {
 		t.Errorf("scenario did not reach ACTIVE on the updated firmware: %s", a)
+	}
+}
+
+// runUntil runs the rig's virtual time in steps until cond holds, letting
+// wall time pass between steps for work done off the executor (an HTTP
+// download); it fails after 10 s of wall time.
+func (r *rig) runUntil(what string, cond func() bool) {
+	r.t.Helper()
+	for start := time.Now(); !cond(); {
+		if time.Since(start) > 10*time.Second {
+			r.t.Fatalf("%s: not within 10 s", what)
+		}
+		r.run(50 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestFirmwareOverHTTP updates the node from a real HTTP server: the bus
+// carries only the check and its offer (URL, size, sha256), no chunk; the
+// image is streamed to disk and installed. A second image whose bytes do
+// not match the published sha256 is refused, the first kept.
+func TestFirmwareOverHTTP(t *testing.T) {
+	r := newRig(t, simboard.Console)
+	var served atomic.Pointer[[]byte]
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		requests.Add(1)
+		http.ServeContent(w, req, "saint_node.img", time.Time{}, bytes.NewReader(*served.Load()))
+	}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	r.run(time.Second)
+	r.crash()
+	r.fetcher = &fetch.Client{Host: "127.0.0.1"}
+	r.boot()
+	r.run(time.Second)
+
+	image := bytes.Repeat([]byte{0xA5, 0x5A, 0x00}, 200_000)
+	served.Store(&image)
+	r.srv.publish("1.1.0", image)
+	r.srv.url = "http://:" + port + "/firmware/current/saint_node.img" // no host: the node's view of the server
+	var upd msg.NodeUpdateResponse
+	r.call(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, &upd)
+	r.runUntil("update to 1.1.0", func() bool {
+		return len(r.statuses) > 0 && r.statuses[len(r.statuses)-1].FirmwareVersion == "1.1.0"
+	})
+	if r.srv.downloads != 0 || requests.Load() == 0 {
+		t.Errorf("%d bus chunk downloads and %d HTTP requests, want only HTTP", r.srv.downloads, requests.Load())
+	}
+	got, _ := os.ReadFile(filepath.Join(r.dir, "firmware", "current.img"))
+	if !bytes.Equal(got, image) {
+		t.Fatal("current.img is not the served image")
+	}
+	if inst, ok := r.node.Store().InstalledFirmware(); !ok || inst.Version != "1.1.0" || inst.Checksum != r.srv.sum {
+		t.Errorf("installed record %+v", inst)
+	}
+
+	tampered := []byte("bad! image") // the published size, other bytes
+	r.srv.publish("1.2.0", []byte("good image"))
+	served.Store(&tampered)
+	r.call(msg.NodeUpdateService("node-1"), msg.NodeUpdateRequest{NodeID: "node-1"}, &upd)
+	r.runUntil("refusal of 1.2.0", func() bool {
+		return strings.Contains(r.statuses[len(r.statuses)-1].Message, "refused")
+	})
+	st := r.statuses[len(r.statuses)-1]
+	if st.FirmwareVersion != "1.1.0" || !strings.Contains(st.Message, "sha256") {
+		t.Errorf("after the tampered image: running %s, message %q", st.FirmwareVersion, st.Message)
+	}
+	if got, _ := os.ReadFile(filepath.Join(r.dir, "firmware", "current.img")); !bytes.Equal(got, image) {
+		t.Error("refused image replaced the installed one")
 	}
 }

@@ -168,11 +168,31 @@ func (s *Store) SetForceFirmware(on bool) error {
 // full before the swap, so a crash leaves either the old image current or
 // the new one, never a torn file.
 func (s *Store) InstallFirmware(image []byte, info InstalledFirmware) (string, error) {
-	cur := s.path(FirmwareCurrent)
 	staged := s.path("firmware/staged.img")
 	if err := persist.WriteFile(staged, image, 0o755); err != nil {
 		return "", err
 	}
+	return s.install(staged, info)
+}
+
+// InstallFirmwareFile is InstallFirmware for an image already verified and
+// synced to disk at path (a finished download): the file is moved into
+// place rather than copied.
+func (s *Store) InstallFirmwareFile(path string, info InstalledFirmware) (string, error) {
+	if err := os.Chmod(path, 0o755); err != nil {
+		return "", fmt.Errorf("node: installing firmware: %w", err)
+	}
+	cur, err := s.install(path, info)
+	if err != nil {
+		return "", err
+	}
+	// The record of the finished download goes with it.
+	return cur, persist.Remove(s.path(downloadRecord))
+}
+
+// install swaps the synced image at staged in as current.img.
+func (s *Store) install(staged string, info InstalledFirmware) (string, error) {
+	cur := s.path(FirmwareCurrent)
 	if _, err := os.Stat(cur); err == nil {
 		if err := os.Rename(cur, s.path(FirmwarePrevious)); err != nil {
 			return "", fmt.Errorf("node: keeping previous firmware: %w", err)

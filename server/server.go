@@ -428,6 +428,9 @@ func (s *Server) listen() error {
 		s.servers = append(s.servers, srv)
 		s.mu.Unlock()
 		go func() { _ = srv.Serve(ln) }()
+		if l.name == "firmware" {
+			s.firmware.SetHTTPAddr(ln.Addr().String())
+		}
 		s.log.Info("listening", "service", l.name, "addr", ln.Addr().String())
 	}
 	return nil

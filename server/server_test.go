@@ -17,6 +17,7 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/server"
@@ -328,7 +329,7 @@ func TestManagementOverWebSocket(t *testing.T) {
 // request to the response — which the node sends once it is ACTIVE with its
 // role persisted (fsync included).
 func BenchmarkAdoptNode(b *testing.B) {
-	ns, err := natsbus.StartServer(&natsbus.ServerOptions{Port: -1})
+	ns, err := broker.Start(&broker.Options{Port: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

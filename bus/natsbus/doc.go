@@ -1,6 +1,8 @@
 // Package natsbus carries the bus between processes and machines over NATS
-// (https://nats.io): saint-server embeds a NATS server (StartServer) on the
-// robot's internal network, and every node connects to it (Connect).
+// (https://nats.io): saint-server embeds a NATS server (package
+// natsbus/broker) on the robot's internal network, and every node connects
+// to it (Connect). This package is the client only, so the node firmware
+// does not link the server.
 //
 // A topic is a NATS subject ("/saint/head/cmd" travels as "saint.head.cmd",
 // "+" and "#" become "*" and ">"); a service request goes to the subject
@@ -23,5 +25,5 @@
 // with ROS 2; for deterministic runs use the mem bus and a virtual clock.
 //
 // The broker has no authentication: it must listen only on the internal
-// network (ServerOptions.Host), never where the WiFi clients are.
+// network (broker.Options.Host), never where the WiFi clients are.
 package natsbus

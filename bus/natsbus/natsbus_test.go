@@ -12,11 +12,12 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
 )
 
-func startServer(t *testing.T, port int) *natsbus.Server {
+func startServer(t *testing.T, port int) *broker.Server {
 	t.Helper()
-	s, err := natsbus.StartServer(&natsbus.ServerOptions{Host: "127.0.0.1", Port: port})
+	s, err := broker.Start(&broker.Options{Host: "127.0.0.1", Port: port})
 	if err != nil {
 		t.Fatalf("StartServer: %v", err)
 	}
@@ -44,7 +45,7 @@ func TestConformance(t *testing.T) {
 func TestStartServerPortInUse(t *testing.T) {
 	srv := startServer(t, 0)
 	start := time.Now()
-	_, err := natsbus.StartServer(&natsbus.ServerOptions{Port: srv.Port()})
+	_, err := broker.Start(&broker.Options{Port: srv.Port()})
 	if err == nil {
 		t.Fatal("second server on the same port started")
 	}
@@ -97,7 +98,7 @@ func freeAddr(t *testing.T) string {
 // TestReconnect: clients survive the server shutting down and starting
 // again on the same port; subscriptions and services resume.
 func TestReconnect(t *testing.T) {
-	srv, err := natsbus.StartServer(&natsbus.ServerOptions{Host: "127.0.0.1"})
+	srv, err := broker.Start(&broker.Options{Host: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestReplyAfterCallerGone(t *testing.T) {
 // BenchmarkPublishDeliver measures a publication's trip through the server
 // into a subscriber's queue.
 func BenchmarkPublishDeliver(b *testing.B) {
-	srv, err := natsbus.StartServer(nil)
+	srv, err := broker.Start(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

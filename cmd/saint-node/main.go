@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rt"
 	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/node/fetch"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -109,6 +111,9 @@ func run() error {
 	n, err := node.New(node.Options{
 		Exec: ex, Bus: bc, Board: b, StateDir: *stateDir, NodeID: *id,
 		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
+		// Firmware comes over HTTP from the server's firmware server; an
+		// offered URL without a host means the host of the bus URL.
+		Fetcher: &fetch.Client{Host: busHost(url)},
 		RoleStarted: func(role string) {
 			// On the executor, so on the thread that runs Run.
 			if rtMode == "auto" && *hal == "pi" && realTimeRoles[role] {
@@ -132,6 +137,16 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// busHost is the host of the bus URL (nats://HOST:PORT): the server, as
+// this node reaches it.
+func busHost(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // realTimeRoles are the roles whose control loop --rt=auto puts in

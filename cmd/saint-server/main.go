@@ -38,6 +38,7 @@ import (
 	"syscall"
 
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
@@ -92,12 +93,12 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("--nats %q: port: %w", *natsAddr, err)
 	}
-	broker, err := natsbus.StartServer(&natsbus.ServerOptions{Host: host, Port: port, Logger: log.With("component", "nats")})
+	natsd, err := broker.Start(&broker.Options{Host: host, Port: port, Logger: log.With("component", "nats")})
 	if err != nil {
 		return err
 	}
-	defer broker.Shutdown()
-	b, err := natsbus.Connect(broker.ClientURL(), &natsbus.Options{Name: "saint-server"})
+	defer natsd.Shutdown()
+	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server"})
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func run() error {
 	defer srv.Shutdown()
 
 	addrs := srv.Addrs()
-	addrs["nats"] = broker.ClientURL()
+	addrs["nats"] = natsd.ClientURL()
 	log.Info("saint-server running", "addrs", addrs)
 	if !*noAuth {
 		log.Info("clients authenticate with the API token", "file", filepath.Join(*dataDir, auth.FileName))

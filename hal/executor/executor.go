@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/saint-os/saint/hal/clock"
@@ -73,9 +74,8 @@ type Executor struct {
 	spin  time.Duration
 	base  time.Time // deadlines are kept as offsets from base
 
-	// waiter is Options.Waiter; it is read by signal on any goroutine, so
-	// it is only changed before Run (SetWaiter) or under mu.
-	waiter Waiter
+	// waiter is Options.Waiter; signal reads it on any goroutine.
+	waiter atomic.Pointer[waiterBox]
 
 	mu      sync.Mutex
 	ready   ring
@@ -99,7 +99,7 @@ func New(opts *Options) *Executor {
 		}
 		e.speed = opts.Speed
 		e.spin = max(opts.Spin, 0)
-		e.waiter = opts.Waiter
+		e.SetWaiter(opts.Waiter)
 	}
 	e.base = e.clk.Now()
 	if v, ok := e.clk.(*clock.Virtual); ok {
@@ -122,9 +122,22 @@ func (e *Executor) SetSpin(d time.Duration) { e.spin = max(d, 0) }
 // on the goroutine that runs the executor when the Waiter belongs to its
 // thread.
 func (e *Executor) SetWaiter(w Waiter) {
-	e.mu.Lock()
-	e.waiter = w
-	e.mu.Unlock()
+	if w == nil {
+		e.waiter.Store(nil)
+		return
+	}
+	e.waiter.Store(&waiterBox{w})
+}
+
+// waiterBox holds a Waiter in an atomic.Pointer.
+type waiterBox struct{ w Waiter }
+
+// currentWaiter returns the Waiter, nil when there is none.
+func (e *Executor) currentWaiter() Waiter {
+	if b := e.waiter.Load(); b != nil {
+		return b.w
+	}
+	return nil
 }
 
 // Now returns the executor's current time.
@@ -256,10 +269,7 @@ func (e *Executor) signal() {
 	case e.wake <- struct{}{}:
 	default:
 	}
-	e.mu.Lock()
-	w := e.waiter
-	e.mu.Unlock()
-	if w != nil {
+	if w := e.currentWaiter(); w != nil {
 		w.Wake()
 	}
 }
@@ -298,7 +308,7 @@ func (e *Executor) run(ctx context.Context, end time.Time) error {
 		e.mu.Unlock()
 	}()
 
-	if e.waiter != nil {
+	if e.currentWaiter() != nil {
 		// A Waiter sleeping in the kernel does not see ctx end: wake it.
 		stopWake := context.AfterFunc(ctx, e.signal)
 		defer stopWake()
@@ -414,7 +424,7 @@ func (e *Executor) waitWake(ctx context.Context, bounded bool, d time.Duration) 
 	if bounded && d <= 0 {
 		return nil
 	}
-	if bounded && e.virt == nil && (e.spin > 0 || e.waiter != nil) {
+	if bounded && e.virt == nil && (e.spin > 0 || e.currentWaiter() != nil) {
 		return e.spinWait(ctx, d)
 	}
 	var tc <-chan time.Time
@@ -448,7 +458,7 @@ func (e *Executor) startSleep(d time.Duration) <-chan time.Time {
 // the clock (and the wake channel) until the deadline.
 func (e *Executor) spinWait(ctx context.Context, d time.Duration) error {
 	deadline := e.clk.Now().Add(d)
-	if w := e.waiter; w != nil {
+	if w := e.currentWaiter(); w != nil {
 		if d > e.spin {
 			select {
 			case <-e.wake:

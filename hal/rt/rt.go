@@ -77,5 +77,6 @@ func (r Report) Warning() string {
 }
 
 // UnitSettings are the systemd [Service] settings that let a service enter
-// real-time mode without running as root.
-const UnitSettings = "LimitRTPRIO=99, LimitMEMLOCK=infinity, AmbientCapabilities=CAP_SYS_NICE CAP_IPC_LOCK"
+// real-time mode without running as root: the two limits suffice, with no
+// capability (AmbientCapabilities=CAP_SYS_NICE CAP_IPC_LOCK would too).
+const UnitSettings = "LimitRTPRIO=99 and LimitMEMLOCK=infinity (or AmbientCapabilities=CAP_SYS_NICE CAP_IPC_LOCK)"

@@ -74,7 +74,7 @@ func (c deadIMUConn) Tx(w, r []byte) error {
 	return c.Conn.Tx(w, r)
 }
 
-func newBalanceRig(t *testing.T, edit func(*roleconfig.Config)) *balanceRig {
+func newBalanceRig(t testing.TB, edit func(*roleconfig.Config)) *balanceRig {
 	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
@@ -683,4 +683,28 @@ func balContains[T string | []string](s T, sub string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkBalancingMillisecond runs one simulated millisecond of the
+// balancing base armed and balancing: the role's 1 kHz loop with the whole
+// robot simulation on the same executor. allocs/op is what the loop and
+// the simulation leave to the garbage collector each period.
+//
+//	go test -run '^$' -bench BalancingMillisecond -benchmem ./roles/balance/
+func BenchmarkBalancingMillisecond(b *testing.B) {
+	g := newBalanceRig(b, nil)
+	if err := g.io.SetChannel(5, 2000); err != nil {
+		b.Fatal(err)
+	}
+	g.Run(50 * time.Millisecond)
+	g.io.PressArm(true)
+	g.Run(3100 * time.Millisecond)
+	if !g.state.Armed {
+		b.Fatal("not armed")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Run(time.Millisecond)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -63,7 +64,32 @@ type Repository struct {
 	manifest *Manifest
 	problem  string // why the image is not offered, when it is not
 	configs  map[string]roleConfig
+	// httpBase is the firmware HTTP server, "http://HOST:PORT" or
+	// "http://:PORT" when it listens on every interface; "" when unknown.
+	httpBase string
 }
+
+// SetHTTPAddr tells the repository where its Handler listens (a bound
+// address such as "0.0.0.0:8080" or "192.168.10.1:8080"), so that offers
+// carry the image's full URL. A listener on every interface is offered as
+// "http://:PORT/…": the node fills in the host it reached the server at.
+func (r *Repository) SetHTTPAddr(addr string) {
+	host, port, err := net.SplitHostPort(addr)
+	base := ""
+	if err == nil {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			base = "http://:" + port
+		} else {
+			base = "http://" + net.JoinHostPort(host, port)
+		}
+	}
+	r.mu.Lock()
+	r.httpBase = base
+	r.mu.Unlock()
+}
+
+// imageURL is the image's URL on the firmware HTTP server; r.mu held.
+func (r *Repository) imageURL() string { return r.httpBase + "/firmware/" + ImagePath }
 
 // Open reads the firmware directory dir (manifest.json, current/,
 // configs/). Role configurations come from dir/configs, or from
@@ -222,7 +248,7 @@ func (r *Repository) Check(req msg.FirmwareCheckRequest) msg.FirmwareCheckRespon
 		ChecksumSHA256: rel.ChecksumSHA256,
 		SizeBytes:      rel.SizeBytes,
 		Changelog:      rel.Changelog,
-		URL:            "/firmware/" + ImagePath,
+		URL:            r.imageURL(),
 	}
 	if rel.MinHardwareRev != "" && req.HardwareRev != "" && CompareVersions(req.HardwareRev, rel.MinHardwareRev) < 0 {
 		resp.Message = fmt.Sprintf("firmware %s needs hardware rev %s or later; this node is %s", rel.Version, rel.MinHardwareRev, req.HardwareRev)
@@ -253,7 +279,7 @@ func (r *Repository) Download(req msg.FirmwareDownloadRequest) msg.FirmwareDownl
 	}
 	rel := m.Firmware
 	resp := msg.FirmwareDownloadResponse{
-		Version: rel.Version, URL: "/firmware/" + ImagePath,
+		Version: rel.Version, URL: r.imageURL(),
 		ChecksumSHA256: rel.ChecksumSHA256, SizeBytes: rel.SizeBytes, Offset: req.Offset,
 	}
 	if req.Version != "" && req.Version != rel.Version {

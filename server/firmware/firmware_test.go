@@ -177,3 +177,27 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferCarriesTheHTTPURL checks the offer names the image on the
+// firmware HTTP server: with the listener's host, or none (the node's own
+// view of the server's host) when it listens on every interface.
+func TestOfferCarriesTheHTTPURL(t *testing.T) {
+	r, err := Open(publish(t, []byte("image-v1"), "1.2.0"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Check(msg.FirmwareCheckRequest{CurrentVersion: "1.0.0"}).URL; got != "/firmware/current/saint_node.img" {
+		t.Errorf("URL before the listener is known = %q", got)
+	}
+	for addr, want := range map[string]string{
+		"192.168.10.1:8080": "http://192.168.10.1:8080/firmware/current/saint_node.img",
+		"[::]:8080":         "http://:8080/firmware/current/saint_node.img",
+		"0.0.0.0:9000":      "http://:9000/firmware/current/saint_node.img",
+		"[fd00::1]:8080":    "http://[fd00::1]:8080/firmware/current/saint_node.img",
+	} {
+		r.SetHTTPAddr(addr)
+		if got := r.Check(msg.FirmwareCheckRequest{CurrentVersion: "1.0.0"}).URL; got != want {
+			t.Errorf("listening on %s: offer URL %q, want %q", addr, got, want)
+		}
+	}
+}

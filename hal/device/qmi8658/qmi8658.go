@@ -129,6 +129,7 @@ type Dev struct {
 	opts     Opts
 	revision byte
 	buf      [15]byte
+	wbuf     [15]byte // Sense's request, kept here so a read allocates nothing
 }
 
 // New checks that a QMI8658 answers on conn, configures and enables it.
@@ -211,8 +212,8 @@ func (d *Dev) SampleRate() float64 { return d.opts.GyroODR.Hz() * 0.8968 }
 
 // Sense reads temperature, accelerometer and gyroscope in one burst.
 func (d *Dev) Sense() (Sample, error) {
-	w := [15]byte{readBit | regTempL}
-	if err := d.conn.Tx(w[:], d.buf[:]); err != nil {
+	d.wbuf = [15]byte{readBit | regTempL}
+	if err := d.conn.Tx(d.wbuf[:], d.buf[:]); err != nil {
 		return Sample{}, fmt.Errorf("qmi8658: reading TEMP_L..GZ_H: %w", err)
 	}
 	b := d.buf[1:]

@@ -218,3 +218,34 @@ func BenchmarkSenseThroughTwin(b *testing.B) {
 		}
 	}
 }
+
+// scriptThenSample plays the init script, then answers every transfer with
+// a fixed sample, allocating nothing itself.
+type scriptThenSample struct {
+	init *spitest.Playback
+	n    int
+}
+
+func (c *scriptThenSample) Tx(w, r []byte) error {
+	if c.n < len(c.init.Ops) {
+		c.n++
+		return c.init.Tx(w, r)
+	}
+	for i := range r {
+		r[i] = byte(i)
+	}
+	return nil
+}
+
+// TestSenseAllocatesNothing holds the balance loop's IMU read, once a
+// millisecond, to no allocation.
+func TestSenseAllocatesNothing(t *testing.T) {
+	ops := initScript()
+	d, err := qmi8658.New(&scriptThenSample{init: &spitest.Playback{Ops: ops}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = d.Sense() }); allocs != 0 {
+		t.Errorf("Sense allocates %.1f times per read, want 0", allocs)
+	}
+}

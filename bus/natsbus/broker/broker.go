@@ -1,4 +1,4 @@
-package natsbus
+package broker
 
 import (
 	"errors"
@@ -7,20 +7,20 @@ import (
 	"net"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsserver "github.com/nats-io/nats-server/v2/server"
 )
 
 // DefaultPort is the spec's internal NATS port.
 const DefaultPort = 4222
 
 // DefaultMaxPayload is the largest message the embedded server accepts when
-// ServerOptions.MaxPayload is 0. NATS's own default (1 MiB) is smaller than
+// Options.MaxPayload is 0. NATS's own default (1 MiB) is smaller than
 // one uncompressed 640×480 RGB camera frame encoded as JSON.
 const DefaultMaxPayload = 8 << 20
 
-// ServerOptions configures an embedded NATS server. A nil *ServerOptions
+// Options configures an embedded NATS natsserver. A nil *Options
 // means the zero value.
-type ServerOptions struct {
+type Options struct {
 	// Host is the address to listen on. "" means 127.0.0.1: the broker
 	// carries motor commands without authentication, so it listens beyond
 	// the machine only when told to (on the robot, the internal network
@@ -36,7 +36,7 @@ type ServerOptions struct {
 	Name string
 	// Logger receives the server's log (notices as Info). Nil discards it.
 	Logger *slog.Logger
-	// ReadyTimeout bounds how long StartServer waits for the listener;
+	// ReadyTimeout bounds how long Start waits for the listener;
 	// 0 means 10 s.
 	ReadyTimeout time.Duration
 }
@@ -44,14 +44,14 @@ type ServerOptions struct {
 // Server is an embedded NATS server: the broker saint-server runs for its
 // nodes, or a test runs on 127.0.0.1.
 type Server struct {
-	ns *server.Server
+	ns *natsserver.Server
 }
 
-// StartServer starts a NATS server in this process and returns once it
+// Start starts a NATS server in this process and returns once it
 // accepts connections. It fails at once, with the reason, if it cannot
 // listen (port in use).
-func StartServer(opts *ServerOptions) (*Server, error) {
-	var o ServerOptions
+func Start(opts *Options) (*Server, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -59,7 +59,7 @@ func StartServer(opts *ServerOptions) (*Server, error) {
 		o.Host = "127.0.0.1"
 	}
 	if o.Port <= 0 {
-		o.Port = server.RANDOM_PORT
+		o.Port = natsserver.RANDOM_PORT
 	}
 	if o.MaxPayload == 0 {
 		o.MaxPayload = DefaultMaxPayload
@@ -70,7 +70,7 @@ func StartServer(opts *ServerOptions) (*Server, error) {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
-	ns, err := server.NewServer(&server.Options{
+	ns, err := natsserver.NewServer(&natsserver.Options{
 		ServerName: o.Name,
 		Host:       o.Host,
 		Port:       o.Port,
@@ -119,8 +119,8 @@ func (s *Server) Port() int { return s.ns.Addr().(*net.TCPAddr).Port }
 func (s *Server) NumClients() int { return s.ns.NumClients() }
 
 // NATS returns the underlying server, for monitoring and for growing the
-// broker (clustering, leaf nodes) beyond what ServerOptions offers.
-func (s *Server) NATS() *server.Server { return s.ns }
+// broker (clustering, leaf nodes) beyond what Options offers.
+func (s *Server) NATS() *natsserver.Server { return s.ns }
 
 // Shutdown stops the server, disconnecting its clients, and waits until it
 // has stopped. Clients made with Connect keep trying to reconnect.
@@ -141,7 +141,7 @@ func (l *serverLog) Errorf(format string, v ...any)  { l.log.Error(fmt.Sprintf(f
 func (l *serverLog) Debugf(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
 func (l *serverLog) Tracef(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
 
-// Fatalf logs and reports the error to StartServer instead of exiting.
+// Fatalf logs and reports the error to Start instead of exiting.
 func (l *serverLog) Fatalf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
 	l.log.Error(msg)
