@@ -57,6 +57,8 @@ type Conn struct {
 	queues map[uint64]*queue
 	calls  map[uint64]*call
 	isDown atomic.Bool // mirrors closed for the lock-free Publish path
+
+	plans plans // how to copy the types published in process
 }
 
 var _ Bus = (*Conn)(nil)
@@ -99,6 +101,16 @@ func (c *Conn) Publish(topic string, v any) error {
 	if err != nil {
 		return err
 	}
+	if ip, ok := c.t.(InProcess); ok {
+		p := &Publication{v: v, plans: &c.plans}
+		if err := ip.PublishValue(subject, p); err != nil {
+			if p.err != nil {
+				return fmt.Errorf("bus: encoding %s: %w", topic, p.err)
+			}
+			return fmt.Errorf("bus: publishing %s: %w", topic, err)
+		}
+		return nil
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("bus: encoding %s: %w", topic, err)
@@ -135,6 +147,7 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 		return nil, fmt.Errorf("bus: subscribing %s: negative depth %d", topic, depth)
 	}
 	q := newQueue(c, topic, wildcard, depth, ex, func(it item) { h(it.msg) })
+	q.typ = qos.typ
 	if err := c.start(q, subject); err != nil {
 		return nil, fmt.Errorf("bus: subscribing %s: %w", topic, err)
 	}
@@ -187,7 +200,13 @@ var errBusy = errors.New("bus: service busy, too many requests waiting")
 
 // start subscribes q on the transport and registers it for Close.
 func (c *Conn) start(q *queue, subject string) error {
-	tsub, err := c.t.Subscribe(subject, q.deliver)
+	var tsub Subscription
+	var err error
+	if ip, ok := c.t.(InProcess); ok && q.typ != nil {
+		tsub, err = ip.SubscribeValue(subject, q.deliver, q.deliverValue)
+	} else {
+		tsub, err = c.t.Subscribe(subject, q.deliver)
+	}
 	if err != nil {
 		return err
 	}

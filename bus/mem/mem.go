@@ -59,6 +59,7 @@ type sub struct {
 	subject string
 	tokens  []string // set for wildcard patterns only
 	deliver bus.DeliverFunc
+	value   func(subject string, p *bus.Publication) // SubscribeValue's; nil for byte subscribers
 }
 
 // request is a pending request, keyed in the broker by its inbox subject.
@@ -77,7 +78,10 @@ type transport struct {
 	inboxes map[string]struct{}
 }
 
-var _ bus.Transport = (*transport)(nil)
+var (
+	_ bus.Transport = (*transport)(nil)
+	_ bus.InProcess = (*transport)(nil)
+)
 
 // Publish implements bus.Transport. Every matching subscriber's deliver has
 // run by the time it returns, so publications made from one executor
@@ -108,9 +112,48 @@ func (t *transport) Publish(subject, reply string, data []byte) error {
 	return nil
 }
 
+// PublishValue implements bus.InProcess: values go to the subscribers
+// that copy them, JSON (encoded once) to the others, in subscription order
+// as with Publish. A value that cannot be encoded reaches nobody, whether
+// or not anyone subscribes, as with Publish.
+func (t *transport) PublishValue(subject string, p *bus.Publication) error {
+	br := t.br
+	br.mu.Lock()
+	if t.closed {
+		br.mu.Unlock()
+		return bus.ErrClosed
+	}
+	subs := br.match(subject)
+	br.mu.Unlock()
+	raw := false
+	for _, s := range subs {
+		raw = raw || s.value == nil
+	}
+	if err := p.Prepare(raw); err != nil {
+		return err
+	}
+	var data []byte
+	if raw {
+		data, _ = p.JSON()
+	}
+	for _, s := range subs {
+		if s.value != nil {
+			s.value(subject, p)
+		} else {
+			s.deliver(subject, "", data)
+		}
+	}
+	return nil
+}
+
 // Subscribe implements bus.Transport. The subscription is in effect when it
 // returns.
 func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subscription, error) {
+	return t.SubscribeValue(pattern, deliver, nil)
+}
+
+// SubscribeValue implements bus.InProcess.
+func (t *transport) SubscribeValue(pattern string, deliver bus.DeliverFunc, value func(string, *bus.Publication)) (bus.Subscription, error) {
 	br := t.br
 	br.mu.Lock()
 	defer br.mu.Unlock()
@@ -118,7 +161,7 @@ func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subs
 		return nil, bus.ErrClosed
 	}
 	br.nextID++
-	s := &sub{id: br.nextID, t: t, subject: pattern, deliver: deliver}
+	s := &sub{id: br.nextID, t: t, subject: pattern, deliver: deliver, value: value}
 	if isWild(pattern) {
 		s.tokens = strings.Split(pattern, ".")
 		br.wild = append(br.wild, s)
