@@ -51,11 +51,12 @@ const SystemStatusInterval = time.Second
 // startFeeds forwards bus topics and activity events to the WebSocket
 // subscribers (executor).
 func (s *Server) startFeeds() error {
-	forward := func(busTopic, wsTopic string, wrap func(json.RawMessage) any) error {
-		sub, err := s.o.Bus.Subscribe(busTopic, bus.QoS{Reliability: bus.BestEffort, Depth: 16}, s.ex, func(m bus.Msg) {
-			var v any = json.RawMessage(m.Data)
+	// The gateway encodes a state only when a client is subscribed to it:
+	// values (SubscribeValues) leave the encoding to it.
+	forward := func(busTopic, wsTopic string, wrap func(any) any) error {
+		sub, err := bus.SubscribeValues(s.o.Bus, busTopic, bus.QoS{Reliability: bus.BestEffort, Depth: 16}, s.ex, func(_ string, v any) {
 			if wrap != nil {
-				v = wrap(m.Data)
+				v = wrap(v)
 			}
 			s.gateway.Publish(wsTopic, v)
 		})
@@ -66,7 +67,7 @@ func (s *Server) startFeeds() error {
 	}
 	for _, f := range []struct {
 		bus, ws string
-		wrap    func(json.RawMessage) any
+		wrap    func(any) any
 	}{
 		{msg.TopicHeadState, TopicHead, nil},
 		{msg.ArmStateTopic(msg.ArmLeft), TopicArms, withField("arm", msg.ArmLeft)},
@@ -106,21 +107,21 @@ func (s *Server) startFeeds() error {
 // its tick before the models' truths, so a snapshot carries the truths of
 // the tick before: one truth period (20 ms at 50 Hz) old.
 func (s *Server) startSimFeed() error {
-	latest := map[string]json.RawMessage{}
+	latest := map[string]any{} // values to encode (bus.SubscribeValues)
 	qos := bus.QoS{Reliability: bus.BestEffort, Depth: 16}
-	truth, err := s.o.Bus.Subscribe(msg.TopicSimAllTruth, qos, s.ex, func(m bus.Msg) {
-		latest[strings.TrimPrefix(m.Topic, msg.TopicSimTruthPrefix)] = json.RawMessage(m.Data)
+	truth, err := bus.SubscribeValues(s.o.Bus, msg.TopicSimAllTruth, qos, s.ex, func(topic string, v any) {
+		latest[strings.TrimPrefix(topic, msg.TopicSimTruthPrefix)] = v
 	})
 	if err != nil {
 		return err
 	}
 	s.subs = append(s.subs, truth)
-	world, err := s.o.Bus.Subscribe(msg.TopicSimWorld, qos, s.ex, func(m bus.Msg) {
-		snap := make(map[string]json.RawMessage, len(latest)+1)
+	world, err := bus.SubscribeValues(s.o.Bus, msg.TopicSimWorld, qos, s.ex, func(_ string, v any) {
+		snap := make(map[string]any, len(latest)+1)
 		for k, v := range latest {
 			snap[k] = v
 		}
-		snap["world"] = json.RawMessage(m.Data)
+		snap["world"] = v
 		s.gateway.Publish(TopicSim, snap)
 	})
 	if err != nil {
@@ -144,15 +145,21 @@ func (s *Server) stopFeeds() {
 }
 
 // withField adds "key": value to a JSON object (the arm an ArmState is
-// from).
-func withField(key, value string) func(json.RawMessage) any {
-	return func(data json.RawMessage) any {
+// from); v is a message value from bus.SubscribeValues.
+func withField(key, value string) func(any) any {
+	return func(v any) any {
+		data, ok := v.(json.RawMessage)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(v); err != nil {
+				return v
+			}
+		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(data, &m) != nil {
 			return data
 		}
-		v, _ := json.Marshal(value)
-		m[key] = v
+		m[key], _ = json.Marshal(value)
 		return m
 	}
 }
