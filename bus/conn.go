@@ -59,6 +59,9 @@ type Conn struct {
 	isDown atomic.Bool // mirrors closed for the lock-free Publish path
 
 	plans plans // how to copy the types published in process
+
+	subjects  sync.Map // topic → subject, for Publish
+	nSubjects atomic.Int64
 }
 
 var _ Bus = (*Conn)(nil)
@@ -97,7 +100,7 @@ func (c *Conn) Publish(topic string, v any) error {
 	if c.isDown.Load() {
 		return ErrClosed
 	}
-	subject, err := TopicSubject(topic, false)
+	subject, err := c.subject(topic)
 	if err != nil {
 		return err
 	}
@@ -120,6 +123,22 @@ func (c *Conn) Publish(topic string, v any) error {
 	}
 	return nil
 }
+
+// subject is TopicSubject(topic, false), remembered: a process publishes
+// to a few dozen topics, thousands of times a second.
+func (c *Conn) subject(topic string) (string, error) {
+	if s, ok := c.subjects.Load(topic); ok {
+		return s.(string), nil
+	}
+	s, err := TopicSubject(topic, false)
+	if err == nil && c.nSubjects.Add(1) <= maxSubjects {
+		c.subjects.Store(topic, s)
+	}
+	return s, err
+}
+
+// maxSubjects bounds the topics a Conn remembers the subjects of.
+const maxSubjects = 4096
 
 // Subscribe implements Bus. topic may be a filter with "+" and a final "#".
 // qos.Depth 0 means DefaultDepth. Reliable and BestEffort are delivered the

@@ -35,6 +35,9 @@ type Broker struct {
 	literal map[string][]*sub // subscriptions without wildcards, by subject
 	wild    []*sub            // subscriptions with wildcards
 	inboxes map[string]*request
+	// matched caches match's result by subject until the subscriptions
+	// change; its slices are never modified, so callers share them.
+	matched map[string][]*sub
 }
 
 // NewBroker returns an empty broker.
@@ -42,6 +45,7 @@ func NewBroker() *Broker {
 	return &Broker{
 		literal: make(map[string][]*sub),
 		inboxes: make(map[string]*request),
+		matched: make(map[string][]*sub),
 	}
 }
 
@@ -168,6 +172,7 @@ func (t *transport) SubscribeValue(pattern string, deliver bus.DeliverFunc, valu
 	} else {
 		br.literal[pattern] = append(br.literal[pattern], s)
 	}
+	clear(br.matched)
 	t.subs[s.id] = s
 	return s, nil
 }
@@ -237,6 +242,7 @@ func (t *transport) Close() error {
 
 // remove drops s; br.mu must be held. Removing twice is harmless.
 func (br *Broker) remove(s *sub) {
+	clear(br.matched)
 	delete(s.t.subs, s.id)
 	del := func(x *sub) bool { return x == s }
 	if s.tokens != nil {
@@ -251,9 +257,25 @@ func (br *Broker) remove(s *sub) {
 	}
 }
 
+// maxMatched bounds the match cache.
+const maxMatched = 4096
+
 // match returns the subscriptions matching subject in subscription order;
-// br.mu must be held. The result is a new slice, safe to use unlocked.
+// br.mu must be held. The result is safe to use unlocked and must not be
+// modified: it is cached until the subscriptions change.
 func (br *Broker) match(subject string) []*sub {
+	if m, ok := br.matched[subject]; ok {
+		return m
+	}
+	m := br.matchAll(subject)
+	if len(br.matched) >= maxMatched {
+		clear(br.matched) // a program publishing to ever new subjects
+	}
+	br.matched[subject] = m
+	return m
+}
+
+func (br *Broker) matchAll(subject string) []*sub {
 	lit := br.literal[subject]
 	if len(br.wild) == 0 {
 		return slices.Clone(lit)

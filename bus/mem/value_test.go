@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,32 @@ func TestSubscribeValuesInProcess(t *testing.T) {
 	}
 	if raw, ok := got[1].(json.RawMessage); !ok || string(raw) != `{"at":"1970-01-01T00:00:00Z"}` {
 		t.Errorf("time value arrived as %#v, want its JSON", got[1])
+	}
+}
+
+// A subscription made or ended between two publications to the same topic
+// takes effect at once (the broker remembers which subscriptions match a
+// subject until they change).
+func TestSubscriptionsChangeBetweenPublications(t *testing.T) {
+	ex := executor.NewVirtual()
+	br := mem.NewBroker()
+	pub, sub := br.Connect(nil), br.Connect(nil)
+	defer pub.Close()
+	defer sub.Close()
+	var got []string
+	record := func(name string) bus.Handler {
+		return func(m bus.Msg) { got = append(got, name+" "+string(m.Data)) }
+	}
+	a, _ := sub.Subscribe("/t/x", bus.QoS{}, ex, record("a"))
+	pub.Publish("/t/x", 1)
+	sub.Subscribe("/t/+", bus.QoS{}, ex, record("wild"))
+	pub.Publish("/t/x", 2)
+	run(t, ex)
+	a.Unsubscribe()
+	pub.Publish("/t/x", 3)
+	run(t, ex)
+	slices.Sort(got) // each subscription keeps its order; between them, any
+	if want := "a 1,a 2,wild 2,wild 3"; strings.Join(got, ",") != want {
+		t.Errorf("deliveries %q, want %q", strings.Join(got, ","), want)
 	}
 }
