@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/saint-os/saint/hal/executor"
@@ -39,13 +40,25 @@ const DefaultDepth = 10
 type QoS struct {
 	Reliability Reliability
 	Depth       int
+
+	// typ is the type SubscribeJSON decodes into: on an in-process
+	// transport the subscription then takes copies of values of that type
+	// rather than their JSON.
+	typ reflect.Type
 }
 
 // Msg is a message as a subscriber or service receives it: the topic (or
 // service) name it arrived on, in the spec's slash form, and its JSON body.
+//
+// A message published in process (bus/mem) to a subscriber made by
+// SubscribeJSON for the published value's own type carries a copy of the
+// value instead, and Data is nil: a Bus wrapper between SubscribeJSON and
+// the Conn must pass the Msg on as it is.
 type Msg struct {
 	Topic string
 	Data  []byte
+
+	val any // *T, a copy of the published value, for SubscribeJSON[T]
 }
 
 // Decode unmarshals the message's JSON body into v.

@@ -57,6 +57,11 @@ type Conn struct {
 	queues map[uint64]*queue
 	calls  map[uint64]*call
 	isDown atomic.Bool // mirrors closed for the lock-free Publish path
+
+	plans plans // how to copy the types published in process
+
+	subjects  sync.Map // topic → subject, for Publish
+	nSubjects atomic.Int64
 }
 
 var _ Bus = (*Conn)(nil)
@@ -95,9 +100,19 @@ func (c *Conn) Publish(topic string, v any) error {
 	if c.isDown.Load() {
 		return ErrClosed
 	}
-	subject, err := TopicSubject(topic, false)
+	subject, err := c.subject(topic)
 	if err != nil {
 		return err
+	}
+	if ip, ok := c.t.(InProcess); ok {
+		p := &Publication{v: v, plans: &c.plans}
+		if err := ip.PublishValue(subject, p); err != nil {
+			if p.err != nil {
+				return fmt.Errorf("bus: encoding %s: %w", topic, p.err)
+			}
+			return fmt.Errorf("bus: publishing %s: %w", topic, err)
+		}
+		return nil
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -108,6 +123,22 @@ func (c *Conn) Publish(topic string, v any) error {
 	}
 	return nil
 }
+
+// subject is TopicSubject(topic, false), remembered: a process publishes
+// to a few dozen topics, thousands of times a second.
+func (c *Conn) subject(topic string) (string, error) {
+	if s, ok := c.subjects.Load(topic); ok {
+		return s.(string), nil
+	}
+	s, err := TopicSubject(topic, false)
+	if err == nil && c.nSubjects.Add(1) <= maxSubjects {
+		c.subjects.Store(topic, s)
+	}
+	return s, err
+}
+
+// maxSubjects bounds the topics a Conn remembers the subjects of.
+const maxSubjects = 4096
 
 // Subscribe implements Bus. topic may be a filter with "+" and a final "#".
 // qos.Depth 0 means DefaultDepth. Reliable and BestEffort are delivered the
@@ -135,6 +166,7 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 		return nil, fmt.Errorf("bus: subscribing %s: negative depth %d", topic, depth)
 	}
 	q := newQueue(c, topic, wildcard, depth, ex, func(it item) { h(it.msg) })
+	q.typ = qos.typ
 	if err := c.start(q, subject); err != nil {
 		return nil, fmt.Errorf("bus: subscribing %s: %w", topic, err)
 	}
@@ -187,7 +219,13 @@ var errBusy = errors.New("bus: service busy, too many requests waiting")
 
 // start subscribes q on the transport and registers it for Close.
 func (c *Conn) start(q *queue, subject string) error {
-	tsub, err := c.t.Subscribe(subject, q.deliver)
+	var tsub Subscription
+	var err error
+	if ip, ok := c.t.(InProcess); ok && q.typ != nil {
+		tsub, err = ip.SubscribeValue(subject, q.deliver, q.deliverValue)
+	} else {
+		tsub, err = c.t.Subscribe(subject, q.deliver)
+	}
 	if err != nil {
 		return err
 	}

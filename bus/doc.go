@@ -61,5 +61,7 @@
 //		func(topic string, cmd msg.HeadCommand) { head.Move(cmd) })
 //
 // Message payloads are shared by every subscriber of a publication: treat
-// Msg.Data as read-only.
+// Msg.Data as read-only. In process (bus/mem) SubscribeJSON receives a copy
+// of the published value instead of its JSON when the types match (see
+// InProcess); the handler cannot tell the difference.
 package bus

@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/saint-os/saint/hal/executor"
@@ -81,8 +82,9 @@ func (r *ring) clear() {
 type queue struct {
 	c        *Conn
 	id       uint64
-	name     string // topic, filter or service name as given
-	wildcard bool   // name is a filter: take each message's topic from its subject
+	name     string       // topic, filter or service name as given
+	wildcard bool         // name is a filter: take each message's topic from its subject
+	typ      reflect.Type // SubscribeJSON's type, for in-process values; nil for raw handlers
 	ex       *executor.Executor
 	handle   func(item)
 	// refuse, when set, is called (on the transport's goroutine) for a
@@ -115,7 +117,30 @@ func newQueue(c *Conn, name string, wildcard bool, depth int, ex *executor.Execu
 
 // deliver is the queue's DeliverFunc.
 func (q *queue) deliver(subject, reply string, data []byte) {
-	it := item{msg: Msg{Topic: q.name, Data: data}, reply: reply}
+	q.push(subject, item{msg: Msg{Data: data}, reply: reply})
+}
+
+// deliverValue takes a publication made in process: a copy of the value
+// if the subscriber decodes into its type, else its JSON.
+func (q *queue) deliverValue(subject string, p *Publication) {
+	t := q.typ
+	if t == reflect.TypeFor[valuesMarker]() {
+		t = reflect.TypeOf(p.v)
+	}
+	if v, ok := p.copyAs(t); ok {
+		q.push(subject, item{msg: Msg{val: v}})
+		return
+	}
+	data, err := p.JSON()
+	if err != nil {
+		return // PublishValue prepared p: not reached
+	}
+	q.push(subject, item{msg: Msg{Data: data}})
+}
+
+// push queues it, a message that arrived on subject.
+func (q *queue) push(subject string, it item) {
+	it.msg.Topic = q.name
 	if q.wildcard {
 		it.msg.Topic = SubjectTopic(subject)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -12,13 +13,22 @@ import (
 )
 
 // SubscribeJSON subscribes h to topic with each message decoded into a
-// fresh T. A message that does not decode is not passed to h: it is counted
+// fresh T. On an in-process bus (bus/mem) a value published as a T reaches
+// h as a deep copy, without JSON: the same T that decoding its encoding
+// would give (types JSON treats specially, such as time.Time, still go
+// through JSON). A message that does not decode is not passed to h: it is counted
 // (Stats().DecodeErrors on the returned Subscription) and logged, the first
 // time and then at each power of two, so a misbehaving publisher on a
 // 1 kHz topic cannot flood the log.
 func SubscribeJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h func(topic string, v T)) (Subscription, error) {
 	js := &jsonSubscription{log: loggerOf(b)}
+	qos.typ = reflect.TypeFor[T]()
 	sub, err := b.Subscribe(topic, qos, ex, func(m Msg) {
+		if p, ok := m.val.(*T); ok {
+			// In process: a copy of the published value, no JSON.
+			h(m.Topic, *p)
+			return
+		}
 		var v T
 		if err := json.Unmarshal(m.Data, &v); err != nil {
 			js.decodeError(m.Topic, fmt.Sprintf("%T", v), err)
@@ -32,6 +42,26 @@ func SubscribeJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h
 	js.Subscription = sub
 	return js, nil
 }
+
+// SubscribeValues subscribes h to topic with each message as a value to
+// encode, for a handler that passes messages on as JSON (to WebSocket
+// clients, say) and may never need to: on the wire the message's JSON as a
+// json.RawMessage; in process (bus/mem) a pointer to a deep copy of the
+// published value, whose encoding is that JSON, so nothing is encoded
+// unless h encodes it. Types JSON treats specially still arrive as JSON.
+func SubscribeValues(b Bus, topic string, qos QoS, ex *executor.Executor, h func(topic string, v any)) (Subscription, error) {
+	qos.typ = reflect.TypeFor[valuesMarker]()
+	return b.Subscribe(topic, qos, ex, func(m Msg) {
+		if m.val != nil {
+			h(m.Topic, m.val)
+			return
+		}
+		h(m.Topic, json.RawMessage(m.Data))
+	})
+}
+
+// valuesMarker marks a SubscribeValues subscription in QoS.typ.
+type valuesMarker struct{}
 
 // ServeJSON serves service with requests decoded into Req and h's response
 // sent as Resp. A request that does not decode is answered with an error

@@ -2,6 +2,7 @@ package bustest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -556,6 +557,32 @@ func testTyped(t *testing.T, pub, sub bus.Bus) {
 	if st, _ := bus.SubscriptionStats(s); st.DecodeErrors != 1 {
 		t.Errorf("DecodeErrors = %d, want 1", st.DecodeErrors)
 	}
+
+	// SubscribeValues: whatever form a message arrives in, its encoding is
+	// the published value's JSON.
+	var vals []string
+	vs, err := bus.SubscribeValues(sub, "/test/values", bus.QoS{}, ex, func(topic string, v any) {
+		data, err := json.Marshal(v)
+		mu.Lock()
+		vals = append(vals, fmt.Sprintf("%s %s %v", topic, data, err))
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub.Publish("/test/values", point{5, 6})
+	pub.Publish("/test/values", map[string]any{"t": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	CheckFor(t, wait, time.Millisecond, func() error {
+		if st, _ := bus.SubscriptionStats(vs); st.Handled != 2 {
+			return fmt.Errorf("stats %+v", st)
+		}
+		return nil
+	})
+	mu.Lock()
+	if want := []string{`/test/values {"x":5,"y":6} <nil>`, `/test/values {"t":"2026-01-02T03:04:05Z"} <nil>`}; !slices.Equal(vals, want) {
+		t.Errorf("SubscribeValues got %q, want %q", vals, want)
+	}
+	mu.Unlock()
 
 	_, err = bus.ServeJSON(sub, "/test/typed_add", ex, func(req addReq, reply func(addResp, error)) {
 		if req.A < 0 {

@@ -16,6 +16,15 @@
 // shared between the subscribers of a publication, so handlers must treat
 // bus.Msg.Data as read-only.
 //
+// Publications skip JSON where they can (bus.InProcess): a subscriber made
+// with bus.SubscribeJSON for the published value's own type gets a deep
+// copy of the value, so neither the publisher nor another subscriber can
+// change what it holds, and it is the value the JSON round trip would give
+// (types JSON treats specially, strings that are not UTF-8 and values of
+// another type go through JSON). The JSON encoding is made once, and only
+// when a raw subscriber needs it; a value JSON cannot encode (NaN) still
+// fails Publish and reaches nobody. On NATS every message is JSON.
+//
 //	br := mem.NewBroker()
 //	server, node := br.Connect(nil), br.Connect(nil)
 //	defer server.Close()

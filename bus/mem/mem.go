@@ -35,6 +35,9 @@ type Broker struct {
 	literal map[string][]*sub // subscriptions without wildcards, by subject
 	wild    []*sub            // subscriptions with wildcards
 	inboxes map[string]*request
+	// matched caches match's result by subject until the subscriptions
+	// change; its slices are never modified, so callers share them.
+	matched map[string][]*sub
 }
 
 // NewBroker returns an empty broker.
@@ -42,6 +45,7 @@ func NewBroker() *Broker {
 	return &Broker{
 		literal: make(map[string][]*sub),
 		inboxes: make(map[string]*request),
+		matched: make(map[string][]*sub),
 	}
 }
 
@@ -59,6 +63,7 @@ type sub struct {
 	subject string
 	tokens  []string // set for wildcard patterns only
 	deliver bus.DeliverFunc
+	value   func(subject string, p *bus.Publication) // SubscribeValue's; nil for byte subscribers
 }
 
 // request is a pending request, keyed in the broker by its inbox subject.
@@ -77,7 +82,10 @@ type transport struct {
 	inboxes map[string]struct{}
 }
 
-var _ bus.Transport = (*transport)(nil)
+var (
+	_ bus.Transport = (*transport)(nil)
+	_ bus.InProcess = (*transport)(nil)
+)
 
 // Publish implements bus.Transport. Every matching subscriber's deliver has
 // run by the time it returns, so publications made from one executor
@@ -108,9 +116,48 @@ func (t *transport) Publish(subject, reply string, data []byte) error {
 	return nil
 }
 
+// PublishValue implements bus.InProcess: values go to the subscribers
+// that copy them, JSON (encoded once) to the others, in subscription order
+// as with Publish. A value that cannot be encoded reaches nobody, whether
+// or not anyone subscribes, as with Publish.
+func (t *transport) PublishValue(subject string, p *bus.Publication) error {
+	br := t.br
+	br.mu.Lock()
+	if t.closed {
+		br.mu.Unlock()
+		return bus.ErrClosed
+	}
+	subs := br.match(subject)
+	br.mu.Unlock()
+	raw := false
+	for _, s := range subs {
+		raw = raw || s.value == nil
+	}
+	if err := p.Prepare(raw); err != nil {
+		return err
+	}
+	var data []byte
+	if raw {
+		data, _ = p.JSON()
+	}
+	for _, s := range subs {
+		if s.value != nil {
+			s.value(subject, p)
+		} else {
+			s.deliver(subject, "", data)
+		}
+	}
+	return nil
+}
+
 // Subscribe implements bus.Transport. The subscription is in effect when it
 // returns.
 func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subscription, error) {
+	return t.SubscribeValue(pattern, deliver, nil)
+}
+
+// SubscribeValue implements bus.InProcess.
+func (t *transport) SubscribeValue(pattern string, deliver bus.DeliverFunc, value func(string, *bus.Publication)) (bus.Subscription, error) {
 	br := t.br
 	br.mu.Lock()
 	defer br.mu.Unlock()
@@ -118,13 +165,14 @@ func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subs
 		return nil, bus.ErrClosed
 	}
 	br.nextID++
-	s := &sub{id: br.nextID, t: t, subject: pattern, deliver: deliver}
+	s := &sub{id: br.nextID, t: t, subject: pattern, deliver: deliver, value: value}
 	if isWild(pattern) {
 		s.tokens = strings.Split(pattern, ".")
 		br.wild = append(br.wild, s)
 	} else {
 		br.literal[pattern] = append(br.literal[pattern], s)
 	}
+	clear(br.matched)
 	t.subs[s.id] = s
 	return s, nil
 }
@@ -194,6 +242,7 @@ func (t *transport) Close() error {
 
 // remove drops s; br.mu must be held. Removing twice is harmless.
 func (br *Broker) remove(s *sub) {
+	clear(br.matched)
 	delete(s.t.subs, s.id)
 	del := func(x *sub) bool { return x == s }
 	if s.tokens != nil {
@@ -208,9 +257,25 @@ func (br *Broker) remove(s *sub) {
 	}
 }
 
+// maxMatched bounds the match cache.
+const maxMatched = 4096
+
 // match returns the subscriptions matching subject in subscription order;
-// br.mu must be held. The result is a new slice, safe to use unlocked.
+// br.mu must be held. The result is safe to use unlocked and must not be
+// modified: it is cached until the subscriptions change.
 func (br *Broker) match(subject string) []*sub {
+	if m, ok := br.matched[subject]; ok {
+		return m
+	}
+	m := br.matchAll(subject)
+	if len(br.matched) >= maxMatched {
+		clear(br.matched) // a program publishing to ever new subjects
+	}
+	br.matched[subject] = m
+	return m
+}
+
+func (br *Broker) matchAll(subject string) []*sub {
 	lit := br.literal[subject]
 	if len(br.wild) == 0 {
 		return slices.Clone(lit)

@@ -2,7 +2,6 @@ package feature
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -139,15 +138,25 @@ func Await[T any](ctx context.Context, h *Host, start func(finish func(T, error)
 }
 
 // Forward adds a component that publishes every message of busTopic to
-// the WebSocket topic wsTopic, as it came (wrap, if not nil, rewrites it).
-func (h *Host) Forward(busTopic, wsTopic string, wrap func(json.RawMessage) any) {
-	h.SubscribeRaw(busTopic, FeedQoS, func(m bus.Msg) {
-		var v any = json.RawMessage(m.Data)
+// the WebSocket topic wsTopic (wrap, if not nil, rewrites the value first).
+func (h *Host) Forward(busTopic, wsTopic string, wrap func(any) any) {
+	// Values (bus.SubscribeValues) leave the encoding to the gateway, which
+	// encodes only for subscribed clients: in one process nothing is
+	// JSON-encoded for a state no client watches.
+	h.SubscribeValues(busTopic, FeedQoS, func(_ string, v any) {
 		if wrap != nil {
-			v = wrap(m.Data)
+			v = wrap(v)
 		}
 		h.Gateway.Publish(wsTopic, v)
 	})
+}
+
+// SubscribeValues adds a component that subscribes f to topic on the
+// executor with each message as a value to encode (bus.SubscribeValues).
+func (h *Host) SubscribeValues(topic string, qos bus.QoS, f func(topic string, v any)) {
+	h.Add(&subscription{subscribe: func() (bus.Subscription, error) {
+		return bus.SubscribeValues(h.Bus, topic, qos, h.Exec, f)
+	}})
 }
 
 // SubscribeRaw adds a component that subscribes f to topic on the

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/feature"
 )
@@ -42,7 +41,7 @@ func Register(h *feature.Host) {
 	h.Topics(TopicHead, TopicArms, TopicTracks, TopicNodes, TopicOdom, TopicBalance, TopicSim, TopicConsole)
 	for _, f := range []struct {
 		bus, ws string
-		wrap    func(json.RawMessage) any
+		wrap    func(any) any
 	}{
 		{msg.TopicHeadState, TopicHead, nil},
 		{msg.ArmStateTopic(msg.ArmLeft), TopicArms, withField("arm", msg.ArmLeft)},
@@ -63,30 +62,36 @@ func Register(h *feature.Host) {
 // its tick before the models' truths, so a snapshot carries the truths of
 // the tick before: one truth period (20 ms at 50 Hz) old.
 func simFeed(h *feature.Host) {
-	latest := map[string]json.RawMessage{}
-	h.SubscribeRaw(msg.TopicSimAllTruth, feature.FeedQoS, func(m bus.Msg) {
-		latest[strings.TrimPrefix(m.Topic, msg.TopicSimTruthPrefix)] = json.RawMessage(m.Data)
+	latest := map[string]any{} // values to encode (bus.SubscribeValues)
+	h.SubscribeValues(msg.TopicSimAllTruth, feature.FeedQoS, func(topic string, v any) {
+		latest[strings.TrimPrefix(topic, msg.TopicSimTruthPrefix)] = v
 	})
-	h.SubscribeRaw(msg.TopicSimWorld, feature.FeedQoS, func(m bus.Msg) {
-		snap := make(map[string]json.RawMessage, len(latest)+1)
+	h.SubscribeValues(msg.TopicSimWorld, feature.FeedQoS, func(_ string, v any) {
+		snap := make(map[string]any, len(latest)+1)
 		for k, v := range latest {
 			snap[k] = v
 		}
-		snap["world"] = json.RawMessage(m.Data)
+		snap["world"] = v
 		h.Gateway.Publish(TopicSim, snap)
 	})
 }
 
 // withField adds "key": value to a JSON object (the arm an ArmState is
-// from).
-func withField(key, value string) func(json.RawMessage) any {
-	return func(data json.RawMessage) any {
+// from); v is a message value from bus.SubscribeValues.
+func withField(key, value string) func(any) any {
+	return func(v any) any {
+		data, ok := v.(json.RawMessage)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(v); err != nil {
+				return v
+			}
+		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(data, &m) != nil {
 			return data
 		}
-		v, _ := json.Marshal(value)
-		m[key] = v
+		m[key], _ = json.Marshal(value)
 		return m
 	}
 }

@@ -403,10 +403,6 @@ func (r *Robot) writeArm(side int, b *simboard.Board) {
 		}
 		stall := s.Params().StallTorque
 		amps += 2.7 * math.Min(1, math.Abs(s.Torque())/stall)
-		fs := fb.Servo(uint8(i + 1))
-		if fs == nil {
-			continue
-		}
 		pos := s.Angle()
 		if i == arm.NumJoints {
 			lo, hi := s.Limits()
@@ -420,7 +416,11 @@ func (r *Robot) writeArm(side int, b *simboard.Board) {
 			Temperature: 30,
 			Moving:      math.Abs(s.Rate()) > 0.01,
 		}
-		if p != r.present[side][i] {
+		// Unchanged (a servo holding still) needs no twin at all.
+		if p == r.present[side][i] {
+			continue
+		}
+		if fs := fb.Servo(uint8(i + 1)); fs != nil {
 			r.present[side][i] = p
 			fs.SetPresent(p)
 		}

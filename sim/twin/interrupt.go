@@ -67,18 +67,17 @@ func (in *Interrupt) run() {
 		in.mu.Unlock()
 		return
 	}
-	if in.timer != nil {
-		in.timer.Stop()
-		in.timer = nil
-	}
 	now := in.ex.Now()
 	level, next, ok := in.chip.Advance(now)
-	if ok {
-		d := next.Sub(now)
-		if d < 0 {
-			d = 0
-		}
-		in.timer = in.ex.After(d, in.run)
+	// One timer, re-armed: an IMU's data-ready line wakes thousands of
+	// times a simulated second.
+	switch {
+	case ok && in.timer == nil:
+		in.timer = in.ex.After(max(next.Sub(now), 0), in.run)
+	case ok:
+		in.timer.Reset(max(next.Sub(now), 0))
+	case in.timer != nil:
+		in.timer.Stop()
 	}
 	changed := !in.started || level != in.level
 	in.started, in.level = true, level

@@ -105,8 +105,8 @@ type World struct {
 }
 
 type namedTruth struct {
-	name string
-	t    Truther
+	topic string // msg.SimTruthTopic(name), made once
+	t     Truther
 }
 
 type push struct {
@@ -154,7 +154,7 @@ func (w *World) Add(m Model) error {
 		w.staters = append(w.staters, s)
 	}
 	if t, ok := m.(Truther); ok {
-		w.truths = append(w.truths, namedTruth{name, t})
+		w.truths = append(w.truths, namedTruth{msg.SimTruthTopic(name), t})
 	}
 	if p, ok := m.(Pushable); ok {
 		w.bodies[name] = p.ApplyForce
@@ -314,7 +314,7 @@ func (w *World) publish() {
 		w.pubErrs++
 	}
 	for _, t := range w.truths {
-		if w.bus.Publish(msg.SimTruthTopic(t.name), t.t.Truth()) != nil {
+		if w.bus.Publish(t.topic, t.t.Truth()) != nil {
 			w.pubErrs++
 		}
 	}

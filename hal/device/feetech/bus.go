@@ -67,8 +67,9 @@ type Bus struct {
 	stop  func()
 	queue []*txn
 	cur   *txn
-	timer *executor.Timer
+	timer *executor.Timer // times cur out; one timer, re-armed per transaction
 	ps    Parser
+	echo  []byte // scratch for the echo check
 	// closed is set by Close.
 	closed bool
 }
@@ -157,13 +158,16 @@ func (b *Bus) next() {
 		t.badSum = b.ps.BadChecksums
 		if len(t.expect) > 0 {
 			b.cur = t
-			b.timer = b.ex.After(b.o.Timeout, func() { b.timeout(t) })
+			if b.timer == nil {
+				b.timer = b.ex.After(b.o.Timeout, b.timeoutCur)
+			} else {
+				b.timer.Reset(b.o.Timeout)
+			}
 		}
 		if _, err := b.port.Write(t.req); err != nil {
 			if b.cur == t {
 				b.cur = nil
 				b.timer.Stop()
-				b.timer = nil
 			}
 			t.done(t, fmt.Errorf("feetech: write: %w", err))
 			continue
@@ -183,10 +187,18 @@ func (b *Bus) finish(t *txn, err error) {
 	b.cur = nil
 	if b.timer != nil {
 		b.timer.Stop()
-		b.timer = nil
 	}
 	t.done(t, err)
 	b.next()
+}
+
+// timeoutCur is the timer's callback: Stop and Reset cancel a run meant
+// for a transaction that has finished, so the one on the line is the one
+// that timed out.
+func (b *Bus) timeoutCur() {
+	if b.cur != nil {
+		b.timeout(b.cur)
+	}
 }
 
 func (b *Bus) timeout(t *txn) {
@@ -214,7 +226,7 @@ func (b *Bus) receive(p []byte, at time.Time) {
 		if t == nil {
 			return // nobody asked: a late answer or noise
 		}
-		if !t.echo && len(t.got) == 0 && bytes.Equal(pk.Encode(), t.req) {
+		if !t.echo && len(t.got) == 0 && bytes.Equal(b.encodeEcho(pk), t.req) {
 			t.echo = true
 			return
 		}
@@ -228,6 +240,13 @@ func (b *Bus) receive(p []byte, at time.Time) {
 			b.finish(t, nil)
 		}
 	})
+}
+
+// encodeEcho encodes pk into a scratch buffer, valid until the next call,
+// to compare it with the request without allocating per packet.
+func (b *Bus) encodeEcho(pk Packet) []byte {
+	b.echo = pk.AppendTo(b.echo[:0])
+	return b.echo
 }
 
 // status returns the error of a status packet: nil or a *StatusError.

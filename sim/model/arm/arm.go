@@ -241,9 +241,10 @@ func (a *Arm) SetDead(dead bool) {
 
 // PoseTolerance is how far (rad) every joint may move before the arm's
 // kinematics, loads and collisions are computed again. A servo holding
-// against gravity creeps by a few ulp per step for ever; at 0.7 m of reach
-// 1e-9 rad is a nanometre, far below anything the model resolves.
-const PoseTolerance = 1e-9
+// against gravity creeps by a few ulp per step for ever, one settling on
+// its goal by micro-radians per second; at 0.7 m of reach 1e-6 rad is
+// 0.7 µm, and the gravity torques it changes by a millionth.
+const PoseTolerance = 1e-6
 
 // forward computes the present pose's joint origins, axes and capsules,
 // unless no joint has moved by more than PoseTolerance since it last did.

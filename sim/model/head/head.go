@@ -59,6 +59,38 @@ type Head struct {
 	bias   geom.Vec3
 
 	omega, alpha geom.Vec3 // angular velocity and acceleration, robot frame
+
+	// The trigonometry of the last pose seen, reused while the head holds
+	// still (it does, mostly): the same inputs give the same numbers.
+	kin headKinematics
+	imu imuReading
+}
+
+// headKinematics is gravity's moment on each axis and the angular velocity
+// for angles a and rates r.
+type headKinematics struct {
+	valid bool
+	a, r  [3]float64
+	ext   [3]float64
+	w     geom.Vec3
+}
+
+// imuReading is TrueIMU's answer for its inputs.
+type imuReading struct {
+	valid       bool
+	in          [12]float64 // angles, rates, ω, α
+	accel, gyro geom.Vec3
+}
+
+// same reports whether a and b hold the same bits (so NaN never matches
+// and −0 does not match +0).
+func same(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // New returns a head at rest, level and facing forward, with no command.
@@ -96,20 +128,33 @@ func (h *Head) SetDead(dead bool) {
 
 // Step implements world.Model.
 func (h *Head) Step(dt float64) {
-	a := h.Angles()
-	ext := [3]float64{
-		0,
-		h.p.GravityMoment * math.Sin(a[Tilt]) * math.Cos(a[Roll]),
-		h.p.GravityMoment * math.Sin(a[Roll]) * math.Cos(a[Tilt]),
-	}
+	ext := h.kinematics().ext
 	for i, s := range h.servos {
 		s.Step(dt, h.p.Axes[i].Inertia, h.p.Axes[i].Friction, ext[i])
 	}
 	if dt > 0 && !math.IsInf(dt, 0) {
-		w := h.angularVelocity()
+		w := h.kinematics().w
 		h.alpha = w.Sub(h.omega).Scale(1 / dt)
 		h.omega = w
 	}
+}
+
+// kinematics returns gravity's moments and the angular velocity for the
+// present angles and rates, computed again only when they changed.
+func (h *Head) kinematics() *headKinematics {
+	k := &h.kin
+	a, r := h.Angles(), h.Rates()
+	if k.valid && same(a[:], k.a[:]) && same(r[:], k.r[:]) {
+		return k
+	}
+	k.valid, k.a, k.r = true, a, r
+	k.ext = [3]float64{
+		0,
+		h.p.GravityMoment * math.Sin(a[Tilt]) * math.Cos(a[Roll]),
+		h.p.GravityMoment * math.Sin(a[Roll]) * math.Cos(a[Tilt]),
+	}
+	k.w = h.angularVelocity()
+	return k
 }
 
 // angularVelocity is the head's angular velocity in the robot frame: each
@@ -143,12 +188,18 @@ func (h *Head) Orientation() geom.Mat3 {
 // change of ω over the last step.
 func (h *Head) TrueIMU() (accel, gyro geom.Vec3) {
 	a, r := h.Angles(), h.Rates()
+	in := [12]float64{a[0], a[1], a[2], r[0], r[1], r[2], h.omega[0], h.omega[1], h.omega[2], h.alpha[0], h.alpha[1], h.alpha[2]}
+	m := &h.imu
+	if m.valid && same(in[:], m.in[:]) {
+		return m.accel, m.gyro
+	}
 	rx, ry := geom.RotX(a[Roll]), geom.RotY(a[Tilt])
 	gyro = rx.ApplyT(ry.ApplyT(geom.Vec3{0, 0, r[Pan]}).Add(geom.Vec3{0, r[Tilt], 0})).Add(geom.Vec3{r[Roll], 0, 0})
 	rot := h.Orientation()
 	off := rot.Apply(h.p.IMUOffset)
 	lin := h.alpha.Cross(off).Add(h.omega.Cross(h.omega.Cross(off)))
 	accel = rot.ApplyT(lin.Add(geom.Vec3{0, 0, StandardGravity}))
+	*m = imuReading{valid: true, in: in, accel: accel, gyro: gyro}
 	return accel, gyro
 }
 

@@ -23,11 +23,12 @@ type Bus struct {
 	port uart.Port
 	o    Options
 
-	mu     sync.Mutex
-	servos []*Servo // in the order added; answers to broadcasts follow id order
-	ps     ft.Parser
-	lastRx time.Time
-	stop   func()
+	mu      sync.Mutex
+	servos  []*Servo // in the order added; answers to broadcasts follow id order
+	scratch []*Servo // addressed's result, reused
+	ps      ft.Parser
+	lastRx  time.Time
+	stop    func()
 }
 
 // FrameGap is the silence after which a servo drops a partial packet, so
@@ -126,7 +127,9 @@ func (b *Bus) receive(p []byte, at time.Time) {
 // addressed returns the connected servos pk is for, in id order for a
 // broadcast; b.mu must be held.
 func (b *Bus) addressed(id uint8) []*Servo {
-	var ss []*Servo
+	// A scratch slice, reused: every caller is done with one result
+	// before it asks for the next (b.mu is held throughout).
+	ss := b.scratch[:0]
 	for _, s := range b.servos {
 		if s.connected && (id == ft.Broadcast || s.regs[ft.RegID] == id) {
 			ss = append(ss, s)
@@ -135,6 +138,7 @@ func (b *Bus) addressed(id uint8) []*Servo {
 	if id == ft.Broadcast {
 		sortByID(ss)
 	}
+	b.scratch = ss
 	return ss
 }
 
