@@ -78,6 +78,8 @@ func (e *FileError) Unwrap() error { return e.Err }
 // writing).
 var ErrNoFooter = errors.New("the file ends without its footer (the recorder did not close it: killed, or still writing); every complete chunk before this offset was read")
 
+var errNotMCAP = errors.New("not an MCAP file")
+
 // Summarize reads the whole file and summarises it; see Read for the
 // errors.
 func Summarize(path string) (Summary, error) {
@@ -90,7 +92,8 @@ func Summarize(path string) (Summary, error) {
 // skips corrupt chunks (listed in Summary.Problems). The Summary describes
 // everything readable; the error, a *FileError when the file itself is at
 // fault, says where the reading stopped and why. An error from fn stops the
-// reading and is returned as it is.
+// reading and is returned as it is. A file that is not MCAP at all gives
+// an empty Summary.
 func Read(path string, fn func(Message) error) (Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -105,6 +108,10 @@ func Read(path string, fn func(Message) error) (Summary, error) {
 		schemas: map[uint16]*mcap.Schema{}, channels: map[uint16]*mcap.Channel{}, topics: map[uint16]*TopicSummary{}}
 	r.sum = Summary{Path: path, Size: st.Size()}
 	err = r.run()
+	var fe *FileError
+	if errors.As(err, &fe) && errors.Is(fe.Err, errNotMCAP) {
+		return Summary{}, err
+	}
 	r.finish()
 	return r.sum, err
 }
@@ -181,7 +188,7 @@ func (r *reader) lex(off int64) (int64, error) {
 	cr := &countingReader{r: bufio.NewReaderSize(r.f, 64<<10), n: off}
 	lx, err := mcap.NewLexer(cr, &mcap.LexerOptions{SkipMagic: off != 0, ValidateChunkCRCs: true})
 	if err != nil {
-		return -1, r.fileErr(0, fmt.Errorf("not an MCAP file (%v)", err))
+		return -1, r.fileErr(0, fmt.Errorf("%w (%v)", errNotMCAP, err))
 	}
 	defer lx.Close()
 	var buf []byte

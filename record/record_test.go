@@ -306,4 +306,3 @@ func TestHelperRecorder(t *testing.T) {
 	})
 	_ = ex.Run(context.Background())
 }
-

@@ -43,7 +43,12 @@ type Options struct {
 	// 65536); beyond that, messages are dropped and counted, so a slow
 	// disk never stalls the executor.
 	Queue int
-	Log   *slog.Logger
+	// Lossless makes a full queue wait for the writer instead of
+	// dropping: for virtual-clock runs (the simulator, scenarios), where
+	// waiting only slows the simulation down against the wall clock,
+	// never the robot against its own time.
+	Lossless bool
+	Log      *slog.Logger
 }
 
 // Recorder writes bus topics to MCAP files until Stop. The subscription
@@ -143,8 +148,13 @@ func (r *Recorder) handle(m bus.Msg) {
 	if r.closed {
 		return
 	}
+	e := entry{m.Topic, m.Data, r.o.Exec.Now()}
+	if r.o.Lossless {
+		r.in <- e
+		return
+	}
 	select {
-	case r.in <- entry{m.Topic, m.Data, r.o.Exec.Now()}:
+	case r.in <- e:
 	default:
 		r.dropped.Add(1)
 	}

@@ -3,11 +3,20 @@
 // the in-process bus and a virtual clock, with the web UI.
 //
 //	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
-//	saint-sim --scenario FILE [--out DIR] [--data DIR]
+//	saint-sim --scenario FILE [--out DIR] [--data DIR] [--record FILE|off]
+//	saint-sim --replay FILE [--speed 1] [--http ...] [--ws ...]
+//	saint-sim [...] --record FILE | --replay-inputs FILE
 //
 // With --scenario it runs a scenario (docs/scenarios.md) at full speed on
 // the virtual clock instead, writes its JSON report and plots to --out, and
-// exits 0 only when every metric holds.
+// exits 0 only when every metric holds. It records the run to OUT/run.mcap
+// beside the report unless --record says otherwise.
+//
+// --record FILE records every bus topic to an MCAP file (docs/recording.md).
+// --replay FILE plays a recording back onto the bus, with the server and
+// its web UI but no simulated robot, so the UI, the visualizer and
+// Foxglove show the recorded run; --replay-inputs FILE replays only the
+// recording's inputs (commands, RC, LiveLink) into the live simulation.
 //
 // Without --auth the API needs no token, and the simulator then listens on
 // loopback only (it refuses other addresses). With --auth it behaves like
@@ -31,7 +40,9 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/viz/launch"
 )
 
@@ -59,6 +70,9 @@ func run() error {
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
 	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
 	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
+	recordFile := flag.String("record", "", "record every bus topic to this MCAP file (with --scenario: default OUT/run.mcap; \"off\" for none)")
+	replayFile := flag.String("replay", "", "play this MCAP recording back onto the bus at its recorded rate (scaled by --speed) instead of simulating the robot")
+	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -73,7 +87,7 @@ func run() error {
 			// and errors still show.
 			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		}
-		return runScenario(*scenarioFile, *outDir, *dataDir, log)
+		return runScenario(*scenarioFile, *outDir, *dataDir, *recordFile, log)
 	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
@@ -87,6 +101,11 @@ func run() error {
 		if err := fixtures.WriteConfig(*configDir); err != nil {
 			return fmt.Errorf("writing configuration: %w", err)
 		}
+	}
+
+	if *replayFile != "" {
+		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir,
+			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
 	}
 
 	st, err := stack.New(stack.Options{
@@ -106,8 +125,37 @@ func run() error {
 	runErr := make(chan error, 1)
 	go func() { runErr <- st.Exec.Run(exCtx) }()
 
+	recorder, err := recording.Register(st.Server.Gateway(), recording.Deps{Bus: st.Broker.Connect(nil), Exec: st.Exec,
+		Dir: filepath.Join(*dataDir, "recordings"), Log: st.Server.Log()})
+	if err != nil {
+		return err
+	}
+	var runRec *record.Recorder
+	if *recordFile != "" && *recordFile != "off" {
+		// Before the stack starts, so the recording has the nodes' boot.
+		if err := st.Exec.Do(ctx, func() {
+			runRec, err = record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *recordFile, Log: log})
+		}); err != nil {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
 	if err := st.Start(); err != nil {
 		return err
+	}
+	if *replayInputs != "" {
+		var perr error
+		if err := st.Exec.Do(ctx, func() {
+			_, perr = record.Replay(record.ReplayOptions{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *replayInputs,
+				Topics: record.InputTopics, Log: log})
+		}); err != nil {
+			return err
+		}
+		if perr != nil {
+			return fmt.Errorf("--replay-inputs: %w", perr)
+		}
 	}
 	if *adopt {
 		if err := st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) }); err != nil {
@@ -148,19 +196,30 @@ func run() error {
 	log.Info("shutting down")
 	// Nodes bring their actuators to a safe state.
 	st.Shutdown()
+	// The recordings end after the nodes' safe stop, which they include.
+	if _, err := recorder.Stop(); err != nil {
+		log.Error("recording", "err", err)
+	}
+	if runRec != nil {
+		if err := runRec.Stop(); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		st := runRec.Status()
+		log.Info("recorded", "file", *recordFile, "messages", st.Messages, "dropped", st.Dropped)
+	}
 	return nil
 }
 
 // runScenario runs one scenario on its own stack (full speed, virtual
 // clock, no web UI) and prints its metrics; a failing metric is an error.
-func runScenario(file, outDir, workDir string, log *slog.Logger) error {
+func runScenario(file, outDir, workDir, recordFile string, log *slog.Logger) error {
 	sc, err := scenario.ReadFile(file)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := scenario.Run(ctx, sc, scenario.Options{OutDir: outDir, WorkDir: workDir, Log: log})
+	rep, err := scenario.Run(ctx, sc, scenario.Options{OutDir: outDir, WorkDir: workDir, Record: recordFile, Log: log})
 	if err != nil {
 		return err
 	}

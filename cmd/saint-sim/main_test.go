@@ -17,6 +17,7 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/cmd/internal/stack"
+	"github.com/saint-os/saint/record"
 )
 
 // TestMakeRun is what `make run` promises: saint-sim starts, the web port
@@ -130,6 +131,80 @@ func TestScenarioFlag(t *testing.T) {
 		}
 		if png, err := os.ReadFile(filepath.Join(out, "head_pan_tilt.png")); err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
 			t.Errorf("%s: no PNG plot (%v)", tc.file, err)
+		}
+		// The run is recorded beside the report, closed, with the head's
+		// state over the whole scenario.
+		sum, err := record.Summarize(filepath.Join(out, "run.mcap"))
+		if err != nil || !sum.Complete {
+			t.Fatalf("%s: run.mcap: %+v %v", tc.file, sum, err)
+		}
+		head := 0
+		for _, tp := range sum.Topics {
+			if tp.Topic == "/saint/head/state" {
+				head = int(tp.Messages)
+			}
+		}
+		if head == 0 || sum.Metadata["scenario"] == "" {
+			t.Errorf("%s: run.mcap has %d head states, metadata %v", tc.file, head, sum.Metadata)
+		}
+	}
+}
+
+// TestRecordReplay records a short run of the adopted robot with --record,
+// stops it with an interrupt (the file is then complete) and plays the file
+// back with --replay: the WebSocket API's head topic shows the recorded
+// states.
+func TestRecordReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-sim")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "saint-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	file := filepath.Join(dir, "run.mcap")
+	cmd := exec.Command(bin, "--adopt", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--record", file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
+		st, err := os.Stat(file)
+		if err != nil || st.Size() < 100_000 {
+			return fmt.Errorf("recording: %v", err)
+		}
+		return nil
+	})
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("saint-sim: %v", err)
+	}
+	sum, err := record.Summarize(file)
+	if err != nil || !sum.Complete || sum.Messages == 0 {
+		t.Fatalf("recording: %+v %v", sum, err)
+	}
+
+	addrs := proctest.Start(t, bin, "--replay", file, "--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "replay"))
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "topics": []string{"head"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var m struct {
+			Type string         `json:"type"`
+			Node string         `json:"node"`
+			Data map[string]any `json:"data"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("no head state from the replay: %v", err)
+		}
+		if m.Type == "state" && m.Node == "head" {
+			break
 		}
 	}
 }

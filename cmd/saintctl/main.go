@@ -14,6 +14,8 @@
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
+//	saintctl [--server URL] record start|stop|status   a recording on the server (MCAP files in DATA/recordings)
+//	saintctl mcap info FILE [--json]    topics, message counts, rates and time range of a recording
 package main
 
 import (
@@ -56,7 +58,11 @@ commands:
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
                                   replay a Live Link Face capture at its recorded rate
   rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
-                                  write RC receiver frames to a serial device`
+                                  write RC receiver frames to a serial device
+  record start [--max-mb N] [--max-minutes N] | stop | status
+                                  record every topic on the server to MCAP files (DATA/recordings)
+  mcap info FILE [--json]         topics, counts, rates and time range of a recording; a damaged
+                                  file is summarised as far as it is readable`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -88,6 +94,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "rc" {
 		return rcCmd(rest[1:], out)
+	}
+	if rest[0] == "mcap" {
+		return mcapCmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -140,6 +149,8 @@ func run(args []string, out io.Writer) error {
 		return printCall(ctx, c, out, "management", "get_node_info", map[string]any{"node_id": rest[1]})
 	case "balance":
 		return balanceCmd(ctx, c, out, rest[1:])
+	case "record":
+		return recordCmd(ctx, c, out, rest[1:])
 	case "call":
 		if len(rest) < 3 {
 			return errors.New("usage: call TYPE ACTION [JSON-PARAMS]")

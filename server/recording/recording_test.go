@@ -1,0 +1,102 @@
+package recording_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/recording"
+	"github.com/saint-os/saint/server/ws"
+)
+
+type response struct {
+	Status string `json:"status"`
+	Data   struct {
+		Recording bool     `json:"recording"`
+		Files     []string `json:"files"`
+		Messages  uint64   `json:"messages"`
+	} `json:"data"`
+	Error struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// TestStartStop starts and stops a recording over the WebSocket API, as
+// saintctl record does, while a publisher runs on a wall-clock executor.
+func TestStartStop(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	n := 0
+	ex.Every(5*time.Millisecond, func() {
+		n++
+		_ = b.Publish("/saint/head/state", map[string]any{"pan": n})
+	})
+
+	g := ws.New(ws.Options{})
+	dir := t.TempDir()
+	svc, err := recording.Register(g, recording.Deps{Bus: b, Exec: ex, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	call := func(action string, params any) response {
+		t.Helper()
+		if params == nil {
+			params = map[string]any{}
+		}
+		if err := conn.WriteJSON(map[string]any{"id": action, "type": "management", "action": action, "params": params}); err != nil {
+			t.Fatal(err)
+		}
+		var r response
+		if err := conn.ReadJSON(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	if r := call("record_start", map[string]any{"max_bytes": -1}); r.Status != "error" || r.Error.Field != "max_bytes" {
+		t.Errorf("max_bytes -1: %+v", r)
+	}
+	if r := call("record_start", nil); r.Status != "ok" || !r.Data.Recording || len(r.Data.Files) != 0 {
+		t.Fatalf("record_start: %+v", r)
+	}
+	if r := call("record_start", nil); r.Status != "error" || !strings.Contains(r.Error.Message, "already running") {
+		t.Errorf("second record_start: %+v", r)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for svc.Status().Messages < 50 {
+		if time.Now().After(deadline) {
+			t.Fatalf("recording: %+v", svc.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r := call("record_stop", nil)
+	if r.Status != "ok" || r.Data.Recording || len(r.Data.Files) != 1 || r.Data.Messages < 50 {
+		t.Fatalf("record_stop: %+v", r)
+	}
+	sum, err := record.Summarize(r.Data.Files[0])
+	if err != nil || !sum.Complete || sum.Messages != r.Data.Messages {
+		t.Fatalf("%s: %+v %v", r.Data.Files[0], sum, err)
+	}
+	if r := call("record_status", nil); r.Status != "ok" || r.Data.Recording {
+		t.Errorf("record_status after stop: %+v", r)
+	}
+}
