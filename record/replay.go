@@ -63,10 +63,15 @@ type Player struct {
 
 type replayed struct {
 	topic string
-	at    time.Duration // since the first replayed message, already scaled
+	at    time.Duration // since the recording's first message, already scaled
 	data  json.RawMessage
 }
 
+// Replay keeps the recording's timeline: a message logged 5 s into the
+// recording is published 5 s (at Speed 1) after Replay, whichever topics
+// are replayed, so inputs replayed into a live simulation arrive when
+// they did in the recorded run, after the nodes' start.
+//
 // Replay reads the file (a truncated or partly corrupt file plays what is
 // readable; the error is logged and given to Done) and starts publishing
 // its JSON messages on Exec. Only messages with JSON encoding are
@@ -94,15 +99,15 @@ func Replay(o ReplayOptions) (*Player, error) {
 	var first time.Time
 	skipped := map[string]string{}
 	sum, err := Read(o.File, func(m Message) error {
+		if first.IsZero() {
+			first = m.LogTime
+		}
 		if !matchesAny(o.Topics, m.Topic) {
 			return nil
 		}
 		if m.Channel.MessageEncoding != "json" {
 			skipped[m.Topic] = m.Channel.MessageEncoding
 			return nil
-		}
-		if len(p.msgs) == 0 {
-			first = m.LogTime
 		}
 		at := time.Duration(float64(m.LogTime.Sub(first)) / o.Speed)
 		p.msgs = append(p.msgs, replayed{m.Topic, at, append(json.RawMessage(nil), m.Data...)})
