@@ -275,6 +275,10 @@ func (a authenticator) Valid(tok string) bool {
 	return a.s.tokens != nil && a.s.tokens.Valid(tok)
 }
 
+// Authenticator checks API tokens as the WebSocket API does, for other
+// listeners that must sit behind the same token (the Foxglove server).
+func (s *Server) Authenticator() ws.Authenticator { return authenticator{s} }
+
 // requireAuth guards an HTTP handler with the bearer token.
 func (s *Server) requireAuth(h http.Handler) http.Handler {
 	if s.tokens == nil {

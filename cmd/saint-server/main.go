@@ -4,6 +4,7 @@
 //
 //	saint-server [--config DIR] [--data DIR] [--http ADDR] [--ws ADDR]
 //	             [--nats ADDR] [--firmware-http ADDR] [--firmware DIR] [--record DIR]
+//	             [--foxglove ADDR]
 //
 // Port 0 in an address picks a free port; --addr-file writes the bound
 // addresses as JSON once the server is up (for scripts and tests).
@@ -22,7 +23,9 @@
 //
 // --record DIR records every bus topic to MCAP files in DIR (rolling by
 // --record-max-mb and --record-max-minutes); saintctl record start|stop
-// does the same on a running server (docs/recording.md).
+// does the same on a running server (docs/recording.md). --foxglove ADDR
+// serves the Foxglove WebSocket protocol behind the same token
+// (docs/foxglove.md).
 package main
 
 import (
@@ -47,6 +50,7 @@ import (
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/mdns"
 	"github.com/saint-os/saint/server/recording"
 )
@@ -76,6 +80,7 @@ func run() error {
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
 	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
+	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. :8765, behind the API token (empty: none)")
 	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")
 	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
 	recordMaxMin := flag.Float64("record-max-minutes", 30, "with --record: start a new file after this many minutes (0: no limit)")
@@ -174,6 +179,20 @@ func run() error {
 
 	addrs := srv.Addrs()
 	addrs["nats"] = broker.ClientURL()
+	if *foxgloveAddr != "" {
+		fg, err := foxglove.New(foxglove.Options{Bus: b, Exec: srv.Exec(), Gateway: srv.Gateway(), Auth: srv.Authenticator(),
+			Name: "saint-server " + version, Log: srv.Log()})
+		if err != nil {
+			return err
+		}
+		if err := fg.Start(context.Background()); err != nil {
+			return err
+		}
+		if addrs["foxglove"], err = fg.Listen(*foxgloveAddr); err != nil {
+			return err
+		}
+		defer fg.Shutdown()
+	}
 	log.Info("saint-server running", "addrs", addrs)
 	if !*noAuth {
 		log.Info("clients authenticate with the API token", "file", filepath.Join(*dataDir, auth.FileName))

@@ -2,7 +2,7 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--foxglove 127.0.0.1:8765] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
 //	saint-sim --scenario FILE [--out DIR] [--data DIR] [--record FILE|off]
 //	saint-sim --replay FILE [--speed 1] [--http ...] [--ws ...]
 //	saint-sim [...] --record FILE | --replay-inputs FILE
@@ -12,6 +12,7 @@
 // exits 0 only when every metric holds. It records the run to OUT/run.mcap
 // beside the report unless --record says otherwise.
 //
+// --foxglove ADDR serves the Foxglove WebSocket protocol (docs/foxglove.md).
 // --record FILE records every bus topic to an MCAP file (docs/recording.md).
 // --replay FILE plays a recording back onto the bus, with the server and
 // its web UI but no simulated robot, so the UI, the visualizer and
@@ -72,6 +73,7 @@ func run() error {
 	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
 	recordFile := flag.String("record", "", "record every bus topic to this MCAP file (with --scenario: default OUT/run.mcap; \"off\" for none)")
 	replayFile := flag.String("replay", "", "play this MCAP recording back onto the bus at its recorded rate (scaled by --speed) instead of simulating the robot")
+	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. 127.0.0.1:8765 (empty: none)")
 	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
 	flag.Parse()
 
@@ -104,7 +106,7 @@ func run() error {
 	}
 
 	if *replayFile != "" {
-		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir,
+		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr,
 			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
 	}
 
@@ -164,6 +166,14 @@ func run() error {
 	}
 	srv := st.Server
 	addrs := srv.Addrs()
+	fg, fgAddr, err := startFoxglove(*foxgloveAddr, srv, st.Broker.Connect(nil), st.Exec, log)
+	if err != nil {
+		return err
+	}
+	if fg != nil {
+		defer fg.Shutdown()
+		addrs["foxglove"] = fgAddr
+	}
 	if *addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {

@@ -19,10 +19,10 @@ import (
 )
 
 type replayOptions struct {
-	file, dataDir, configDir, httpAddr, wsAddr, addrFile string
-	speed                                                float64
-	requireAuth                                          bool
-	log                                                  *slog.Logger
+	file, dataDir, configDir, httpAddr, wsAddr, addrFile, foxglove string
+	speed                                                          float64
+	requireAuth                                                    bool
+	log                                                            *slog.Logger
 }
 
 // runReplay serves a recording instead of a simulated robot: the server
@@ -76,6 +76,14 @@ func runReplay(o replayOptions) error {
 		return fmt.Errorf("--replay: %w", perr)
 	}
 	addrs := srv.Addrs()
+	fg, fgAddr, err := startFoxglove(o.foxglove, srv, broker.Connect(nil), ex, o.log)
+	if err != nil {
+		return err
+	}
+	if fg != nil {
+		defer fg.Shutdown()
+		addrs["foxglove"] = fgAddr
+	}
 	if o.addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(o.addrFile, data, 0o644); err != nil {
