@@ -16,8 +16,7 @@ const (
 
 // WriterOptions configures a Writer. The zero value is usable.
 type WriterOptions struct {
-	// Encoding chooses each topic's encoding; nil means JSON for every
-	// topic.
+	// Encoding chooses each topic's encoding; nil means DefaultEncoding.
 	Encoding func(topic string) Encoding
 	// ChunkBytes closes a chunk once it holds this many uncompressed
 	// bytes (default DefaultChunkBytes).
@@ -35,7 +34,7 @@ type WriterOptions struct {
 
 func (o *WriterOptions) defaults() {
 	if o.Encoding == nil {
-		o.Encoding = func(string) Encoding { return JSON{} }
+		o.Encoding = DefaultEncoding
 	}
 	if o.ChunkBytes <= 0 {
 		o.ChunkBytes = DefaultChunkBytes

@@ -43,6 +43,7 @@ import (
 	"github.com/saint-os/saint/node/persist"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/viz/launch"
 )
@@ -131,6 +132,16 @@ func run() error {
 		Dir: filepath.Join(*dataDir, "recordings"), Log: st.Server.Log()})
 	if err != nil {
 		return err
+	}
+	if (*recordFile != "" && *recordFile != "off") || *foxgloveAddr != "" {
+		// The robot's frames for Foxglove's 3D panel, live and recorded.
+		var terr error
+		if err := st.Exec.Do(ctx, func() { _, terr = foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec) }); err != nil {
+			return err
+		}
+		if terr != nil {
+			return terr
+		}
 	}
 	var runRec *record.Recorder
 	if *recordFile != "" && *recordFile != "off" {

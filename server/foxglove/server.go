@@ -42,7 +42,7 @@ type Options struct {
 	// Topics are the filters advertised (default every topic).
 	Topics []string
 	// Encoding chooses each topic's channel encoding and schema, as for
-	// recordings; nil means record.JSON for every topic.
+	// recordings; nil means record.DefaultEncoding.
 	Encoding func(topic string) record.Encoding
 	// Name is the serverInfo name (default "saint-os").
 	Name string
@@ -98,7 +98,7 @@ func New(o Options) (*Server, error) {
 		o.Topics = []string{record.AllTopics}
 	}
 	if o.Encoding == nil {
-		o.Encoding = func(string) record.Encoding { return record.JSON{} }
+		o.Encoding = record.DefaultEncoding
 	}
 	if o.Name == "" {
 		o.Name = "saint-os"
