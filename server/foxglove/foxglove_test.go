@@ -34,7 +34,7 @@ type fixture struct {
 	moves []map[string]float64
 }
 
-func newFixture(t *testing.T, token string) *fixture {
+func newFixture(t testing.TB, token string) *fixture {
 	t.Helper()
 	ex := executor.New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
