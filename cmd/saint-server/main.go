@@ -170,16 +170,16 @@ func run() error {
 	// Stopped before the server (defers run last first): the file gets its
 	// summary and footer.
 	defer recorder.Stop()
-	if *recordDir != "" || *foxgloveAddr != "" {
-		// The robot's frames for Foxglove's 3D panel, live and recorded.
-		var terr error
-		if err := srv.Exec().Do(context.Background(), func() { _, terr = foxglove.PublishTransforms(b, srv.Exec()) }); err != nil {
-			return err
-		}
-		if terr != nil {
-			return terr
-		}
+	// The robot's frames (Foxglove's 3D panel) and the activity log on
+	// the bus, for recordings and Foxglove; both are light.
+	var terr error
+	if err := srv.Exec().Do(context.Background(), func() { _, terr = foxglove.PublishTransforms(b, srv.Exec()) }); err != nil {
+		return err
 	}
+	if terr != nil {
+		return terr
+	}
+	defer recording.PublishActivity(srv.Activity(), b)()
 	if *recordDir != "" {
 		limits := recording.Limits{MaxBytes: int64(*recordMaxMB * 1e6), MaxDuration: time.Duration(*recordMaxMin * float64(time.Minute))}
 		if _, err := recorder.Start(context.Background(), limits); err != nil {

@@ -133,16 +133,16 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if (*recordFile != "" && *recordFile != "off") || *foxgloveAddr != "" {
-		// The robot's frames for Foxglove's 3D panel, live and recorded.
-		var terr error
-		if err := st.Exec.Do(ctx, func() { _, terr = foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec) }); err != nil {
-			return err
-		}
-		if terr != nil {
-			return terr
-		}
+	// The robot's frames (Foxglove's 3D panel) and the activity log on
+	// the bus, for recordings and Foxglove; both are light.
+	var terr error
+	if err := st.Exec.Do(ctx, func() { _, terr = foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec) }); err != nil {
+		return err
 	}
+	if terr != nil {
+		return terr
+	}
+	defer recording.PublishActivity(st.Server.Activity(), st.Broker.Connect(nil))()
 	var runRec *record.Recorder
 	if *recordFile != "" && *recordFile != "off" {
 		// Before the stack starts, so the recording has the nodes' boot.

@@ -9,9 +9,11 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/activity"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -98,5 +100,29 @@ func TestStartStop(t *testing.T) {
 	}
 	if r := call("record_status", nil); r.Status != "ok" || r.Data.Recording {
 		t.Errorf("record_status after stop: %+v", r)
+	}
+}
+
+func TestPublishActivity(t *testing.T) {
+	l, err := activity.Open(activity.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := executor.NewVirtual()
+	b := mem.New()
+	defer b.Close()
+	var got []activity.Event
+	if _, err := bus.SubscribeJSON(b, recording.TopicActivity, bus.QoS{}, ex, func(_ string, e activity.Event) { got = append(got, e) }); err != nil {
+		t.Fatal(err)
+	}
+	cancel := recording.PublishActivity(l, b)
+	l.Add(activity.Event{Level: "WARN", Source: "router", Message: "route disabled"})
+	cancel()
+	l.Add(activity.Event{Level: "INFO", Source: "router", Message: "after cancel"})
+	if err := ex.RunFor(context.Background(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Message != "route disabled" || got[0].Source != "router" {
+		t.Fatalf("events on the bus: %+v", got)
 	}
 }
