@@ -152,8 +152,8 @@ func TestScenarioFlag(t *testing.T) {
 
 // TestRecordReplay records a short run of the adopted robot with --record,
 // stops it with an interrupt (the file is then complete) and plays the file
-// back with --replay: the WebSocket API's head topic shows the recorded
-// states.
+// back with --replay: Foxglove and the WebSocket API's head topic show the
+// recorded states.
 func TestRecordReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs saint-sim")
@@ -184,7 +184,42 @@ func TestRecordReplay(t *testing.T) {
 		t.Fatalf("recording: %+v %v", sum, err)
 	}
 
-	addrs := proctest.Start(t, bin, "--replay", file, "--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "replay"))
+	addrs := proctest.Start(t, bin, "--replay", file, "--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--foxglove", "127.0.0.1:0",
+		"--data", filepath.Join(dir, "replay"))
+
+	// Foxglove sees the replayed head state.
+	fg, _, err := (&websocket.Dialer{Subprotocols: []string{"foxglove.websocket.v1"}}).Dial("ws://"+addrs["foxglove"]+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fg.Close()
+	_ = fg.SetReadDeadline(time.Now().Add(10 * time.Second))
+	subscribed := false
+	for got := false; !got; {
+		typ, b, err := fg.ReadMessage()
+		if err != nil {
+			t.Fatalf("Foxglove: no replayed head state: %v", err)
+		}
+		if typ == websocket.BinaryMessage {
+			got = subscribed && len(b) > 13 && b[0] == 1 && strings.Contains(string(b[13:]), `"pan"`)
+			continue
+		}
+		var adv struct {
+			Op       string `json:"op"`
+			Channels []struct {
+				ID    int    `json:"id"`
+				Topic string `json:"topic"`
+			} `json:"channels"`
+		}
+		_ = json.Unmarshal(b, &adv)
+		for _, ch := range adv.Channels {
+			if adv.Op == "advertise" && ch.Topic == "/saint/head/state" {
+				_ = fg.WriteJSON(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": ch.ID}}})
+				subscribed = true
+			}
+		}
+	}
+
 	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
 	if err != nil {
 		t.Fatal(err)
