@@ -306,3 +306,22 @@ func TestHelperRecorder(t *testing.T) {
 	})
 	_ = ex.Run(context.Background())
 }
+
+func TestUnwritableFile(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	b := mem.New()
+	defer b.Close()
+	if _, err := record.Start(record.Options{Bus: b, Exec: executor.NewVirtual(), File: "/dev/full"}); err == nil {
+		t.Fatal("recording to a full device started")
+	}
+	if rec, err := record.Start(record.Options{Bus: b, Exec: executor.NewVirtual(), File: filepath.Join(t.TempDir(), "no", "such", "dir", "x.mcap")}); err != nil {
+		t.Errorf("recording into a directory that does not exist yet: %v (want it created)", err)
+	} else if err := rec.Stop(); err != nil {
+		t.Error(err)
+	}
+	if _, err := record.Start(record.Options{Bus: b, Exec: executor.NewVirtual()}); err == nil {
+		t.Error("recording with neither File nor Dir started")
+	}
+}

@@ -72,6 +72,9 @@ type Recorder struct {
 	total   uint64
 	err     error
 	stopped bool
+	// broken is set when a file could not be written: the recording has
+	// failed and takes nothing more.
+	broken bool
 }
 
 type entry struct {
@@ -185,6 +188,10 @@ func (r *Recorder) loop() {
 func (r *Recorder) write(e entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.broken {
+		r.dropped.Add(1)
+		return
+	}
 	if r.cur != nil && r.o.Dir != "" && r.full(e.t) {
 		if err := r.cur.Close(); err != nil {
 			r.fail(err)
@@ -212,7 +219,16 @@ func (r *Recorder) write(e entry) {
 		r.o.Log.Info("recording to a new file", "source", "record", "file", name)
 	}
 	if err := r.cur.Write(e.topic, e.data, e.t); err != nil {
-		r.o.Log.Warn("recording", "source", "record", "topic", e.topic, "err", err)
+		if r.cur.Err() != nil {
+			// The file cannot be written: stop here, keeping what is
+			// on disk (readable up to its last complete chunk).
+			r.fail(err)
+			_ = r.cur.Close()
+			r.cur = nil
+			r.broken = true
+			return
+		}
+		r.o.Log.Warn("recording: topic skipped", "source", "record", "topic", e.topic, "err", err)
 		return
 	}
 	r.total++

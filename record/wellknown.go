@@ -50,7 +50,9 @@ var frameTransformsSchema = func() []byte {
 	num := map[string]any{"type": "number"}
 	integer := map[string]any{"type": "integer"}
 	str := map[string]any{"type": "string"}
-	obj := func(props map[string]any) map[string]any { return map[string]any{"type": "object", "properties": props} }
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
 	transform := obj(map[string]any{
 		"timestamp":       obj(map[string]any{"sec": integer, "nsec": integer}),
 		"parent_frame_id": str,

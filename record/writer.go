@@ -60,7 +60,10 @@ type Writer struct {
 	last       uint64
 	messages   uint64
 	chunks     uint32
-	skipped    uint64
+	// failed is the file's first write error; after it the file is left
+	// as it is and every Write returns it.
+	failed  error
+	skipped uint64
 }
 
 type channel struct {
@@ -112,6 +115,9 @@ func (w *Writer) Path() string { return w.path }
 // message its Encoding cannot describe is skipped (counted in Skipped) and
 // the error returned once.
 func (w *Writer) Write(topic string, payload []byte, t time.Time) error {
+	if w.failed != nil {
+		return w.failed
+	}
 	ch, err := w.channel(topic, payload)
 	if err != nil {
 		return err
@@ -141,7 +147,7 @@ func (w *Writer) Write(topic string, payload []byte, t time.Time) error {
 		w.mopts.ChunkSize = w.o.ChunkBytes
 	}
 	if err != nil {
-		return fmt.Errorf("record: %s: %w", w.path, err)
+		return w.fail(err)
 	}
 	if w.messages == 0 {
 		w.first = ns
@@ -222,11 +228,23 @@ func (w *Writer) channel(topic string, first []byte) (*channel, error) {
 	if spec.SchemaEncoding != "" || len(spec.Schema) > 0 {
 		schemaID = ch.id
 		if err := w.mw.WriteSchema(&mcap.Schema{ID: schemaID, Name: spec.SchemaName, Encoding: spec.SchemaEncoding, Data: spec.Schema}); err != nil {
-			return nil, fmt.Errorf("record: %s: %w", w.path, err)
+			return nil, w.fail(err)
 		}
 	}
 	if err := w.mw.WriteChannel(&mcap.Channel{ID: ch.id, SchemaID: schemaID, Topic: topic, MessageEncoding: spec.MessageEncoding}); err != nil {
-		return nil, fmt.Errorf("record: %s: %w", w.path, err)
+		return nil, w.fail(err)
 	}
 	return ch, nil
 }
+
+// fail records the file's write error.
+func (w *Writer) fail(err error) error {
+	if w.failed == nil {
+		w.failed = fmt.Errorf("record: writing %s: %w", w.path, err)
+	}
+	return w.failed
+}
+
+// Err is the file's write error (a full disk, a removed device), after
+// which nothing more is written; nil while writing works.
+func (w *Writer) Err() error { return w.failed }
