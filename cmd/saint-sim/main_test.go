@@ -183,6 +183,8 @@ func TestRecordReplay(t *testing.T) {
 	if err != nil || !sum.Complete || sum.Messages == 0 {
 		t.Fatalf("recording: %+v %v", sum, err)
 	}
+	// The Foxglove layout shows what the robot publishes.
+	checkLayout(t, file)
 
 	addrs := proctest.Start(t, bin, "--replay", file, "--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--foxglove", "127.0.0.1:0",
 		"--data", filepath.Join(dir, "replay"))
