@@ -32,7 +32,7 @@ type serverInfo struct {
 	Op                 string            `json:"op"`
 	Name               string            `json:"name"`
 	Capabilities       []string          `json:"capabilities"`
-	SupportedEncodings []string          `json:"supportedEncodings"`
+	SupportedEncodings []string          `json:"supportedEncodings,omitempty"`
 	Metadata           map[string]string `json:"metadata,omitempty"`
 	SessionID          string            `json:"sessionId"`
 }
