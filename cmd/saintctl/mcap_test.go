@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/recording"
+	"github.com/saint-os/saint/server/ws"
 )
 
 func TestMcapInfo(t *testing.T) {
@@ -63,5 +70,65 @@ func TestMcapInfo(t *testing.T) {
 	}
 	if err := run([]string{"mcap", "info", filepath.Join(dir, "missing.mcap")}, &out); err == nil {
 		t.Error("a missing file gave no error")
+	}
+}
+
+// TestRecordSubcommand drives the server's real recording actions on a
+// gateway over a bus with a publisher: start, status, stop, then the file
+// is complete and holds what was published.
+func TestRecordSubcommand(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	ex.Every(5*time.Millisecond, func() { _ = b.Publish("/saint/head/state", map[string]any{"pan": 1}) })
+	g := ws.New(ws.Options{})
+	if _, err := recording.Register(g, recording.Deps{Bus: b, Exec: ex, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http")
+
+	type status struct {
+		Recording bool     `json:"recording"`
+		Files     []string `json:"files"`
+		Messages  uint64   `json:"messages"`
+	}
+	call := func(args ...string) status {
+		t.Helper()
+		var out bytes.Buffer
+		if err := run(append([]string{"--server", url, "record"}, args...), &out); err != nil {
+			t.Fatalf("record %v: %v", args, err)
+		}
+		var st status
+		if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+			t.Fatalf("record %v printed %q: %v", args, out.String(), err)
+		}
+		return st
+	}
+	if st := call("start", "--max-mb", "100"); !st.Recording {
+		t.Fatalf("start: %+v", st)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"--server", url, "record", "start"}, &out); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("second start: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := call("status"); !st.Recording || len(st.Files) != 1 {
+		t.Errorf("status: %+v", st)
+	}
+	st := call("stop")
+	if st.Recording || len(st.Files) != 1 || st.Messages == 0 {
+		t.Fatalf("stop: %+v", st)
+	}
+	sum, err := record.Summarize(st.Files[0])
+	if err != nil || !sum.Complete || sum.Messages != st.Messages {
+		t.Fatalf("%s: %+v %v", st.Files[0], sum, err)
+	}
+	if err := run([]string{"--server", url, "record", "pause"}, &out); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Errorf("record pause: %v", err)
 	}
 }
