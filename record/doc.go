@@ -13,15 +13,23 @@
 // several complete files instead of one huge one.
 //
 // Each topic becomes one MCAP channel. How a topic's bus payload (JSON) is
-// stored is an Encoding chosen per topic by Options.Encoding: the default,
-// JSON, stores the payload as it is with a JSON Schema inferred from the
-// topic's first message ("jsonschema" schema, "json" message encoding).
-// Other encodings (ros2msg schemas with CDR messages) plug in the same way.
+// stored is an Encoding chosen per topic by WriterOptions.Encoding
+// (DefaultEncoding when nil): JSON stores the payload as it is with a JSON
+// Schema inferred from the topic's first message ("jsonschema" schema,
+// "json" message encoding); Fixed gives a topic a published schema
+// (foxglove.FrameTransforms for TopicTransforms). Other encodings — ros2msg
+// schemas with CDR messages for the ROS 2 interface types — plug in the same
+// way: an Encoding returns the channel's encodings, schema and a function
+// that turns the JSON payload into the stored bytes.
+//
+// A Recorder stops with an error when its file cannot be written (a full
+// disk); what is on disk stays readable.
 //
 // # Crashes
 //
 // The file is written without user-space buffering and a chunk is closed
-// when it holds Options.ChunkBytes or Options.FlushEvery of log time, so
+// when it holds WriterOptions.ChunkBytes or spans WriterOptions.FlushEvery
+// of log time (512 KiB, one second by default), so
 // a recorder killed with SIGKILL leaves a file whose summary and footer
 // are missing but whose complete chunks are all on disk. Read, Summarize
 // and Replay read such a file record by record, keep every complete
