@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
@@ -111,5 +114,90 @@ func pump(ctx context.Context, st *stack.Stack, f func() error) error {
 			return errors.Join(err, st.Exec.RunFor(ctx, 0))
 		case <-time.After(100 * time.Microsecond):
 		}
+	}
+}
+
+// BenchmarkRobotFoxglove runs the whole adopted robot in real time (speed
+// 1) for 10 s with a Foxglove server and 0 or 10 clients subscribed to
+// every channel, reading over loopback WebSockets in this process, and
+// reports CPU per second of wall time and the messages each client got:
+//
+//	go test -run '^$' -bench RobotFoxglove -benchtime 1x ./cmd/internal/stack
+func BenchmarkRobotFoxglove(b *testing.B) {
+	b.Run("clients=0", func(b *testing.B) { benchFoxglove(b, 0) })
+	b.Run("clients=10", func(b *testing.B) { benchFoxglove(b, 10) })
+}
+
+func benchFoxglove(b *testing.B, clients int) {
+	const wallRun = 10 * time.Second
+	var cpu time.Duration
+	var received atomic.Int64
+	for range b.N {
+		dir := b.TempDir()
+		if err := fixtures.WriteConfig(filepath.Join(dir, "config")); err != nil {
+			b.Fatal(err)
+		}
+		st, err := stack.New(stack.Options{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"), Seed: 1, Speed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { _ = st.Exec.Run(ctx) }()
+		if err := st.Start(); err != nil {
+			b.Fatal(err)
+		}
+		_ = st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) })
+		fg, err := foxglove.New(foxglove.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := fg.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		addr, err := fg.Listen("127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(3 * time.Second) // adoption; every topic advertised
+		for range clients {
+			conn, _, err := (&websocket.Dialer{Subprotocols: []string{foxglove.Subprotocol}}).Dial("ws://"+addr+"/", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			var subs []map[string]any
+			for _, ch := range fg.Channels() {
+				subs = append(subs, map[string]any{"id": ch.ID, "channelId": ch.ID})
+			}
+			if err := conn.WriteJSON(map[string]any{"op": "subscribe", "subscriptions": subs}); err != nil {
+				b.Fatal(err)
+			}
+			go func() {
+				for {
+					typ, m, err := conn.ReadMessage()
+					if err != nil {
+						return
+					}
+					if typ == websocket.BinaryMessage && m[0] == 1 {
+						received.Add(1)
+					}
+				}
+			}()
+		}
+		received.Store(0)
+		c0 := cpuTime()
+		time.Sleep(wallRun)
+		cpu += cpuTime() - c0
+		if d := fg.Stats().Dropped; d > 0 {
+			b.Logf("%d frames dropped", d)
+		}
+		fg.Shutdown()
+		st.Shutdown()
+		cancel()
+	}
+	secs := wallRun.Seconds() * float64(b.N)
+	b.ReportMetric(cpu.Seconds()*1000/secs, "cpu-ms/s")
+	if clients > 0 {
+		b.ReportMetric(float64(received.Load())/secs/float64(clients), "msgs/s/client")
 	}
 }
