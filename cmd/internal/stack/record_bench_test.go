@@ -131,6 +131,7 @@ func BenchmarkRobotFoxglove(b *testing.B) {
 func benchFoxglove(b *testing.B, clients int) {
 	const wallRun = 10 * time.Second
 	var cpu time.Duration
+	var dropped uint64
 	var received atomic.Int64
 	for range b.N {
 		dir := b.TempDir()
@@ -188,9 +189,7 @@ func benchFoxglove(b *testing.B, clients int) {
 		c0 := cpuTime()
 		time.Sleep(wallRun)
 		cpu += cpuTime() - c0
-		if d := fg.Stats().Dropped; d > 0 {
-			b.Logf("%d frames dropped", d)
-		}
+		dropped += fg.Stats().Dropped
 		fg.Shutdown()
 		st.Shutdown()
 		cancel()
@@ -199,5 +198,6 @@ func benchFoxglove(b *testing.B, clients int) {
 	b.ReportMetric(cpu.Seconds()*1000/secs, "cpu-ms/s")
 	if clients > 0 {
 		b.ReportMetric(float64(received.Load())/secs/float64(clients), "msgs/s/client")
+		b.ReportMetric(float64(dropped), "dropped")
 	}
 }
