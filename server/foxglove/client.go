@@ -26,9 +26,10 @@ const CommandPrefix = "/saint/command/"
 const maxClientMessage = 1 << 20
 
 type client struct {
-	s    *Server
-	conn *websocket.Conn
-	addr string
+	s     *Server
+	conn  *websocket.Conn
+	addr  string
+	token string // the API token the client connected with
 	// ctrl carries JSON messages, which are never dropped (a client too
 	// slow to take them is disconnected); data carries binary frames,
 	// dropped when the client falls behind.
@@ -42,6 +43,17 @@ type client struct {
 	subs map[uint32]*channel
 	// pubs are the channels the client advertised, by id (read loop).
 	pubs map[uint32]clientChannel
+}
+
+// authorized reports whether the client's token is still good.
+func (c *client) authorized() bool {
+	return !c.s.authRequired() || c.s.o.Auth.Valid(c.token)
+}
+
+// closeSoon closes the connection after what is queued for it (the
+// status saying why) has had a moment to go out.
+func (c *client) closeSoon() {
+	time.AfterFunc(200*time.Millisecond, c.close)
 }
 
 func (c *client) close() {
@@ -297,6 +309,10 @@ func (c *client) publish(b []byte) {
 	ch, ok := c.pubs[id]
 	if !ok {
 		c.status(levelError, "client message data: channel %d was not advertised (advertise it first)", id)
+		return
+	}
+	if !c.authorized() {
+		c.status(levelError, "%s: the API token changed: reconnect with the new token; nothing was sent", ch.Topic)
 		return
 	}
 	payload := b[5:]

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,15 +22,24 @@ import (
 	"github.com/saint-os/saint/server/ws"
 )
 
-type tokenAuth struct{ token string }
+// tokenAuth is an API token store whose token a test can change, as
+// regenerate_token does.
+type tokenAuth struct{ token *atomic.Value }
 
-func (a tokenAuth) Required() bool        { return a.token != "" }
-func (a tokenAuth) Valid(tok string) bool { return tok == a.token }
+func newTokenAuth(tok string) tokenAuth {
+	a := tokenAuth{token: &atomic.Value{}}
+	a.token.Store(tok)
+	return a
+}
+
+func (a tokenAuth) Required() bool        { return a.token.Load().(string) != "" }
+func (a tokenAuth) Valid(tok string) bool { return tok == a.token.Load().(string) }
 
 // fixture is a Foxglove server on a wall-clock executor and an in-process
 // bus, with a gateway whose head move command records what it was given.
 type fixture struct {
 	addr  string
+	auth  tokenAuth
 	bus   *mem.Bus
 	srv   *foxglove.Server
 	mu    sync.Mutex
@@ -39,7 +51,7 @@ func newFixture(t testing.TB, token string) *fixture {
 	ex := executor.New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _ = ex.Run(ctx) }()
-	f := &fixture{bus: mem.New()}
+	f := &fixture{bus: mem.New(), auth: newTokenAuth(token)}
 	g := ws.New(ws.Options{})
 	g.HandleCommand("head", "move", func(_ context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
 		var p struct {
@@ -59,7 +71,7 @@ func newFixture(t testing.TB, token string) *fixture {
 	g.Handle("management", "list_adopted", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
 		return map[string]any{"nodes": []string{"sim-head"}}, nil
 	})
-	srv, err := foxglove.New(foxglove.Options{Bus: f.bus, Exec: ex, Gateway: g, Auth: tokenAuth{token}, TimeInterval: 20 * time.Millisecond})
+	srv, err := foxglove.New(foxglove.Options{Bus: f.bus, Exec: ex, Gateway: g, Auth: f.auth, TimeInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,4 +400,34 @@ func TestServices(t *testing.T) {
 	c.until("service call failure", func(m map[string]any, _ []byte) bool {
 		return m["op"] == "serviceCallFailure" && m["callId"] == 43.0 && strings.Contains(m["message"].(string), "unknown service id 77")
 	})
+}
+
+// TestTokenRegenerated: when the API token changes, a client of the old
+// one can no longer move anything and is disconnected.
+func TestTokenRegenerated(t *testing.T) {
+	f := newFixture(t, "old")
+	c := dial(t, "ws://"+f.addr+"/?token=old")
+	c.next() // serverInfo
+	c.send(map[string]any{"op": "advertise", "channels": []any{map[string]any{"id": 1, "topic": "/saint/command/head/move", "encoding": "json", "schemaName": "x"}}})
+	f.auth.token.Store("new")
+	c.sendBinary(publishFrame(1, `{"pan": 10}`))
+	c.until("the refusal", func(m map[string]any, _ []byte) bool {
+		msg, _ := m["message"].(string)
+		return m["op"] == "status" && strings.Contains(msg, "token changed")
+	})
+	_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, _, err := c.conn.ReadMessage()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("a client of the old token stayed connected")
+		}
+		if err != nil {
+			break // disconnected
+		}
+	}
+	if n := f.moveCount(); n != 0 {
+		t.Errorf("%d moves with an old token", n)
+	}
+	dial(t, "ws://"+f.addr+"/?token=new").next()
 }

@@ -75,9 +75,12 @@ type Server struct {
 	clients  map[*client]struct{}
 	subs     []bus.Subscription
 	timer    *executor.Timer
-	http     *http.Server
-	ln       net.Listener
-	stopped  bool
+	// authTimer rechecks the clients' tokens, so a regenerated token
+	// disconnects the clients of the old one.
+	authTimer *executor.Timer
+	http      *http.Server
+	ln        net.Listener
+	stopped   bool
 }
 
 type channel struct {
@@ -136,6 +139,7 @@ func (s *Server) Start(ctx context.Context) error {
 		if s.o.TimeInterval > 0 {
 			s.timer = s.o.Exec.Every(s.o.TimeInterval, s.sendTime)
 		}
+		s.authTimer = s.o.Exec.Every(time.Second, s.recheckTokens)
 	}); derr != nil {
 		return derr
 	}
@@ -194,6 +198,9 @@ func (s *Server) Shutdown() {
 		if s.timer != nil {
 			s.timer.Stop()
 		}
+		if s.authTimer != nil {
+			s.authTimer.Stop()
+		}
 	})
 }
 
@@ -242,8 +249,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unsupported WebSocket subprotocol: this server speaks "+Subprotocol, http.StatusBadRequest)
 		return
 	}
+	tok := token(r)
 	if s.authRequired() {
-		tok := token(r)
 		if tok == "" || !s.o.Auth.Valid(tok) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saint", error="invalid_token"`)
 			http.Error(w, "unauthorized: give the API token as ?token=TOKEN or an Authorization: Bearer header", http.StatusUnauthorized)
@@ -255,7 +262,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered (403 for a foreign origin)
 	}
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	c := &client{s: s, conn: conn, addr: host, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
+	c := &client{s: s, conn: conn, addr: host, token: tok, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
 		done: make(chan struct{}), subs: map[uint32]*channel{}, pubs: map[uint32]clientChannel{}}
 	s.mu.Lock()
 	if s.stopped {
@@ -360,6 +367,23 @@ func (s *Server) addChannel(topic string, first []byte) *channel {
 		c.sendJSON(adv)
 	}
 	return ch
+}
+
+// recheckTokens disconnects clients whose token is no longer valid (the
+// token was regenerated, or authentication turned on): they must
+// reconnect with the current one (executor).
+func (s *Server) recheckTokens() {
+	if !s.authRequired() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.clients {
+		if !c.authorized() {
+			c.status(levelError, "the API token changed: reconnect with the new token")
+			c.closeSoon()
+		}
+	}
 }
 
 // sendTime sends every client the executor's time (executor).

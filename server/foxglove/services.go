@@ -78,6 +78,10 @@ func (c *client) callService(b []byte) {
 		return
 	}
 	def := c.s.services[serviceID-1]
+	if !c.authorized() {
+		fail("%s: the API token changed: reconnect with the new token", def.Name)
+		return
+	}
 	if encoding != "json" {
 		fail("%s: encoding %q is not supported, use \"json\"", def.Name, encoding)
 		return
