@@ -21,6 +21,17 @@ import (
 // CommandPrefix + "head/move" is the WebSocket API's head move command.
 const CommandPrefix = "/saint/command/"
 
+// publishCommands are the WebSocket API commands clients may publish:
+// the robot-control commands, which go through the router. System power
+// commands and the balance console stay on the WebSocket API, where the
+// caller is a known session.
+var publishCommands = map[string]bool{
+	"head/move": true, "head/home": true, "head/camera": true,
+	"arms/move": true, "arms/home": true, "arms/gripper": true,
+	"tracks/drive": true, "tracks/stop": true, "tracks/estop": true,
+	"system/estop": true,
+}
+
 // maxClientMessage bounds a client's message (commands and service
 // requests are small).
 const maxClientMessage = 1 << 20
@@ -231,7 +242,7 @@ func commandTarget(topic string) (target, action string, ok bool) {
 		return "", "", false
 	}
 	target, action, ok = strings.Cut(rest, "/")
-	return target, action, ok && target != "" && action != "" && !strings.Contains(action, "/")
+	return target, action, ok && publishCommands[target+"/"+action]
 }
 
 func (c *client) advertise(raw json.RawMessage) {
@@ -328,9 +339,21 @@ func (c *client) publish(b []byte) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.s.o.CallTimeout)
 	defer cancel()
-	if _, err := h(ctx, nil, json.RawMessage(payload)); err != nil {
+	if _, err := c.run(ctx, h, json.RawMessage(payload)); err != nil {
 		c.status(levelError, "%s: %s", ch.Topic, errorText(err))
 	}
+}
+
+// run calls a gateway handler, turning a panic into an error so that a
+// handler's bug costs one request, not the server.
+func (c *client) run(ctx context.Context, h ws.Handler, params json.RawMessage) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.s.o.Log.Error("foxglove: handler panicked", "source", "foxglove", "panic", p)
+			res, err = nil, fmt.Errorf("internal error")
+		}
+	}()
+	return h(ctx, nil, params)
 }
 
 // errorText is a handler error as the WebSocket API would put it: the

@@ -21,7 +21,9 @@
 // # Client publish
 //
 // A client advertises a channel on "/saint/command/<target>/<action>"
-// (for example "/saint/command/head/move") with encoding "json", and each
+// (for example "/saint/command/head/move") with encoding "json" — the
+// robot-control commands: head move, home and camera; arms move, home and
+// gripper; tracks drive, stop and estop; system estop — and each
 // message it publishes there is that WebSocket API command's params
 // ({"pan": 30}). The command runs through the WebSocket gateway's own
 // handler, so it is checked the same way and enters the router as a
@@ -40,5 +42,6 @@
 // The server sits behind the WebSocket API's token: "Authorization: Bearer
 // TOKEN" on the upgrade request, or "?token=TOKEN" in the URL (the Foxglove
 // app cannot set headers). Browser origins other than Foxglove's own and
-// Options.AllowedOrigins are refused.
+// Options.AllowedOrigins are refused. When the token changes, clients of
+// the old one are refused and disconnected.
 package foxglove

@@ -71,6 +71,13 @@ func newFixture(t testing.TB, token string) *fixture {
 	g.Handle("management", "list_adopted", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
 		return map[string]any{"nodes": []string{"sim-head"}}, nil
 	})
+	// A handler that needs its WebSocket client, as system shutdown does.
+	g.HandleCommand("system", "shutdown", func(_ context.Context, c *ws.Client, _ json.RawMessage) (any, error) {
+		return c.Info(), nil
+	})
+	g.Handle("management", "list_unadopted", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
+		panic("a bug in a handler")
+	})
 	srv, err := foxglove.New(foxglove.Options{Bus: f.bus, Exec: ex, Gateway: g, Auth: f.auth, TimeInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -325,6 +332,8 @@ func TestBadInput(t *testing.T) {
 	c.expectStatus("unknown opcode 0x09")
 	c.send(map[string]any{"op": "advertise", "channels": []any{map[string]any{"id": 3, "topic": "/saint/head/cmd", "encoding": "json", "schemaName": "x"}}})
 	c.expectStatus(`topic "/saint/head/cmd" is not a command`)
+	c.send(map[string]any{"op": "advertise", "channels": []any{map[string]any{"id": 3, "topic": "/saint/command/system/shutdown", "encoding": "json", "schemaName": "x"}}})
+	c.expectStatus(`topic "/saint/command/system/shutdown" is not a command`)
 	c.send(map[string]any{"op": "advertise", "channels": []any{map[string]any{"id": 4, "topic": "/saint/command/head/move", "encoding": "cdr", "schemaName": "x"}}})
 	c.expectStatus(`encoding "cdr" is not supported`)
 	c.send(map[string]any{"op": "advertise", "channels": []any{map[string]any{"id": 5, "topic": "/saint/command/head/move", "encoding": "json", "schemaName": "saint.head.move"}}})
@@ -395,6 +404,16 @@ func TestServices(t *testing.T) {
 			t.Fatalf("response %q", b[13:])
 		}
 		return true
+	})
+	var panicky uint32
+	for _, s := range m["services"].([]any) {
+		if s := s.(map[string]any); s["name"] == "/saint/management/list_unadopted" {
+			panicky = uint32(s["id"].(float64))
+		}
+	}
+	c.sendBinary(call(panicky, 44, "json", "{}"))
+	c.until("a failure for the panicking handler", func(m map[string]any, _ []byte) bool {
+		return m["op"] == "serviceCallFailure" && m["callId"] == 44.0 && strings.Contains(m["message"].(string), "internal error")
 	})
 	c.sendBinary(call(77, 43, "json", "{}"))
 	c.until("service call failure", func(m map[string]any, _ []byte) bool {

@@ -97,7 +97,7 @@ func (c *client) callService(b []byte) {
 	h := c.s.o.Gateway.Lookup(def.typ, "", def.action)
 	ctx, cancel := context.WithTimeout(context.Background(), c.s.o.CallTimeout)
 	defer cancel()
-	res, err := h(ctx, nil, params)
+	res, err := c.run(ctx, h, params)
 	if err != nil {
 		fail("%s: %s", def.Name, errorText(err))
 		return
