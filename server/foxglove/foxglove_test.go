@@ -269,15 +269,24 @@ func TestSubscribeAndTime(t *testing.T) {
 		return gotTime && lastPan >= 0 && lastPan > 3
 	})
 	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{7}})
-	// Drain what was in flight, then nothing more for subscription 7.
+	// Frames leave in order: once a time frame stamped after the
+	// unsubscribe was surely handled arrives, no message data may follow.
 	time.Sleep(100 * time.Millisecond)
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		_, b := c.next()
-		if len(b) > 13 && b[0] == 1 && time.Now().After(deadline.Add(-200*time.Millisecond)) {
+	handled := uint64(time.Now().UnixNano())
+	after := false
+	c.until("time frames after the unsubscribe", func(_ map[string]any, b []byte) bool {
+		switch {
+		case len(b) == 9 && b[0] == 2:
+			ts := binary.LittleEndian.Uint64(b[1:])
+			if ts > handled {
+				after = true
+			}
+			return ts > handled+uint64(200*time.Millisecond)
+		case len(b) > 0 && b[0] == 1 && after:
 			t.Fatal("message data after unsubscribe")
 		}
-	}
+		return false
+	})
 }
 
 func TestAuthAndSubprotocol(t *testing.T) {
