@@ -21,8 +21,10 @@ type importRule struct {
 	why    string
 }
 
-// importRules returns the import rule of DESIGN.md: only cmd/ (and tests)
-// choose real or simulated hardware.
+// importRules returns the import rule (docs/architecture.md): only cmd/
+// (and tests) choose real or simulated hardware. Every hardware backend is
+// listed: the periph.io adapters, SocketCAN, the serial ports, the V4L2
+// camera and the Raspberry Pi board itself.
 func importRules() []importRule {
 	const hw = "real hardware backends are chosen by cmd/, not by the code that runs on them"
 	const sim = "the simulator is chosen by cmd/ and tests, never by the code it simulates"
@@ -31,6 +33,8 @@ func importRules() []importRule {
 		{"github.com/saint-os/saint/hal/periph", hw},
 		{"github.com/saint-os/saint/hal/socketcan", hw},
 		{"github.com/saint-os/saint/hal/serial", hw},
+		{"github.com/saint-os/saint/hal/v4l2", hw},
+		{"github.com/saint-os/saint/hal/board/pi", hw},
 		{"periph.io", hw},
 		{"go.einride.tech/can/pkg/socketcan", hw},
 		{"go.bug.st/serial", hw},
@@ -175,7 +179,7 @@ func checkImportRule(t *testing.T, root string, env ...string) (violations, skip
 	return importViolations(pkgs), skipped, checked
 }
 
-// TestImportRule enforces DESIGN.md's import rule on this repository.
+// TestImportRule enforces the import rule on this repository.
 func TestImportRule(t *testing.T) {
 	violations, skipped, checked := checkImportRule(t, ".")
 	for _, d := range skipped {
@@ -203,6 +207,12 @@ func TestForbiddenImport(t *testing.T) {
 		{"github.com/saint-os/saint/hal/serial", true},
 		{"github.com/saint-os/saint/hal/gpio", false},
 		{"github.com/saint-os/saint/hal/board/boardtest", false},
+		{"github.com/saint-os/saint/hal/v4l2", true},
+		{"github.com/saint-os/saint/hal/board/pi", true},
+		{"github.com/saint-os/saint/hal/board/pi/smoketest", true},
+		{"github.com/saint-os/saint/hal/board/pico", false},
+		{"github.com/saint-os/saint/hal/board/rpi", false},
+		{"github.com/saint-os/saint/hal/camera", false},
 		{"periph.io/x/conn/v3/i2c", true},
 		{"periph.io/x/host/v3", true},
 		{"go.einride.tech/can/pkg/socketcan", true},

@@ -257,7 +257,10 @@ func (c *Conn) Call(ctx context.Context, service string, req, resp any) error {
 	defer c.untrack(cl)
 	var hint time.Duration
 	if dl, ok := ctx.Deadline(); ok {
-		hint = time.Until(dl)
+		// A deadline that passed since ctx.Err was checked gives a
+		// negative or zero wait; 0 means "no timeout given" to a
+		// transport, so the smallest real timeout stands in for it.
+		hint = max(time.Until(dl), time.Nanosecond)
 	}
 	cancel, err := c.t.Request(subject, data, hint, cl.complete)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // A firmware download in progress is kept on disk, so that a node that

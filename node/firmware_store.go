@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // Firmware files in the state directory, relative to it.

@@ -14,8 +14,9 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roles/rolekit"
 )
 
 // Defaults for Options fields left zero.
@@ -59,14 +60,18 @@ type Options struct {
 	StatusInterval   time.Duration
 	CallTimeout      time.Duration
 	RetryInterval    time.Duration
+	// RoleStarted, when set, is called on Exec each time a role has
+	// started, with the role's name: saint-node enters real-time mode there
+	// for the roles that need it.
+	RoleStarted func(role string)
 	// NewRole builds role modules; nil means roles.New.
-	NewRole func(name string) (roles.Role, error)
+	NewRole func(name string) (rolekit.Role, error)
 	Log     *slog.Logger
 }
 
 // Node is the generic node: one firmware for every role. It boots, checks
 // for firmware, then either resumes its stored role or announces itself as
-// unadopted until the server adopts it (spec: Generic Node Architecture).
+// unadopted until the server adopts it.
 // All of its logic runs on Options.Exec.
 type Node struct {
 	o     Options
@@ -84,7 +89,7 @@ type Node struct {
 	// full I²C scan every half second would load a real bus.
 	peripherals []board.Peripheral
 
-	role    roles.Role
+	role    rolekit.Role
 	roleRec RoleRecord
 	roleCfg *roleconfig.Config
 
@@ -480,7 +485,7 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 	if err != nil {
 		return err
 	}
-	env := roles.Env{
+	env := rolekit.Env{
 		NodeID: n.id, Exec: n.o.Exec, Bus: n.o.Bus, Board: n.o.Board, Config: cfg,
 		Prefix: msg.TopicPrefix(rec.AssignedRole, rec.Instance),
 		Log:    n.log.With("role", msg.RoleKey(rec.AssignedRole, rec.Instance)),
@@ -490,6 +495,9 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 		return fmt.Errorf("starting %s: %w", rec.AssignedRole, err)
 	}
 	n.role, n.roleRec, n.roleCfg = role, rec, cfg
+	if n.o.RoleStarted != nil {
+		n.o.RoleStarted(rec.AssignedRole)
+	}
 	return nil
 }
 

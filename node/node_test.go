@@ -17,7 +17,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -103,6 +103,7 @@ type rig struct {
 
 	announcements []msg.NodeGPIOStatus
 	statuses      []msg.NodeStatus
+	rolesStarted  []string
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
@@ -133,7 +134,8 @@ func newRig(t *testing.T, profile simboard.Profile) *rig {
 // boot starts a node process on the rig's board and state directory.
 func (r *rig) boot() {
 	r.t.Helper()
-	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0"})
+	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0",
+		RoleStarted: func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -216,6 +218,9 @@ func TestAdoptStartsRoleHardwareAndPersists(t *testing.T) {
 	}
 	if r.state() != msg.StateActive {
 		t.Fatalf("state %s, want ACTIVE", r.state())
+	}
+	if g := strings.Join(r.rolesStarted, ","); g != "head" {
+		t.Errorf("RoleStarted called with %q, want once with head", g)
 	}
 	for _, want := range []struct {
 		bcm  int

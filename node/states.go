@@ -2,7 +2,7 @@ package node
 
 import "github.com/saint-os/saint/bus/msg"
 
-// State is a node lifecycle state (spec: Node States).
+// State is a node lifecycle state.
 type State = string
 
 // Event is something that moves the state machine.

@@ -8,11 +8,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/node/persist"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/roleconfig"
 )
 
-// RoleRecord is role.yaml (spec: Role Persistence). It is written last when
+// RoleRecord is role.yaml. It is written last when
 // a node is adopted, so its presence means the role configuration beside it
 // is complete.
 type RoleRecord struct {
@@ -25,7 +25,7 @@ type RoleRecord struct {
 	ServerAddress  string `yaml:"server_address,omitempty"`
 }
 
-// Identity is identity.yaml (spec: Node Identification).
+// Identity is identity.yaml.
 type Identity struct {
 	NodeID      string `yaml:"node_id"`
 	MACAddress  string `yaml:"mac_address"`

@@ -3,54 +3,58 @@ package roles
 import (
 	"errors"
 	"fmt"
-	"log/slog"
+	"sort"
+	"strings"
 
-	"github.com/saint-os/saint/bus"
-	"github.com/saint-os/saint/hal/board"
-	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roles/arms"
+	"github.com/saint-os/saint/roles/balance"
+	"github.com/saint-os/saint/roles/console"
+	"github.com/saint-os/saint/roles/head"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/tracks"
 )
 
-// Env is what a role gets when it starts: everything it may touch.
-type Env struct {
-	NodeID string
-	Exec   *executor.Executor
-	Bus    bus.Bus
-	Board  board.Board
-	Config *roleconfig.Config
-	// Prefix is the role instance's topic prefix, "/saint/head",
-	// "/saint/arms/left".
-	Prefix string
-	Log    *slog.Logger
-}
+// Factory returns a fresh, unstarted instance of a role module.
+type Factory func() rolekit.Role
 
-// Role is one of the generic node's role modules. Start and Stop run on
-// the node's executor.
-type Role interface {
-	// Start claims the role's hardware and begins operating. On error the
-	// role has released what it claimed.
-	Start(env Env) error
-	// Stop brings actuators to a safe state and releases the hardware.
-	Stop()
-}
+// Registry maps role names (a configuration's role: field) to their
+// modules.
+type Registry map[string]Factory
 
 // ErrUnknownRole is returned by New for a role name the firmware does not
 // contain.
 var ErrUnknownRole = errors.New("roles: unknown role")
 
-// New returns a fresh instance of the named role module.
-func New(name string) (Role, error) {
-	switch name {
-	case "head":
-		return &Head{}, nil
-	case "arms":
-		return &Arms{}, nil
-	case "tracks":
-		return &Tracks{}, nil
-	case "console":
-		return &Console{}, nil
-	case "balance":
-		return &Balance{}, nil
+// Builtin returns the registry of the role modules compiled into the
+// generic node firmware.
+func Builtin() Registry {
+	return Registry{
+		"head":    func() rolekit.Role { return &head.Head{} },
+		"arms":    func() rolekit.Role { return &arms.Arms{} },
+		"tracks":  func() rolekit.Role { return &tracks.Tracks{} },
+		"console": func() rolekit.Role { return &console.Console{} },
+		"balance": func() rolekit.Role { return &balance.Balance{} },
 	}
-	return nil, fmt.Errorf("%w %q (known: head, arms, tracks, console, balance)", ErrUnknownRole, name)
 }
+
+// Names returns the registered role names, sorted.
+func (r Registry) Names() []string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns a fresh instance of the named role module.
+func (r Registry) New(name string) (rolekit.Role, error) {
+	f, ok := r[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownRole, name, strings.Join(r.Names(), ", "))
+	}
+	return f(), nil
+}
+
+// New returns a fresh instance of the named built-in role module.
+func New(name string) (rolekit.Role, error) { return Builtin().New(name) }

@@ -69,10 +69,11 @@ func (r *rcServer) config(t *testing.T) (c rc.Config) {
 }
 
 // TestRCConfigurationFiles: the installation's rc_receiver.yaml starts the
-// receiver; a change through the settings reaches the live receiver and
-// DATA/rc_receiver.yaml, keeping what the settings do not hold (channel
-// types); a change the receiver refuses is taken back out of the settings;
-// the next start reads DATA's file.
+// receiver and the settings show it read-only; a change through the rc
+// commands reaches the live receiver and DATA/rc_receiver.yaml, keeping
+// what the command does not change (channel types); a change the receiver
+// refuses leaves it as it was; a change of the rc section through the
+// settings is refused by name; the next start reads DATA's file.
 func TestRCConfigurationFiles(t *testing.T) {
 	configDir, data := t.TempDir(), t.TempDir()
 	yaml := `rc_receiver:
@@ -98,23 +99,27 @@ func TestRCConfigurationFiles(t *testing.T) {
 		}
 		return nil
 	})
-	if s := r.srv.Settings().Get().RC; s.Protocol != "ibus" || s.Failsafe.TimeoutMs != 400 || len(s.Channels) != 2 {
-		t.Fatalf("settings rc %+v, want the file's", s)
-	}
-
-	// The Settings page changes the failsafe and channel 5's travel.
-	if _, err := r.srv.Settings().Patch([]byte(`{"rc": {"failsafe": {"timeout_ms": 250, "action": "neutral"},
-		"channels": [{"channel": 1, "name": "steering", "min": 1000, "max": 2000, "center": 1500},
-		             {"channel": 5, "name": "claw", "min": 1100, "max": 1900, "center": 1100}]}}`)); err != nil {
+	c, _, err := dialAPI(t, "ws://"+r.srv.Addrs()["ws"]+"/saint", nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
-		c := r.config(t)
-		if c.Failsafe.Action != "neutral" || c.Failsafe.TimeoutMs != 250 || c.Channel(5).Name != "claw" {
-			return fmt.Errorf("receiver config %+v", c)
-		}
-		return nil
-	})
+	var view struct {
+		Settings struct {
+			RC rc.Config `json:"rc"`
+		} `json:"settings"`
+		ReadOnly []string `json:"read_only"`
+	}
+	c.ok("management", "", "get_settings", nil, &view)
+	if s := view.Settings.RC; s.Protocol != "ibus" || s.Failsafe.TimeoutMs != 400 || len(s.Channels) != 2 || len(view.ReadOnly) != 1 || view.ReadOnly[0] != "rc" {
+		t.Fatalf("settings rc %+v (read-only %v), want the file's, read-only", s, view.ReadOnly)
+	}
+
+	// The Inputs page changes the failsafe and channel 5's travel.
+	c.ok("rc", "", "set_failsafe", map[string]any{"action": "neutral", "timeout_ms": 250}, nil)
+	c.ok("rc", "", "set_channel_config", map[string]any{"channel": 5, "name": "claw", "min": 1100, "max": 1900, "center": 1100}, nil)
+	if cfg := r.config(t); cfg.Failsafe.Action != "neutral" || cfg.Failsafe.TimeoutMs != 250 || cfg.Channel(5).Name != "claw" {
+		t.Errorf("receiver config %+v", cfg)
+	}
 	if ch := r.config(t).Channel(5); ch.Type != rc.TypeSwitch || ch.Min != 1100 {
 		t.Errorf("channel 5 %+v, want a switch from 1100 µs", ch)
 	}
@@ -136,20 +141,15 @@ func TestRCConfigurationFiles(t *testing.T) {
 		t.Error("the configuration directory's file was rewritten")
 	}
 
-	// A stick centred at its minimum passes the settings' checks but not
-	// the receiver's: the settings go back to what is in force.
-	if _, err := r.srv.Settings().Patch([]byte(`{"rc": {"channels": [{"channel": 1, "name": "steering", "min": 1000, "max": 2000, "center": 1000}]}}`)); err != nil {
-		t.Fatal(err)
+	// A stick centred at its minimum is refused by the receiver, which
+	// keeps what is in force; the settings cannot change the rc section.
+	c.fails("rc", "", "set_channel_config", map[string]any{"channel": 1, "center": 1000}, "invalid_params", "center")
+	if cfg := r.config(t); cfg.Channel(1).Center != 1500 {
+		t.Errorf("receiver channel 1 %+v", cfg.Channel(1))
 	}
-	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
-		s := r.srv.Settings().Get().RC
-		if len(s.Channels) != 2 || s.Channels[0].Center != 1500 {
-			return fmt.Errorf("settings channels %+v, want the receiver's back", s.Channels)
-		}
-		return nil
-	})
-	if c := r.config(t); c.Channel(1).Center != 1500 {
-		t.Errorf("receiver channel 1 %+v", c.Channel(1))
+	c.fails("management", "", "set_settings", map[string]any{"rc": map[string]any{"enabled": false}}, "invalid_params", "rc")
+	if cfg := r.config(t); !cfg.Enabled {
+		t.Error("set_settings rc disabled the receiver")
 	}
 
 	// The next start reads DATA/rc_receiver.yaml.

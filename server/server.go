@@ -19,11 +19,19 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/activity"
+	"github.com/saint-os/saint/server/admin"
 	"github.com/saint-os/saint/server/adoption"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/balance"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
+	"github.com/saint-os/saint/server/inputs/joystick"
+	"github.com/saint-os/saint/server/inputs/livelink"
+	"github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
+	"github.com/saint-os/saint/server/system"
+	"github.com/saint-os/saint/server/telemetry"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -78,58 +86,60 @@ type Options struct {
 	// Activity overrides the activity log's sizes (RingSize,
 	// MaxFileBytes, Files); Dir and Now are the server's.
 	Activity activity.Options
-	// LiveLink places the LiveLink receiver's listeners (server/livelink.go).
+	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
 // that tests and the simulator power nothing off.
-type Power interface {
-	Shutdown(reason string) error
-	Reboot(reason string) error
-}
+type Power = system.Power
+
+// Host is the server machine as the dashboard shows it: its health and its
+// addresses on the internal (nodes) and external (Wi-Fi) networks.
+type Host = system.Host
+
+// LiveLinkOptions places the LiveLink receiver's listeners (see
+// livelink.Listeners).
+type LiveLinkOptions = livelink.Listeners
+
+// Component is a part of the server with its own lifecycle on the
+// executor: one added with Add starts after the features' components and
+// stops before them.
+type Component = feature.Component
 
 // Server is saint-server: adoption manager, firmware repository and the
 // WebSocket gateway, over one bus. Lifecycle as nats-server: New validates,
 // Start does not block, Shutdown stops.
+//
+// The server is its features wired together: each feature package
+// registers its WebSocket actions, topics, HTTP routes and components on
+// the feature.Host, and the server runs their lifecycle.
 type Server struct {
-	o        Options
-	log      *slog.Logger
-	ex       *executor.Executor
-	ownExec  bool
+	o       Options
+	log     *slog.Logger
+	ex      *executor.Executor
+	ownExec bool
+	host    *feature.Host
+
 	firmware *firmware.Repository
 	adoption *adoption.Manager
 	gateway  *ws.Gateway
 	activity *activity.Log
-	router   *router.Router
-	liveLink *liveLink
 	settings *settings.Store
 	tokens   *auth.Tokens
-	started  time.Time
-
-	// Last RC receiver state and when it arrived (executor only).
-	// host is the latest sample of the machine's health (executor only).
-	host    hostSample
-	rcState *msg.RCReceiverState
-	rcAt    time.Time
-	extras  []Component
-
-	stopLogFeed func()
-	statusTimer *executor.Timer
-	// streams are the open /api/logs follow connections, closed on
-	// shutdown.
-	streamMu sync.Mutex
-	streams  map[chan struct{}]struct{}
+	router   *router.Router
+	liveLink *livelink.Feature
+	rc       *rc.Feature
 
 	mu        sync.Mutex
 	listeners map[string]net.Listener
 	servers   []*http.Server
-	subs      []bus.Subscription
 	cancel    context.CancelFunc
 	done      chan struct{}
 }
 
-// New checks o and loads the firmware repository and adoption registry.
+// New checks o, loads the firmware repository, adoption registry, routes
+// and RC configuration, and registers every feature.
 func New(o Options) (*Server, error) {
 	if o.Bus == nil {
 		return nil, errors.New("server: Options.Bus is required")
@@ -167,7 +177,9 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.settings.SetCheck(s.checkSettings)
-	s.settings.Watch(s.settingsChanged)
+	s.settings.Watch(func(n settings.Settings) {
+		s.log.Info("settings changed", "source", "settings", "server_name", n.System.ServerName)
+	})
 	if o.DataDir != "" {
 		if s.tokens, err = auth.Open(o.DataDir); err != nil {
 			return nil, err
@@ -179,14 +191,12 @@ func New(o Options) (*Server, error) {
 	if o.ConfigDir != "" {
 		roles = filepath.Join(o.ConfigDir, "roles")
 	}
-	repo, err := firmware.Open(o.FirmwareDir, roles)
-	if err != nil {
+	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
 		return nil, err
 	}
-	s.firmware = repo
 	s.adoption, err = adoption.New(adoption.Options{
-		Exec: s.ex, Bus: o.Bus, Firmware: repo, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
-		OnEvent: s.event,
+		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
+		OnEvent: s.adoptionEvent,
 	})
 	if err != nil {
 		return nil, err
@@ -200,47 +210,63 @@ func New(o Options) (*Server, error) {
 		s.log.Info("WebSocket client disconnected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr, "client_id", ci.ClientID)
 	}
 	s.gateway = ws.New(gw)
-	s.gateway.SetTopics(Topics()...)
-	s.gateway.SetEventTopics(TopicLogs)
-	// The router reads its routes here, before the executor runs it.
-	s.liveLink = s.newLiveLink()
-	s.router, err = router.New(router.Options{
-		Exec: s.ex, Bus: o.Bus, DataDir: o.DataDir, Log: s.log, LiveLink: s.liveLink.registry,
-		Presets: router.ConfigPresets(o.ConfigDir),
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.router.RegisterCommands(s.gateway)
-	s.Add(s.router)
-	s.Add(s.liveLink)
-	s.registerManagement()
-	s.registerAdmin()
-	s.registerSystem()
-	s.Add(newHostMonitor(s))
-	s.registerRC()
-	s.registerBalanceConsole()
-	if err := s.setupRC(); err != nil {
+	s.host = feature.NewHost(feature.Options{Gateway: s.gateway, Exec: s.ex, Bus: o.Bus, Log: s.log, Protect: s.requireAuth})
+	if err := s.register(); err != nil {
+		_ = s.activity.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Component is a part of the server with its own lifecycle on the
-// executor (the router): started after the server's own services, stopped
-// before them.
-type Component interface {
-	Start() error
-	Stop()
+// register wires the features onto the host, in the order their
+// components start.
+func (s *Server) register() error {
+	h, o := s.host, s.o
+	var err error
+	adoption.Register(h, s.adoption)
+	firmware.Register(h, s.firmware, o.FirmwareUpload)
+	activity.Register(h, s.activity)
+	telemetry.Register(h)
+	balance.Register(h)
+	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
+	// The router reads its routes here, before the executor runs it.
+	if s.router, err = router.Register(h, router.Options{
+		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
+	}); err != nil {
+		return err
+	}
+	if s.rc, err = rc.Register(h, rc.FeatureOptions{ConfigDir: o.ConfigDir, DataDir: o.DataDir}); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	system.Register(h, system.Options{
+		Version: o.Version, Power: o.Power, Host: o.Host, Settings: s.settings, Adoption: s.adoption,
+		EStopActive: s.router.EStopActive,
+		Inputs:      []func(time.Time) msg.InputStatus{s.rc.InputStatus},
+	})
+	admin.Register(h, admin.Options{
+		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,
+		Sections: []admin.Section{{Name: "rc", View: s.rc.View, ChangeWith: "the rc commands (the Inputs page)"}},
+	})
+	return nil
 }
 
 // Add registers c to be started and stopped with the server; call it
 // before Start.
-func (s *Server) Add(c Component) { s.extras = append(s.extras, c) }
+func (s *Server) Add(c Component) { s.host.Add(c) }
 
 // Log returns the server's logger: what is logged through it with
 // "source" and "node" attributes lands in the activity log.
 func (s *Server) Log() *slog.Logger { return s.log }
+
+// Exec returns the executor the server runs on.
+func (s *Server) Exec() *executor.Executor { return s.ex }
+
+// Bus returns the bus the server was given.
+func (s *Server) Bus() bus.Bus { return s.o.Bus }
+
+// Gateway returns the WebSocket gateway (other packages register handlers
+// on it).
+func (s *Server) Gateway() *ws.Gateway { return s.gateway }
 
 // Router returns the input/output router; use it on the executor.
 func (s *Server) Router() *router.Router { return s.router }
@@ -251,6 +277,12 @@ func (s *Server) Activity() *activity.Log { return s.activity }
 // Settings returns the settings store.
 func (s *Server) Settings() *settings.Store { return s.settings }
 
+// Adoption returns the adoption manager; use it on the executor.
+func (s *Server) Adoption() *adoption.Manager { return s.adoption }
+
+// Firmware returns the firmware repository.
+func (s *Server) Firmware() *firmware.Repository { return s.firmware }
+
 // Token returns the API token ("" when the server keeps none).
 func (s *Server) Token() string {
 	if s.tokens == nil {
@@ -259,98 +291,49 @@ func (s *Server) Token() string {
 	return s.tokens.Token()
 }
 
-// Bus returns the bus the server was given.
-func (s *Server) Bus() bus.Bus { return s.o.Bus }
+// SetRCPorts gives the RC receiver its way to open the configured UART:
+// saint-server opens serial devices (hal/serial), saint-sim hands over its
+// end of a simulated line with rc.FixedPort. Call it before Start.
+func (s *Server) SetRCPorts(open rc.PortOpener) { s.rc.SetPorts(open) }
 
-// authRequired reports whether clients must present the API token.
-func (s *Server) authRequired() bool {
-	return !s.o.NoAuth && s.tokens != nil && s.settings.Get().Auth.Required
-}
+// SetRCPins gives the RC receiver its way to open GPIO inputs for PPM and
+// PWM receivers. Call it before Start.
+func (s *Server) SetRCPins(open rc.PinOpener) { s.rc.SetPins(open) }
 
-// authenticator adapts the server to ws.Authenticator.
-type authenticator struct{ s *Server }
+// RCReceiver returns the RC receiver; use it on the executor.
+func (s *Server) RCReceiver() *rc.Receiver { return s.rc.Receiver() }
 
-func (a authenticator) Required() bool { return a.s.authRequired() }
-func (a authenticator) Valid(tok string) bool {
-	return a.s.tokens != nil && a.s.tokens.Valid(tok)
-}
+// ConfigureLiveLink replaces the LiveLink options the server was made
+// with (for assemblies that build the server themselves, such as the
+// simulator's stack). Call it before Start.
+func (s *Server) ConfigureLiveLink(o LiveLinkOptions) { s.liveLink.Configure(o) }
 
-// Authenticator checks API tokens as the WebSocket API does, for other
-// listeners that must sit behind the same token (the Foxglove server).
-func (s *Server) Authenticator() ws.Authenticator { return authenticator{s} }
+// LiveLinkAddrs returns the LiveLink receiver's bound addresses (empty
+// when it is off).
+func (s *Server) LiveLinkAddrs() livelink.Addrs { return s.liveLink.Addrs() }
 
-// requireAuth guards an HTTP handler with the bearer token.
-func (s *Server) requireAuth(h http.Handler) http.Handler {
-	if s.tokens == nil {
-		return h
-	}
-	return s.tokens.Middleware(s.authRequired, h)
-}
-
-// publicAddrs lists the client-facing listen addresses that are not
-// loopback-only. The internal firmware port is for nodes and serves
-// nothing secret.
-func (s *Server) publicAddrs() []string {
-	var out []string
-	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr} {
-		if a != "" && !isLoopback(a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// isLoopback reports whether a listen address binds only loopback.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
+// AddJoystick reads the Linux joystick device (/dev/input/js0) into the
+// router as source "joystick", reopening it whenever it is plugged back
+// in. Call it before Start.
+func (s *Server) AddJoystick(device string) error {
+	j, err := joystick.New(joystick.Options{Exec: s.ex, Device: device, Router: s.router, Log: s.log})
 	if err != nil {
-		return false
+		return err
 	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// checkSettings vetoes settings the server cannot honour.
-func (s *Server) checkSettings(old, next settings.Settings) error {
-	if !next.Auth.Required && !s.o.NoAuth {
-		if pub := s.publicAddrs(); len(pub) > 0 {
-			return &settings.FieldError{Field: "auth.required", Message: fmt.Sprintf(
-				"cannot turn authentication off while the API listens beyond loopback (%s)", strings.Join(pub, ", "))}
-		}
-	}
+	s.Add(j)
 	return nil
 }
 
-// settingsChanged reacts to a stored change.
-func (s *Server) settingsChanged(n settings.Settings) {
-	s.log.Info("settings changed", "source", "settings", "server_name", n.System.ServerName)
-}
-
-// event records an activity event.
-func (s *Server) event(level, nodeID, text string) {
+// adoptionEvent records an adoption event in the activity log.
+func (s *Server) adoptionEvent(level, nodeID, text string) {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
 	s.log.Log(context.Background(), l, text, "node", nodeID, "source", "adoption")
 }
 
-// Exec returns the executor the server runs on.
-func (s *Server) Exec() *executor.Executor { return s.ex }
-
-// Gateway returns the WebSocket gateway (other packages register handlers
-// on it).
-func (s *Server) Gateway() *ws.Gateway { return s.gateway }
-
-// Adoption returns the adoption manager; use it on the executor.
-func (s *Server) Adoption() *adoption.Manager { return s.adoption }
-
-// Firmware returns the firmware repository.
-func (s *Server) Firmware() *firmware.Repository { return s.firmware }
-
-// Start serves the bus services and opens the listeners. It does not block.
-// With authentication off it refuses to listen beyond loopback.
+// Start starts the features' components on the executor and opens the
+// listeners. It does not block. With authentication off it refuses to
+// listen beyond loopback.
 func (s *Server) Start() error {
 	if !s.authRequired() {
 		if pub := s.publicAddrs(); len(pub) > 0 {
@@ -368,10 +351,7 @@ func (s *Server) Start() error {
 		close(s.done)
 	}
 	errc := make(chan error, 1)
-	s.ex.Post(func() {
-		s.started = s.ex.Now()
-		errc <- s.startOnExec()
-	})
+	s.ex.Post(func() { errc <- s.startOnExec() })
 	wait, cancelWait := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelWait()
 	select {
@@ -388,47 +368,10 @@ func (s *Server) Start() error {
 	return s.listen()
 }
 
+// startOnExec starts the components in the order they were registered;
+// on an error those started are stopped again.
 func (s *Server) startOnExec() error {
-	if err := s.adoption.Start(); err != nil {
-		return err
-	}
-	if err := s.startFeeds(); err != nil {
-		return err
-	}
-	serve := func(name string, h bus.ServiceHandler) error {
-		sub, err := s.o.Bus.Serve(name, s.ex, h)
-		if err == nil {
-			s.subs = append(s.subs, sub)
-		}
-		return err
-	}
-	if err := serve(msg.ServiceFirmwareCheck, func(m bus.Msg, reply bus.Reply) {
-		var req msg.FirmwareCheckRequest
-		if err := m.Decode(&req); err != nil {
-			reply(nil, err)
-			return
-		}
-		reply(s.firmware.Check(req), nil)
-	}); err != nil {
-		return err
-	}
-	if err := serve(msg.ServiceFirmwareDownload, func(m bus.Msg, reply bus.Reply) {
-		var req msg.FirmwareDownloadRequest
-		if err := m.Decode(&req); err != nil {
-			reply(nil, err)
-			return
-		}
-		// Disk reads stay off the executor.
-		go func() { reply(s.firmware.Download(req), nil) }()
-	}); err != nil {
-		return err
-	}
-	if err := serve(msg.ServiceSystemStatus, func(_ bus.Msg, reply bus.Reply) {
-		reply(s.systemStatus(), nil)
-	}); err != nil {
-		return err
-	}
-	for _, c := range s.extras {
+	for _, c := range s.host.Components() {
 		if err := c.Start(); err != nil {
 			return err
 		}
@@ -444,15 +387,11 @@ func redirectToUIPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listen() error {
 	web, _ := fs.Sub(webFiles, "web")
-	mux := http.NewServeMux()
+	mux := s.host.HTTP()
 	mux.Handle("/api/ws", s.gateway)
-	mux.Handle("/api/firmware/", s.requireAuth(http.StripPrefix("/api", s.firmware.Handler())))
-	mux.Handle("GET /api/firmware", s.requireAuth(http.HandlerFunc(s.serveFirmwareStatus)))
-	mux.Handle("POST /api/firmware", s.requireAuth(s.firmware.UploadHandler(s.o.FirmwareUpload)))
-	mux.Handle("GET /api/logs", s.requireAuth(http.HandlerFunc(s.serveLogs)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("/", http.FileServer(http.FS(web)))
-	// The spec's page addresses (/nodes, /routes/edit/ID, ...) open the same
+	// The UI's page addresses (/nodes, /routes/edit/ID, ...) open the same
 	// pages of the single-page UI, whose routes live in the URL's hash.
 	for _, page := range []string{"/nodes", "/routes", "/inputs", "/settings", "/logs"} {
 		mux.HandleFunc("GET "+page, redirectToUIPage)
@@ -506,30 +445,25 @@ func (s *Server) Addrs() map[string]string {
 	return out
 }
 
-// Shutdown closes listeners and clients and stops the server's logic. It
-// does not close the bus, which the caller owns.
+// Shutdown closes listeners and clients and stops the components in
+// reverse order. It does not close the bus, which the caller owns.
 func (s *Server) Shutdown() {
 	s.mu.Lock()
 	servers := s.servers
 	s.servers = nil
 	s.mu.Unlock()
 	s.gateway.CloseAll()
-	s.closeStreams()
+	s.host.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for _, srv := range servers {
 		_ = srv.Shutdown(ctx)
 	}
 	stop := func() {
-		for i := len(s.extras) - 1; i >= 0; i-- {
-			s.extras[i].Stop()
+		cs := s.host.Components()
+		for i := len(cs) - 1; i >= 0; i-- {
+			cs[i].Stop()
 		}
-		s.stopFeeds()
-		s.adoption.Stop()
-		for _, sub := range s.subs {
-			_ = sub.Unsubscribe()
-		}
-		s.subs = nil
 	}
 	if err := s.ex.Do(ctx, stop); err != nil {
 		s.log.Warn("server logic did not stop cleanly", "err", err)

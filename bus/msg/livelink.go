@@ -1,6 +1,6 @@
 package msg
 
-// LiveLink subject types (spec: Supported LiveLink Subject Types).
+// LiveLink subject types.
 const (
 	SubjectAnimation = "animation" // bone transforms: arm joints, full body
 	SubjectTransform = "transform" // a tracked object: head, one joint

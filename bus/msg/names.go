@@ -87,7 +87,7 @@ func ValidNodeID(id string) bool {
 	}) < 0
 }
 
-// Topics of the role nodes (spec: Node Specifications), and the sides an
+// Topics of the role nodes, and the sides an
 // arms node can be.
 const (
 	// TopicHeadState carries HeadState.

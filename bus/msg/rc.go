@@ -1,6 +1,8 @@
 package msg
 
-// RC receiver protocols (spec: RC Controller Integration).
+import "strconv"
+
+// RC receiver protocols.
 const (
 	RCProtocolPWM  = "pwm"
 	RCProtocolPPM  = "ppm"
@@ -29,6 +31,10 @@ type RCChannelState struct {
 	// nanoseconds since the Unix epoch.
 	LastUpdateNs uint64 `json:"last_update_ns"`
 }
+
+// RCChannelProperty names RC channel n (1-based) as the router's inputs
+// and routes know it: "channel_2". It is the one place that name is made.
+func RCChannelProperty(n int) string { return "channel_" + strconv.Itoa(n) }
 
 // RCReceiverState is RCReceiverState.msg: the receiver and all its
 // channels, published by the server on TopicRCState at the frame rate.

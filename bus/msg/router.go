@@ -1,6 +1,6 @@
 package msg
 
-// Router states (spec: Router State Machine).
+// Router states.
 const (
 	RouterIdle     = "IDLE"     // no active inputs
 	RouterRouting  = "ROUTING"  // every output has a single source

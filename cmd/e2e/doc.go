@@ -3,8 +3,7 @@
 // embedded NATS broker and the WebSocket API, as they do on the robot.
 //
 // The package has no code of its own; its tests are the acceptance test of
-// the node adoption system (spec: Node Adoption System, Node Identity and
-// Persistence, Firmware Update System, WebSocket API):
+// the node adoption system:
 //
 //   - unadopted saint-node processes on simulated boards announce their
 //     40-pin header GPIOs and the peripherals their harness has;

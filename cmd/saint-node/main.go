@@ -2,7 +2,14 @@
 // role. It boots, checks the server for firmware, then resumes its stored
 // role or announces itself unadopted until the server adopts it.
 //
-//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE]
+//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
+//
+// Real-time mode (--rt) runs the node's executor on a locked OS thread with
+// SCHED_FIFO priority, pinned to the last CPU, with memory locked and the
+// loop sleeping in the kernel on its own thread between deadlines, the last
+// stretch before each deadline polled rather than slept (see hal/rt).
+// The default, auto, turns it on when a role that runs a fast control loop
+// (balance) starts on a Pi, and never in simulation.
 package main
 
 import (
@@ -21,6 +28,7 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/rt"
 	"github.com/saint-os/saint/node"
 	simboard "github.com/saint-os/saint/sim/board"
 )
@@ -45,6 +53,8 @@ func run() error {
 	resetPin := flag.Int("reset-pin", node.DefaultResetPin, "BCM pin of the hard-reset button (held low 5 s); -1 for none")
 	showVersion := flag.Bool("version", false, "print the firmware version and exit")
 	verbose := flag.Bool("v", false, "debug logging")
+	rtMode := rtFlag("auto")
+	flag.Var(&rtMode, "rt", "real-time control loop: true, false or auto (on for the balance role on a Pi)")
 	update := addSelfUpdateFlags()
 	flag.Parse()
 	if *showVersion {
@@ -91,9 +101,20 @@ func run() error {
 	defer bc.Close()
 
 	ex := executor.New(nil)
+	realTime := &realTime{ex: ex, log: log}
+	if rtMode == "true" {
+		// Run below is on this goroutine, so this is the executor's thread.
+		realTime.enter("--rt")
+	}
 	n, err := node.New(node.Options{
 		Exec: ex, Bus: bc, Board: b, StateDir: *stateDir, NodeID: *id,
 		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
+		RoleStarted: func(role string) {
+			// On the executor, so on the thread that runs Run.
+			if rtMode == "auto" && *hal == "pi" && realTimeRoles[role] {
+				realTime.enter("role " + role)
+			}
+		},
 	})
 	if err != nil {
 		return err
@@ -111,4 +132,56 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// realTimeRoles are the roles whose control loop --rt=auto puts in
+// real-time mode: the balancing base closes its loop at 1 kHz and falls over
+// when it stalls.
+var realTimeRoles = map[string]bool{"balance": true}
+
+// rtFlag is --rt: a boolean flag (plain --rt means true) that also takes
+// "auto".
+type rtFlag string
+
+func (f *rtFlag) String() string   { return string(*f) }
+func (f *rtFlag) IsBoolFlag() bool { return true }
+func (f *rtFlag) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "true", "1", "on":
+		*f = "true"
+	case "false", "0", "off":
+		*f = "false"
+	case "auto":
+		*f = "auto"
+	default:
+		return fmt.Errorf("want true, false or auto, not %q", s)
+	}
+	return nil
+}
+
+// realTime puts the executor's goroutine in real-time mode once.
+type realTime struct {
+	ex      *executor.Executor
+	log     *slog.Logger
+	entered bool
+}
+
+// enter must run on the goroutine that runs the executor.
+func (r *realTime) enter(why string) {
+	if r.entered {
+		return
+	}
+	r.entered = true
+	rep := rt.Enter(rt.Options{CPU: rt.DefaultCPU()})
+	r.ex.SetSpin(rt.Spin)
+	if w, err := rt.NewWaiter(); err != nil {
+		r.log.Warn("real-time mode: waiting on Go timers", "err", err)
+	} else {
+		// Kept for the life of the process, like the thread.
+		r.ex.SetWaiter(w)
+	}
+	r.log.Info("real-time mode", "because", why, "got", rep.String())
+	if w := rep.Warning(); w != "" {
+		r.log.Warn(w, "systemd", rt.UnitSettings)
+	}
 }

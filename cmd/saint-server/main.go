@@ -47,7 +47,7 @@ import (
 
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/fixtures"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/foxglove"

@@ -39,13 +39,13 @@ import (
 
 	"github.com/saint-os/saint/cmd/internal/scenario"
 	"github.com/saint-os/saint/cmd/internal/stack"
+	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/recording"
-	"github.com/saint-os/saint/viz/launch"
 )
 
 var version = "0.1.0"
@@ -200,7 +200,7 @@ func run() error {
 			if *requireAuth {
 				tokenFile = filepath.Join(*dataDir, "server", "api_token")
 			}
-			if err := launch.Sim(ctx, launch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
+			if err := vizlaunch.Sim(ctx, vizlaunch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
 				Exec: st.Exec, Bus: st.Broker.Connect(nil), Boards: st, Log: log}); err != nil {
 				log.Error("visualizer failed; the simulation keeps running", "err", err)
 				return

@@ -13,7 +13,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
 )

@@ -14,6 +14,7 @@
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
+//	saintctl jitter [--period D] [--duration D] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
 //	saintctl [--server URL] record start|stop|status   a recording on the server (MCAP files in DATA/recordings)
 //	saintctl mcap info FILE [--json]    topics, message counts, rates and time range of a recording
 package main
@@ -59,6 +60,8 @@ commands:
                                   replay a Live Link Face capture at its recorded rate
   rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
                                   write RC receiver frames to a serial device
+  jitter [--period 1ms] [--duration 10s] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
+                                  a periodic loop's period error on this machine
   record start [--max-mb N] [--max-minutes N] | stop | status
                                   record every topic on the server to MCAP files (DATA/recordings)
   mcap info FILE [--json]         topics, counts, rates and time range of a recording; a damaged
@@ -94,6 +97,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "rc" {
 		return rcCmd(rest[1:], out)
+	}
+	if rest[0] == "jitter" {
+		return jitterCmd(rest[1:], out)
 	}
 	if rest[0] == "mcap" {
 		return mcapCmd(rest[1:], out)

@@ -11,7 +11,7 @@ import (
 	"github.com/saint-os/saint/hal/uart"
 )
 
-// Info identifies a board (spec: Node Identification).
+// Info identifies a board: what a node announces itself with.
 type Info struct {
 	// NodeID is the node's unique id: "pi-<serial>" on a Raspberry Pi.
 	NodeID      string

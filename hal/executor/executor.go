@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"sync"
@@ -25,6 +24,31 @@ type Options struct {
 	// time, 2 twice as fast, 0 as fast as the CPU allows. Ignored for a
 	// real clock.
 	Speed float64
+	// Spin, on a real clock, is how long before a deadline the executor
+	// stops sleeping and polls the clock instead. The OS wakes a sleeping
+	// thread tens to hundreds of microseconds late; polling the last stretch
+	// trades that much CPU time per period for a punctual deadline. Zero
+	// (the default) always sleeps. Meant for a control loop on a core of
+	// its own (see hal/rt).
+	Spin time.Duration
+	// Waiter, when set, is what the executor blocks in while it waits for
+	// a deadline on a real clock, instead of a Go timer and channel: a
+	// wait the OS wakes directly, on the executor's own thread (see
+	// hal/rt). Nil uses Go timers.
+	Waiter Waiter
+}
+
+// Waiter blocks the executor's goroutine until a deadline or a wake-up. A
+// Go timer wakes a goroutine through the runtime's scheduler, on another
+// thread, which on a loaded machine adds tens to hundreds of microseconds;
+// a Waiter that sleeps in the kernel on the loop's locked, real-time
+// thread is woken by the kernel's timer itself.
+type Waiter interface {
+	// Wait blocks for at most d, less if Wake is called (before or
+	// during the wait: a wake-up is never lost).
+	Wait(d time.Duration)
+	// Wake ends the current or next Wait. Safe from any goroutine.
+	Wake()
 }
 
 // Executor is a single event loop: it runs posted callbacks and timer
@@ -37,17 +61,33 @@ type Options struct {
 // ready when the clock reaches its deadline, timers with equal deadlines in
 // the order they were armed. Under a virtual clock the same inputs therefore
 // give the same sequence of events, run after run.
+//
+// A timer firing allocates nothing: the ready queue is a ring of (callback,
+// timer, generation) entries and the timers live in a heap ordered by an
+// integer key, so a 1 kHz control loop produces no garbage for the collector
+// to stop it for.
 type Executor struct {
 	clk   clock.Clock
 	virt  *clock.Virtual
 	speed float64
+	spin  time.Duration
+	base  time.Time // deadlines are kept as offsets from base
+
+	// waiter is Options.Waiter; it is read by signal on any goroutine, so
+	// it is only changed before Run (SetWaiter) or under mu.
+	waiter Waiter
 
 	mu      sync.Mutex
-	ready   []func()
+	ready   ring
 	timers  timerHeap
 	seq     uint64
 	running bool
 	wake    chan struct{}
+
+	// sleep is the one timer waits use, reset for each wait, so that
+	// waiting for the next deadline allocates nothing. Only the goroutine
+	// in Run touches it.
+	sleep *time.Timer
 }
 
 // New returns an executor configured by opts (nil means defaults).
@@ -58,7 +98,10 @@ func New(opts *Options) *Executor {
 			e.clk = opts.Clock
 		}
 		e.speed = opts.Speed
+		e.spin = max(opts.Spin, 0)
+		e.waiter = opts.Waiter
 	}
+	e.base = e.clk.Now()
 	if v, ok := e.clk.(*clock.Virtual); ok {
 		e.virt = v
 	}
@@ -69,6 +112,19 @@ func New(opts *Options) *Executor {
 // clock.Epoch(), running as fast as possible.
 func NewVirtual() *Executor {
 	return New(&Options{Clock: clock.NewVirtual(time.Time{})})
+}
+
+// SetSpin changes Options.Spin. Call it before Run or from a callback: the
+// loop reads it between callbacks.
+func (e *Executor) SetSpin(d time.Duration) { e.spin = max(d, 0) }
+
+// SetWaiter changes Options.Waiter. Call it before Run or from a callback,
+// on the goroutine that runs the executor when the Waiter belongs to its
+// thread.
+func (e *Executor) SetWaiter(w Waiter) {
+	e.mu.Lock()
+	e.waiter = w
+	e.mu.Unlock()
 }
 
 // Now returns the executor's current time.
@@ -84,7 +140,7 @@ func (e *Executor) IsVirtual() bool { return e.virt != nil }
 // goroutine, including from a callback.
 func (e *Executor) Post(f func()) {
 	e.mu.Lock()
-	e.ready = append(e.ready, f)
+	e.ready.push(entry{f: f})
 	e.mu.Unlock()
 	e.signal()
 }
@@ -109,6 +165,7 @@ type Timer struct {
 	f        func()
 	deadline time.Time
 	period   time.Duration
+	key      int64 // deadline - executor base, in ns: the heap's order
 	seq      uint64
 	index    int    // position in the heap, -1 when not armed
 	gen      uint64 // bumped by Stop and Reset to cancel a run already queued
@@ -147,9 +204,16 @@ func (e *Executor) arm(d, period time.Duration, f func()) *Timer {
 
 // push adds t to the heap; e.mu must be held.
 func (e *Executor) push(t *Timer) {
+	e.stamp(t)
+	e.timers.push(t)
+}
+
+// stamp gives t the heap key of its deadline and the next arming sequence
+// number, which orders timers with equal deadlines; e.mu must be held.
+func (e *Executor) stamp(t *Timer) {
 	e.seq++
 	t.seq = e.seq
-	heap.Push(&e.timers, t)
+	t.key = int64(t.deadline.Sub(e.base))
 }
 
 // Stop disarms the timer. It reports whether the timer was armed; a periodic
@@ -162,17 +226,23 @@ func (t *Timer) Stop() bool {
 	if t.index < 0 {
 		return false
 	}
-	heap.Remove(&t.e.timers, t.index)
+	t.e.timers.remove(t.index)
 	return true
 }
 
 // Reset re-arms the timer to run once, d from now (a periodic timer keeps
-// its period from then on).
+// its period from then on). As with After, d <= 0 runs it at the current
+// time after the callbacks already ready: a deadline computed as "at minus
+// now" that has just passed is due now, never earlier than timers armed
+// before it for now.
 func (t *Timer) Reset(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
 	e := t.e
 	e.mu.Lock()
 	if t.index >= 0 {
-		heap.Remove(&e.timers, t.index)
+		e.timers.remove(t.index)
 	}
 	t.gen++
 	t.deadline = e.clk.Now().Add(d)
@@ -185,6 +255,12 @@ func (e *Executor) signal() {
 	select {
 	case e.wake <- struct{}{}:
 	default:
+	}
+	e.mu.Lock()
+	w := e.waiter
+	e.mu.Unlock()
+	if w != nil {
+		w.Wake()
 	}
 }
 
@@ -221,6 +297,12 @@ func (e *Executor) run(ctx context.Context, end time.Time) error {
 		e.running = false
 		e.mu.Unlock()
 	}()
+
+	if e.waiter != nil {
+		// A Waiter sleeping in the kernel does not see ctx end: wake it.
+		stopWake := context.AfterFunc(ctx, e.signal)
+		defer stopWake()
+	}
 
 	bounded := !end.IsZero()
 	// Pacing anchor for a virtual clock with Speed > 0.
@@ -291,42 +373,38 @@ func (e *Executor) nextReady() (f func(), next time.Time, hasNext bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.clk.Now()
-	for len(e.timers) > 0 && !e.timers[0].deadline.After(now) {
-		t := heap.Pop(&e.timers).(*Timer)
-		if t.period > 0 {
-			t.deadline = t.deadline.Add(t.period)
-			if e.virt == nil && !t.deadline.After(now) {
-				// Real clock and we fell behind: skip the missed runs.
-				missed := now.Sub(t.deadline)/t.period + 1
-				t.deadline = t.deadline.Add(missed * t.period)
-			}
-			e.push(t)
+	nowKey := int64(now.Sub(e.base))
+	for len(e.timers) > 0 && e.timers[0].key <= nowKey {
+		t := e.timers[0]
+		e.ready.push(entry{f: t.f, t: t, gen: t.gen})
+		if t.period <= 0 {
+			e.timers.remove(0)
+			continue
 		}
-		e.ready = append(e.ready, e.fire(t, t.gen))
+		// A periodic timer stays in the heap: its next deadline moves it
+		// down from the top, one sift instead of a pop and a push.
+		t.deadline = t.deadline.Add(t.period)
+		if e.virt == nil && !t.deadline.After(now) {
+			// Real clock and we fell behind: skip the missed runs.
+			missed := now.Sub(t.deadline)/t.period + 1
+			t.deadline = t.deadline.Add(missed * t.period)
+		}
+		e.stamp(t)
+		e.timers.down(0)
 	}
-	if len(e.ready) > 0 {
-		f = e.ready[0]
-		e.ready[0] = nil
-		e.ready = e.ready[1:]
-		return f, time.Time{}, false
+	for e.ready.n > 0 {
+		en := e.ready.pop()
+		// A Stop or Reset between the timer becoming ready and now
+		// cancels this run.
+		if en.t != nil && en.t.gen != en.gen {
+			continue
+		}
+		return en.f, time.Time{}, false
 	}
 	if len(e.timers) > 0 {
 		return nil, e.timers[0].deadline, true
 	}
 	return nil, time.Time{}, false
-}
-
-// fire wraps a due timer's callback so that a Stop or Reset between the
-// timer becoming ready and its callback running cancels that run.
-func (e *Executor) fire(t *Timer, gen uint64) func() {
-	return func() {
-		e.mu.Lock()
-		live := t.gen == gen
-		e.mu.Unlock()
-		if live {
-			t.f()
-		}
-	}
 }
 
 // waitWake blocks until work is posted or ctx ends and, when bounded, for at
@@ -336,11 +414,13 @@ func (e *Executor) waitWake(ctx context.Context, bounded bool, d time.Duration) 
 	if bounded && d <= 0 {
 		return nil
 	}
+	if bounded && e.virt == nil && (e.spin > 0 || e.waiter != nil) {
+		return e.spinWait(ctx, d)
+	}
 	var tc <-chan time.Time
 	if bounded {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		tc = t.C
+		tc = e.startSleep(d)
+		defer e.sleep.Stop()
 	}
 	select {
 	case <-ctx.Done():
@@ -351,39 +431,170 @@ func (e *Executor) waitWake(ctx context.Context, bounded bool, d time.Duration) 
 	return nil
 }
 
+// startSleep arms the executor's one wait timer for d and returns its
+// channel. Since Go 1.23 a stopped or reset timer never delivers a stale
+// tick, so reusing it is safe.
+func (e *Executor) startSleep(d time.Duration) <-chan time.Time {
+	if e.sleep == nil {
+		e.sleep = time.NewTimer(d)
+	} else {
+		e.sleep.Reset(d)
+	}
+	return e.sleep.C
+}
+
+// spinWait is waitWake on a real clock with Spin or a Waiter set: it sleeps
+// until Spin before the deadline, in the Waiter if there is one, then polls
+// the clock (and the wake channel) until the deadline.
+func (e *Executor) spinWait(ctx context.Context, d time.Duration) error {
+	deadline := e.clk.Now().Add(d)
+	if w := e.waiter; w != nil {
+		if d > e.spin {
+			select {
+			case <-e.wake:
+				return nil
+			default:
+			}
+			w.Wait(d - e.spin)
+		}
+	} else if d > e.spin {
+		tc := e.startSleep(d - e.spin)
+		select {
+		case <-ctx.Done():
+			e.sleep.Stop()
+			return ctx.Err()
+		case <-e.wake:
+			e.sleep.Stop()
+			return nil
+		case <-tc:
+		}
+	}
+	for e.clk.Now().Before(deadline) {
+		select {
+		case <-e.wake:
+			return nil
+		default:
+		}
+	}
+	return ctx.Err()
+}
+
 // Pending reports how many callbacks are ready and how many timers are
 // armed; for tests and diagnostics.
 func (e *Executor) Pending() (ready, timers int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.ready), len(e.timers)
+	return e.ready.n, len(e.timers)
 }
 
+// timerHeap is a binary min-heap of armed timers ordered by (key, seq),
+// each timer knowing its index. It is typed rather than container/heap so
+// that comparisons are two integer compares, with no interface calls.
 type timerHeap []*Timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].deadline.Equal(h[j].deadline) {
-		return h[i].seq < h[j].seq
+func (h timerHeap) less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.key != b.key {
+		return a.key < b.key
 	}
-	return h[i].deadline.Before(h[j].deadline)
+	return a.seq < b.seq
 }
-func (h timerHeap) Swap(i, j int) {
+
+func (h timerHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index = i
 	h[j].index = j
 }
-func (h *timerHeap) Push(x any) {
-	t := x.(*Timer)
+
+func (h *timerHeap) push(t *Timer) {
 	t.index = len(*h)
 	*h = append(*h, t)
+	h.up(t.index)
 }
-func (h *timerHeap) Pop() any {
+
+// remove takes out the timer at index i.
+func (h *timerHeap) remove(i int) {
 	old := *h
-	n := len(old)
-	t := old[n-1]
-	old[n-1] = nil
+	n := len(old) - 1
+	t := old[i]
+	if i != n {
+		old.swap(i, n)
+	}
+	old[n] = nil
+	*h = old[:n]
 	t.index = -1
-	*h = old[:n-1]
-	return t
+	if i != n {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
+}
+
+func (h timerHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+// down sifts the timer at i towards the leaves and reports whether it moved.
+func (h timerHeap) down(i0 int) bool {
+	i, n := i0, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		j := l
+		if r := l + 1; r < n && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
+}
+
+// entry is one callback in the ready queue. For a timer's run, t and gen
+// identify the arming it belongs to, so that a Stop or Reset in between
+// cancels it without a closure per run.
+type entry struct {
+	f   func()
+	t   *Timer
+	gen uint64
+}
+
+// ring is a FIFO of entries in a circular buffer that grows by doubling and
+// never shrinks, so a steady stream of callbacks allocates nothing.
+type ring struct {
+	buf  []entry
+	head int
+	n    int
+}
+
+func (r *ring) push(en entry) {
+	if r.n == len(r.buf) {
+		buf := make([]entry, max(16, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			buf[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = en
+	r.n++
+}
+
+func (r *ring) pop() entry {
+	en := r.buf[r.head]
+	r.buf[r.head] = entry{} // let the callback be collected
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	return en
 }

@@ -312,3 +312,164 @@ func TestRealClockKHzTimerSoak(t *testing.T) {
 	}
 	t.Logf("%d runs in %v, longest gap %v", n, d, gap)
 }
+
+// BenchmarkManyPeriodicTimers runs one virtual second of n periodic timers
+// with periods spread over 1–20 ms, as a whole simulated robot arms them:
+// twins, roles and bus timeouts together. It measures the timer structure.
+func BenchmarkManyPeriodicTimers(b *testing.B) {
+	for _, n := range []int{10, 1000, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				e := NewVirtual()
+				rng := rand.New(rand.NewSource(1))
+				for j := 0; j < n; j++ {
+					e.Every(time.Duration(1+rng.Intn(20))*time.Millisecond, func() {})
+				}
+				if err := e.RunFor(context.Background(), time.Second); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestResetNegativeIsNow checks that Reset with a deadline that has already
+// passed (d < 0, as "at.Sub(now)" gives when at is behind) runs the timer at
+// the current time in arming order, as After does, rather than ahead of
+// timers already armed for now.
+func TestResetNegativeIsNow(t *testing.T) {
+	e := NewVirtual()
+	var got []string
+	late := e.After(time.Hour, func() { got = append(got, "reset") })
+	e.After(time.Millisecond, func() {
+		e.After(0, func() { got = append(got, "armed-first") })
+		late.Reset(-5 * time.Millisecond)
+	})
+	if err := e.RunFor(context.Background(), 2*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, " "); g != "armed-first reset" {
+		t.Errorf("order = %q, want %q", g, "armed-first reset")
+	}
+}
+
+// TestStopCancelsQueuedRun stops and resets timers whose runs are already in
+// the ready queue (due at the same instant as the callback that stops them):
+// those runs must not happen.
+func TestStopCancelsQueuedRun(t *testing.T) {
+	e := NewVirtual()
+	start := e.Now()
+	var ran []string
+	note := func(s string) { ran = append(ran, fmt.Sprintf("%s@%v", s, e.Now().Sub(start))) }
+	var b, c *Timer
+	e.After(time.Millisecond, func() { note("a"); b.Stop(); c.Reset(time.Millisecond) })
+	b = e.After(time.Millisecond, func() { note("b") })
+	c = e.Every(time.Millisecond, func() { note("c") })
+	if err := e.RunFor(context.Background(), 2500*time.Microsecond); err != nil {
+		t.Fatal(err)
+	}
+	if g, want := strings.Join(ran, " "), "a@1ms c@2ms"; g != want {
+		t.Errorf("ran %q, want %q", g, want)
+	}
+}
+
+// TestTimerPathAllocatesNothing holds the 1 kHz control-loop path to zero
+// allocations per period, on virtual and on real time: a timer firing, the
+// ready queue and the executor's wait for the next deadline.
+func TestTimerPathAllocatesNothing(t *testing.T) {
+	ctx := context.Background()
+	t.Run("virtual", func(t *testing.T) {
+		e := NewVirtual()
+		n := 0
+		e.Every(time.Millisecond, func() { n++ })
+		e.Every(3*time.Millisecond, func() { n++ })
+		_ = e.RunFor(ctx, 20*time.Millisecond) // grow the queues
+		allocs := testing.AllocsPerRun(200, func() { _ = e.RunFor(ctx, time.Millisecond) })
+		if allocs != 0 {
+			t.Errorf("%.1f allocations per virtual millisecond of a 1 kHz timer, want 0", allocs)
+		}
+		if n < 200 {
+			t.Errorf("timer ran %d times", n)
+		}
+	})
+	for _, spin := range []time.Duration{0, 100 * time.Microsecond} {
+		t.Run(fmt.Sprintf("real/spin=%v", spin), func(t *testing.T) {
+			e := New(&Options{Spin: spin})
+			n := 0
+			e.Every(time.Millisecond, func() { n++ })
+			_ = e.RunFor(ctx, 20*time.Millisecond)
+			allocs := testing.AllocsPerRun(50, func() { _ = e.RunFor(ctx, time.Millisecond) })
+			if allocs != 0 {
+				t.Errorf("%.1f allocations per millisecond of a 1 kHz timer on the real clock, want 0", allocs)
+			}
+			if n == 0 {
+				t.Error("timer never ran")
+			}
+		})
+	}
+}
+
+// recordingWaiter is a Waiter that sleeps on a Go timer and counts its use.
+type recordingWaiter struct {
+	ch    chan struct{}
+	waits atomic.Int64
+}
+
+func (w *recordingWaiter) Wait(d time.Duration) {
+	w.waits.Add(1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-w.ch:
+	case <-t.C:
+	}
+}
+
+func (w *recordingWaiter) Wake() {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// TestWaiterIsWokenByPostAndCancel runs the executor with a Waiter and only
+// an hour-long timer: a Post from another goroutine and the end of the
+// context must each end the wait.
+func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
+	w := &recordingWaiter{ch: make(chan struct{}, 1)}
+	e := New(&Options{Waiter: w})
+	e.After(time.Hour, func() { t.Error("the hour-long timer ran") })
+	var ticks atomic.Int64
+	tick := e.Every(time.Millisecond, func() { ticks.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	posted := make(chan struct{})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		e.Post(func() {
+			// Only the hour-long timer is left: the next wait is an
+			// hour, which only the cancel can end.
+			tick.Stop()
+			close(posted)
+		})
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- e.Run(ctx) }()
+	select {
+	case <-posted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a Post did not wake the Waiter")
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != context.Canceled {
+			t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling the context did not wake the Waiter")
+	}
+	if w.waits.Load() == 0 || ticks.Load() == 0 {
+		t.Errorf("waiter used %d times, 1 ms timer ran %d times", w.waits.Load(), ticks.Load())
+	}
+}

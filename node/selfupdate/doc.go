@@ -1,7 +1,6 @@
 // Package selfupdate makes a real node replace its own binary: it is the
 // node.Updater of saint-node, and the boot step that rolls back an image
-// that did not come up healthy (spec: Firmware Update System; DESIGN.md:
-// Firmware).
+// that did not come up healthy.
 //
 // The node's state directory holds the images (node.Store writes them):
 //

@@ -18,7 +18,7 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // TrialEnv is the environment variable Apply sets for the image it execs:

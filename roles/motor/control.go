@@ -113,13 +113,14 @@ func decode(j *Joints, c msg.ControlCommand) ([]*setpoint, error) {
 		s := &setpoint{kp: at(c.Kp, k, j.Kp[i]), kd: at(c.Kd, k, j.Kd[i])}
 		switch c.Mode {
 		case msg.ModeTorque:
-			// The spec: positions, kp and kd are treated as zero.
+			// A torque-mode command carries torques only: positions, kp and
+			// kd count as zero.
 			s.torqueMode, s.tau, s.kp, s.kd = true, c.Torques[k], 0, 0
 		case msg.ModeMixed:
 			s.torqueMode = true
 			s.q, s.dq, s.tau = j.Clamp(i, c.Positions[k]), at(c.Velocities, k, 0), c.Torques[k]
 		default:
-			// The spec: torques are ignored.
+			// A position-mode command carries no torque: torques are ignored.
 			s.q, s.dq = j.Clamp(i, c.Positions[k]), at(c.Velocities, k, 0)
 		}
 		sp[i] = s

@@ -14,7 +14,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 )
 
-// Defaults of the spec.
+// Defaults of the motor control protocol (docs/roles/arms.md).
 const (
 	// DefaultResetZeroTimeout bounds a reset_zero call (10000 ms).
 	DefaultResetZeroTimeout = 10 * time.Second
@@ -377,7 +377,7 @@ func (m *Middleware) publishSession() {
 	_ = m.bus.Publish(m.sessionTopic, s)
 }
 
-// resetZero runs the spec's zero calibration: refused while a session is
+// resetZero runs the zero calibration (docs/roles/arms.md): refused while a session is
 // active, a calibration runs, or a motor is unreachable; otherwise the
 // motors go to zero torque, Calibrate writes their zero, and the call
 // answers once every motor reports within ZeroTolerance of zero, or fails

@@ -13,7 +13,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -72,7 +72,7 @@ type Options struct {
 	OnEvent func(level, nodeID, text string)
 }
 
-// Manager is the server's adoption manager (spec: Node Adoption System):
+// Manager is the server's adoption manager:
 // it tracks unadopted and adopted nodes, adopts and resets them through
 // their services, validates stored roles at node boot, and keeps the
 // adopted registry on disk so a server restart loses nothing. Its methods
@@ -165,24 +165,24 @@ func (m *Manager) save() error {
 // adoption and role services.
 func (m *Manager) Start() error {
 	ex, b := m.o.Exec, m.o.Bus
-	sub, err := b.Subscribe(msg.TopicUnadopted, bus.QoS{Reliability: bus.BestEffort, Depth: 100}, ex, m.onAnnouncement)
-	if err != nil {
-		return err
-	}
-	m.subs = append(m.subs, sub)
-	sub, err = b.Subscribe(msg.TopicAllNodeStatus, bus.QoS{Depth: 100}, ex, m.onStatus)
-	if err != nil {
-		return err
-	}
-	m.subs = append(m.subs, sub)
-	services := map[string]bus.ServiceHandler{
-		msg.ServiceAdopt:        m.serveAdopt,
-		msg.ServiceReset:        m.serveReset,
-		msg.ServiceRoleConfig:   m.serveRoleConfig,
-		msg.ServiceValidateRole: m.serveValidate,
-	}
-	for _, name := range []string{msg.ServiceAdopt, msg.ServiceReset, msg.ServiceRoleConfig, msg.ServiceValidateRole} {
-		sub, err := b.Serve(name, ex, services[name])
+	// Messages that do not decode are counted and logged by the bus.
+	for _, start := range []func() (bus.Subscription, error){
+		func() (bus.Subscription, error) {
+			return bus.SubscribeJSON(b, msg.TopicUnadopted, bus.QoS{Reliability: bus.BestEffort, Depth: 100}, ex, m.onAnnouncement)
+		},
+		func() (bus.Subscription, error) {
+			return bus.SubscribeJSON(b, msg.TopicAllNodeStatus, bus.QoS{Depth: 100}, ex, m.onStatus)
+		},
+		func() (bus.Subscription, error) { return bus.ServeJSON(b, msg.ServiceAdopt, ex, m.serveAdopt) },
+		func() (bus.Subscription, error) { return bus.ServeJSON(b, msg.ServiceReset, ex, m.serveReset) },
+		func() (bus.Subscription, error) {
+			return bus.ServeJSON(b, msg.ServiceRoleConfig, ex, m.serveRoleConfig)
+		},
+		func() (bus.Subscription, error) {
+			return bus.ServeJSON(b, msg.ServiceValidateRole, ex, m.serveValidate)
+		},
+	} {
+		sub, err := start()
 		if err != nil {
 			return err
 		}
@@ -203,10 +203,9 @@ func (m *Manager) Stop() {
 	m.subs = nil
 }
 
-func (m *Manager) onAnnouncement(bm bus.Msg) {
-	var st msg.NodeGPIOStatus
-	if err := bm.Decode(&st); err != nil || !msg.ValidNodeID(st.NodeID) {
-		m.log.Warn("bad announcement", "topic", bm.Topic, "err", err)
+func (m *Manager) onAnnouncement(topic string, st msg.NodeGPIOStatus) {
+	if !msg.ValidNodeID(st.NodeID) {
+		m.log.Warn("bad announcement", "topic", topic, "node_id", st.NodeID)
 		return
 	}
 	now := m.o.Exec.Now()
@@ -225,10 +224,9 @@ func (m *Manager) onAnnouncement(bm bus.Msg) {
 	u.Status, u.LastSeen = st, now
 }
 
-func (m *Manager) onStatus(bm bus.Msg) {
-	var st msg.NodeStatus
-	if err := bm.Decode(&st); err != nil || !msg.ValidNodeID(st.NodeID) {
-		m.log.Warn("bad node status", "topic", bm.Topic, "err", err)
+func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
+	if !msg.ValidNodeID(st.NodeID) {
+		m.log.Warn("bad node status", "topic", topic, "node_id", st.NodeID)
 		return
 	}
 	m.status[st.NodeID] = st
@@ -410,11 +408,7 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		}
 	}
 	display := req.DisplayName
-	m.o.Bus.CallAsync(msg.NodeAdoptService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(bm bus.Msg, err error) {
-		var resp msg.AdoptNodeResponse
-		if err == nil {
-			err = bm.Decode(&resp)
-		}
+	bus.CallAsyncJSON(m.o.Bus, msg.NodeAdoptService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.AdoptNodeResponse, err error) {
 		if err != nil {
 			done(resp, fmt.Errorf("node %s did not answer the adoption: %w", req.NodeID, err))
 			return
@@ -471,11 +465,7 @@ func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeRespons
 		done(msg.ResetNodeResponse{}, &ParamError{"node_id", "unknown node " + req.NodeID})
 		return
 	}
-	m.o.Bus.CallAsync(msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(bm bus.Msg, err error) {
-		var resp msg.ResetNodeResponse
-		if err == nil {
-			err = bm.Decode(&resp)
-		}
+	bus.CallAsyncJSON(m.o.Bus, msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.ResetNodeResponse, err error) {
 		if err != nil {
 			done(resp, fmt.Errorf("node %s did not answer the reset (is it online?): %w", req.NodeID, err))
 			return
@@ -513,12 +503,7 @@ func (m *Manager) SetDisplayName(id, name string) error {
 	return m.save()
 }
 
-func (m *Manager) serveAdopt(bm bus.Msg, reply bus.Reply) {
-	var req msg.AdoptNodeRequest
-	if err := bm.Decode(&req); err != nil {
-		reply(nil, err)
-		return
-	}
+func (m *Manager) serveAdopt(req msg.AdoptNodeRequest, reply func(msg.AdoptNodeResponse, error)) {
 	m.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
 		if err != nil {
 			resp.Message = err.Error()
@@ -527,12 +512,7 @@ func (m *Manager) serveAdopt(bm bus.Msg, reply bus.Reply) {
 	})
 }
 
-func (m *Manager) serveReset(bm bus.Msg, reply bus.Reply) {
-	var req msg.ResetNodeRequest
-	if err := bm.Decode(&req); err != nil {
-		reply(nil, err)
-		return
-	}
+func (m *Manager) serveReset(req msg.ResetNodeRequest, reply func(msg.ResetNodeResponse, error)) {
 	m.Reset(req, func(resp msg.ResetNodeResponse, err error) {
 		if err != nil {
 			resp.Message = err.Error()
@@ -541,12 +521,7 @@ func (m *Manager) serveReset(bm bus.Msg, reply bus.Reply) {
 	})
 }
 
-func (m *Manager) serveRoleConfig(bm bus.Msg, reply bus.Reply) {
-	var req msg.RoleConfigRequest
-	if err := bm.Decode(&req); err != nil {
-		reply(nil, err)
-		return
-	}
+func (m *Manager) serveRoleConfig(req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
 	if m.o.Firmware == nil {
 		reply(msg.RoleConfigResponse{Message: "server has no role configurations"}, nil)
 		return
@@ -563,12 +538,7 @@ func (m *Manager) serveRoleConfig(bm bus.Msg, reply bus.Reply) {
 // not know as adopted (its registry was lost, or the node was adopted by
 // another server) is taken into the registry: the role lives on the node
 // until an explicit reset.
-func (m *Manager) serveValidate(bm bus.Msg, reply bus.Reply) {
-	var req msg.ValidateRoleRequest
-	if err := bm.Decode(&req); err != nil {
-		reply(nil, err)
-		return
-	}
+func (m *Manager) serveValidate(req msg.ValidateRoleRequest, reply func(msg.ValidateRoleResponse, error)) {
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
 	if err != nil {
 		reply(msg.ValidateRoleResponse{Message: err.Error()}, nil)

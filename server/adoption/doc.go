@@ -1,5 +1,5 @@
-// Package adoption is the server's adoption manager (spec: Node Adoption
-// System). Unadopted nodes announce themselves with their GPIO status; the
+// Package adoption is the server's adoption manager. Unadopted nodes
+// announce themselves with their GPIO status; the
 // manager lists them, adopts one into a role by calling the node's
 // /saint/node/{node_id}/adopt service, and keeps the adopted registry in
 // adopted.json (atomic writes) so adoptions survive a server restart. A

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // FileName is the token file inside the data directory.

@@ -1,5 +1,5 @@
-// Package firmware is the server's firmware repository (spec: Firmware
-// Update System): one generic node image described by manifest.json, its
+// Package firmware is the server's firmware repository: one generic node
+// image described by manifest.json, its
 // archive, and the role configurations (configs/*.yaml) nodes download when
 // they are adopted.
 //

@@ -17,10 +17,10 @@ import (
 	"sync"
 
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
-// Manifest is firmware/manifest.json (spec: Manifest Format).
+// Manifest is firmware/manifest.json.
 type Manifest struct {
 	Firmware       Release                  `json:"firmware"`
 	Configs        map[string]ConfigVersion `json:"configs"`

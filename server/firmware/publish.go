@@ -13,11 +13,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
-// Files of the tree, relative to the firmware directory (spec: Firmware
-// Package Structure).
+// Files of the tree, relative to the firmware directory.
 const (
 	ManifestPath  = "manifest.json"
 	ChecksumPath  = ImagePath + ".sha256"
@@ -71,7 +70,7 @@ func (rel Release) Validate() error {
 }
 
 // ArchivePath is where a version's image is kept once a newer one is
-// published: archive/v<version>/ (spec: archive/v1.1.0/).
+// published: archive/v<version>/ (for example archive/v1.1.0/).
 func ArchivePath(version string) string {
 	return ArchiveDir + "/v" + strings.TrimPrefix(version, "v")
 }

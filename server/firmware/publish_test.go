@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/saint-os/saint/roles/roleconfig"
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // readManifest decodes dir/manifest.json strictly: a field the spec does

@@ -1,7 +1,7 @@
 // Package mdns advertises saint-server on the local network with multicast
 // DNS (RFC 6762) and DNS-based service discovery (RFC 6763), so nodes and
 // browsers find it as saint-server.local and as a _saint._tcp service
-// without a DNS server (spec: Network Configuration, Node Discovery).
+// without a DNS server.
 //
 // It is a responder only, built on the standard library: it answers
 // questions for the host name (A), the service type (PTR), the service

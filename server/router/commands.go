@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
@@ -20,7 +19,7 @@ import (
 // "websocket", and the router commands (list_routes, set_route,
 // delete_route, set_route_enabled, list_livelink_sources,
 // get_livelink_subject, list/load/save/delete_preset, and get_status,
-// preview, get_blending, set_blending). Call it once, from any
+// preview, get_blending, set_blending, get_targets). Call it once, from any
 // goroutine, before clients connect.
 func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.HandleCommand("head", "move", r.headMove)
@@ -34,6 +33,7 @@ func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.HandleCommand("tracks", "estop", r.estopCommand)
 	g.HandleCommand("system", "estop", r.estopCommand)
 
+	g.Handle("router", "get_targets", r.getTargets)
 	g.Handle("router", "list_routes", r.listRoutes)
 	g.Handle("router", "get_status", r.getStatus)
 	g.Handle("router", "set_route", r.setRouteCmd)
@@ -89,15 +89,44 @@ func prefixOr(p, d string) string {
 	return p
 }
 
-// number checks an optional number parameter against [lo, hi].
-func number(field string, v *float64, lo, hi float64) error {
-	if v == nil {
-		return nil
+// param names a command parameter and the target property it sets.
+type param struct{ name, property string }
+
+// same is the parameters named as the properties they set.
+func same(names ...string) []param {
+	out := make([]param, len(names))
+	for i, n := range names {
+		out[i] = param{n, n}
 	}
-	if math.IsNaN(*v) || *v < lo || *v > hi {
-		return fieldErr(field, "want %g to %g, got %g", lo, hi, *v)
+	return out
+}
+
+// propertyParams reads the parameters ps of a command on target: each one
+// present must be a number within its property's limits (Targets), and
+// becomes that property's value.
+func (r *Router) propertyParams(params json.RawMessage, target string, ps ...param) (Values, error) {
+	var raw map[string]json.RawMessage
+	if err := ws.DecodeParams(params, &raw); err != nil {
+		return nil, err
 	}
-	return nil
+	t := r.targets[target]
+	v := Values{}
+	for _, p := range ps {
+		b, ok := raw[p.name]
+		if !ok || string(b) == "null" {
+			continue
+		}
+		prop, _ := t.Property(p.property)
+		var x float64
+		if err := json.Unmarshal(b, &x); err != nil {
+			return nil, fieldErr(p.name, "want a number (%g to %g), got %s", prop.Min, prop.Max, b)
+		}
+		if err := prop.Check(p.name, x); err != nil {
+			return nil, err
+		}
+		v[p.property] = x
+	}
+	return v, nil
 }
 
 // motion submits a WebSocket command on the executor and answers with
@@ -132,54 +161,43 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 	return res, err
 }
 
-type headMoveParams struct {
-	Pan   *float64 `json:"pan"`
-	Tilt  *float64 `json:"tilt"`
-	Roll  *float64 `json:"roll"`
-	Speed *float64 `json:"speed"`
-	Jaw   *float64 `json:"jaw"`
-}
-
 func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	var p headMoveParams
-	if err := ws.DecodeParams(params, &p); err != nil {
+	if ok, err := present(params, "pan", "tilt", "roll", "jaw"); err != nil || !ok {
+		if err == nil {
+			err = fieldErr("pan", "want at least one of pan, tilt, roll (degrees) or jaw")
+		}
 		return nil, err
 	}
-	if p.Pan == nil && p.Tilt == nil && p.Roll == nil && p.Jaw == nil {
-		return nil, fieldErr("pan", "want at least one of pan, tilt, roll (degrees) or jaw")
-	}
-	for _, c := range []struct {
-		f      string
-		v      *float64
-		lo, hi float64
-	}{{"pan", p.Pan, -180, 180}, {"tilt", p.Tilt, -90, 90}, {"roll", p.Roll, -45, 45}, {"speed", p.Speed, 0, 1}, {"jaw", p.Jaw, 0, 1}} {
-		if err := number(c.f, c.v, c.lo, c.hi); err != nil {
-			return nil, err
-		}
-	}
-	vals := map[string]float64{}
-	for k, v := range map[string]*float64{"pan": p.Pan, "tilt": p.Tilt, "roll": p.Roll, "speed": p.Speed, "jaw": p.Jaw} {
-		if v != nil {
-			vals[k] = *v
-		}
+	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw")...)
+	if err != nil {
+		return nil, err
 	}
 	return r.motion(ctx, Input{Target: TargetHead, Command: CommandMove, Values: vals})
 }
 
+func hasKey(v Values, k string) bool { _, ok := v[k]; return ok }
+
+// present reports whether params has one of the names with a value that
+// is not null; params that are no object are an error.
+func present(params json.RawMessage, names ...string) (bool, error) {
+	var raw map[string]json.RawMessage
+	if err := ws.DecodeParams(params, &raw); err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if b, ok := raw[n]; ok && string(b) != "null" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func (r *Router) headHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	var p struct {
-		Speed *float64 `json:"speed"`
-	}
-	if err := ws.DecodeParams(params, &p); err != nil {
+	vals, err := r.propertyParams(params, TargetHead, same("speed")...)
+	if err != nil {
 		return nil, err
 	}
-	if err := number("speed", p.Speed, 0, 1); err != nil {
-		return nil, err
-	}
-	vals := map[string]float64{"pan": 0, "tilt": 0, "roll": 0}
-	if p.Speed != nil {
-		vals["speed"] = *p.Speed
-	}
+	vals["pan"], vals["tilt"], vals["roll"] = 0, 0, 0
 	return r.motion(ctx, Input{Target: TargetHead, Command: CommandHome, Values: vals})
 }
 
@@ -253,7 +271,6 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 	var p struct {
 		Arm       string    `json:"arm"`
 		Positions []float64 `json:"positions"`
-		Speed     *float64  `json:"speed"`
 		Immediate bool      `json:"immediate"`
 	}
 	if err := ws.DecodeParams(params, &p); err != nil {
@@ -266,18 +283,20 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 	if len(p.Positions) == 0 || len(p.Positions) > MaxJoints {
 		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", MaxJoints, len(p.Positions))
 	}
-	vals := map[string]float64{}
+	joint, _ := r.targets[targets[0]].Property(indexed("joint", 0))
+	vals := Values{}
 	for i, v := range p.Positions {
-		if math.IsNaN(v) || v < -360 || v > 360 {
-			return nil, fieldErr(fmt.Sprintf("positions[%d]", i), "want -360 to 360 degrees, got %g", v)
+		if err := joint.Check(fmt.Sprintf("positions[%d]", i), v); err != nil {
+			return nil, err
 		}
-		vals[jointName(i)] = v
+		vals[indexed("joint", i)] = v
 	}
-	if err := number("speed", p.Speed, 0, 1); err != nil {
+	speed, err := r.propertyParams(params, targets[0], same("speed")...)
+	if err != nil {
 		return nil, err
 	}
-	if p.Speed != nil {
-		vals["speed"] = *p.Speed
+	for k, v := range speed {
+		vals[k] = v
 	}
 	if p.Immediate {
 		vals["immediate"] = 1
@@ -292,8 +311,7 @@ const HomeJoints = 5
 
 func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
 	var p struct {
-		Arm   string   `json:"arm"`
-		Speed *float64 `json:"speed"`
+		Arm string `json:"arm"`
 	}
 	if err := ws.DecodeParams(params, &p); err != nil {
 		return nil, err
@@ -302,7 +320,8 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if err := number("speed", p.Speed, 0, 1); err != nil {
+	speed, err := r.propertyParams(params, targets[0], same("speed")...)
+	if err != nil {
 		return nil, err
 	}
 	results := map[string]any{}
@@ -311,7 +330,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		if err := r.ex.Do(ctx, func() {
 			n = HomeJoints
 			for i := MaxJoints - 1; i >= n; i-- {
-				if _, ok := r.outputs[t].last[jointName(i)]; ok {
+				if _, ok := r.outputs[t].last[indexed("joint", i)]; ok {
 					n = i + 1
 					break
 				}
@@ -319,12 +338,12 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		}); err != nil {
 			return nil, err
 		}
-		vals := map[string]float64{}
+		vals := Values{}
 		for i := 0; i < n; i++ {
-			vals[jointName(i)] = 0
+			vals[indexed("joint", i)] = 0
 		}
-		if p.Speed != nil {
-			vals["speed"] = *p.Speed
+		for k, v := range speed {
+			vals[k] = v
 		}
 		res, err := r.motion(ctx, Input{Target: t, Command: CommandHome, Values: vals})
 		if err != nil {
@@ -337,9 +356,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 
 func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
 	var p struct {
-		Arm      string   `json:"arm"`
-		Position *float64 `json:"position"`
-		Force    *float64 `json:"force"`
+		Arm string `json:"arm"`
 	}
 	if err := ws.DecodeParams(params, &p); err != nil {
 		return nil, err
@@ -348,58 +365,40 @@ func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawM
 	if err != nil {
 		return nil, err
 	}
-	if p.Position == nil {
-		return nil, fieldErr("position", "required: 0.0 (closed) to 1.0 (open)")
-	}
-	if err := number("position", p.Position, 0, 1); err != nil {
+	if ok, err := present(params, "position"); err != nil || !ok {
+		if err == nil {
+			err = fieldErr("position", "required: 0.0 (closed) to 1.0 (open)")
+		}
 		return nil, err
 	}
-	if err := number("force", p.Force, 0, 1000); err != nil {
+	vals, err := r.propertyParams(params, targets[0], param{"position", "gripper"}, param{"force", "gripper_force"})
+	if err != nil {
 		return nil, err
-	}
-	vals := map[string]float64{"gripper": *p.Position}
-	if p.Force != nil {
-		vals["gripper_force"] = *p.Force
 	}
 	return r.motion(ctx, Input{Target: targets[0], Command: CommandGripper, Values: vals})
 }
 
-// MaxLinear and MaxAngular bound tracks drive (m/s, rad/s); the tracks
-// role applies its own, lower limits.
-const (
-	MaxLinear  = 10.0
-	MaxAngular = 20.0
-)
-
 func (r *Router) tracksDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	var p struct {
-		Linear  *float64 `json:"linear"`
-		Angular *float64 `json:"angular"`
-	}
-	if err := ws.DecodeParams(params, &p); err != nil {
+	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
+		if err == nil {
+			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
+		}
 		return nil, err
 	}
-	if p.Linear == nil && p.Angular == nil {
-		return nil, fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
-	}
-	if err := number("linear", p.Linear, -MaxLinear, MaxLinear); err != nil {
+	vals, err := r.propertyParams(params, TargetTracks, same("linear", "angular")...)
+	if err != nil {
 		return nil, err
 	}
-	if err := number("angular", p.Angular, -MaxAngular, MaxAngular); err != nil {
-		return nil, err
-	}
-	vals := map[string]float64{"linear": 0, "angular": 0}
-	if p.Linear != nil {
-		vals["linear"] = *p.Linear
-	}
-	if p.Angular != nil {
-		vals["angular"] = *p.Angular
+	for k, v := range r.targets[TargetTracks].Stop {
+		if !hasKey(vals, k) {
+			vals[k] = v
+		}
 	}
 	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandDrive, Values: vals})
 }
 
 func (r *Router) tracksStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandStop, Values: map[string]float64{"linear": 0, "angular": 0}})
+	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandStop, Values: clone(r.targets[TargetTracks].Stop)})
 }
 
 // estopCommand is tracks estop and system estop: {"enable": true} (or no
@@ -425,6 +424,13 @@ func (r *Router) estopCommand(ctx context.Context, _ *ws.Client, params json.Raw
 }
 
 // ---- router commands ----
+
+// getTargets answers the table of output targets (Targets): each one's
+// properties with units, limits and defaults, its bus topics and message
+// types. The web UI's route editor builds its choices from it.
+func (r *Router) getTargets(context.Context, *ws.Client, json.RawMessage) (any, error) {
+	return map[string]any{"targets": Targets(), "any": TargetAny}, nil
+}
 
 func (r *Router) listRoutes(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
 	var out map[string]any

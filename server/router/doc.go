@@ -1,6 +1,6 @@
-// Package router is the server's Input/Output Router (spec: Input/Output
-// Router): it maps input sources (the RC transmitter, WebSocket commands,
-// Unreal LiveLink, a joystick, autonomous behaviours, safety monitors) to
+// Package router is the server's Input/Output Router: it maps input
+// sources (the RC transmitter, WebSocket commands, Unreal LiveLink, a
+// joystick, autonomous behaviours, safety monitors) to
 // the robot's outputs (the head, arm, gripper and track command topics)
 // through configurable routes, decides between sources by priority, blends
 // hand-overs, and stops all motion on an emergency stop.
@@ -17,7 +17,9 @@
 //
 // # Running it
 //
-// The router lives on the server's executor and owns no goroutine:
+// The router lives on the server's executor and owns no goroutine. The
+// server registers it as a feature (Register: the router as a component,
+// its commands and the "router" topic); on its own it runs as
 //
 //	rt, err := router.New(router.Options{Exec: ex, Bus: b, DataDir: dataDir})
 //	// on the executor:
@@ -33,34 +35,48 @@
 //
 // # Inputs
 //
-// Submit(Input) routes one input; it must be called on the executor. Other
-// goroutines call Post(Input), which posts Submit to the executor. Inputs
-// also arrive on the bus, decoded on the executor: msg.RCReceiverState on
-// msg.TopicRCState (each channel N is the property "channel_N", its
-// normalised value), msg.LiveLinkFrame on msg.TopicLiveLinkFrames (each
-// property by name), and msg.RouterInput on msg.TopicRouterInput (any
-// source: joystick bridges, autonomous behaviours, safety monitors). The
+// Every source reaches the router as an Input. Submit(Input) routes one;
+// it must be called on the executor (a Sink). Other goroutines call
+// Post(Input), which posts Submit to the executor. Inputs also arrive on
+// the bus, decoded on the executor: msg.RCReceiverState on
+// msg.TopicRCState (each channel N is the property msg.RCChannelProperty(N),
+// "channel_N", its normalised value), msg.LiveLinkFrame on
+// msg.TopicLiveLinkFrames (each property by name), and msg.RouterInput on
+// msg.TopicRouterInput (any other source: joystick bridges, ROS,
+// autonomous behaviours, safety monitors, the RC receiver's failsafe). The
 // console's msg.ConsoleOverride on msg.TopicConsoleOverride outranks every
 // route but safety ones.
 //
 // # Outputs
 //
-// Every tick (Options.TickHz, default 50 Hz) each target with an active
-// route is sent its values: msg.HeadCommand on /saint/head/cmd,
-// msg.ArmCommand on /saint/arms/{side}/cmd and msg.GripperCommand on
-// /saint/arms/{side}/gripper/cmd, msg.Twist on /saint/tracks/cmd_vel. A
-// WebSocket command is also sent at once. When the tracks' last route
-// times out they are sent a zero Twist. RouteStatus goes to
-// /saint/router/status on every change and once a second.
+// Targets() is the table of output targets: per target (head, arms.left,
+// arms.right, tracks, balance, console) its properties with units, limits
+// and defaults, its bus topics and message types, and how its values
+// become those messages. Routes, the WebSocket commands' limits, the
+// preview, the e-stop topics and the web UI's route editor (get_targets)
+// read it. Between the edges a target's values are Values, per property in
+// the property's unit, because priorities and blending work property by
+// property: a command's parameters are read straight into the target's
+// properties and checked against their limits, and the target's encoder
+// turns the values it is sent into its typed messages (a head move's pan
+// is the HeadCommand's pan, in degrees, all the way). Every tick
+// (Options.TickHz, default 50 Hz) each routable target
+// with an active route is sent its values: msg.HeadCommand on
+// /saint/head/cmd, msg.ArmCommand on /saint/arms/{side}/cmd and
+// msg.GripperCommand on /saint/arms/{side}/gripper/cmd, msg.Twist on
+// /saint/tracks/cmd_vel. A WebSocket command is also sent at once. When a
+// target with stop values (the tracks) loses its last route it is sent
+// them. RouteStatus goes to /saint/router/status on every change and once
+// a second.
 //
 // # Safety
 //
 // An emergency stop (Command "estop", a mapping to "estop", the WebSocket
 // tracks estop and system estop, the console's estop control, EStop)
-// publishes msg.EStop on /saint/tracks/estop and /saint/balance/estop and
-// a zero Twist at once, keeps the tracks at zero
-// and holds head and arm commands back until ClearEStop, whatever the
-// priorities.
+// publishes msg.EStop on every target's e-stop topic (/saint/tracks/estop,
+// /saint/balance/estop) and the stop values of the targets that have them
+// (a zero Twist) at once, keeps those at their stop values and holds the
+// others' commands back until ClearEStop, whatever the priorities.
 //
 // See docs/router.md for the formats, the blending modes, the state
 // machine and the WebSocket commands with examples.

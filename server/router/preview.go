@@ -32,12 +32,16 @@ type Preview struct {
 }
 
 // PreviewMapping is one mapping's line: "Ch2 = 0.75 → linear = 0.75".
-// Input and Output are null while the input has no such property.
+// Input and Output are null while the input has no such property. Unit is
+// the output property's (Targets), and OutOfRange says Output is beyond
+// the property's limits, which the target's role will not follow.
 type PreviewMapping struct {
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Input  *float64 `json:"input"`
-	Output *float64 `json:"output"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Input      *float64 `json:"input"`
+	Output     *float64 `json:"output"`
+	Unit       string   `json:"unit,omitempty"`
+	OutOfRange bool     `json:"out_of_range,omitempty"`
 }
 
 // Preview computes the live preview of rt, which may be a configured
@@ -55,7 +59,7 @@ func (r *Router) Preview(rt Route) Preview {
 	if rt.Mapping.Passthrough {
 		targets := []string{rt.Output.Target}
 		if rt.Output.Target == TargetAny {
-			targets = Targets()
+			targets = r.names
 		}
 		for _, t := range targets {
 			c := r.contrib[t][rt.ID]
@@ -75,13 +79,20 @@ func (r *Router) Preview(rt Route) Preview {
 			p.Active = rt.Enabled && r.fresh(at, now)
 		}
 	} else {
+		target := r.targets[rt.Output.Target]
 		for i := range rt.Mapping.List {
 			m := &rt.Mapping.List[i]
 			pm := PreviewMapping{From: m.From, To: m.To}
+			prop, known := Property{}, false
+			if target != nil {
+				prop, known = target.Property(m.To)
+				pm.Unit = prop.Unit
+			}
 			if snap != nil {
 				if v, ok := snap.values[m.From]; ok {
 					out := m.Apply(v)
 					pm.Input, pm.Output = &v, &out
+					pm.OutOfRange = known && prop.Check(m.To, out) != nil
 					p.Values[m.To] += out
 				}
 			}

@@ -48,61 +48,10 @@ type RouteInput struct {
 
 // RouteOutput is the output a route drives.
 type RouteOutput struct {
-	// Target is TargetHead, TargetArmsLeft, TargetArmsRight, TargetTracks,
-	// or TargetAny ("*": the target each command names; passthrough only).
+	// Target is a routable target of Targets() ("head", "arms.left",
+	// "tracks" ...), or TargetAny ("*": the target each command names;
+	// passthrough only).
 	Target string `json:"target" yaml:"target"`
-}
-
-// Output targets (spec: Output Targets).
-const (
-	TargetHead      = "head"
-	TargetArmsLeft  = "arms.left"
-	TargetArmsRight = "arms.right"
-	TargetTracks    = "tracks"
-	TargetAny       = "*"
-)
-
-// Targets lists the concrete output targets in the order the UI shows them.
-func Targets() []string {
-	return []string{TargetHead, TargetArmsLeft, TargetArmsRight, TargetTracks}
-}
-
-// PropertyEStop is the property, valid on every target, that engages the
-// emergency stop when a mapping drives it to 0.5 or more.
-const PropertyEStop = "estop"
-
-// MaxJoints is how many arm joints (joint_0 … joint_15) a route may drive.
-const MaxJoints = 16
-
-var jointProperty = regexp.MustCompile(`^joint_([0-9]|1[0-5])$`)
-
-// targetProperties are the controllable properties of each target (spec:
-// Output Targets). The head's "eyes" are not in HeadCommand, so no route
-// can drive them yet. "speed" is HeadCommand.speed and ArmCommand's
-// speed_factor; "gripper" and "gripper_force" are the arm's
-// GripperCommand.
-var targetProperties = map[string][]string{
-	TargetHead:      {"pan", "tilt", "roll", "jaw", "speed", PropertyEStop},
-	TargetArmsLeft:  {"joint_0 … joint_15", "speed", "gripper", "gripper_force", PropertyEStop},
-	TargetArmsRight: {"joint_0 … joint_15", "speed", "gripper", "gripper_force", PropertyEStop},
-	TargetTracks:    {"linear", "angular", PropertyEStop},
-}
-
-// ValidProperty reports whether target has the output property prop.
-func ValidProperty(target, prop string) bool {
-	props, ok := targetProperties[target]
-	if !ok {
-		return false
-	}
-	if (target == TargetArmsLeft || target == TargetArmsRight) && jointProperty.MatchString(prop) {
-		return true
-	}
-	for _, p := range props {
-		if p == prop {
-			return true
-		}
-	}
-	return false
 }
 
 // Mapping is a route's "mapping": a list of Map, or passthrough.
@@ -209,8 +158,8 @@ func (m *Mapping) UnmarshalYAML(n *yaml.Node) error {
 var mapOptions = map[string]bool{"from": true, "to": true, "scale": true, "offset": true, "clamp": true,
 	"deadzone": true, "curve": true, "expo": true, "mode": true, "threshold": true, "inverted": true}
 
-// Map turns one input value into one output property (spec: Routing Rules
-// and Channel Mapping Examples). Apply gives the order in which the options
+// Map turns one input value into one output property. Apply gives the
+// order in which the options
 // act.
 type Map struct {
 	From string `json:"from" yaml:"from"` // input property: "channel_2", "headYaw"
@@ -317,7 +266,7 @@ func prefixed(prefix string, err error) error {
 var routeID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // DefaultPriority is each source's priority when its route gives none
-// (spec: Input Sources; joystick is ours).
+// (the joystick is SAINT's own addition).
 func DefaultPriority(source string) int {
 	switch source {
 	case msg.SourceSafety:
@@ -386,14 +335,18 @@ func (r *Route) Validate() error {
 	}
 	t := r.Output.Target
 	if t == "" {
-		return fieldErr("output.target", "required; want head, arms.left, arms.right, tracks or * (passthrough)")
+		return fieldErr("output.target", "required; want %s or * (passthrough)", strings.Join(TargetNames(), ", "))
 	}
+	var target *Target
 	if t == TargetAny {
 		if !r.Mapping.Passthrough {
 			return fieldErr("output.target", "\"*\" needs mapping \"passthrough\": a mapped route drives one target")
 		}
-	} else if _, ok := targetProperties[t]; !ok {
-		return fieldErr("output.target", "want head, arms.left, arms.right, tracks or *, got %q", t)
+	} else {
+		var err error
+		if target, err = newTargetTable().routable("output.target", t); err != nil {
+			return err
+		}
 	}
 	if r.Mapping.Passthrough {
 		return nil
@@ -402,7 +355,7 @@ func (r *Route) Validate() error {
 		return fieldErr("mapping", "want at least one mapping, or \"passthrough\"")
 	}
 	for i := range r.Mapping.List {
-		if err := r.Mapping.List[i].validate(t); err != nil {
+		if err := r.Mapping.List[i].validate(target); err != nil {
 			return prefixed("mapping["+strconv.Itoa(i)+"]", err)
 		}
 	}
@@ -411,15 +364,15 @@ func (r *Route) Validate() error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func (m *Map) validate(target string) error {
+func (m *Map) validate(target *Target) error {
 	if m.From == "" {
 		return fieldErr("from", "required: the input property (\"channel_2\", \"headYaw\")")
 	}
 	if m.To == "" {
-		return fieldErr("to", "required: one of %s", strings.Join(targetProperties[target], ", "))
+		return fieldErr("to", "required: one of %s", strings.Join(target.PropertyNames(), ", "))
 	}
-	if !ValidProperty(target, m.To) {
-		return fieldErr("to", "%s has no property %q; want one of %s", target, m.To, strings.Join(targetProperties[target], ", "))
+	if _, ok := target.Property(m.To); !ok {
+		return fieldErr("to", "%s has no property %q; want one of %s", target.Name, m.To, strings.Join(target.PropertyNames(), ", "))
 	}
 	if m.Scale != nil && !finite(*m.Scale) {
 		return fieldErr("scale", "want a finite number")

@@ -56,8 +56,15 @@ func (o Options) TickPeriod() time.Duration {
 	return time.Duration(float64(time.Second) / hz)
 }
 
-// Input is one input for the router: an RC frame, a LiveLink frame, a
-// WebSocket command.
+// Input is one input for the router, whatever its source: an RC frame, a
+// LiveLink frame, a joystick, a WebSocket command, a ROS message, an
+// autonomous behaviour, a failsafe. It is the one contract between the
+// sources and the router. Sources in the server's process hand it to a
+// Sink on the executor (the joystick, the WebSocket commands); sources
+// elsewhere publish it as msg.RouterInput on msg.TopicRouterInput (see
+// BusInput); the RC and LiveLink receivers, whose messages have other
+// readers too, publish their own messages, which the router turns into
+// inputs with RCInput and LiveLinkInput.
 type Input struct {
 	Source   string // msg.SourceRC ...
 	Subject  string // LiveLink subject name
@@ -74,6 +81,11 @@ type Input struct {
 	Time time.Time
 }
 
+// Sink takes inputs on the executor: a *Router.
+type Sink interface {
+	Submit(in Input) error
+}
+
 // ErrNoRoute is returned by Submit when no enabled route takes the input.
 var ErrNoRoute = errors.New("router: no enabled route takes this input")
 
@@ -86,6 +98,10 @@ type Router struct {
 	tick   time.Duration
 	store  *store
 	saveMu sync.Mutex // orders the writes of configuration changes
+	// targets is the table of output targets (Targets), names the
+	// routable ones in order.
+	targets targetTable
+	names   []string
 
 	// Executor state.
 	blending   Blending
@@ -171,8 +187,10 @@ func New(o Options) (*Router, error) {
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
 		lastInput: map[string]time.Time{},
+		targets:   newTargetTable(),
+		names:     TargetNames(),
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		r.outputs[t] = &output{target: t, last: map[string]float64{}}
 	}
 	r.applyConfig(cfg)
@@ -209,67 +227,56 @@ func (r *Router) Start() error {
 	if r.started {
 		return errors.New("router: already started")
 	}
-	qos := bus.QoS{Depth: 4}
-	subscribe := func(topic string, h bus.Handler) error {
-		sub, err := r.o.Bus.Subscribe(topic, qos, r.ex, h)
-		if err != nil {
-			return fmt.Errorf("router: subscribe %s: %w", topic, err)
+	for _, sub := range []func() error{
+		// Every source's input becomes an Input; the sources with a
+		// message of their own are converted here, the others send
+		// msg.RouterInput.
+		inputTopic(r, msg.TopicRCState, RCInput),
+		inputTopic(r, msg.TopicLiveLinkFrames, func(f msg.LiveLinkFrame) (Input, bool) { return LiveLinkInput(f), true }),
+		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
+		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
+		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
+	} {
+		if err := sub(); err != nil {
+			r.Stop()
+			return err
 		}
-		r.subs = append(r.subs, sub)
-		return nil
-	}
-	if err := subscribe(msg.TopicRCState, func(m bus.Msg) {
-		var s msg.RCReceiverState
-		if m.Decode(&s) == nil {
-			if in, ok := RCInput(s); ok {
-				_ = r.Submit(in)
-			}
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicLiveLinkFrames, func(m bus.Msg) {
-		var f msg.LiveLinkFrame
-		if m.Decode(&f) == nil {
-			_ = r.Submit(LiveLinkInput(f))
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicRouterInput, func(m bus.Msg) {
-		var in msg.RouterInput
-		if m.Decode(&in) == nil {
-			_ = r.Submit(BusInput(in))
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicConsoleOverride, func(m bus.Msg) {
-		var ov msg.ConsoleOverride
-		if m.Decode(&ov) == nil {
-			r.consoleOverride(ov)
-		}
-	}); err != nil {
-		r.Stop()
-		return err
-	}
-	if err := subscribe(msg.TopicConsoleInput, func(m bus.Msg) {
-		var in msg.ConsoleInput
-		if m.Decode(&in) == nil && in.Control == ConsoleEStopControl &&
-			(in.Event == msg.EventPress || in.Event == msg.EventChange && in.Value >= 0.5) {
-			r.EStop(SourceConsole, "console emergency stop")
-		}
-	}); err != nil {
-		r.Stop()
-		return err
 	}
 	r.ticker = r.ex.Every(r.tick, r.onTick)
 	r.started = true
 	r.publishStatus(r.ex.Now(), true)
 	return nil
+}
+
+// subscribeJSON subscribes f to topic's messages decoded as T on the
+// executor; one that does not decode is counted and logged by the bus.
+func subscribeJSON[T any](r *Router, topic string, f func(T)) error {
+	sub, err := bus.SubscribeJSON(r.o.Bus, topic, bus.QoS{Depth: 4}, r.ex, func(_ string, v T) { f(v) })
+	if err != nil {
+		return fmt.Errorf("router: subscribe %s: %w", topic, err)
+	}
+	r.subs = append(r.subs, sub)
+	return nil
+}
+
+// inputTopic returns the subscription of an input topic whose messages
+// convert gives as inputs.
+func inputTopic[T any](r *Router, topic string, convert func(T) (Input, bool)) func() error {
+	return func() error {
+		return subscribeJSON(r, topic, func(v T) {
+			if in, ok := convert(v); ok {
+				_ = r.Submit(in)
+			}
+		})
+	}
+}
+
+// consoleInput engages the emergency stop when the console's e-stop
+// control is pressed.
+func (r *Router) consoleInput(in msg.ConsoleInput) {
+	if in.Control == ConsoleEStopControl && (in.Event == msg.EventPress || in.Event == msg.EventChange && in.Value >= 0.5) {
+		r.EStop(SourceConsole, "console emergency stop")
+	}
 }
 
 // Stop ends the subscriptions and the tick. Call it on the executor.
@@ -299,7 +306,7 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 		if c.Failsafe {
 			continue
 		}
-		in.Values[fmt.Sprintf("channel_%d", c.ChannelNumber)] = float64(c.Normalized)
+		in.Values[msg.RCChannelProperty(int(c.ChannelNumber))] = float64(c.Normalized)
 	}
 	return in, true
 }
@@ -617,12 +624,6 @@ func (r *Router) timeout() time.Duration {
 
 func (r *Router) fresh(at, now time.Time) bool { return now.Sub(at) <= r.timeout() }
 
-// EStopTopics are where the router publishes msg.EStop: the tracks'
-// (spec: Tracks Node) and the balancing base's, "/saint/balance/estop".
-func EStopTopics() []string {
-	return []string{msg.TopicTracksEStop, msg.TopicPrefix(msg.RoleBalance, "") + "/estop"}
-}
-
 // EStop engages the emergency stop: tracks get zero velocity and the
 // estop topic at once, head and arm outputs stop, and it stays so until
 // ClearEStop. Call it on the executor.
@@ -636,8 +637,13 @@ func (r *Router) EStop(source, reason string) {
 	for _, t := range EStopTopics() {
 		r.publish(t, msg.EStop{Active: true, Source: source, Reason: reason})
 	}
-	r.publish(msg.TopicTracksCmdVel, msg.Twist{})
-	r.outputs[TargetTracks].last = map[string]float64{"linear": 0, "angular": 0}
+	// Targets that stop (the tracks) are sent their stop at once.
+	for _, name := range r.names {
+		if t := r.targets[name]; t.Stop != nil {
+			r.outputs[name].last = clone(t.Stop)
+			r.publishAll(t.Encode(t.Stop))
+		}
+	}
 	r.publishStatus(now, false)
 }
 
@@ -674,6 +680,21 @@ func (r *Router) event(level, text string) {
 	}
 }
 
+func (r *Router) publishAll(ps []Publication) {
+	for _, p := range ps {
+		r.publish(p.Topic, p.Message)
+	}
+}
+
+// clone copies values.
+func clone(v Values) map[string]float64 {
+	out := make(map[string]float64, len(v))
+	for k, x := range v {
+		out[k] = x
+	}
+	return out
+}
+
 func (r *Router) publish(topic string, v any) {
 	if err := r.o.Bus.Publish(topic, v); err != nil {
 		r.log.Warn("router publish failed", "topic", topic, "err", err)
@@ -682,7 +703,7 @@ func (r *Router) publish(topic string, v any) {
 
 func (r *Router) onTick() {
 	now := r.ex.Now()
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		r.update(r.outputs[t], now)
 	}
 	r.publishStatus(now, false)
@@ -719,10 +740,10 @@ func (r *Router) update(o *output, now time.Time) {
 		o.routeIDs = append(o.routeIDs, c.routeID)
 	}
 	if len(cs) == 0 {
-		if o.active && o.target == TargetTracks {
+		if t := r.targets[o.target]; o.active && t.Stop != nil {
 			// The source timed out: stop rather than keep driving.
-			o.last = map[string]float64{"linear": 0, "angular": 0}
-			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
+			o.last = clone(t.Stop)
+			r.publishAll(t.Encode(t.Stop))
 		}
 		o.active, o.winner, o.blending = false, "", false
 		return
@@ -786,64 +807,21 @@ func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[strin
 	return vals
 }
 
-// send publishes an output's values as its node command.
+// send publishes an output's values as its target's messages. While the
+// emergency stop is engaged a target with stop values is sent those, the
+// others nothing.
 func (r *Router) send(target string, v map[string]float64) {
-	switch target {
-	case TargetHead:
-		if r.estop.active {
+	t := r.targets[target]
+	if r.estop.active {
+		if t.Stop == nil {
 			return
 		}
-		speed, ok := v["speed"]
-		if !ok {
-			speed = 1
-		}
-		r.publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: f32(v["pan"]), Tilt: f32(v["tilt"]), Roll: f32(v["roll"]),
-			Speed: f32(speed), Jaw: f32(v["jaw"])})
-	case TargetArmsLeft, TargetArmsRight:
-		if r.estop.active {
-			return
-		}
-		side := strings.TrimPrefix(target, "arms.")
-		n := -1
-		for i := MaxJoints - 1; i >= 0; i-- {
-			if _, ok := v[jointName(i)]; ok {
-				n = i
-				break
-			}
-		}
-		if n >= 0 {
-			speed, ok := v["speed"]
-			if !ok {
-				speed = 1
-			}
-			cmd := msg.ArmCommand{TargetPositions: make([]float32, n+1), SpeedFactor: f32(speed), Immediate: v["immediate"] != 0}
-			for i := range cmd.TargetPositions {
-				cmd.TargetPositions[i] = f32(v[jointName(i)])
-			}
-			r.publish(msg.ArmCmdTopic(side), cmd)
-		}
-		if g, ok := v["gripper"]; ok {
-			r.publish(msg.GripperCmdTopic(side), msg.GripperCommand{Position: f32(g), Force: f32(v["gripper_force"])})
-		}
-	case TargetTracks:
-		if r.estop.active {
-			r.publish(msg.TopicTracksCmdVel, msg.Twist{})
-			return
-		}
-		r.publish(msg.TopicTracksCmdVel, msg.Twist{Linear: msg.Vector3{X: v["linear"]}, Angular: msg.Vector3{Z: v["angular"]}})
+		v = t.Stop
 	}
+	r.publishAll(t.Encode(v))
 }
 
-func jointName(i int) string { return fmt.Sprintf("joint_%d", i) }
-
-func f32(v float64) float32 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return float32(v)
-}
-
-// state is one output's state (spec: Router State Machine): idle with no
+// state is one output's state: idle with no
 // active route, routing with one, blending with several or while a blend
 // ramp runs.
 func (o *output) state() string {
@@ -859,7 +837,7 @@ func (o *output) state() string {
 // state is the router's state: the "highest" of its outputs'.
 func (r *Router) state() string {
 	st := msg.RouterIdle
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		switch r.outputs[t].state() {
 		case msg.RouterBlending:
 			return msg.RouterBlending
@@ -884,7 +862,7 @@ func (r *Router) Status() msg.RouteStatus {
 		}
 		s.Routes = append(s.Routes, rs)
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		o := r.outputs[t]
 		outState := msg.OutputState{Target: t, State: o.state(), RouteIDs: []string{}, Values: map[string]float32{}}
 		if o.active {
@@ -921,7 +899,7 @@ func (r *Router) signature(now time.Time) string {
 	if r.estop.active {
 		b.WriteString("|estop")
 	}
-	for _, t := range Targets() {
+	for _, t := range r.names {
 		o := r.outputs[t]
 		if o.active {
 			fmt.Fprintf(&b, "|%s=%s", t, strings.Join(o.routeIDs, ","))

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/fixtures"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // DefaultPreset is the preset the routes start from on a fresh data

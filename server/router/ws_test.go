@@ -374,6 +374,15 @@ func TestWebSocketPreview(t *testing.T) {
 	if pv.RouteID != "draft" || len(pv.Mappings) != 1 || *pv.Mappings[0].Output != 75 || pv.Values["pan"] != 75 {
 		t.Fatalf("draft preview: %+v", pv)
 	}
+	if m := pv.Mappings[0]; m.Unit != router.UnitDegrees || m.OutOfRange {
+		t.Errorf("draft preview's pan: unit %q, out of range %v; want degrees, within the limits", m.Unit, m.OutOfRange)
+	}
+	// Scaled past the head's limits, the preview says so.
+	_ = json.Unmarshal(c.ok(`{"type": "router", "action": "preview", "params": {"route": {"id": "draft", "enabled": true,
+		"input": {"source": "rc"}, "output": {"target": "head"}, "mapping": [{"from": "channel_2", "to": "tilt", "scale": 200}]}}}`), &pv)
+	if len(pv.Mappings) != 1 || *pv.Mappings[0].Output != 150 || !pv.Mappings[0].OutOfRange {
+		t.Errorf("tilt 150° preview: %+v, want it out of range (±90°)", pv.Mappings)
+	}
 }
 
 func TestWebSocketBadParamsNameTheField(t *testing.T) {

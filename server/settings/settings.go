@@ -11,8 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/node/persist"
+	"github.com/saint-os/saint/persist"
 )
 
 // FileName is the settings file inside the data directory.
@@ -23,7 +22,6 @@ const FileName = "settings.json"
 type Settings struct {
 	System   System   `json:"system"`
 	LiveLink LiveLink `json:"livelink"`
-	RC       RC       `json:"rc"`
 	Auth     Auth     `json:"auth"`
 }
 
@@ -33,7 +31,7 @@ type System struct {
 	Hostname   string `json:"hostname"`
 }
 
-// LiveLink is the LIVELINK box (spec: Default Ports).
+// LiveLink is the LIVELINK box.
 type LiveLink struct {
 	Enabled       bool   `json:"enabled"`
 	DiscoveryPort int    `json:"discovery_port"`
@@ -41,72 +39,17 @@ type LiveLink struct {
 	BroadcastName string `json:"broadcast_name"`
 }
 
-// RC is the RC RECEIVER box and the spec's rc_receiver.yaml.
-type RC struct {
-	Enabled  bool      `json:"enabled"`
-	Protocol string    `json:"protocol"`
-	Failsafe Failsafe  `json:"failsafe"`
-	UART     UART      `json:"uart"`
-	GPIO     GPIO      `json:"gpio"`
-	Channels []Channel `json:"channels"`
-}
-
-// Failsafe is what happens when the transmitter's signal is lost.
-type Failsafe struct {
-	TimeoutMs int    `json:"timeout_ms"`
-	Action    string `json:"action"`
-}
-
-// UART is the serial line of SBUS, IBUS and CRSF receivers.
-type UART struct {
-	Device   string `json:"device"`
-	BaudRate int    `json:"baud_rate"`
-	Inverted bool   `json:"inverted"`
-}
-
-// GPIO is where PPM and PWM receivers are wired (BCM numbers).
-type GPIO struct {
-	PPMPin  int   `json:"ppm_pin"`
-	PWMPins []int `json:"pwm_pins"`
-}
-
-// Channel is one RC channel's calibration (rc set_channel_config).
-type Channel struct {
-	Number   int    `json:"channel"`
-	Name     string `json:"name"`
-	Min      int    `json:"min"`
-	Max      int    `json:"max"`
-	Center   int    `json:"center"`
-	Reversed bool   `json:"reversed"`
-}
-
 // Auth is the AUTHENTICATION box; the token itself lives in package auth.
 type Auth struct {
 	Required bool `json:"required"`
 }
 
-// MaxChannels is the most channels a receiver protocol carries (SBUS).
-const MaxChannels = 16
-
-// Defaults are the spec's values: the default ports, rc_receiver.yaml's
-// example and authentication on.
+// Defaults are the spec's values: the default ports and authentication on.
 func Defaults() Settings {
-	names := []string{"steering", "throttle", "head_tilt", "head_pan", "gripper", "estop", "aux1", "aux2"}
-	var chans []Channel
-	for i, n := range names {
-		chans = append(chans, Channel{Number: i + 1, Name: n, Min: 1000, Max: 2000, Center: 1500})
-	}
 	return Settings{
 		System:   System{ServerName: "SAINT-01", Hostname: "saint-server"},
 		LiveLink: LiveLink{Enabled: true, DiscoveryPort: 54321, DataPort: 54322, BroadcastName: "SAINT-01"},
-		RC: RC{
-			Enabled: true, Protocol: msg.RCProtocolSBUS,
-			Failsafe: Failsafe{TimeoutMs: 500, Action: msg.FailsafeHold},
-			UART:     UART{Device: "/dev/ttyAMA0", BaudRate: 100000, Inverted: true},
-			GPIO:     GPIO{PPMPin: 18, PWMPins: []int{12, 13, 19, 26}},
-			Channels: chans,
-		},
-		Auth: Auth{Required: true},
+		Auth:     Auth{Required: true},
 	}
 }
 
@@ -126,25 +69,6 @@ func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// Protocols lists the RC protocols the spec supports.
-func Protocols() []string {
-	return []string{msg.RCProtocolPWM, msg.RCProtocolPPM, msg.RCProtocolSBUS, msg.RCProtocolIBUS, msg.RCProtocolCRSF}
-}
-
-// FailsafeActions lists the spec's failsafe actions.
-func FailsafeActions() []string {
-	return []string{msg.FailsafeHold, msg.FailsafeNeutral, msg.FailsafeEStop, msg.FailsafePassthrough}
-}
-
-func oneOf(field, v string, allowed []string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return fieldErr(field, "%q is not one of %s", v, strings.Join(allowed, ", "))
-}
-
 // ValidHostname reports whether h is an RFC 1123 host name.
 func validHostname(h string) bool {
 	if h == "" || len(h) > 253 {
@@ -161,33 +85,6 @@ func validHostname(h string) bool {
 		}
 	}
 	return true
-}
-
-// ValidateChannel checks one channel's calibration; field prefixes the
-// names in errors.
-func ValidateChannel(field string, c Channel) error {
-	if c.Number < 1 || c.Number > MaxChannels {
-		return fieldErr(field+"channel", "want 1 to %d, got %d", MaxChannels, c.Number)
-	}
-	if len(c.Name) > 32 {
-		return fieldErr(field+"name", "at most 32 characters")
-	}
-	// Raw values are µs for PWM/PPM/IBUS and 172–1811 for SBUS/CRSF.
-	for _, v := range []struct {
-		name string
-		v    int
-	}{{"min", c.Min}, {"max", c.Max}, {"center", c.Center}} {
-		if v.v < 0 || v.v > 2500 {
-			return fieldErr(field+v.name, "want 0 to 2500, got %d", v.v)
-		}
-	}
-	if c.Min >= c.Max {
-		return fieldErr(field+"min", "want below max (%d), got %d", c.Max, c.Min)
-	}
-	if c.Center < c.Min || c.Center > c.Max {
-		return fieldErr(field+"center", "want between min (%d) and max (%d), got %d", c.Min, c.Max, c.Center)
-	}
-	return nil
 }
 
 // Validate checks every field, returning a *FieldError for the first
@@ -213,36 +110,6 @@ func (s Settings) Validate() error {
 	}
 	if n := strings.TrimSpace(s.LiveLink.BroadcastName); n == "" || len(n) > 64 {
 		return fieldErr("livelink.broadcast_name", "want 1 to 64 characters, got %q", s.LiveLink.BroadcastName)
-	}
-	if err := oneOf("rc.protocol", s.RC.Protocol, Protocols()); err != nil {
-		return err
-	}
-	if err := oneOf("rc.failsafe.action", s.RC.Failsafe.Action, FailsafeActions()); err != nil {
-		return err
-	}
-	if t := s.RC.Failsafe.TimeoutMs; t < 20 || t > 10000 {
-		return fieldErr("rc.failsafe.timeout_ms", "want 20 to 10000 ms, got %d", t)
-	}
-	if s.RC.UART.BaudRate < 0 || s.RC.UART.BaudRate > 4000000 {
-		return fieldErr("rc.uart.baud_rate", "want 0 to 4000000, got %d", s.RC.UART.BaudRate)
-	}
-	if p := s.RC.GPIO.PPMPin; p < 0 || p > 27 {
-		return fieldErr("rc.gpio.ppm_pin", "want a BCM GPIO 0 to 27, got %d", p)
-	}
-	for i, p := range s.RC.GPIO.PWMPins {
-		if p < 0 || p > 27 {
-			return fieldErr(fmt.Sprintf("rc.gpio.pwm_pins[%d]", i), "want a BCM GPIO 0 to 27, got %d", p)
-		}
-	}
-	seen := map[int]bool{}
-	for i, c := range s.RC.Channels {
-		if err := ValidateChannel(fmt.Sprintf("rc.channels[%d].", i), c); err != nil {
-			return err
-		}
-		if seen[c.Number] {
-			return fieldErr(fmt.Sprintf("rc.channels[%d].channel", i), "channel %d configured twice", c.Number)
-		}
-		seen[c.Number] = true
 	}
 	return nil
 }
@@ -275,7 +142,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
-	cur, err := merge(Defaults(), data)
+	cur, err := merge(Defaults(), withoutLegacy(data))
 	if err == nil {
 		err = cur.Validate()
 	}
@@ -284,6 +151,35 @@ func Open(dir string) (*Store, error) {
 	}
 	s.cur = cur
 	return s, nil
+}
+
+// legacySections are sections earlier versions stored here and that now
+// live with their owners: the RC receiver's configuration is
+// rc_receiver.yaml, which those versions kept up to date too.
+var legacySections = []string{"rc"}
+
+// withoutLegacy drops the legacy sections from a settings file, so that
+// a file an earlier version wrote still opens.
+func withoutLegacy(data []byte) []byte {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) != nil {
+		return data // merge reports what is wrong with it
+	}
+	found := false
+	for _, k := range legacySections {
+		if _, ok := doc[k]; ok {
+			delete(doc, k)
+			found = true
+		}
+	}
+	if !found {
+		return data
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return data
+	}
+	return out
 }
 
 // SetCheck installs a veto run on every change before it is stored.
@@ -390,8 +286,4 @@ func jsonKind(k string) string {
 	return k
 }
 
-func clone(s Settings) Settings {
-	s.RC.Channels = append([]Channel(nil), s.RC.Channels...)
-	s.RC.GPIO.PWMPins = append([]int(nil), s.RC.GPIO.PWMPins...)
-	return s
-}
+func clone(s Settings) Settings { return s }

@@ -24,19 +24,19 @@ func TestPatchPersistsAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Patch([]byte(`{"system":{"server_name":"SAINT-07"},"livelink":{"data_port":6000},"rc":{"protocol":"crsf"}}`))
+	got, err := s.Patch([]byte(`{"system":{"server_name":"SAINT-07"},"livelink":{"data_port":6000},"livelink":{"broadcast_name":"STAGE"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.System.ServerName != "SAINT-07" || got.System.Hostname != "saint-server" || got.LiveLink.DataPort != 6000 ||
-		got.LiveLink.DiscoveryPort != 54321 || got.RC.Protocol != "crsf" {
+		got.LiveLink.DiscoveryPort != 54321 || got.LiveLink.BroadcastName != "STAGE" {
 		t.Fatalf("patched %+v: want only the patched fields changed", got)
 	}
 	again, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := again.Get(); g.System.ServerName != "SAINT-07" || g.LiveLink.DataPort != 6000 || g.RC.Protocol != "crsf" {
+	if g := again.Get(); g.System.ServerName != "SAINT-07" || g.LiveLink.DataPort != 6000 || g.LiveLink.BroadcastName != "STAGE" {
 		t.Errorf("reopened %+v: change not persisted", g)
 	}
 }
@@ -48,10 +48,8 @@ func TestPatchErrorsNameTheField(t *testing.T) {
 		{`{"livelink":{"data_port":"x"}}`, "livelink.data_port"},
 		{`{"system":{"hostname":"bad host"}}`, "system.hostname"},
 		{`{"system":{"server_name":""}}`, "system.server_name"},
-		{`{"rc":{"protocol":"dsm"}}`, "rc.protocol"},
-		{`{"rc":{"failsafe":{"action":"panic"}}}`, "rc.failsafe.action"},
-		{`{"rc":{"channels":[{"channel":1,"min":2000,"max":1000,"center":1500}]}}`, "rc.channels[0].min"},
-		{`{"rc":{"channels":[{"channel":17,"min":1000,"max":2000,"center":1500}]}}`, "rc.channels[0].channel"},
+		{`{"livelink":{"broadcast_name":""}}`, "livelink.broadcast_name"},
+		{`{"rc":{"protocol":"sbus"}}`, "rc"},
 		{`{"auth":{"required":"yes"}}`, "auth.required"},
 		{`{"colour":"red"}`, "colour"},
 		{`[1,2]`, "settings"},
@@ -62,7 +60,7 @@ func TestPatchErrorsNameTheField(t *testing.T) {
 			t.Errorf("Patch(%s) = %v; want an error naming %s", tc.patch, err, tc.field)
 		}
 	}
-	if g := s.Get(); g.LiveLink.DataPort != 54322 || g.RC.Protocol != "sbus" {
+	if g := s.Get(); g.LiveLink.DataPort != 54322 || g.LiveLink.BroadcastName != "SAINT-01" {
 		t.Errorf("failed patches changed the settings: %+v", g)
 	}
 }
@@ -80,11 +78,11 @@ func TestCheckVetoesAndWatchSeesChanges(t *testing.T) {
 	if _, err := s.Patch([]byte(`{"auth":{"required":false}}`)); err == nil {
 		t.Fatal("veto ignored")
 	}
-	if _, err := s.Patch([]byte(`{"rc":{"enabled":false}}`)); err != nil {
+	if _, err := s.Patch([]byte(`{"livelink":{"enabled":false}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != 1 || seen[0].RC.Enabled {
-		t.Errorf("watchers saw %+v, want one change with rc disabled", seen)
+	if len(seen) != 1 || seen[0].LiveLink.Enabled {
+		t.Errorf("watchers saw %+v, want one change with livelink disabled", seen)
 	}
 }
 
@@ -98,12 +96,30 @@ func TestOpenRejectsCorruptFile(t *testing.T) {
 	}
 }
 
+// TestOpenSkipsLegacyRC: a settings file from a version that kept the RC
+// receiver's configuration here as well still opens; the receiver's own
+// rc_receiver.yaml is its configuration.
+func TestOpenSkipsLegacyRC(t *testing.T) {
+	dir := t.TempDir()
+	legacy := `{"system":{"server_name":"SAINT-09","hostname":"saint-server"},"rc":{"enabled":true,"protocol":"sbus"}}`
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Get(); g.System.ServerName != "SAINT-09" || g.LiveLink.DataPort != 54322 {
+		t.Errorf("opened %+v, want the file's name over the defaults", g)
+	}
+}
+
 // FuzzPatch: whatever a client sends, Patch never panics, and either
 // stores settings that validate or refuses with an error naming a field,
 // leaving the settings as they were.
 func FuzzPatch(f *testing.F) {
 	for _, seed := range []string{
-		`{}`, `{"system":{"server_name":"X"}}`, `{"rc":{"channels":[{"channel":1,"min":1,"max":2,"center":1}]}}`,
+		`{}`, `{"system":{"server_name":"X"}}`, `{"livelink":{"enabled":false,"broadcast_name":"Y"}}`,
 		`{"livelink":{"data_port":-1}}`, `[]`, `null`, `{"rc":{"gpio":{"pwm_pins":[99]}}}`, `{"auth":{"required":false}}`,
 	} {
 		f.Add([]byte(seed))

@@ -1,4 +1,4 @@
-// Package ws is the WebSocket gateway of the server (spec: WebSocket API):
+// Package ws is the WebSocket gateway of the server:
 // JSON requests {"id","type","target","action","params"} dispatched to
 // handlers, responses {"id","type":"response","status":"ok","data"} or
 // status "error" with a message that names the parameter at fault, and

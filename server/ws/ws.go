@@ -20,7 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// Request is a client message (spec: WebSocket API, Message Format). Type
+// Request is a client message. Type
 // is "command" (with Target), "management", "router", "rc", "subscribe",
 // "unsubscribe" or "auth".
 type Request struct {

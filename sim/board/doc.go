@@ -9,8 +9,8 @@
 // A Profile decides what is wired to the Pi, as the robot's harness would:
 //
 //	head     MPU6050 IMU at I²C 1:0x68, its INT (data ready) on GPIO17;
-//	         pan, tilt and roll servos on GPIO12, 13 and 18 (PWM, per the
-//	         spec's head.yaml); a CSI camera
+//	         pan, tilt and roll servos on GPIO12, 13 and 18 (PWM, as
+//	         fixtures/config/roles/head.yaml maps them); a CSI camera
 //	arms     PCA9685 PWM controller at 1:0x40; INA219 power monitor at
 //	         1:0x41; a Feetech smart-servo bus on UART ttyAMA0
 //	tracks   BTS7960 H-bridges: left RPWM/LPWM GPIO12/13, right 18/19,

@@ -56,6 +56,6 @@ func (b *Board) Scan() []board.Peripheral {
 	return out
 }
 
-// i2cAddress formats bus and address as the spec's PeripheralInfo does,
+// i2cAddress formats bus and address as msg.PeripheralInfo carries them,
 // "1:0x68".
 func i2cAddress(bus int, addr uint16) string { return fmt.Sprintf("%d:0x%02x", bus, addr) }

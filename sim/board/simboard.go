@@ -164,6 +164,9 @@ func New(o *Options) (*Board, error) {
 		b.clk = clock.NewVirtual(time.Time{})
 	}
 	b.uart, b.uartPeer = uarttest.Pipe(b.clk)
+	// A simulated robot runs for hours: keep no record of the traffic.
+	b.uart.SetRecording(false)
+	b.uartPeer.SetRecording(false)
 
 	pulls := map[int]gpio.Pull{ResetButton: gpio.PullUp}
 	buses := map[int]boardtest.BusPin{

@@ -262,14 +262,18 @@ func (r *Robot) readInputs() {
 func (r *Robot) readArm(side int, b *simboard.Board) {
 	a, fb := r.Arms[side], r.feetech[side]
 	pca := b.PCA9685()
-	freq := pca.Frequency()
+	pulses := !pca.Asleep() && pca.Frequency() >= servo.MinFrameHz && pca.Frequency() <= servo.MaxFrameHz
 	model := fb.Model()
+	var goals [arm.NumJoints + 1]feetech.Goal
+	var found [arm.NumJoints + 1]bool
+	ids := [arm.NumJoints + 1]uint8{1, 2, 3, 4, 5, FeetechGripperID} // joints, gripper
+	fb.Goals(ids[:], goals[:], found[:])
 	for i := 0; i < arm.NumJoints+1; i++ {
 		s := a.Gripper()
 		if i < arm.NumJoints {
 			s = a.Joint(i)
 		}
-		if !pca.Asleep() && freq >= servo.MinFrameHz && freq <= servo.MaxFrameHz {
+		if pulses {
 			if us := float64(pca.Pulse(i)) / float64(time.Microsecond); us >= servo.MinValidPulseUS && us <= servo.MaxValidPulseUS {
 				s.SetTorqueEnabled(true)
 				s.SetSpeedLimit(0)
@@ -277,21 +281,16 @@ func (r *Robot) readArm(side int, b *simboard.Board) {
 				continue
 			}
 		}
-		fs := fb.Servo(uint8(i + 1))
-		if fs == nil {
+		if !found[i] {
 			s.SetTorqueEnabled(false)
 			continue
 		}
-		g := fs.Goal()
+		g := goals[i]
 		s.SetTorqueEnabled(g.Torque)
 		if !g.Torque {
 			continue
 		}
-		// The torque limit, 0.1 % of the servo's maximum: the lower of the
-		// maximum (EPROM) and the run-time limit (RAM).
-		lim := min(model.Get16([]byte{fs.Register(ft.RegMaxTorque), fs.Register(ft.RegMaxTorque + 1)}),
-			model.Get16([]byte{fs.Register(feetech.RegTorqueLimit), fs.Register(feetech.RegTorqueLimit + 1)}))
-		s.SetTorqueLimit(float64(min(lim, 1000)) / 1000)
+		s.SetTorqueLimit(float64(min(g.TorqueLimit, 1000)) / 1000)
 		goal := model.Radians(g.Position)
 		if i == arm.NumJoints {
 			// The gripper servo's full turn maps onto the fingers' travel.

@@ -86,6 +86,7 @@ type World struct {
 	hashing    bool
 
 	models  []Model
+	order   []string // the models' names in stepping order
 	names   map[string]bool
 	staters []Stater
 	truths  []namedTruth
@@ -148,6 +149,7 @@ func (w *World) Add(m Model) error {
 	}
 	w.names[name] = true
 	w.models = append(w.models, m)
+	w.order = append(w.order, name)
 	if s, ok := m.(Stater); ok {
 		w.staters = append(w.staters, s)
 	}
@@ -211,11 +213,7 @@ func (w *World) Time() float64 { return float64(w.steps) * w.dt }
 
 // Models returns the models' names in stepping order.
 func (w *World) Models() []string {
-	out := make([]string, len(w.models))
-	for i, m := range w.models {
-		out[i] = m.Name()
-	}
-	return out
+	return slices.Clone(w.order)
 }
 
 // Start arms the step timer and, with a bus, serves the disturbance
@@ -310,7 +308,8 @@ func (w *World) applyPushes() {
 }
 
 func (w *World) publish() {
-	world := msg.SimWorld{Time: w.Time(), Steps: w.steps, StepS: w.dt, Seed: w.seed, Models: w.Models()}
+	// The bus encodes (or copies) the message: the names need no copy here.
+	world := msg.SimWorld{Time: w.Time(), Steps: w.steps, StepS: w.dt, Seed: w.seed, Models: w.order}
 	if w.bus.Publish(msg.TopicSimWorld, world) != nil {
 		w.pubErrs++
 	}

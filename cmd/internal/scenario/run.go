@@ -184,12 +184,9 @@ func (r *runner) record() error {
 	b := r.st.Broker.Connect(nil)
 	for _, topic := range topics {
 		sigs := byTopic[topic]
-		_, err := b.Subscribe(topic, bus.QoS{Depth: 1 << 16}, r.ex, func(m bus.Msg) {
+		// A message that does not decode is counted and logged by the bus.
+		_, err := bus.SubscribeJSON(b, topic, bus.QoS{Depth: 1 << 16}, r.ex, func(_ string, v any) {
 			if r.t0.IsZero() {
-				return
-			}
-			var v any
-			if json.Unmarshal(m.Data, &v) != nil {
 				return
 			}
 			t := r.ex.Now().Sub(r.t0).Seconds()

@@ -189,7 +189,7 @@ type Interface struct {
 }
 
 // Addresses picks the robot's two addresses from the interfaces, as the
-// spec's network plan lays them out: the internal one is on the nodes'
+// robot's network is laid out: the internal one is on the nodes'
 // wired network (192.168.10.0/24, else the first eth*/en* address) and the
 // external one on Wi-Fi (wlan*/wl*). Either may be "".
 func Addresses(ifaces []Interface) (internal, external string) {

@@ -520,6 +520,17 @@ func (m Model) DecodePresent(b []byte) (Present, error) {
 // asynchronous-write flag and the status) are left zero.
 func (m Model) EncodePresent(p Present) []byte {
 	b := make([]byte, presentLen)
+	m.PutPresent(b, p)
+	return b
+}
+
+// PutPresent is EncodePresent into the start of b, without allocating: a
+// simulated servo reports its state into its control table every step.
+// It panics if b is shorter than the present block (RegPresentPosition
+// through RegMoving).
+func (m Model) PutPresent(b []byte, p Present) {
+	b = b[:presentLen]
+	clear(b)
 	pos := uint16(max(0, min(p.Position, 0xFFFF)))
 	if m == STS {
 		pos = EncodeSigned(p.Position, 15)
@@ -532,7 +543,6 @@ func (m Model) EncodePresent(p Present) []byte {
 	if p.Moving {
 		b[RegMoving-RegPresentPosition] = 1
 	}
-	return b
 }
 
 // ReadPresent reads position, speed, load, voltage, temperature and the

@@ -5,75 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/hal/uart"
+	"github.com/saint-os/saint/hal/uart/uarttest"
 )
-
-// step is one exchange of a script: what the driver must write and what the
-// line answers (nil: nothing).
-type step struct {
-	want, reply []byte
-}
-
-// playback is a uart.Port that plays a script: each Write must be the next
-// step's bytes, and the step's reply arrives at once. Close reports a
-// mismatch or an unused step, as i2ctest.Playback does.
-type playback struct {
-	mu    sync.Mutex
-	steps []step
-	fn    func([]byte, time.Time)
-	err   error
-}
-
-func (p *playback) Configure(c uart.Config) error {
-	if c.Baud != DefaultBaud {
-		return fmt.Errorf("baud %d, want %d", c.Baud, DefaultBaud)
-	}
-	return nil
-}
-
-func (p *playback) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	if len(p.steps) == 0 {
-		p.err = fmt.Errorf("unexpected write % X", b)
-		p.mu.Unlock()
-		return len(b), nil
-	}
-	s := p.steps[0]
-	p.steps = p.steps[1:]
-	if !bytes.Equal(b, s.want) {
-		p.err = fmt.Errorf("wrote % X, want % X", b, s.want)
-	}
-	fn := p.fn
-	p.mu.Unlock()
-	if s.reply != nil && fn != nil {
-		fn(append([]byte(nil), s.reply...), time.Time{})
-	}
-	return len(b), nil
-}
-
-func (p *playback) Receive(fn func([]byte, time.Time)) func() {
-	p.mu.Lock()
-	p.fn = fn
-	p.mu.Unlock()
-	return func() {}
-}
-
-func (p *playback) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return p.err
-	}
-	if len(p.steps) > 0 {
-		return fmt.Errorf("%d scripted steps unused", len(p.steps))
-	}
-	return nil
-}
 
 // drain runs everything the executor has queued and lets virtual time pass
 // so that timeouts fire.
@@ -90,45 +27,45 @@ func TestGoldenBytes(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		model Model
-		steps []step
+		steps []uarttest.IO
 		call  func(b *Bus, done func(any, error))
 		want  any
 	}{{
 		name:  "ping",
-		steps: []step{{h("FF FF 01 02 01 FB"), h("FF FF 01 02 00 FC")}},
+		steps: []uarttest.IO{{W: h("FF FF 01 02 01 FB"), R: h("FF FF 01 02 00 FC")}},
 		call:  func(b *Bus, done func(any, error)) { b.Ping(1, func(err error) { done(nil, err) }) },
 	}, {
 		name:  "read present position",
-		steps: []step{{h("FF FF 01 04 02 38 02 BE"), h("FF FF 01 04 00 00 08 F2")}},
+		steps: []uarttest.IO{{W: h("FF FF 01 04 02 38 02 BE"), R: h("FF FF 01 04 00 00 08 F2")}},
 		call: func(b *Bus, done func(any, error)) {
 			b.ReadRegister(1, RegPresentPosition, 2, func(d []byte, _ time.Time, err error) { done(fmt.Sprintf("% X", d), err) })
 		},
 		want: "00 08",
 	}, {
 		name:  "write goal STS",
-		steps: []step{{h("FF FF 01 09 03 2A 00 08 00 00 E8 03 D5"), h("FF FF 01 02 00 FC")}},
+		steps: []uarttest.IO{{W: h("FF FF 01 09 03 2A 00 08 00 00 E8 03 D5"), R: h("FF FF 01 02 00 FC")}},
 		call: func(b *Bus, done func(any, error)) {
 			b.SetGoal(Goal{ID: 1, Position: 2048, Speed: 1000}, func(err error) { done(nil, err) })
 		},
 	}, {
 		name:  "write goal SCS (big-endian)",
 		model: SCS,
-		steps: []step{{h("FF FF 01 09 03 2A 02 00 00 00 03 E8 DB"), h("FF FF 01 02 00 FC")}},
+		steps: []uarttest.IO{{W: h("FF FF 01 09 03 2A 02 00 00 00 03 E8 DB"), R: h("FF FF 01 02 00 FC")}},
 		call: func(b *Bus, done func(any, error)) {
 			b.SetGoal(Goal{ID: 1, Position: 512, Speed: 1000}, func(err error) { done(nil, err) })
 		},
 	}, {
 		name:  "sync write goals",
-		steps: []step{{h("FF FF FE 12 83 2A 06 01 00 08 00 00 E8 03 02 00 04 00 00 F4 01 4D"), nil}},
+		steps: []uarttest.IO{{W: h("FF FF FE 12 83 2A 06 01 00 08 00 00 E8 03 02 00 04 00 00 F4 01 4D"), R: nil}},
 		call: func(b *Bus, done func(any, error)) {
 			b.SyncGoals([]Goal{{ID: 1, Position: 2048, Speed: 1000}, {ID: 2, Position: 1024, Speed: 500}},
 				func(err error) { done(nil, err) })
 		},
 	}, {
 		name: "reg write then broadcast action",
-		steps: []step{
-			{h("FF FF 03 04 04 28 01 CB"), h("FF FF 03 02 00 FA")},
-			{h("FF FF FE 02 05 FA"), nil},
+		steps: []uarttest.IO{
+			{W: h("FF FF 03 04 04 28 01 CB"), R: h("FF FF 03 02 00 FA")},
+			{W: h("FF FF FE 02 05 FA"), R: nil},
 		},
 		call: func(b *Bus, done func(any, error)) {
 			b.RegWrite(3, RegTorqueEnable, []byte{1}, func(err error) {
@@ -141,7 +78,7 @@ func TestGoldenBytes(t *testing.T) {
 		},
 	}, {
 		name:  "sync read",
-		steps: []step{{h("FF FF FE 06 82 38 02 01 02 3C"), h("FF FF 01 04 00 00 08 F2 FF FF 02 04 00 00 04 F5")}},
+		steps: []uarttest.IO{{W: h("FF FF FE 06 82 38 02 01 02 3C"), R: h("FF FF 01 04 00 00 08 F2 FF FF 02 04 00 00 04 F5")}},
 		call: func(b *Bus, done func(any, error)) {
 			b.SyncRead([]uint8{1, 2}, RegPresentPosition, 2, func(d [][]byte, _ time.Time, err error) {
 				done(fmt.Sprintf("% X", d), err)
@@ -149,9 +86,8 @@ func TestGoldenBytes(t *testing.T) {
 		},
 		want: "[00 08 00 04]",
 	}, {
-		name: "read present block",
-		steps: []step{{h("FF FF 01 04 02 38 0B B5"),
-			h("FF FF 01 0D 00 00 08 64 80 FA 04 4A 1F 00 00 01 9D")}},
+		name:  "read present block",
+		steps: []uarttest.IO{{W: h("FF FF 01 04 02 38 0B B5"), R: h("FF FF 01 0D 00 00 08 64 80 FA 04 4A 1F 00 00 01 9D")}},
 		call: func(b *Bus, done func(any, error)) {
 			b.ReadPresent(1, func(p Present, err error) { p.At = time.Time{}; done(p, err) })
 		},
@@ -159,10 +95,13 @@ func TestGoldenBytes(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex := executor.NewVirtual()
-			p := &playback{steps: tc.steps}
+			p := &uarttest.Playback{Ops: tc.steps}
 			b, err := New(p, ex, &Options{Model: tc.model})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if baud := p.Config().Baud; baud != DefaultBaud {
+				t.Errorf("baud %d, want %d", baud, DefaultBaud)
 			}
 			var got any
 			var gotErr error
@@ -195,7 +134,7 @@ func TestStatusErrorAndBadAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex := executor.NewVirtual()
-			p := &playback{steps: []step{{h("FF FF 01 02 01 FB"), tc.reply}}}
+			p := &uarttest.Playback{Ops: []uarttest.IO{{W: h("FF FF 01 02 01 FB"), R: tc.reply}}}
 			b, err := New(p, ex, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +166,7 @@ func TestStatusErrorAndBadAnswers(t *testing.T) {
 // must not be mistaken for the answer.
 func TestEchoIsSkipped(t *testing.T) {
 	ex := executor.NewVirtual()
-	p := &playback{steps: []step{{h("FF FF 01 04 02 38 02 BE"), h("FF FF 01 04 02 38 02 BE FF FF 01 04 00 FF 0F EC")}}}
+	p := &uarttest.Playback{Ops: []uarttest.IO{{W: h("FF FF 01 04 02 38 02 BE"), R: h("FF FF 01 04 02 38 02 BE FF FF 01 04 00 FF 0F EC")}}}
 	b, err := New(p, ex, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +186,7 @@ func TestEchoIsSkipped(t *testing.T) {
 
 func TestArgumentErrors(t *testing.T) {
 	ex := executor.NewVirtual()
-	p := &playback{}
+	p := &uarttest.Playback{}
 	b, err := New(p, ex, &Options{Model: SCS})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +221,7 @@ func TestArgumentErrors(t *testing.T) {
 
 func TestCloseFailsQueued(t *testing.T) {
 	ex := executor.NewVirtual()
-	p := &playback{steps: []step{{h("FF FF 01 02 01 FB"), nil}}}
+	p := &uarttest.Playback{Ops: []uarttest.IO{{W: h("FF FF 01 02 01 FB"), R: nil}}}
 	b, _ := New(p, ex, nil)
 	var errs []error
 	b.Ping(1, func(err error) { errs = append(errs, err) })

@@ -7,16 +7,6 @@ import (
 	"github.com/saint-os/saint/hal/i2c"
 )
 
-// Register pointers.
-const (
-	regConfig      = 0x00
-	regShunt       = 0x01
-	regBus         = 0x02
-	regPower       = 0x03
-	regCurrent     = 0x04
-	regCalibration = 0x05
-)
-
 // DefaultAddr is the address with A0 and A1 to ground.
 const DefaultAddr = 0x40
 

@@ -1,5 +1,5 @@
-// Package rc holds the wire codecs of the hobby RC receiver protocols the
-// spec supports: SBUS, IBUS and CRSF on a UART, PPM sum and per-channel PWM
+// Package rc holds the wire codecs of the hobby RC receiver protocols
+// SAINT.OS supports: SBUS, IBUS and CRSF on a UART, PPM sum and per-channel PWM
 // on GPIO edges.
 //
 // Each protocol has an encoder (channels in, bytes or edge timestamps out) and
@@ -15,7 +15,7 @@
 // statistics and when the frame arrived. The server's RC receiver normalises
 // those; the simulator's RC transmitter (sim/twin/rctx) drives the encoders.
 //
-// Wire facts and reference vectors come from ../shared/fixtures/PROTOCOLS.md
-// (Betaflight's src/main/rx/ is the reference implementation); docs/protocols.md
-// shows one frame of each protocol byte by byte.
+// Betaflight's src/main/rx/ is the reference implementation of the wire
+// formats; docs/protocols.md gives the wire facts and shows the reference
+// frame of each protocol byte by byte (the tests' golden vectors).
 package rc

@@ -12,7 +12,7 @@ import (
 	"github.com/saint-os/saint/hal/uart"
 )
 
-// Reference vectors from ../shared/fixtures/PROTOCOLS.md.
+// Reference vectors: the frames docs/protocols.md shows byte by byte.
 const (
 	sbusCentreHex = "0fe0031ff8c0073ef0810f7ce0031ff8c0073ef0810f7c0000"
 	ibusCentreHex = "2040" + "dc05dc05dc05dc05dc05dc05dc05dc05dc05dc05dc05dc05dc05dc05" + "51f3"

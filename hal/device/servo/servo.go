@@ -95,13 +95,19 @@ func (s *Servo) Clamp(angle float64) float64 {
 
 // Pulse returns the pulse width for angle, after clamping and trim.
 func (s *Servo) Pulse(angle float64) time.Duration {
+	return time.Duration(math.Round(s.pulseNS(angle)))
+}
+
+// pulseNS is Pulse in nanoseconds before rounding: SetAngle drives the
+// exact duty, so that a servo's angle does not move by the rounding.
+func (s *Servo) pulseNS(angle float64) float64 {
 	a := s.Clamp(angle) + s.cfg.Trim
 	if s.cfg.Reversed {
 		a = -a
 	}
 	centre := float64(s.cfg.MinPulse+s.cfg.MaxPulse) / 2
 	span := float64(s.cfg.MaxPulse - s.cfg.MinPulse)
-	return time.Duration(math.Round(centre + a/s.cfg.Range*span))
+	return centre + a/s.cfg.Range*span
 }
 
 // Angle returns the angle a pulse width commands: the inverse of Pulse,
@@ -120,7 +126,7 @@ func (s *Servo) Angle(pulse time.Duration) float64 {
 // the angle commanded.
 func (s *Servo) SetAngle(angle float64) (float64, error) {
 	a := s.Clamp(angle)
-	duty := s.Pulse(a).Seconds() * s.cfg.FreqHz
+	duty := s.pulseNS(a) * 1e-9 * s.cfg.FreqHz
 	if err := s.pin.PWM(duty, s.cfg.FreqHz); err != nil {
 		return s.angle, fmt.Errorf("servo: %v°: %w", a, err)
 	}

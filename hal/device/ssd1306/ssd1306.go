@@ -9,12 +9,6 @@ import (
 // DefaultAddr is the address with SA0 low; 0x3D with it high.
 const DefaultAddr = 0x3C
 
-// Control bytes.
-const (
-	ctrlCommands = 0x00
-	ctrlData     = 0x40
-)
-
 // Opts configures a Dev. Nil Opts, like zero fields, take the defaults.
 type Opts struct {
 	// Addr is the I²C address; 0 means DefaultAddr.
@@ -76,31 +70,31 @@ func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 
 // initSequence returns the commands New sends.
 func (d *Dev) initSequence() []byte {
-	comPins, remap, scan := byte(0x12), byte(0xA1), byte(0xC8)
+	comPins, remap, scan := byte(comPinsAlternative), byte(cmdSegRemap|1), byte(cmdComScanDown)
 	if d.opts.Height == 32 {
-		comPins = 0x02 // sequential COM pins on 128×32 modules
+		comPins = comPinsSequential // on 128×32 modules
 	}
 	if d.opts.Rotated {
-		remap, scan = 0xA0, 0xC0
+		remap, scan = cmdSegRemap, cmdComScanUp
 	}
 	return []byte{
-		0xAE,       // display off
-		0xD5, 0x80, // clock divide ratio 1, oscillator frequency 8
-		0xA8, byte(d.opts.Height - 1), // multiplex ratio
-		0xD3, 0x00, // display offset 0
-		0x40,       // start line 0
-		0x8D, 0x14, // charge pump on
-		0x20, 0x00, // horizontal addressing
+		cmdDisplayOff,
+		cmdClockDiv, 0x80, // clock divide ratio 1, oscillator frequency 8
+		cmdMultiplex, byte(d.opts.Height - 1),
+		cmdDisplayOffset, 0x00,
+		cmdStartLine, // line 0
+		cmdChargePump, chargePumpOn,
+		cmdMemoryMode, memoryHorizontal,
 		remap, // column 127 at SEG0 (0xA1), or not
 		scan,  // scan COM[N-1] to COM0 (0xC8), or up
-		0xDA, comPins,
-		0x81, d.opts.Contrast,
-		0xD9, 0xF1, // pre-charge: phase 1 1 clock, phase 2 15 clocks
-		0xDB, 0x40, // VCOMH deselect level
-		0xA4, // show RAM
-		0xA6, // normal, not inverted
-		0x2E, // scrolling off
-		0xAF, // display on
+		cmdComPins, comPins,
+		cmdContrast, d.opts.Contrast,
+		cmdPrecharge, 0xF1, // phase 1 1 clock, phase 2 15 clocks
+		cmdVcomDeselect, 0x40,
+		cmdShowRAM,
+		cmdNormal, // not inverted
+		cmdScrollOff,
+		cmdDisplayOn,
 	}
 }
 
@@ -127,7 +121,7 @@ func (d *Dev) Flush() error {
 			last = p
 		}
 	}
-	if err := d.command("address window", 0x21, 0, Width-1, 0x22, byte(first), byte(last)); err != nil {
+	if err := d.command("address window", cmdColumnAddr, 0, Width-1, cmdPageAddr, byte(first), byte(last)); err != nil {
 		return err
 	}
 	data := f.pix[first*Width : (last+1)*Width]

@@ -10,18 +10,6 @@ import (
 	"github.com/saint-os/saint/hal/can"
 )
 
-// Command numbers (comm_can.c CAN_PACKET_*).
-const (
-	CmdSetDuty         = 0
-	CmdSetCurrent      = 1
-	CmdSetCurrentBrake = 2
-	CmdSetRPM          = 3
-	CmdSetPos          = 4
-	CmdStatus          = 9
-	CmdStatus4         = 16
-	CmdStatus5         = 27
-)
-
 // Broadcast is the controller id every VESC obeys.
 const Broadcast = 255
 
@@ -32,13 +20,6 @@ func FrameID(cmd, id uint8) uint32 { return uint32(cmd)<<8 | uint32(id) }
 func SplitID(frameID uint32) (cmd, id uint8) {
 	return uint8(frameID >> 8), uint8(frameID)
 }
-
-// Scales of the command values on the wire.
-const (
-	DutyScale    = 100000
-	CurrentScale = 1000
-	PosScale     = 1000000
-)
 
 // CommandFrame returns the frame carrying command cmd with raw value v to
 // controller id.

@@ -8,4 +8,8 @@
 // simulator's, or real hardware) and keeps the conversation, ready to be
 // pasted into a Playback. RegMap is a chip with 256 8-bit registers behind a
 // register pointer, the layout most I²C sensors share.
+//
+// Playback and Record share their engine with the other bus fakes
+// (hal/internal/conntest); this package gives only the operation and how a
+// call matches it.
 package i2ctest

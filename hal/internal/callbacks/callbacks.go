@@ -11,6 +11,10 @@ import "sync"
 type Set[F any] struct {
 	mu   sync.Mutex
 	list []*entry[F]
+	// fns is the callbacks of list, rebuilt on every change and never
+	// modified after: Snapshot hands it out without copying, since a bus
+	// delivers far more often than receivers come and go.
+	fns []F
 }
 
 type entry[F any] struct{ fn F }
@@ -22,6 +26,7 @@ func (s *Set[F]) Add(fn F) (stop func()) {
 	e := &entry[F]{fn: fn}
 	s.mu.Lock()
 	s.list = append(s.list, e)
+	s.rebuild()
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
@@ -29,22 +34,29 @@ func (s *Set[F]) Add(fn F) (stop func()) {
 		for i, x := range s.list {
 			if x == e {
 				s.list = append(s.list[:i:i], s.list[i+1:]...)
+				s.rebuild()
 				return
 			}
 		}
 	}
 }
 
+// rebuild makes a new fns from list; s.mu must be held.
+func (s *Set[F]) rebuild() {
+	fns := make([]F, len(s.list))
+	for i, e := range s.list {
+		fns[i] = e.fn
+	}
+	s.fns = fns
+}
+
 // Snapshot returns the callbacks in the order they were added, to be
-// called after Snapshot returns.
+// called after Snapshot returns. The slice is shared: callers must not
+// modify it.
 func (s *Set[F]) Snapshot() []F {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]F, len(s.list))
-	for i, e := range s.list {
-		out[i] = e.fn
-	}
-	return out
+	return s.fns
 }
 
 // Len is the number of callbacks.

@@ -71,3 +71,24 @@ func join(s []string) string {
 	}
 	return out
 }
+
+// A snapshot is not changed by later adds and stops, and taking one
+// allocates nothing.
+func TestSnapshotIsStableAndFree(t *testing.T) {
+	var s Set[func() string]
+	stopA := s.Add(func() string { return "a" })
+	s.Add(func() string { return "b" })
+	snap := s.Snapshot()
+	stopA()
+	s.Add(func() string { return "c" })
+	var got []string
+	for _, f := range snap {
+		got = append(got, f())
+	}
+	if join(got) != "a b" {
+		t.Errorf("snapshot taken before the changes calls %q, want \"a b\"", join(got))
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.Snapshot() }); n != 0 {
+		t.Errorf("Snapshot allocates %v times", n)
+	}
+}

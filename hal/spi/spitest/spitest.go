@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 
+	"github.com/saint-os/saint/hal/internal/conntest"
 	"github.com/saint-os/saint/hal/spi"
 )
 
@@ -20,47 +19,46 @@ type IO struct {
 
 // String formats io the way the mismatch errors do.
 func (io IO) String() string {
-	s := fmt.Sprintf("Tx(w %s, r %d byte(s))", hexBytes(io.W), len(io.R))
+	s := io.Call()
 	if io.Err != nil {
 		s += " -> " + io.Err.Error()
 	}
 	return s
 }
 
+// Call formats the transfer without its result.
+func (io IO) Call() string {
+	return fmt.Sprintf("Tx(w %s, r %d byte(s))", conntest.Hex(io.W), len(io.R))
+}
+
+// Matches reports whether got clocks out the same bytes and in as many.
+func (io IO) Matches(got IO) bool { return bytes.Equal(got.W, io.W) && len(got.R) == len(io.R) }
+
 // Record is an spi.Conn that passes every transfer to Conn and keeps a copy
 // of it. With a nil Conn it accepts transfers that read nothing.
 type Record struct {
 	Conn spi.Conn
 
-	mu  sync.Mutex
-	ops []IO
+	rec conntest.Recorder[IO]
 }
 
 // Tx implements spi.Conn.
 func (r *Record) Tx(w, rd []byte) error {
-	io := IO{W: clone(w)}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var err error
-	if r.Conn == nil {
-		if len(rd) != 0 {
-			err = errors.New("spitest: Record with no Conn cannot read")
+	return r.rec.Do(func() (IO, error) {
+		var err error
+		if r.Conn == nil {
+			if len(rd) != 0 {
+				err = errors.New("spitest: Record with no Conn cannot read")
+			}
+		} else {
+			err = r.Conn.Tx(w, rd)
 		}
-	} else {
-		err = r.Conn.Tx(w, rd)
-	}
-	io.R = clone(rd)
-	io.Err = err
-	r.ops = append(r.ops, io)
-	return err
+		return IO{W: conntest.Clone(w), R: conntest.Clone(rd), Err: err}, err
+	})
 }
 
 // Ops returns the transfers recorded so far, oldest first.
-func (r *Record) Ops() []IO {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]IO(nil), r.ops...)
-}
+func (r *Record) Ops() []IO { return r.rec.Ops() }
 
 // Playback is an spi.Conn that expects exactly the transfers in Ops, in
 // order. Each Tx must match the next op's W and len(R); it then gets R and
@@ -70,73 +68,23 @@ func (r *Record) Ops() []IO {
 type Playback struct {
 	Ops []IO
 
-	mu    sync.Mutex
-	n     int
-	first error
+	player conntest.Player[IO]
 }
 
 // Tx implements spi.Conn.
 func (p *Playback) Tx(w, r []byte) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	got := IO{W: w, R: r}
-	if p.n >= len(p.Ops) {
-		return p.mismatch(fmt.Errorf("spitest: unexpected %s: the script has only %d transfer(s)", got, len(p.Ops)))
-	}
-	want := p.Ops[p.n]
-	if !bytes.Equal(w, want.W) || len(r) != len(want.R) {
-		return p.mismatch(fmt.Errorf("spitest: transfer #%d: want %s, got %s", p.n, IO{W: want.W, R: want.R}, got))
-	}
-	copy(r, want.R)
-	p.n++
-	return want.Err
-}
-
-func (p *Playback) mismatch(err error) error {
-	if p.first == nil {
-		p.first = err
-	}
-	return err
+	return p.player.Play(conntest.Names{Pkg: "spitest", Noun: "transfer"}, p.Ops, IO{W: w, R: r}, func(want IO) error {
+		copy(r, want.R)
+		return want.Err
+	})
 }
 
 // Count returns how many ops have been played.
-func (p *Playback) Count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.n
-}
+func (p *Playback) Count() int { return p.player.Count() }
 
 // Close returns the first mismatch seen, or an error if ops remain unplayed.
 func (p *Playback) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.first != nil {
-		return p.first
-	}
-	if p.n != len(p.Ops) {
-		return fmt.Errorf("spitest: playback not finished: %d of %d transfer(s) played, next %s", p.n, len(p.Ops), p.Ops[p.n])
-	}
-	return nil
-}
-
-func clone(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return append([]byte(nil), b...)
-}
-
-func hexBytes(b []byte) string {
-	var s strings.Builder
-	s.WriteByte('[')
-	for i, c := range b {
-		if i > 0 {
-			s.WriteByte(' ')
-		}
-		fmt.Fprintf(&s, "0x%02x", c)
-	}
-	s.WriteByte(']')
-	return s.String()
+	return p.player.Close(conntest.Names{Pkg: "spitest", Noun: "transfer"}, p.Ops)
 }
 
 var (

@@ -5,5 +5,7 @@
 // decoders need: SBUS and CRSF frames are told apart by the gaps between
 // bursts. Pipe returns two ports wired back to back, TX to RX, for a driver
 // on one end and a device twin (a Feetech servo bus, the balance IO board) on
-// the other.
+// the other. Playback is a scripted conversation for driver tests (each
+// write the driver must make and the device's answer), on the same engine
+// as i2ctest's and spitest's (hal/internal/conntest).
 package uarttest

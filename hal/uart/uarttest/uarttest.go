@@ -28,11 +28,12 @@ type Chunk struct {
 type Port struct {
 	clk clock.Clock
 
-	mu     sync.Mutex
-	cfg    uart.Config
-	writes []Chunk
-	rx     callbacks.Set[func([]byte, time.Time)]
-	peer   *Port
+	mu       sync.Mutex
+	cfg      uart.Config
+	writes   []Chunk
+	noRecord bool
+	rx       callbacks.Set[func([]byte, time.Time)]
+	peer     *Port
 }
 
 // NewPort returns an unconnected port: writes are only recorded. clk stamps
@@ -82,18 +83,31 @@ func (p *Port) Config() uart.Config {
 	return p.cfg
 }
 
-// Write implements uart.Port. The bytes are recorded and, on a Pipe, received
-// by the other end before Write returns.
+// Write implements uart.Port. The bytes are recorded (unless
+// SetRecording(false)) and, on a Pipe, received by the other end before
+// Write returns.
 func (p *Port) Write(b []byte) (int, error) {
-	c := Chunk{Data: append([]byte(nil), b...), Time: p.clk.Now()}
+	now := p.clk.Now()
 	p.mu.Lock()
-	p.writes = append(p.writes, c)
+	if !p.noRecord {
+		p.writes = append(p.writes, Chunk{Data: append([]byte(nil), b...), Time: now})
+	}
 	peer := p.peer
 	p.mu.Unlock()
 	if peer != nil && len(b) > 0 {
-		peer.Inject(c.Data, c.Time)
+		// Inject gives each receiver its own copy.
+		peer.Inject(b, now)
 	}
 	return len(b), nil
+}
+
+// SetRecording turns the record of writes (Writes, Written) on, the
+// default, or off. A simulation that runs for hours turns it off: the
+// record keeps every byte ever written.
+func (p *Port) SetRecording(on bool) {
+	p.mu.Lock()
+	p.noRecord = !on
+	p.mu.Unlock()
 }
 
 // Inject delivers b to the port's receivers as bytes arriving at at.

@@ -2,6 +2,7 @@ package uarttest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,62 @@ func TestConfigure(t *testing.T) {
 	}
 	if p.Config() != sbus {
 		t.Error("a rejected Configure changed the settings")
+	}
+}
+
+// With recording off a Pipe still carries every byte, a receiver still
+// gets its own copy, and nothing is kept.
+func TestPipeWithoutRecording(t *testing.T) {
+	a, b := Pipe(nil)
+	a.SetRecording(false)
+	var got []byte
+	var kept []byte
+	b.Receive(func(p []byte, _ time.Time) { got = append(got, p...); kept = p })
+	buf := []byte{1, 2, 3}
+	_, _ = a.Write(buf)
+	buf[0] = 9
+	if !bytes.Equal(got, []byte{1, 2, 3}) || kept[0] != 1 {
+		t.Errorf("received %x (kept %x) after the writer reused its buffer", got, kept)
+	}
+	if len(a.Writes()) != 0 || len(a.Written()) != 0 {
+		t.Errorf("recording off, yet %d writes recorded", len(a.Writes()))
+	}
+	a.SetRecording(true)
+	_, _ = a.Write([]byte{4})
+	if !bytes.Equal(a.Written(), []byte{4}) {
+		t.Errorf("recording back on: Written %x, want 04", a.Written())
+	}
+}
+
+// A Playback answers each scripted write with its reply, refuses a write
+// the script does not expect, and Close tells a short or broken script.
+func TestPlayback(t *testing.T) {
+	p := &Playback{Ops: []IO{
+		{W: []byte{0x01, 0x02}, R: []byte{0xAA}},
+		{W: []byte{0x03}},
+	}}
+	var got []byte
+	p.Receive(func(b []byte, _ time.Time) { got = append(got, b...) })
+	if n, err := p.Write([]byte{0x01, 0x02}); n != 2 || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if string(got) != "\xaa" {
+		t.Errorf("received % X, want AA", got)
+	}
+	if err := p.Close(); err == nil || !strings.Contains(err.Error(), "1 of 2 write(s) played") {
+		t.Errorf("Close with a write left = %v", err)
+	}
+	_, err := p.Write([]byte{0x04})
+	if err == nil || err.Error() != "uarttest: write #1: want Write([0x03]), got Write([0x04])" {
+		t.Errorf("mismatched Write = %v", err)
+	}
+	if _, err := p.Write([]byte{0x03}); err != nil {
+		t.Fatal(err)
+	}
+	if cerr := p.Close(); cerr == nil || cerr.Error() != err.Error() {
+		t.Errorf("Close = %v, want the first mismatch %v", cerr, err)
+	}
+	if p.Count() != 2 {
+		t.Errorf("Count = %d, want 2", p.Count())
 	}
 }

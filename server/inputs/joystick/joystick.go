@@ -16,9 +16,7 @@ import (
 )
 
 // Sink takes the joystick's inputs: the server's *router.Router.
-type Sink interface {
-	Submit(in router.Input) error
-}
+type Sink = router.Sink
 
 // Options configures a Joystick.
 type Options struct {

@@ -12,6 +12,8 @@
 // the router turns into input, and updates the Registry of subjects behind
 // the router's list_livelink_sources and get_livelink_subject commands.
 // Sockets are read by goroutines at the edge; everything else runs on the
-// server's executor and takes its time from it. docs/livelink.md describes
-// the wire formats byte for byte.
+// server's executor and takes its time from it. Register installs the
+// receiver as a server feature (Feature): it follows the livelink
+// settings, restarting on new ports, and answers livelink get_status.
+// docs/livelink.md describes the wire formats byte for byte.
 package livelink

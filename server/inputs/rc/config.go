@@ -22,7 +22,7 @@ type File struct {
 	Receiver Config `yaml:"rc_receiver" json:"rc_receiver"`
 }
 
-// Config is the receiver's configuration (spec: RC Configuration).
+// Config is the receiver's configuration.
 type Config struct {
 	Enabled  bool   `yaml:"enabled" json:"enabled"`
 	Protocol string `yaml:"protocol" json:"protocol"` // msg.RCProtocolSBUS ...
@@ -308,7 +308,7 @@ func Parse(data []byte) (Config, error) {
 // Marshal writes c as rc_receiver.yaml.
 func Marshal(c Config) []byte {
 	var b bytes.Buffer
-	b.WriteString("# RC receiver (spec: RC Controller Integration); see docs/rc.md.\n")
+	b.WriteString("# RC receiver; see docs/rc.md.\n")
 	b.WriteString("# Written by saint-server when the rc commands change it.\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -1,5 +1,5 @@
-// Package rc is the server's RC receiver (spec: RC Controller Integration):
-// where a hobby RC transmitter meets the router.
+// Package rc is the server's RC receiver: where a hobby RC transmitter
+// meets the router.
 //
 // A Receiver reads one receiver's output: SBUS, IBUS or CRSF from a UART
 // (hal/uart, opened by a PortOpener that the command chooses: a serial
@@ -25,6 +25,10 @@
 // passthrough sends nothing so the other sources take over when the RC
 // routes time out.
 //
-// Config is config/rc_receiver.yaml in the spec's format (Load, Marshal).
+// Config is config/rc_receiver.yaml (Parse, Marshal). Register makes the
+// server's receiver from that file and installs it as a server feature
+// (Feature): the receiver, its WebSocket rc commands, the "rc" topic and
+// DATA/rc_receiver.yaml, where every change is written; that file is the
+// one configuration of the receiver, which the settings page only shows.
 // See docs/rc.md for wiring, the file, normalisation and the commands.
 package rc

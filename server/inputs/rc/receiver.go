@@ -518,7 +518,7 @@ func (r *Receiver) publish() {
 	case msg.FailsafeHold, msg.FailsafeNeutral:
 		in := msg.RouterInput{Source: msg.SourceRC, Values: make(map[string]float32, len(st.Channels))}
 		for _, c := range st.Channels {
-			in.Values[fmt.Sprintf("channel_%d", c.ChannelNumber)] = c.Normalized
+			in.Values[msg.RCChannelProperty(int(c.ChannelNumber))] = c.Normalized
 		}
 		r.sendRouter(in)
 	}

@@ -116,6 +116,20 @@ type Arm struct {
 
 	posed [NumJoints]float64 // joint angles the kinematics above are for
 	fresh bool
+	pose  uint64       // counts the poses forward computed: a new value, a new pose
+	box   [2]geom.Vec3 // bounds of the capsules (min, max), m
+
+	// Gravity and inertia on each joint for pose loadPose (and the held
+	// object's mass and grip then): they change only when the arm moves.
+	loadPose   uint64
+	loadObj    float64
+	loadHeld   bool
+	loadsValid bool
+	inertia    [NumJoints]float64
+	gravity    [NumJoints]float64
+
+	collidedPose uint64 // pose collide last checked
+	pair         pairCheck
 
 	groundHit, selfHit, otherHit bool
 }
@@ -168,8 +182,8 @@ func (a *Arm) Joint(i int) *servo.Servo { return a.joints[i] }
 // Gripper returns the gripper's servo.
 func (a *Arm) Gripper() *servo.Servo { return a.gripper }
 
-// SetGripperOpening commands the gripper: 0 closed to 1 open (the spec's
-// GripperCommand.position).
+// SetGripperOpening commands the gripper: 0 closed to 1 open (as
+// msg.GripperCommand's position).
 func (a *Arm) SetGripperOpening(frac float64) {
 	if ode.Finite(frac) {
 		lo, hi := a.gripper.Limits()
@@ -225,13 +239,19 @@ func (a *Arm) SetDead(dead bool) {
 	a.gripper.SetDead(dead)
 }
 
+// PoseTolerance is how far (rad) every joint may move before the arm's
+// kinematics, loads and collisions are computed again. A servo holding
+// against gravity creeps by a few ulp per step for ever; at 0.7 m of reach
+// 1e-9 rad is a nanometre, far below anything the model resolves.
+const PoseTolerance = 1e-9
+
 // forward computes the present pose's joint origins, axes and capsules,
-// unless the joints have not moved since it last did.
+// unless no joint has moved by more than PoseTolerance since it last did.
 func (a *Arm) forward() {
 	if a.fresh {
 		same := true
 		for i, s := range a.joints {
-			if s.Angle() != a.posed[i] {
+			if math.Abs(s.Angle()-a.posed[i]) > PoseTolerance || math.IsNaN(s.Angle()) {
 				same = false
 				break
 			}
@@ -244,6 +264,7 @@ func (a *Arm) forward() {
 		a.posed[i] = s.Angle()
 	}
 	a.fresh = true
+	a.pose++
 	r := geom.Identity()
 	p := a.p.Mount
 	local := [NumJoints]geom.Vec3{{0, 0, 1}, {0, 1, 0}, {0, 1, 0}, {0, 1, 0}, {1, 0, 0}}
@@ -269,6 +290,27 @@ func (a *Arm) forward() {
 		p = next
 	}
 	a.origin[NumJoints] = p
+	a.box = bounds(a.capsule[:])
+}
+
+// bounds returns the axis-aligned box (min, max) around capsules.
+func bounds(cs []geom.Capsule) [2]geom.Vec3 {
+	inf := math.Inf(1)
+	b := [2]geom.Vec3{{inf, inf, inf}, {-inf, -inf, -inf}}
+	for _, c := range cs {
+		for k := 0; k < 3; k++ {
+			b[0][k] = math.Min(b[0][k], math.Min(c.A[k], c.B[k])-c.Radius)
+			b[1][k] = math.Max(b[1][k], math.Max(c.A[k], c.B[k])+c.Radius)
+		}
+	}
+	return b
+}
+
+// overlap reports whether two boxes from bounds overlap.
+func overlap(a, b [2]geom.Vec3) bool {
+	return a[0][0] <= b[1][0] && b[0][0] <= a[1][0] &&
+		a[0][1] <= b[1][1] && b[0][1] <= a[1][1] &&
+		a[0][2] <= b[1][2] && b[0][2] <= a[1][2]
 }
 
 // Step implements world.Model.
@@ -277,6 +319,26 @@ func (a *Arm) Step(dt float64) {
 		return
 	}
 	a.forward()
+	a.loads()
+	for i := 0; i < NumJoints; i++ {
+		j := a.p.Joints[i]
+		s := a.joints[i]
+		tau := a.gravity[i] - j.Coulomb*math.Tanh(s.Rate()/0.01)
+		s.Step(dt, a.inertia[i], j.Friction, tau)
+	}
+	a.stepGripper(dt)
+	a.forward()
+	a.collide()
+}
+
+// loads computes each joint's inertia and gravity torque for the present
+// pose, unless the arm has not moved (nor grasped or let go) since.
+func (a *Arm) loads() {
+	held := a.objMass > 0 && a.Holding()
+	if a.loadsValid && a.loadPose == a.pose && a.loadObj == a.objMass && a.loadHeld == held {
+		return
+	}
+	a.loadsValid, a.loadPose, a.loadObj, a.loadHeld = true, a.pose, a.objMass, held
 	g := geom.Vec3{0, 0, -StandardGravity}
 	tip := a.origin[NumJoints]
 	for i := 0; i < NumJoints; i++ {
@@ -290,19 +352,13 @@ func (a *Arm) Step(dt float64) {
 			inertia += l.Mass*l.Length*l.Length/12*(1-along*along) + l.Mass*l.Radius*l.Radius/2*along*along
 			tau += lever.Dot(g.Scale(l.Mass))
 		}
-		if a.objMass > 0 && a.Holding() {
+		if held {
 			lever := a.axis[i].Cross(tip.Sub(a.origin[i]))
 			inertia += a.objMass * lever.Dot(lever)
 			tau += lever.Dot(g.Scale(a.objMass))
 		}
-		j := a.p.Joints[i]
-		s := a.joints[i]
-		tau -= j.Coulomb * math.Tanh(s.Rate()/0.01)
-		s.Step(dt, inertia, j.Friction, tau)
+		a.inertia[i], a.gravity[i] = inertia, tau
 	}
-	a.stepGripper(dt)
-	a.forward()
-	a.collide()
 }
 
 func (a *Arm) stepGripper(dt float64) {
@@ -325,8 +381,17 @@ func (a *Arm) stepGripper(dt float64) {
 	}
 }
 
+// collide checks the present pose against the floor, the arm itself and
+// the torso. A pose already checked is not checked again: an arm holding
+// still costs nothing here.
 func (a *Arm) collide() {
+	if a.collidedPose == a.pose {
+		return
+	}
+	a.collidedPose = a.pose
 	a.groundHit, a.selfHit = false, false
+	torso := a.p.Torso
+	nearTorso := overlap(a.box, bounds([]geom.Capsule{torso}))
 	for i, c := range a.capsule {
 		if c.Radius == 0 && c.A == c.B {
 			continue
@@ -334,7 +399,7 @@ func (a *Arm) collide() {
 		if c.BelowZ(0) {
 			a.groundHit = true
 		}
-		if i > 0 && c.Touches(a.p.Torso) {
+		if i > 0 && nearTorso && c.Touches(torso) {
 			a.selfHit = true
 		}
 		for k := i + 2; k < NumJoints; k++ {
@@ -362,17 +427,34 @@ func touches(c, d geom.Capsule, lenC, lenD float64) bool {
 
 // CheckPair checks the two arms against each other and records the result
 // on both (OtherArmHit); it reports whether they touch.
+// The check is skipped when neither arm has moved since the last check of
+// the same pair, and rejected whole when the arms' bounding boxes are
+// apart.
 func CheckPair(a, b *Arm) bool {
+	if p := a.pair; p.other == b && p.pose == a.pose && p.otherPose == b.pose {
+		a.otherHit, b.otherHit = p.hit, p.hit
+		return p.hit
+	}
 	hit := false
-	for i, c := range a.capsule {
-		for k, d := range b.capsule {
-			if touches(c, d, a.p.Links[i].Length, b.p.Links[k].Length) {
-				hit = true
+	if overlap(a.box, b.box) {
+		for i, c := range a.capsule {
+			for k, d := range b.capsule {
+				if touches(c, d, a.p.Links[i].Length, b.p.Links[k].Length) {
+					hit = true
+				}
 			}
 		}
 	}
+	a.pair = pairCheck{other: b, pose: a.pose, otherPose: b.pose, hit: hit}
 	a.otherHit, b.otherHit = hit, hit
 	return hit
+}
+
+// pairCheck is the last CheckPair of an arm against another.
+type pairCheck struct {
+	other           *Arm
+	pose, otherPose uint64
+	hit             bool
 }
 
 // Positions returns the joint angles, rad.

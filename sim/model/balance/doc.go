@@ -50,5 +50,5 @@
 // hoverboard hub motors: r = 0.0825 m, m_w = 3 kg, I_w = 0.01 kg·m²,
 // K_t = K_e = 0.6 (≈ 15 rpm/V), R = 0.3 Ω, 40 A limit, 15 pole pairs;
 // W = 0.45 m, I_z = 0.58 kg·m²; a 10S LiPo; rest on the bumper at 30°
-// (past the ±25° tilt cutoff of the saul-tee spec); IMU 0.15 m up.
+// (past the balance role's ±25° tilt cutoff); IMU 0.15 m up.
 package balance

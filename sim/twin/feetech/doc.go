@@ -34,4 +34,10 @@
 // (overheat, overload ...). Methods are safe for concurrent use; answers are
 // written on the goroutine that delivered the request, so on a Pipe a
 // driver's request is answered before its Write returns.
+//
+// Control table: not an independent reading. The twin takes the control
+// table addresses and the packet codec from the driver (hal/device/feetech)
+// so that both ends agree by construction; what checks them apart from the
+// twin is the driver's golden tests, whose request bytes are worked out by
+// hand from the packet format rather than produced by the codec.
 package feetech

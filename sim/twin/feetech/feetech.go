@@ -267,7 +267,7 @@ func (s *Servo) offset() int {
 func (s *Servo) report() {
 	p := s.phys
 	p.Position -= s.offset()
-	copy(s.regs[ft.RegPresentPosition:], s.b.o.Model.EncodePresent(p))
+	s.b.o.Model.PutPresent(s.regs[ft.RegPresentPosition:], p)
 }
 
 // status appends a status packet carrying params; s.b.mu must be held.
@@ -314,12 +314,38 @@ type Goal struct {
 	Speed        int  // steps/s; 0 means the servo's maximum
 	Acceleration int  // STS: 100 steps/s² units; 0 means the maximum
 	Torque       bool // holding torque enabled
+	// TorqueLimit is the torque the servo may give, 0.1 % of its maximum:
+	// the lower of the maximum (RegMaxTorque, EPROM) and the run-time
+	// limit (RegTorqueLimit, RAM).
+	TorqueLimit int
 }
 
 // Goal returns the servo's current goal.
 func (s *Servo) Goal() Goal {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	return s.goal()
+}
+
+// Goals sets goals[i] to the goal of the servo whose id register holds
+// ids[i], and found[i] to whether there is one, under one lock: what a
+// physics model reads of every servo on the bus every step.
+func (b *Bus) Goals(ids []uint8, goals []Goal, found []bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, id := range ids {
+		goals[i], found[i] = Goal{}, false
+		for _, s := range b.servos {
+			if s.regs[ft.RegID] == id {
+				goals[i], found[i] = s.goal(), true
+				break
+			}
+		}
+	}
+}
+
+// goal decodes the servo's goal; s.b.mu must be held.
+func (s *Servo) goal() Goal {
 	m := s.b.o.Model
 	lo, hi := int(m.Get16(s.regs[ft.RegMinAngleLimit:])), int(m.Get16(s.regs[ft.RegMaxAngleLimit:]))
 	pos := int(m.Get16(s.regs[ft.RegGoalPosition:]))
@@ -336,6 +362,7 @@ func (s *Servo) Goal() Goal {
 		Speed:        ft.DecodeSigned(m.Get16(s.regs[ft.RegGoalSpeed:]), 15),
 		Acceleration: int(s.regs[ft.RegAcceleration]),
 		Torque:       s.regs[ft.RegTorqueEnable] != 0,
+		TorqueLimit:  int(min(m.Get16(s.regs[ft.RegMaxTorque:]), m.Get16(s.regs[RegTorqueLimit:]))),
 	}
 }
 

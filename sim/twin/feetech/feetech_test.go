@@ -189,6 +189,11 @@ func TestIDChange(t *testing.T) {
 	if r.twin.Servo(9) == nil || r.twin.Servo(1) != nil {
 		t.Error("servo did not take id 9")
 	}
+	goals, found := make([]feetech.Goal, 2), make([]bool, 2)
+	r.twin.Goals([]uint8{1, 9}, goals, found)
+	if found[0] || !found[1] || goals[1] != r.twin.Servo(9).Goal() {
+		t.Errorf("Goals for ids 1 and 9 after the change: found %v, goal %+v", found, goals[1])
+	}
 	if _, err := r.twin.Add(9); err == nil {
 		t.Error("Add accepted a duplicate id")
 	}
@@ -207,6 +212,28 @@ func TestGoalClampedToAngleLimits(t *testing.T) {
 	r.run(t)
 	if g := r.twin.Servo(1).Goal(); g.Position != 3000 {
 		t.Errorf("goal %d, want 3000 (the max angle limit)", g.Position)
+	}
+}
+
+// The goal's torque limit is the lower of the maximum torque (EPROM) and
+// the run-time limit (RAM), both 1000 at power-on.
+func TestGoalTorqueLimit(t *testing.T) {
+	r := newRig(t, ft.STS, 1)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 1000 {
+		t.Fatalf("power-on torque limit %d, want 1000", g.TorqueLimit)
+	}
+	v := make([]byte, 2)
+	ft.STS.Put16(v, 400)
+	r.driver.WriteRegister(1, feetech.RegTorqueLimit, v, must(t))
+	r.run(t)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 400 {
+		t.Errorf("run-time limit 400: torque limit %d", g.TorqueLimit)
+	}
+	ft.STS.Put16(v, 250)
+	r.driver.WriteRegister(1, ft.RegMaxTorque, v, must(t))
+	r.run(t)
+	if g := r.twin.Servo(1).Goal(); g.TorqueLimit != 250 {
+		t.Errorf("maximum 250 under a run-time limit of 400: torque limit %d", g.TorqueLimit)
 	}
 }
 

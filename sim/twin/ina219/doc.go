@@ -26,4 +26,10 @@
 // modes do; averaging does not reduce noise (the twin has none).
 //
 // Datasheet: TI SBOS448G, section 8.6.
+//
+// Register map: the twin's own reading of the datasheet, kept apart from the
+// driver's. The twin defines its registers, reset values and bit meanings
+// itself and imports nothing from the driver (hal/device/ina219, whose map
+// is in its registers.go), so a driver test against the twin checks one
+// reading against the other; a mistake both readings share would pass.
 package ina219

@@ -1,5 +1,5 @@
 // Package ioboard is the simulator's saul-tee IO board: the IO-board logic
-// (roles/balance/ioboard, unchanged) on a simulated microcontroller whose
+// (hal/device/ioboard, unchanged) on a simulated microcontroller whose
 // wires are the simulator's. Its inter-board UART is the far end of the
 // balance board's ttyAMA0 (simboard.Board.UARTPeer); its two RC receivers
 // are rctx transmitters sending CRSF (the TBS Crossfire, primary, address

@@ -1,13 +1,13 @@
 package ioboard
 
 import (
+	logic "github.com/saint-os/saint/hal/device/ioboard"
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/gpio/gpiotest"
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/hal/uart/uarttest"
-	logic "github.com/saint-os/saint/roles/balance/ioboard"
 	"github.com/saint-os/saint/sim/twin/rctx"
 )
 
@@ -44,6 +44,10 @@ func New(ex *executor.Executor, link uart.Port, o *Options) (*Board, error) {
 	b.kill.Set(gpio.Low, ex.Now())
 	crsfTX, crsfRX := uarttest.Pipe(clk)
 	elrsTX, elrsRX := uarttest.Pipe(clk)
+	// The lines run for as long as the simulation: keep no record.
+	for _, p := range []*uarttest.Port{crsfTX, crsfRX, elrsTX, elrsRX} {
+		p.SetRecording(false)
+	}
 	var err error
 	if b.crsf, err = rctx.NewSerial(ex, crsfTX, rc.CRSF, nil); err != nil {
 		return nil, err

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/hal/device/ioboard/link"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/roles/balance/link"
 	"github.com/saint-os/saint/sim/robot"
 	simio "github.com/saint-os/saint/sim/twin/ioboard"
 )

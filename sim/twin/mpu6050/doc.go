@@ -28,4 +28,10 @@
 // auxiliary I²C master's transfers and the filter's effect on the signal.
 //
 // Register map: InvenSense RM-MPU-6000A-00 rev 4.2.
+//
+// Register map: the twin's own reading of the datasheet, kept apart from the
+// driver's. The twin defines its registers, reset values and bit meanings
+// itself and imports nothing from the driver (hal/device/mpu6050, whose map
+// is in its registers.go), so a driver test against the twin checks one
+// reading against the other; a mistake both readings share would pass.
 package mpu6050

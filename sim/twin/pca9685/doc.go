@@ -19,4 +19,10 @@
 // the 500 µs oscillator start-up.
 //
 // Datasheet: NXP PCA9685 product data sheet rev 4, section 7.3.
+//
+// Register map: the twin's own reading of the datasheet, kept apart from the
+// driver's. The twin defines its registers, reset values and bit meanings
+// itself and imports nothing from the driver (hal/device/pca9685, whose map
+// is in its registers.go), so a driver test against the twin checks one
+// reading against the other; a mistake both readings share would pass.
 package pca9685

@@ -30,4 +30,10 @@
 // the low-pass filters' effect, INT1, and I²C/I3C.
 //
 // Datasheet: QST QMI8658A rev A, sections 5.2 (SPI), 6 (register map), 8.
+//
+// Register map: the twin's own reading of the datasheet, kept apart from the
+// driver's. The twin defines its registers, reset values and bit meanings
+// itself and imports nothing from the driver (hal/device/qmi8658, whose map
+// is in its registers.go), so a driver test against the twin checks one
+// reading against the other; a mistake both readings share would pass.
 package qmi8658

@@ -17,4 +17,10 @@
 // charge pump timing.
 //
 // Datasheet: Solomon Systech SSD1306 rev 1.1, sections 8.1.5 and 10.
+//
+// Register map: the twin's own reading of the datasheet, kept apart from the
+// driver's. The twin defines its registers, reset values and bit meanings
+// itself and imports nothing from the driver (hal/device/ssd1306, whose map
+// is in its registers.go), so a driver test against the twin checks one
+// reading against the other; a mistake both readings share would pass.
 package ssd1306

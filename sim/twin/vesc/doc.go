@@ -21,4 +21,10 @@
 //
 // SetConnected(false) takes the controller off the bus (no status, commands
 // unheard). Methods are safe for concurrent use.
+//
+// Protocol: not an independent reading. The twin takes the command ids, the
+// scale factors and the frame id layout from the driver (hal/device/vesc),
+// which follows the VESC firmware's comm_can.c; both ends agree by
+// construction, so the twin does not check the driver's reading of that
+// source.
 package vesc

@@ -3,14 +3,23 @@
 import { h, card, table, dot, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
 const SOURCES = ['rc', 'websocket', 'livelink', 'joystick', 'autonomous', 'safety'];
-const TARGETS = ['head', 'arms.left', 'arms.right', 'tracks', '*'];
-const OUTPUT_NAMES = { head: 'Head', 'arms.left': 'Arms L', 'arms.right': 'Arms R', tracks: 'Tracks', '*': 'All' };
-const PROPERTIES = {
-  head: ['pan', 'tilt', 'roll', 'jaw', 'speed', 'estop'],
-  'arms.left': [...Array(7).keys()].map((i) => `joint_${i}`).concat(['speed', 'gripper', 'gripper_force', 'estop']),
-  tracks: ['linear', 'angular', 'estop'],
-};
-PROPERTIES['arms.right'] = PROPERTIES['arms.left'];
+
+// loadTargets fetches the router's table of output targets (get_targets):
+// the routable targets' names, labels and property names. The table lives
+// on the server, in one place; the page only draws it.
+export async function loadTargets(api) {
+  const t = await api.router('get_targets');
+  const routable = t.targets.filter((x) => x.routable);
+  const labels = { [t.any]: 'All' };
+  const properties = {};
+  for (const x of routable) {
+    labels[x.name] = x.label;
+    properties[x.name] = x.properties.flatMap((p) => (p.count ? [...Array(p.count).keys()].map((i) => `${p.name}_${i}`) : [p.name]));
+  }
+  return { names: routable.map((x) => x.name), any: t.any, labels, properties };
+}
+
+const NO_TARGETS = { names: [], any: '*', labels: {}, properties: {} };
 const PREVIEW_MS = 250;
 
 function inputText(r) {
@@ -27,7 +36,7 @@ function inputText(r) {
 
 // flowDiagram draws sources → router → outputs; links of routes that
 // are active now are highlighted, those of disabled routes dashed.
-export function flowDiagram(routes, status) {
+export function flowDiagram(routes, status, targets = NO_TARGETS) {
   const ns = 'http://www.w3.org/2000/svg';
   const el = (tag, attrs, text) => {
     const e = document.createElementNS(ns, tag);
@@ -37,13 +46,13 @@ export function flowDiagram(routes, status) {
   };
   const byId = new Map((status || []).map((s) => [s.route_id, s]));
   const sources = [...new Set(routes.map((r) => r.input.source))];
-  const outputs = ['head', 'arms.left', 'arms.right', 'tracks'];
+  const outputs = targets.names;
   const rowH = 44;
   const height = Math.max(sources.length, outputs.length) * rowH + 30;
   const svg = el('svg', { viewBox: `0 0 600 ${height}`, class: 'flow', role: 'img', id: 'route-flow',
     'aria-label': `Route flow: ${sources.length} sources through the router to ${outputs.length} outputs` });
   const srcY = (i) => 25 + i * ((height - 30) / Math.max(sources.length, 1)) + 12;
-  const outY = (i) => 25 + i * ((height - 30) / outputs.length) + 12;
+  const outY = (i) => 25 + i * ((height - 30) / Math.max(outputs.length, 1)) + 12;
   const midY = height / 2;
   svg.append(el('text', { x: 10, y: 14 }, 'INPUTS'), el('text', { x: 255, y: 14 }, 'ROUTER'), el('text', { x: 480, y: 14 }, 'OUTPUTS'));
   const activeSrc = new Set();
@@ -52,7 +61,7 @@ export function flowDiagram(routes, status) {
     const s = byId.get(r.id);
     if (!s || !s.active) continue;
     activeSrc.add(r.input.source);
-    if (r.output.target === '*') {
+    if (r.output.target === targets.any) {
       outputs.forEach((o) => activeOut.add(o));
     } else activeOut.add(r.output.target);
   }
@@ -70,7 +79,7 @@ export function flowDiagram(routes, status) {
     const cls = activeOut.has(o) ? 'link active' : 'link';
     svg.append(el('path', { class: cls, d: `M350 ${midY} C 400 ${midY}, 410 ${outY(i)}, 470 ${outY(i)}` }));
     svg.append(el('rect', { class: activeOut.has(o) ? 'box active' : 'box', x: 470, y: outY(i) - 14, width: 110, height: 28, rx: 4 }));
-    svg.append(el('text', { x: 478, y: outY(i) + 4 }, OUTPUT_NAMES[o]));
+    svg.append(el('text', { x: 478, y: outY(i) + 4 }, targets.labels[o] || o));
   });
   return svg;
 }
@@ -83,6 +92,7 @@ export function routesPage({ api, toast, confirm }, view) {
   const stateEl = h('span', { id: 'router-state', class: 'muted' });
   let routes = [];
   let status = [];
+  let targets = NO_TARGETS;
   view.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Routes'),
       h('div', { class: 'actions' }, stateEl, h('a', { class: 'button primary', href: '#/routes/edit/new', id: 'new-route' }, '+ New Route'))),
@@ -98,7 +108,7 @@ export function routesPage({ api, toast, confirm }, view) {
       const label = !r.enabled ? 'Disabled' : s.active ? 'Active' : 'Standby';
       return {
         attrs: { 'data-route': r.id },
-        cells: [h('a', { href: `#/routes/edit/${encodeURIComponent(r.id)}` }, r.id), inputText(r), OUTPUT_NAMES[r.output.target] || r.output.target,
+        cells: [h('a', { href: `#/routes/edit/${encodeURIComponent(r.id)}` }, r.id), inputText(r), targets.labels[r.output.target] || r.output.target,
           String(s.priority || r.priority || '–'), h('span', { class: 'route-status' }, dot(r.enabled && s.active, label)),
           h('div', { class: 'actions' },
             h('a', { class: 'button small', href: `#/routes/edit/${encodeURIComponent(r.id)}` }, 'Edit'),
@@ -106,7 +116,7 @@ export function routesPage({ api, toast, confirm }, view) {
             h('button', { type: 'button', class: 'small', onclick: () => del(r) }, 'Delete'))],
       };
     }), 'No routes', [1, 3])));
-    flowBox.replaceChildren(flowDiagram(routes, status));
+    flowBox.replaceChildren(flowDiagram(routes, status, targets));
   }
 
   async function setEnabled(r, enabled) {
@@ -120,6 +130,7 @@ export function routesPage({ api, toast, confirm }, view) {
 
   async function load() {
     try {
+      if (targets === NO_TARGETS) targets = await loadTargets(api);
       const r = await api.router('list_routes');
       routes = r.routes;
       status = r.status || [];
@@ -198,6 +209,8 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
         route = found;
       } catch (err) { view.append(h('p', { class: 'alert' }, err.message)); return; }
     }
+    let targets;
+    try { targets = await loadTargets(api); } catch (err) { view.append(h('p', { class: 'alert' }, err.message)); return; }
     if (!alive) return;
     const ids = {
       id: h('input', { id: 'route-id', value: route.id, 'data-field': 'route.id', required: true }),
@@ -207,7 +220,7 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
       subject: h('input', { id: 'route-subject', value: route.input.subject || '', 'data-field': 'route.input.subject' }),
       type: h('select', { id: 'route-type', 'data-field': 'route.input.type' }, ['', 'animation', 'transform', 'face', 'camera'].map((s) => h('option', { value: s, selected: s === (route.input.type || '') }, s || 'any'))),
       protocol: h('select', { id: 'route-protocol', 'data-field': 'route.input.protocol' }, ['', 'pwm', 'ppm', 'sbus', 'ibus', 'crsf'].map((s) => h('option', { value: s, selected: s === (route.input.protocol || '') }, s || 'any'))),
-      target: h('select', { id: 'route-target', 'data-field': 'route.output.target' }, TARGETS.map((t) => h('option', { value: t, selected: t === route.output.target }, `${OUTPUT_NAMES[t]} (${t})`))),
+      target: h('select', { id: 'route-target', 'data-field': 'route.output.target' }, [...targets.names, targets.any].map((t) => h('option', { value: t, selected: t === route.output.target }, `${targets.labels[t]} (${t})`))),
       passthrough: h('input', { id: 'route-passthrough', type: 'checkbox', checked: route.mapping === 'passthrough', 'data-field': 'route.mapping' }),
       commands: h('input', { id: 'route-commands', value: (route.input.command_types || []).join(', '), 'data-field': 'route.input.command_types', placeholder: 'move, home, drive (empty = all)' }),
     };
@@ -215,7 +228,7 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
     const datalistFrom = h('datalist', { id: 'from-names' }, [...Array(16).keys()].map((i) => h('option', { value: `channel_${i + 1}` })),
       ['pan', 'tilt', 'roll', 'jaw', 'linear', 'angular', 'headYaw', 'headPitch', 'headRoll', 'jawOpen', 'yaw', 'pitch', 'x', 'y', 'z'].map((v) => h('option', { value: v })));
     const datalistTo = h('datalist', { id: 'to-names' });
-    const fillTo = () => datalistTo.replaceChildren(...(PROPERTIES[ids.target.value] || ['pan', 'tilt', 'linear', 'angular', 'estop']).map((v) => h('option', { value: v })));
+    const fillTo = () => datalistTo.replaceChildren(...(targets.properties[ids.target.value] || [...new Set(Object.values(targets.properties).flat())]).map((v) => h('option', { value: v })));
     fillTo();
     ids.target.addEventListener('change', fillTo);
 
@@ -287,7 +300,7 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
     const previewInfo = h('p', { id: 'preview-info', class: 'muted' });
     const preview = h('div', { id: 'preview', 'aria-live': 'off' }, previewInfo,
       h('div', { class: 'table-wrap' }, h('table', { class: 'preview' },
-        h('thead', {}, h('tr', {}, ['Input', 'Value', '', 'Output', 'Value'].map((t) => h('th', { scope: 'col' }, t)))), previewBody)));
+        h('thead', {}, h('tr', {}, ['Input', 'Value', '', 'Output', 'Value', 'Unit'].map((t) => h('th', { scope: 'col' }, t)))), previewBody)));
 
     const form = h('form', { id: 'route-form', novalidate: true, onsubmit: async (ev) => {
       ev.preventDefault();
@@ -330,9 +343,10 @@ export function editRoutePage({ api, toast, confirm, go }, view, routeId) {
           ? `Input ${p.active ? 'active' : 'seen'} ${fmtNum(p.input_age_ms, 0)} ms ago · driving ${p.target}: ${p.driving.join(', ') || 'nothing'}`
           : `No ${p.source} input seen yet`;
         previewInfo.classList.remove('alert');
-        const lines = p.mappings.length ? p.mappings.map((m) => h('tr', { class: 'preview-row' },
+        // Units and limits come from the router's table of targets.
+        const lines = p.mappings.length ? p.mappings.map((m) => h('tr', { class: m.out_of_range ? 'preview-row warn' : 'preview-row', title: m.out_of_range ? `beyond the limits of ${m.to}` : null },
           h('td', {}, m.from), h('td', { class: 'preview-in' }, fmtNum(m.input, 3)), h('td', {}, '→'),
-          h('td', {}, m.to), h('td', { class: 'preview-out' }, fmtNum(m.output, 3))))
+          h('td', {}, m.to), h('td', { class: 'preview-out' }, fmtNum(m.output, 3)), h('td', { class: 'preview-unit' }, m.unit || '')))
           : Object.entries(p.values).map(([k, v]) => h('tr', { class: 'preview-row' }, h('td', {}, 'command'), h('td', {}, ''), h('td', {}, '→'), h('td', {}, k), h('td', { class: 'preview-out' }, fmtNum(v, 3))));
         previewBody.replaceChildren(...lines);
       } catch (err) {

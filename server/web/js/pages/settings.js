@@ -46,7 +46,10 @@ export function settingsPage({ api, toast, confirm }, view) {
     const inp = (name, value, attrs = {}) => h('input', { 'data-field': name, id: `set-${name.replace(/\./g, '-')}`, value: value === undefined ? '' : value, ...attrs });
     const chk = (name, value) => h('input', { type: 'checkbox', 'data-field': name, id: `set-${name.replace(/\./g, '-')}`, checked: !!value });
     const sel = (name, value, options) => h('select', { 'data-field': name, id: `set-${name.replace(/\./g, '-')}` }, options.map((o) => h('option', { value: o, selected: o === value }, o)));
+    // The RC receiver's configuration is rc_receiver.yaml, changed with the
+    // rc commands on the Inputs page: shown here, read-only.
     const rc = s.rc || {};
+    const ro = (el) => { el.disabled = true; el.setAttribute('aria-readonly', 'true'); return el; };
     const f = {
       serverName: inp('system.server_name', s.system.server_name),
       hostname: inp('system.hostname', s.system.hostname),
@@ -54,29 +57,24 @@ export function settingsPage({ api, toast, confirm }, view) {
       discovery: inp('livelink.discovery_port', s.livelink.discovery_port, { type: 'number' }),
       data: inp('livelink.data_port', s.livelink.data_port, { type: 'number' }),
       broadcast: inp('livelink.broadcast_name', s.livelink.broadcast_name),
-      rcEnabled: chk('rc.enabled', rc.enabled),
-      protocol: sel('rc.protocol', rc.protocol, ['pwm', 'ppm', 'sbus', 'ibus', 'crsf']),
-      fsAction: sel('rc.failsafe.action', rc.failsafe && rc.failsafe.action, ['hold', 'neutral', 'estop', 'passthrough']),
-      fsTimeout: inp('rc.failsafe.timeout_ms', rc.failsafe && rc.failsafe.timeout_ms, { type: 'number' }),
-      uartDevice: inp('rc.uart.device', rc.uart && rc.uart.device),
-      uartBaud: inp('rc.uart.baud_rate', rc.uart && rc.uart.baud_rate, { type: 'number' }),
-      uartInverted: chk('rc.uart.inverted', rc.uart && rc.uart.inverted),
-      ppmPin: inp('rc.gpio.ppm_pin', rc.gpio && rc.gpio.ppm_pin, { type: 'number' }),
-      pwmPins: inp('rc.gpio.pwm_pins', rc.gpio && (rc.gpio.pwm_pins || []).join(', ')),
+      rcEnabled: ro(chk('rc.enabled', rc.enabled)),
+      protocol: ro(sel('rc.protocol', rc.protocol, ['pwm', 'ppm', 'sbus', 'ibus', 'crsf'])),
+      fsAction: ro(sel('rc.failsafe.action', rc.failsafe && rc.failsafe.action, ['hold', 'neutral', 'estop', 'passthrough'])),
+      fsTimeout: ro(inp('rc.failsafe.timeout_ms', rc.failsafe && rc.failsafe.timeout_ms, { type: 'number' })),
+      uartDevice: ro(inp('rc.uart.device', rc.uart && rc.uart.device)),
+      uartBaud: ro(inp('rc.uart.baud_rate', rc.uart && rc.uart.baud_rate, { type: 'number' })),
+      uartInverted: ro(chk('rc.uart.inverted', rc.uart && rc.uart.inverted)),
+      ppmPin: ro(inp('rc.gpio.ppm_pin', rc.gpio && rc.gpio.ppm_pin, { type: 'number' })),
+      pwmPins: ro(inp('rc.gpio.pwm_pins', rc.gpio && (rc.gpio.pwm_pins || []).join(', '))),
       authRequired: chk('auth.required', s.auth.required),
     };
     const intOr = (e) => (e.value === '' ? 0 : Number(e.value));
     const form = h('form', { id: 'settings-form', novalidate: true, onsubmit: async (ev) => {
       ev.preventDefault();
       clearErrors(form);
-      const pins = f.pwmPins.value.split(',').map((x) => x.trim()).filter(Boolean).map(Number);
       const patch = {
         system: { server_name: f.serverName.value, hostname: f.hostname.value },
         livelink: { enabled: f.llEnabled.checked, discovery_port: intOr(f.discovery), data_port: intOr(f.data), broadcast_name: f.broadcast.value },
-        rc: { enabled: f.rcEnabled.checked, protocol: f.protocol.value,
-          failsafe: { action: f.fsAction.value, timeout_ms: intOr(f.fsTimeout) },
-          uart: { device: f.uartDevice.value, baud_rate: intOr(f.uartBaud), inverted: f.uartInverted.checked },
-          gpio: { ppm_pin: intOr(f.ppmPin), pwm_pins: pins } },
         auth: { required: f.authRequired.checked },
       };
       try {
@@ -96,7 +94,7 @@ export function settingsPage({ api, toast, confirm }, view) {
       h('div', { class: 'row' }, field('Protocol', f.protocol), field('Failsafe action', f.fsAction), field('Signal timeout (ms)', f.fsTimeout)),
       h('div', { class: 'row' }, field('UART device', f.uartDevice), field('Baud rate', f.uartBaud), h('label', { class: 'field inline' }, f.uartInverted, 'Inverted')),
       h('div', { class: 'row' }, field('PPM pin (BCM)', f.ppmPin), field('PWM pins (BCM, comma separated)', f.pwmPins)),
-      h('p', {}, h('a', { href: '#/inputs' }, 'Configure channels and run calibration →'))),
+      h('p', {}, h('a', { href: '#/inputs' }, 'Change the receiver, configure channels and run calibration on the Inputs page →'))),
     card('Authentication', h('label', { class: 'field inline' }, f.authRequired, 'Require auth'),
       h('p', { class: 'muted' }, doc.auth_active ? 'Authentication is in force.' : 'Authentication is off for this server (saint-sim or --no-auth).'),
       tokenBox),

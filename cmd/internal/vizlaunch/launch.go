@@ -1,0 +1,117 @@
+package vizlaunch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/hal/executor"
+	simboard "github.com/saint-os/saint/sim/board"
+)
+
+// ConsoleBusTopic carries ConsoleFrame, the simulated console's display
+// RAM; server/feeds.go forwards it to WebSocket topic "console".
+const ConsoleBusTopic = "/saint/sim/console"
+
+// ConsoleFrame is the console display's RAM: 1024 bytes, eight pages of
+// 128 columns, bit 0 the top row of a page (as the SSD1306 driver sends
+// it). JSON carries it as base64.
+type ConsoleFrame struct {
+	Framebuffer []byte `json:"framebuffer"`
+}
+
+// ConsoleRate is how often ConsoleFrame is published.
+const ConsoleRate = 5 // Hz
+
+// Boards finds a simulated node's board by id or role key (the
+// simulation stack).
+type Boards interface {
+	Board(name string) (*simboard.Board, error)
+}
+
+// Options configure Sim.
+type Options struct {
+	Server    string // the simulation's WebSocket API, ws://HOST:PORT/saint
+	TokenFile string // the API token's file when the simulation requires one
+	Exec      *executor.Executor
+	Bus       bus.Bus // a connection to the simulation's bus
+	Boards    Boards
+	Log       *slog.Logger
+}
+
+// Sim publishes the console's display RAM on ConsoleBusTopic and runs
+// saint-viz on the simulation until the window closes or ctx ends.
+func Sim(ctx context.Context, o Options) error {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Exec != nil && o.Bus != nil && o.Boards != nil {
+		stop := PublishConsole(o.Exec, o.Bus, o.Boards, o.Log)
+		defer stop()
+	}
+	name, args, err := vizCommand()
+	if err != nil {
+		return err
+	}
+	args = append(args, "--server", o.Server)
+	if o.TokenFile != "" {
+		args = append(args, "--token-file", o.TokenFile)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	o.Log.Info("opening the visualizer", "cmd", name, "server", o.Server)
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("vizlaunch: saint-viz: %w", err)
+	}
+	return nil
+}
+
+// PublishConsole publishes the console board's display RAM on
+// ConsoleBusTopic at ConsoleRate, on ex, until stop is called; without a
+// console board it does nothing. Safe to call from any goroutine.
+func PublishConsole(ex *executor.Executor, b bus.Bus, boards Boards, log *slog.Logger) (stop func()) {
+	board, err := boards.Board("console")
+	if err != nil || board.SSD1306() == nil {
+		return func() {}
+	}
+	oled := board.SSD1306()
+	var timer *executor.Timer
+	ex.Post(func() {
+		timer = ex.Every(time.Second/ConsoleRate, func() {
+			if err := b.Publish(ConsoleBusTopic, ConsoleFrame{Framebuffer: oled.Framebuffer()}); err != nil && log != nil {
+				log.Debug("console frame not published", "err", err)
+			}
+		})
+	})
+	return func() {
+		ex.Post(func() {
+			if timer != nil {
+				timer.Stop()
+			}
+		})
+	}
+}
+
+// vizCommand finds saint-viz: beside the running program, on $PATH, or
+// else built from source with go run (make run's case).
+func vizCommand() (string, []string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "saint-viz")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil, nil
+		}
+	}
+	if p, err := exec.LookPath("saint-viz"); err == nil {
+		return p, nil, nil
+	}
+	if goCmd, err := exec.LookPath("go"); err == nil {
+		return goCmd, []string{"run", "github.com/saint-os/saint/cmd/saint-viz"}, nil
+	}
+	return "", nil, errors.New("vizlaunch: saint-viz not found beside this program, on $PATH, or buildable with go: go build -o bin/ ./cmd/saint-viz")
+}

@@ -1,0 +1,14 @@
+// Package rt puts the calling goroutine's control loop in real-time mode:
+// locked to one OS thread, scheduled SCHED_FIFO above ordinary processes,
+// pinned to a CPU, with the process's memory locked so that no page fault
+// stalls it.
+//
+// Each step is taken when the process is permitted to and reported when not:
+// Enter never fails, it returns a Report whose Warning names the missing
+// permission (CAP_SYS_NICE, RLIMIT_RTPRIO, RLIMIT_MEMLOCK) and the systemd
+// unit settings that grant it. A robot whose loop runs without real-time
+// priority still runs; it only jitters more.
+//
+// Only Linux implements it; elsewhere Enter locks the thread and reports
+// that nothing else is available.
+package rt

@@ -1,0 +1,129 @@
+package rt
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/hal/executor"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestEnterMatchesTheThread enters real-time mode on a goroutine of its own
+// (whose thread ends with it) and checks the report against what the kernel
+// says about that thread: each step either took effect or is explained.
+func TestEnterMatchesTheThread(t *testing.T) {
+	type result struct {
+		r      Report
+		attr   *unix.SchedAttr
+		cpus   unix.CPUSet
+		errAtt error
+	}
+	ch := make(chan result)
+	go func() {
+		r := Enter(Options{CPU: DefaultCPU(), NoMemoryLock: true})
+		var res result
+		res.r = r
+		res.attr, res.errAtt = unix.SchedGetAttr(0, 0)
+		_ = unix.SchedGetaffinity(0, &res.cpus)
+		ch <- res
+		// Returning while locked ends the thread, taking its priority
+		// with it.
+	}()
+	res := <-ch
+	if res.errAtt != nil {
+		t.Fatal(res.errAtt)
+	}
+	r := res.r
+	t.Logf("report: %s; warning: %q", r, r.Warning())
+	if !r.ThreadLocked {
+		t.Error("thread not locked")
+	}
+	if r.FIFO != (res.attr.Policy == unix.SCHED_FIFO) {
+		t.Errorf("report says FIFO=%v, thread policy is %d", r.FIFO, res.attr.Policy)
+	}
+	if r.FIFO && int(res.attr.Priority) != r.Priority {
+		t.Errorf("priority %d reported, thread has %d", r.Priority, res.attr.Priority)
+	}
+	if !r.FIFO && !strings.Contains(r.Warning(), "CAP_SYS_NICE") {
+		t.Errorf("SCHED_FIFO refused but the warning does not name CAP_SYS_NICE: %q", r.Warning())
+	}
+	if r.CPU >= 0 && (res.cpus.Count() != 1 || !res.cpus.IsSet(r.CPU)) {
+		t.Errorf("pinned to CPU %d reported, thread may run on %d CPUs", r.CPU, res.cpus.Count())
+	}
+	if r.MemoryLocked {
+		t.Error("memory locked although NoMemoryLock was set")
+	}
+}
+
+// TestRefusedPriorityNamesThePermission asks for a priority the kernel must
+// refuse, and checks the report explains it rather than failing.
+func TestRefusedPriorityNamesThePermission(t *testing.T) {
+	ch := make(chan Report)
+	go func() { ch <- Enter(Options{Priority: 100, CPU: -1, NoMemoryLock: true}) }()
+	r := <-ch
+	if r.FIFO || r.OK() {
+		t.Fatalf("priority 100 accepted: %+v", r)
+	}
+	if !strings.Contains(r.Warning(), "1–99") {
+		t.Errorf("warning %q does not give the valid range", r.Warning())
+	}
+}
+
+func TestFIFOProblemNamesTheSettings(t *testing.T) {
+	why := fifoProblem(49, unix.EPERM)
+	for _, want := range []string{"CAP_SYS_NICE", "RLIMIT_RTPRIO", "LimitRTPRIO=", "AmbientCapabilities=CAP_SYS_NICE"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("%q does not mention %s", why, want)
+		}
+	}
+}
+
+// TestWaiterWakesAndKeepsTheLoopAllocationFree checks the kernel Waiter: a
+// Wake before a Wait is not lost, and an executor sleeping in it still runs
+// a 1 kHz timer with no allocation per period.
+func TestWaiterWakesAndKeepsTheLoopAllocationFree(t *testing.T) {
+	w, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Wake()
+	done := make(chan struct{})
+	go func() { w.Wait(time.Hour); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a Wake before Wait was lost: Wait slept on")
+	}
+
+	// Run, as a node runs it, with the allocation count read around
+	// 200 periods in the middle.
+	e := executor.New(&executor.Options{Waiter: w, Spin: Spin})
+	var n atomic.Int64
+	e.Every(time.Millisecond, func() { n.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- e.Run(ctx) }()
+	time.Sleep(20 * time.Millisecond)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n0 := n.Load()
+	time.Sleep(200 * time.Millisecond)
+	runtime.ReadMemStats(&after)
+	periods := n.Load() - n0
+	cancel()
+	<-errc
+	if periods < 20 {
+		t.Fatalf("1 kHz timer ran %d times in 200 ms", periods)
+	}
+	// The test's own sleeping may allocate once or twice; one allocation
+	// per period would be 200.
+	if allocs := after.Mallocs - before.Mallocs; allocs > uint64(periods)/10 {
+		t.Errorf("%d allocations in %d periods with the kernel Waiter, want none per period", allocs, periods)
+	}
+}

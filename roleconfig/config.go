@@ -1,0 +1,407 @@
+package roleconfig
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// GPIOFunction is one entry of a role's gpio_mapping: a named function
+// (pan_servo, left_rpwm, reset_button ...) on a BCM pin.
+type GPIOFunction struct {
+	Pin  int    `yaml:"pin"`
+	Type string `yaml:"type"` // pwm, output, input, encoder
+	// Frequency is the PWM frequency in Hz (50 for hobby servos).
+	Frequency float64 `yaml:"frequency,omitempty"`
+	Pull      string  `yaml:"pull,omitempty"` // up, down, none
+}
+
+// I2CDevice is a required device on an I²C bus.
+type I2CDevice struct {
+	Bus     int    `yaml:"bus"`
+	Address int    `yaml:"address"`
+	Driver  string `yaml:"driver"`
+	Purpose string `yaml:"purpose"`
+}
+
+// SPIDevice is a required device on an SPI bus.
+type SPIDevice struct {
+	Bus     int    `yaml:"bus"`
+	CS      int    `yaml:"cs"`
+	Driver  string `yaml:"driver"`
+	Purpose string `yaml:"purpose"`
+}
+
+// Port is a required CAN interface or UART.
+type Port struct {
+	Name    string `yaml:"name"`
+	Driver  string `yaml:"driver,omitempty"`
+	Purpose string `yaml:"purpose,omitempty"`
+}
+
+// Camera is the camera section of a head configuration.
+type Camera struct {
+	Enabled    bool  `yaml:"enabled"`
+	Resolution []int `yaml:"resolution,omitempty"`
+	Framerate  int   `yaml:"framerate,omitempty"`
+	// Required makes adoption fail on a board without a camera.
+	Required bool `yaml:"required,omitempty"`
+}
+
+// Config is a role configuration as the server's configs/ directory holds
+// it. Sections a role does not use are empty; role-specific settings live
+// in Params, which each role decodes.
+type Config struct {
+	Role     string `yaml:"role"`
+	Instance string `yaml:"instance,omitempty"`
+	Version  string `yaml:"version"`
+
+	GPIOMapping map[string]GPIOFunction `yaml:"gpio_mapping,omitempty"`
+	I2CDevices  []I2CDevice             `yaml:"i2c_devices,omitempty"`
+	SPIDevices  []SPIDevice             `yaml:"spi_devices,omitempty"`
+	CAN         []Port                  `yaml:"can,omitempty"`
+	UART        []Port                  `yaml:"uart,omitempty"`
+	Camera      *Camera                 `yaml:"camera,omitempty"`
+	// Limits are per-axis [min, max] pairs plus scalars such as max_speed.
+	Limits map[string]any `yaml:"limits,omitempty"`
+	// Params holds the rest of the file for the role to decode.
+	Params map[string]any `yaml:",inline"`
+
+	// file and root are where the configuration came from, for errors
+	// that name the line.
+	file string
+	root *yaml.Node
+}
+
+// Parse decodes and validates a role configuration. Errors name the line
+// and the field at fault (a *FieldError for validation failures).
+func Parse(data []byte) (*Config, error) {
+	return ParseFile("", data)
+}
+
+// ParseFile is Parse for a named file: errors start with the file name
+// and the line, "tracks.yaml:41: gpio_mapping.left_rpwm.pin: ...".
+func ParseFile(file string, data []byte) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var c Config
+	if len(root.Content) == 0 {
+		return nil, &FieldError{File: file, Line: 1, Field: "role", Message: "missing (the file is empty)"}
+	}
+	if err := root.Content[0].Decode(&c); err != nil {
+		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	c.file, c.root = file, root.Content[0]
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// FieldError is a configuration error: the file (when known), the line,
+// the dotted field ("gpio_mapping.pan_servo.pin", "i2c_devices[1].address")
+// and what was expected.
+type FieldError struct {
+	File    string
+	Line    int
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	b.WriteString("roleconfig: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(":")
+	}
+	if e.Line > 0 {
+		b.WriteString(strconv.Itoa(e.Line))
+		b.WriteString(": ")
+	} else if e.File != "" {
+		b.WriteString(" ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// yamlErrorLine digs the line number out of a yaml.v3 error ("yaml: line
+// 7: ..."), 0 when it has none.
+func yamlErrorLine(err error) int {
+	s := err.Error()
+	i := strings.Index(s, "line ")
+	if i < 0 {
+		return 0
+	}
+	s = s[i+5:]
+	j := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if j < 0 {
+		j = len(s)
+	}
+	n, _ := strconv.Atoi(s[:j])
+	return n
+}
+
+// Line returns the line of a dotted field ("gpio_mapping.pan_servo.pin",
+// "i2c_devices[1].address", "speed_loop.kp") in the file the configuration
+// was parsed from, or of its closest existing parent; 0 when unknown. Roles
+// use it to name the line of a bad parameter.
+func (c *Config) Line(field string) int {
+	n := c.root
+	if n == nil {
+		return 0
+	}
+	line := n.Line
+	for _, part := range splitField(field) {
+		var next *yaml.Node
+		switch {
+		case n.Kind == yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == part {
+					next, line = n.Content[i+1], n.Content[i].Line
+					break
+				}
+			}
+		case n.Kind == yaml.SequenceNode:
+			if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}
+
+// Errorf returns a *FieldError for field, with its file and line: what a
+// role returns when a parameter of its configuration is wrong.
+func (c *Config) Errorf(field, format string, args ...any) error {
+	return &FieldError{File: c.file, Line: c.Line(field), Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// splitField splits "i2c_devices[1].address" into "i2c_devices", "1",
+// "address".
+func splitField(field string) []string {
+	field = strings.ReplaceAll(field, "[", ".")
+	field = strings.ReplaceAll(field, "]", "")
+	return strings.Split(field, ".")
+}
+
+// knownRoles are the role names a configuration may carry.
+var knownRoles = []string{"head", "arms", "tracks", "console", "balance"}
+
+// Validate checks the fields every role relies on; the error is a
+// *FieldError.
+func (c *Config) Validate() error {
+	bad := func(field, format string, args ...any) error { return c.Errorf(field, format, args...) }
+	if c.Role == "" {
+		return bad("role", "missing: one of %s", strings.Join(knownRoles, ", "))
+	}
+	if !slices.Contains(knownRoles, c.Role) {
+		return bad("role", "%q is not one of %s", c.Role, strings.Join(knownRoles, ", "))
+	}
+	if c.Role == "arms" && c.Instance != "left" && c.Instance != "right" {
+		return bad("instance", "an arms configuration needs instance left or right, got %q", c.Instance)
+	}
+	if c.Version == "" {
+		return bad("version", "missing: the configuration's version, such as \"1.0.0\"")
+	}
+	used := map[int]string{}
+	for _, name := range c.FunctionNames() {
+		f := c.GPIOMapping[name]
+		field := "gpio_mapping." + name
+		if f.Pin < 0 || f.Pin > 27 {
+			return bad(field+".pin", "%d is not a BCM GPIO (0–27)", f.Pin)
+		}
+		switch f.Type {
+		case "pwm":
+			if f.Frequency <= 0 {
+				return bad(field+".frequency", "a pwm pin needs a positive frequency in Hz")
+			}
+		case "output", "input", "encoder":
+		default:
+			return bad(field+".type", "%q is not one of pwm, output, input, encoder", f.Type)
+		}
+		switch f.Pull {
+		case "", "up", "down", "none":
+		default:
+			return bad(field+".pull", "%q is not one of up, down, none", f.Pull)
+		}
+		if other, ok := used[f.Pin]; ok {
+			return bad(field+".pin", "GPIO%d is already used by %s", f.Pin, other)
+		}
+		used[f.Pin] = name
+	}
+	for i, d := range c.I2CDevices {
+		field := fmt.Sprintf("i2c_devices[%d]", i)
+		if d.Bus < 0 {
+			return bad(field+".bus", "%d is not an I²C bus number (0 or more)", d.Bus)
+		}
+		if d.Address < 0x03 || d.Address > 0x77 {
+			return bad(field+".address", "0x%02x is not a 7-bit device address (0x03–0x77)", d.Address)
+		}
+		if d.Driver == "" {
+			return bad(field+".driver", "missing: the chip's driver, such as mpu6050")
+		}
+	}
+	for i, d := range c.SPIDevices {
+		field := fmt.Sprintf("spi_devices[%d]", i)
+		if d.Bus < 0 {
+			return bad(field+".bus", "%d is not an SPI bus number (0 or more)", d.Bus)
+		}
+		if d.CS < 0 {
+			return bad(field+".cs", "%d is not a chip select (0 or more)", d.CS)
+		}
+		if d.Driver == "" {
+			return bad(field+".driver", "missing: the chip's driver, such as qmi8658")
+		}
+	}
+	for i, p := range c.CAN {
+		if !strings.HasPrefix(p.Name, "can") && !strings.HasPrefix(p.Name, "vcan") {
+			return bad(fmt.Sprintf("can[%d].name", i), "want a CAN interface such as can0, got %q", p.Name)
+		}
+	}
+	for i, p := range c.UART {
+		if p.Name == "" {
+			return bad(fmt.Sprintf("uart[%d].name", i), "missing: the serial port, such as ttyAMA0")
+		}
+	}
+	if cam := c.Camera; cam != nil {
+		if len(cam.Resolution) != 0 && (len(cam.Resolution) != 2 || cam.Resolution[0] <= 0 || cam.Resolution[1] <= 0) {
+			return bad("camera.resolution", "want [width, height] in pixels, got %v", cam.Resolution)
+		}
+		if cam.Framerate < 0 {
+			return bad("camera.framerate", "want frames per second (positive), got %d", cam.Framerate)
+		}
+	}
+	for _, name := range sortedKeys(c.Limits) {
+		field := "limits." + name
+		switch v := c.Limits[name].(type) {
+		case int, float64:
+		case []any:
+			if len(v) != 2 {
+				return bad(field, "want a number or a [min, max] pair, got %d values", len(v))
+			}
+			lo, ok1 := number(v[0])
+			hi, ok2 := number(v[1])
+			if !ok1 || !ok2 {
+				return bad(field, "want a [min, max] pair of numbers, got %v", v)
+			}
+			if lo > hi {
+				return bad(field, "min %v is above max %v", lo, hi)
+			}
+		default:
+			return bad(field, "want a number or a [min, max] pair, got %v", v)
+		}
+	}
+	if v, ok := c.Params["state_rate_hz"]; ok {
+		if hz, isNum := number(v); !isNum || hz <= 0 {
+			return bad("state_rate_hz", "want a positive rate in Hz, got %v", v)
+		}
+	}
+	return nil
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// FunctionNames returns the gpio_mapping names in a stable order.
+func (c *Config) FunctionNames() []string {
+	names := make([]string, 0, len(c.GPIOMapping))
+	for n := range c.GPIOMapping {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Requirement is a peripheral a role needs before it can start.
+type Requirement struct {
+	Type    string // "i2c", "spi", "can", "uart", "camera"
+	Address string // as board.Peripheral reports it: "1:0x68", "0.0", "can0", "ttyAMA0", "csi"
+	What    string // human description: "mpu6050 (imu)"
+}
+
+// Requirements lists the peripherals the configuration requires.
+func (c *Config) Requirements() []Requirement {
+	var rs []Requirement
+	for _, d := range c.I2CDevices {
+		rs = append(rs, Requirement{Type: "i2c", Address: I2CAddress(d.Bus, d.Address), What: describe(d.Driver, d.Purpose)})
+	}
+	for _, d := range c.SPIDevices {
+		rs = append(rs, Requirement{Type: "spi", Address: strconv.Itoa(d.Bus) + "." + strconv.Itoa(d.CS), What: describe(d.Driver, d.Purpose)})
+	}
+	for _, p := range c.CAN {
+		rs = append(rs, Requirement{Type: "can", Address: p.Name, What: describe(p.Driver, p.Purpose)})
+	}
+	for _, p := range c.UART {
+		rs = append(rs, Requirement{Type: "uart", Address: p.Name, What: describe(p.Driver, p.Purpose)})
+	}
+	if c.Camera != nil && c.Camera.Enabled && c.Camera.Required {
+		rs = append(rs, Requirement{Type: "camera", What: "camera"})
+	}
+	return rs
+}
+
+// I2CAddress formats an I²C device address the way boards report it:
+// "1:0x68".
+func I2CAddress(bus, addr int) string {
+	return fmt.Sprintf("%d:0x%02x", bus, addr)
+}
+
+func describe(driver, purpose string) string {
+	switch {
+	case driver == "":
+		return purpose
+	case purpose == "":
+		return driver
+	}
+	return driver + " (" + purpose + ")"
+}
+
+// Checksum returns the sha256 of a configuration file's bytes, hex encoded,
+// as manifest.json lists it.
+func Checksum(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// SplitKey splits a configuration key (msg.RoleKey: "arms_left") into ("arms", "left"); keys without an
+// instance return it empty.
+func SplitKey(key string) (role, instance string) {
+	if i := strings.IndexByte(key, '_'); i > 0 {
+		return key[:i], key[i+1:]
+	}
+	return key, ""
+}

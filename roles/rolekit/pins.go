@@ -1,0 +1,135 @@
+package rolekit
+
+import (
+	"fmt"
+
+	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/hal/pwm"
+	"github.com/saint-os/saint/roleconfig"
+)
+
+// servoNeutralPulseUS is where a hobby servo rests: the pulse a servo
+// function gets when it is claimed, before the role drives it.
+const servoNeutralPulseUS = 1500.0
+
+// Pins is the set of header pins a role claimed from its gpio_mapping,
+// opened and put in their configured mode. Actuators start safe: servos at
+// neutral, motor PWM at zero duty, outputs low.
+type Pins struct {
+	board board.Board
+	pwm   map[string]pwm.Pin
+	out   map[string]gpio.PinIO
+	in    map[string]gpio.PinIO
+	freq  map[string]float64
+}
+
+// claimPins claims and opens every function of cfg.GPIOMapping. On error,
+// everything claimed so far is released.
+func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
+	p := &Pins{
+		board: b,
+		pwm:   map[string]pwm.Pin{},
+		out:   map[string]gpio.PinIO{},
+		in:    map[string]gpio.PinIO{},
+		freq:  map[string]float64{},
+	}
+	hw := b.Hardware()
+	for _, name := range cfg.FunctionNames() {
+		f := cfg.GPIOMapping[name]
+		if err := p.open(hw, name, f); err != nil {
+			p.release()
+			return nil, fmt.Errorf("gpio_mapping.%s (GPIO%d): %w", name, f.Pin, err)
+		}
+	}
+	return p, nil
+}
+
+// PWM returns the pwm function name, nil when the mapping has none.
+func (p *Pins) PWM(name string) pwm.Pin { return p.pwm[name] }
+
+// Frequency returns the configured frequency of the pwm function name, Hz.
+func (p *Pins) Frequency(name string) float64 { return p.freq[name] }
+
+// Output returns the output function name, nil when the mapping has none.
+func (p *Pins) Output(name string) gpio.PinIO { return p.out[name] }
+
+// Input returns the input or encoder function name, nil when the mapping
+// has none.
+func (p *Pins) Input(name string) gpio.PinIO { return p.in[name] }
+
+// Inputs returns the input and encoder functions by name.
+func (p *Pins) Inputs() map[string]gpio.PinIO {
+	m := make(map[string]gpio.PinIO, len(p.in))
+	for k, v := range p.in {
+		m[k] = v
+	}
+	return m
+}
+
+func (p *Pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) error {
+	switch f.Type {
+	case "pwm":
+		if err := p.board.Claim(f.Pin, board.DirPWM, name); err != nil {
+			return err
+		}
+		pin, err := hw.PWM(f.Pin)
+		if err != nil {
+			return err
+		}
+		duty := 0.0
+		if isServo(f) {
+			duty = servoNeutralPulseUS * 1e-6 * f.Frequency
+		}
+		if err := pin.PWM(duty, f.Frequency); err != nil {
+			return err
+		}
+		p.pwm[name], p.freq[name] = pin, f.Frequency
+	case "output":
+		if err := p.board.Claim(f.Pin, board.DirOutput, name); err != nil {
+			return err
+		}
+		pin, err := hw.GPIO(f.Pin)
+		if err != nil {
+			return err
+		}
+		if err := pin.Out(gpio.Low); err != nil {
+			return err
+		}
+		p.out[name] = pin
+	case "input", "encoder":
+		if err := p.board.Claim(f.Pin, board.DirInput, name); err != nil {
+			return err
+		}
+		pin, err := hw.GPIO(f.Pin)
+		if err != nil {
+			return err
+		}
+		pull := gpio.Float
+		switch f.Pull {
+		case "up":
+			pull = gpio.PullUp
+		case "down":
+			pull = gpio.PullDown
+		}
+		if err := pin.In(pull, gpio.BothEdges); err != nil {
+			return err
+		}
+		p.in[name] = pin
+	}
+	return nil
+}
+
+// isServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
+func isServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
+
+// release halts PWM, drives outputs low and gives every pin back.
+func (p *Pins) release() {
+	for _, pin := range p.pwm {
+		_ = pin.Halt()
+	}
+	for _, pin := range p.out {
+		_ = pin.Out(gpio.Low)
+	}
+	p.board.ReleaseAll()
+}

@@ -1,0 +1,41 @@
+package rolekit
+
+import (
+	"log/slog"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roleconfig"
+)
+
+// Env is what a role gets when it starts: everything it may touch.
+type Env struct {
+	NodeID string
+	Exec   *executor.Executor
+	Bus    bus.Bus
+	Board  board.Board
+	Config *roleconfig.Config
+	// Prefix is the role instance's topic prefix, "/saint/head",
+	// "/saint/arms/left".
+	Prefix string
+	Log    *slog.Logger
+}
+
+// Role is one of the generic node's role modules. Start and Stop run on
+// the node's executor.
+type Role interface {
+	// Start claims the role's hardware and begins operating. On error the
+	// role has released what it claimed.
+	Start(env Env) error
+	// Stop brings actuators to a safe state and releases the hardware.
+	Stop()
+}
+
+// Section returns the configuration's part at path (see
+// roleconfig.Config.Decode) decoded over def, the role's defaults.
+func Section[T any](cfg *roleconfig.Config, path string, def T) (T, error) {
+	v := def
+	err := cfg.Decode(path, &v)
+	return v, err
+}

@@ -1,0 +1,196 @@
+package livelink
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/saint-os/saint/server/feature"
+	"github.com/saint-os/saint/server/settings"
+	"github.com/saint-os/saint/server/ws"
+)
+
+// Listeners places the server's LiveLink receiver's listeners. As with the
+// server's other addresses, the zero value opens none: the receiver runs
+// when Host or one of the addresses is set.
+//
+// Host ("0.0.0.0" on a robot) opens all three listeners there, on the
+// ports of the settings (livelink.data_port, livelink.discovery_port) and
+// Live Link Face's 11111; a port that is taken then only logs a warning,
+// and the robot runs on without LiveLink. An address given here (tests
+// use "127.0.0.1:0") overrides its listener and is binding: if it cannot
+// be opened, Start fails.
+type Listeners struct {
+	Host string
+	// FaceAddr (UDP), DataAddr (TCP) and DiscoveryAddr (UDP).
+	FaceAddr, DataAddr, DiscoveryAddr string
+	// AnnounceTo overrides where discovery announcements go (default the
+	// multicast group DiscoveryGroup on the discovery port).
+	AnnounceTo []string
+	// StaleAfter overrides how long a silent subject stays fresh (1 s).
+	StaleAfter time.Duration
+}
+
+// Feature is the server's LiveLink receiver as a component: it follows
+// the livelink settings, restarting on new ports, and keeps one registry
+// for the router across restarts.
+type Feature struct {
+	h        *feature.Host
+	settings *settings.Store
+	o        Listeners
+	registry *Registry
+	// On the executor:
+	rx      *Receiver
+	applied settings.LiveLink
+	err     error
+	started bool
+}
+
+// Register installs the LiveLink receiver on h: a component that opens
+// the listeners o places on the ports of the livelink settings, and the
+// livelink get_status command. The router reads the subjects from
+// Registry.
+func Register(h *feature.Host, st *settings.Store, o Listeners) *Feature {
+	stale := o.StaleAfter
+	if stale <= 0 {
+		stale = time.Second
+	}
+	l := &Feature{h: h, settings: st, o: o, registry: NewRegistry(stale, 5*time.Minute, 256)}
+	st.Watch(func(n settings.Settings) {
+		h.Exec.Post(func() {
+			if l.started && n.LiveLink != l.applied {
+				l.restart(n.LiveLink)
+			}
+		})
+	})
+	h.Gateway.Handle("livelink", "get_status", l.getStatus)
+	h.Add(l)
+	return l
+}
+
+// Registry returns the subjects the receiver has seen.
+func (l *Feature) Registry() *Registry { return l.registry }
+
+// Configure replaces the listeners the feature was registered with (for
+// assemblies that build the server themselves, such as the simulator's
+// stack). Call it before the server starts.
+func (l *Feature) Configure(o Listeners) {
+	l.o = o
+	if o.StaleAfter > 0 {
+		l.registry.SetStaleAfter(o.StaleAfter)
+	}
+}
+
+// explicit reports whether the addresses were given by the caller.
+func (l *Feature) explicit() bool {
+	return l.o.FaceAddr != "" || l.o.DataAddr != "" || l.o.DiscoveryAddr != ""
+}
+
+// Start opens the receiver (executor).
+func (l *Feature) Start() error {
+	l.started = true
+	err := l.open(l.settings.Get().LiveLink)
+	if err != nil && !l.explicit() {
+		l.h.Log.Warn("LiveLink receiver not started", "source", "livelink", "err", err)
+		return nil
+	}
+	return err
+}
+
+// Stop closes the receiver (executor).
+func (l *Feature) Stop() {
+	l.started = false
+	if l.rx != nil {
+		l.rx.Stop()
+		l.rx = nil
+	}
+}
+
+func (l *Feature) restart(n settings.LiveLink) {
+	if l.rx != nil {
+		l.rx.Stop()
+		l.rx = nil
+	}
+	if err := l.open(n); err != nil {
+		l.h.Log.Warn("LiveLink receiver not restarted", "source", "livelink", "err", err)
+	}
+}
+
+func (l *Feature) open(n settings.LiveLink) error {
+	l.applied, l.err = n, nil
+	if !n.Enabled || l.o.Host == "" && !l.explicit() {
+		return nil
+	}
+	or := func(a string, port int) string {
+		if a != "" || l.o.Host == "" {
+			return a
+		}
+		return net.JoinHostPort(l.o.Host, strconv.Itoa(port))
+	}
+	rx, err := New(Options{
+		Exec: l.h.Exec, Bus: l.h.Bus, Log: l.h.Log,
+		FaceAddr:      or(l.o.FaceAddr, DefaultFacePort),
+		DataAddr:      or(l.o.DataAddr, n.DataPort),
+		DiscoveryAddr: or(l.o.DiscoveryAddr, n.DiscoveryPort),
+		Name:          n.BroadcastName,
+		AnnounceTo:    l.o.AnnounceTo,
+		StaleAfter:    l.o.StaleAfter,
+		Registry:      l.registry,
+	})
+	if err == nil {
+		err = rx.Start()
+	}
+	if err != nil {
+		l.err = err
+		return err
+	}
+	l.rx = rx
+	return nil
+}
+
+// Addrs returns the receiver's bound addresses (empty when it is off).
+// Call it from another goroutine than the executor.
+func (l *Feature) Addrs() Addrs {
+	var a Addrs
+	_ = l.h.Do(context.Background(), func() {
+		if l.rx != nil {
+			a = l.rx.Addrs()
+		}
+	})
+	return a
+}
+
+// status is livelink get_status' answer.
+type status struct {
+	Enabled  bool            `json:"enabled"`
+	Error    string          `json:"error,omitempty"`
+	Face     string          `json:"face_udp"`
+	Data     string          `json:"data_tcp"`
+	Disc     string          `json:"discovery_udp"`
+	Stats    Stats           `json:"stats"`
+	Subjects []SubjectStatus `json:"subjects"`
+}
+
+// getStatus answers livelink get_status: listeners, counters and the
+// subjects with their staleness.
+func (l *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+	var st status
+	if err := l.h.Do(ctx, func() {
+		if l.err != nil {
+			st.Error = l.err.Error()
+		}
+		if l.rx != nil {
+			st.Enabled = true
+			a := l.rx.Addrs()
+			st.Face, st.Data, st.Disc = a.Face, a.Data, a.Discovery
+			st.Stats = l.rx.Stats()
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("livelink: %w", err)
+	}
+	st.Subjects = l.registry.Status()
+	return st, nil
+}

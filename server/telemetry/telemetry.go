@@ -1,0 +1,92 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/feature"
+)
+
+// Topics of the robot's state. The spec names head, arms and tracks; the
+// others feed the web UI's pages. (The router, rc, system and logs topics
+// belong to their features.)
+const (
+	TopicHead   = "head"   // HeadState from /saint/head/state
+	TopicArms   = "arms"   // ArmState of either arm, with "arm": "left"/"right"
+	TopicTracks = "tracks" // TrackState from /saint/tracks/state
+	TopicNodes  = "nodes"  // every node's NodeStatus
+	// TopicOdom carries the tracks' Odometry from /saint/tracks/odom.
+	TopicOdom = "odom"
+	// TopicBalance carries BalanceState from /saint/balance/state.
+	TopicBalance = "balance"
+	// TopicSim carries the simulator's ground truth, when the bus has it:
+	// one object {"world": SimWorld, "<model>": its truth ...} per
+	// /saint/sim/world tick, so that a rate_hz never drops one model's
+	// truth in favour of another's.
+	TopicSim = "sim"
+	// TopicConsole carries the simulated console's display RAM
+	// ({"framebuffer": base64 of 1024 bytes}) from SimConsoleBusTopic.
+	TopicConsole = "console"
+)
+
+// SimConsoleBusTopic is where saint-sim --viz publishes the console
+// display twin's RAM (cmd/internal/vizlaunch.ConsoleBusTopic): the console role draws
+// its screen over I²C and does not publish it.
+const SimConsoleBusTopic = "/saint/sim/console"
+
+// Register declares the telemetry topics on h and forwards the bus
+// topics behind them.
+func Register(h *feature.Host) {
+	h.Topics(TopicHead, TopicArms, TopicTracks, TopicNodes, TopicOdom, TopicBalance, TopicSim, TopicConsole)
+	for _, f := range []struct {
+		bus, ws string
+		wrap    func(json.RawMessage) any
+	}{
+		{msg.TopicHeadState, TopicHead, nil},
+		{msg.ArmStateTopic(msg.ArmLeft), TopicArms, withField("arm", msg.ArmLeft)},
+		{msg.ArmStateTopic(msg.ArmRight), TopicArms, withField("arm", msg.ArmRight)},
+		{msg.TopicTracksState, TopicTracks, nil},
+		{msg.TopicAllNodeStatus, TopicNodes, nil},
+		{msg.TopicTracksOdom, TopicOdom, nil},
+		{msg.TopicBalanceState, TopicBalance, nil},
+		{SimConsoleBusTopic, TopicConsole, nil},
+	} {
+		h.Forward(f.bus, f.ws, f.wrap)
+	}
+	simFeed(h)
+}
+
+// simFeed gathers each model's latest ground truth and publishes them
+// together on TopicSim at every world tick (executor). The world publishes
+// its tick before the models' truths, so a snapshot carries the truths of
+// the tick before: one truth period (20 ms at 50 Hz) old.
+func simFeed(h *feature.Host) {
+	latest := map[string]json.RawMessage{}
+	h.SubscribeRaw(msg.TopicSimAllTruth, feature.FeedQoS, func(m bus.Msg) {
+		latest[strings.TrimPrefix(m.Topic, msg.TopicSimTruthPrefix)] = json.RawMessage(m.Data)
+	})
+	h.SubscribeRaw(msg.TopicSimWorld, feature.FeedQoS, func(m bus.Msg) {
+		snap := make(map[string]json.RawMessage, len(latest)+1)
+		for k, v := range latest {
+			snap[k] = v
+		}
+		snap["world"] = json.RawMessage(m.Data)
+		h.Gateway.Publish(TopicSim, snap)
+	})
+}
+
+// withField adds "key": value to a JSON object (the arm an ArmState is
+// from).
+func withField(key, value string) func(json.RawMessage) any {
+	return func(data json.RawMessage) any {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return data
+		}
+		v, _ := json.Marshal(value)
+		m[key] = v
+		return m
+	}
+}
