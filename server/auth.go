@@ -36,7 +36,7 @@ func (s *Server) requireAuth(h http.Handler) http.Handler {
 // nothing secret.
 func (s *Server) publicAddrs() []string {
 	var out []string
-	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr} {
+	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr, s.o.FoxgloveAddr} {
 		if a != "" && !isLoopback(a) {
 			out = append(out, a)
 		}

@@ -50,7 +50,6 @@ import (
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
-	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/mdns"
 	"github.com/saint-os/saint/server/recording"
 )
@@ -120,7 +119,7 @@ func run() error {
 	opts := server.Options{
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
-		NoAuth: *noAuth, AllowedOrigins: origins, Version: version,
+		NoAuth: *noAuth, AllowedOrigins: origins, Version: version, FoxgloveAddr: *foxgloveAddr, RecordDir: *recordDir,
 	}
 	if *power {
 		opts.Power = systemctl{}
@@ -155,54 +154,21 @@ func run() error {
 			return err
 		}
 	}
-	recDir := *recordDir
-	if recDir == "" {
-		recDir = filepath.Join(*dataDir, "recordings")
-	}
-	recorder, err := recording.Register(srv.Gateway(), recording.Deps{Bus: b, Exec: srv.Exec(), Dir: recDir, Log: srv.Log()})
-	if err != nil {
-		return err
-	}
 	if err := srv.Start(); err != nil {
 		return err
 	}
+	// The server stops a running recording when it shuts down: the file
+	// gets its summary and footer.
 	defer srv.Shutdown()
-	// Stopped before the server (defers run last first): the file gets its
-	// summary and footer.
-	defer recorder.Stop()
-	// The robot's frames (Foxglove's 3D panel) and the activity log on
-	// the bus, for recordings and Foxglove; both are light.
-	var terr error
-	if err := srv.Exec().Do(context.Background(), func() { _, terr = foxglove.PublishTransforms(b, srv.Exec()) }); err != nil {
-		return err
-	}
-	if terr != nil {
-		return terr
-	}
-	defer recording.PublishActivity(srv.Activity(), b)()
 	if *recordDir != "" {
 		limits := recording.Limits{MaxBytes: int64(*recordMaxMB * 1e6), MaxDuration: time.Duration(*recordMaxMin * float64(time.Minute))}
-		if _, err := recorder.Start(context.Background(), limits); err != nil {
+		if _, err := srv.Recording().Start(context.Background(), limits); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
 
 	addrs := srv.Addrs()
 	addrs["nats"] = broker.ClientURL()
-	if *foxgloveAddr != "" {
-		fg, err := foxglove.New(foxglove.Options{Bus: b, Exec: srv.Exec(), Gateway: srv.Gateway(), Auth: srv.Authenticator(),
-			Name: "saint-server " + version, Log: srv.Log()})
-		if err != nil {
-			return err
-		}
-		if err := fg.Start(context.Background()); err != nil {
-			return err
-		}
-		if addrs["foxglove"], err = fg.Listen(*foxgloveAddr); err != nil {
-			return err
-		}
-		defer fg.Shutdown()
-	}
 	log.Info("saint-server running", "addrs", addrs)
 	if !*noAuth {
 		log.Info("clients authenticate with the API token", "file", filepath.Join(*dataDir, auth.FileName))

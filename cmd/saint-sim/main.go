@@ -44,8 +44,6 @@ import (
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
-	"github.com/saint-os/saint/server/foxglove"
-	"github.com/saint-os/saint/server/recording"
 )
 
 var version = "0.1.0"
@@ -114,7 +112,7 @@ func run() error {
 	st, err := stack.New(stack.Options{
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
-		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost},
+		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,
 	})
 	if err != nil {
 		return err
@@ -128,21 +126,6 @@ func run() error {
 	runErr := make(chan error, 1)
 	go func() { runErr <- st.Exec.Run(exCtx) }()
 
-	recorder, err := recording.Register(st.Server.Gateway(), recording.Deps{Bus: st.Broker.Connect(nil), Exec: st.Exec,
-		Dir: filepath.Join(*dataDir, "recordings"), Log: st.Server.Log()})
-	if err != nil {
-		return err
-	}
-	// The robot's frames (Foxglove's 3D panel) and the activity log on
-	// the bus, for recordings and Foxglove; both are light.
-	var terr error
-	if err := st.Exec.Do(ctx, func() { _, terr = foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec) }); err != nil {
-		return err
-	}
-	if terr != nil {
-		return terr
-	}
-	defer recording.PublishActivity(st.Server.Activity(), st.Broker.Connect(nil))()
 	var runRec *record.Recorder
 	if *recordFile != "" && *recordFile != "off" {
 		// Before the stack starts, so the recording has the nodes' boot.
@@ -177,14 +160,6 @@ func run() error {
 	}
 	srv := st.Server
 	addrs := srv.Addrs()
-	fg, fgAddr, err := startFoxglove(*foxgloveAddr, srv, st.Broker.Connect(nil), st.Exec, log)
-	if err != nil {
-		return err
-	}
-	if fg != nil {
-		defer fg.Shutdown()
-		addrs["foxglove"] = fgAddr
-	}
 	if *addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {
@@ -193,6 +168,9 @@ func run() error {
 	}
 	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
 		"data", *dataDir, "speed", *speed)
+	if a := addrs["foxglove"]; a != "" {
+		log.Info("Foxglove: open a Foxglove WebSocket connection", "url", "ws://"+displayAddr(a))
+	}
 
 	if *showViz {
 		go func() {
@@ -215,12 +193,11 @@ func run() error {
 		return err
 	}
 	log.Info("shutting down")
-	// Nodes bring their actuators to a safe state.
+	// Nodes bring their actuators to a safe state; the server stops a
+	// recording started with saintctl record.
 	st.Shutdown()
-	// The recordings end after the nodes' safe stop, which they include.
-	if _, err := recorder.Stop(); err != nil {
-		log.Error("recording", "err", err)
-	}
+	// --record's recording ends after the nodes' safe stop, which it
+	// includes.
 	if runRec != nil {
 		if err := runRec.Stop(); err != nil {
 			return fmt.Errorf("--record: %w", err)

@@ -47,7 +47,7 @@ func runReplay(o replayOptions) error {
 	broker := mem.NewBroker()
 	srv, err := server.New(server.Options{
 		Bus: broker.Connect(nil), Exec: ex, ConfigDir: o.configDir, DataDir: filepath.Join(o.dataDir, "server"),
-		HTTPAddr: o.httpAddr, WSAddr: o.wsAddr, Log: o.log, NoAuth: !o.requireAuth, Version: version,
+		HTTPAddr: o.httpAddr, WSAddr: o.wsAddr, FoxgloveAddr: o.foxglove, Log: o.log, NoAuth: !o.requireAuth, Version: version,
 	})
 	if err != nil {
 		return err
@@ -76,14 +76,6 @@ func runReplay(o replayOptions) error {
 		return fmt.Errorf("--replay: %w", perr)
 	}
 	addrs := srv.Addrs()
-	fg, fgAddr, err := startFoxglove(o.foxglove, srv, broker.Connect(nil), ex, o.log)
-	if err != nil {
-		return err
-	}
-	if fg != nil {
-		defer fg.Shutdown()
-		addrs["foxglove"] = fgAddr
-	}
 	if o.addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(o.addrFile, data, 0o644); err != nil {

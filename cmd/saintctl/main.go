@@ -15,7 +15,7 @@
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
 //	saintctl jitter [--period D] [--duration D] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
-//	saintctl [--server URL] record start|stop|status   a recording on the server (MCAP files in DATA/recordings)
+//	saintctl [--server URL] record start|stop|status   a recording on the server (MCAP files in its recordings/ directory)
 //	saintctl mcap info FILE [--json]    topics, message counts, rates and time range of a recording
 package main
 
@@ -63,7 +63,7 @@ commands:
   jitter [--period 1ms] [--duration 10s] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
                                   a periodic loop's period error on this machine
   record start [--max-mb N] [--max-minutes N] | stop | status
-                                  record every topic on the server to MCAP files (DATA/recordings)
+                                  record every topic on the server to MCAP files (its recordings/ dir)
   mcap info FILE [--json]         topics, counts, rates and time range of a recording; a damaged
                                   file is summarised as far as it is readable`
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -85,7 +87,7 @@ func TestRecordSubcommand(t *testing.T) {
 	defer b.Close()
 	ex.Every(5*time.Millisecond, func() { _ = b.Publish("/saint/head/state", map[string]any{"pan": 1}) })
 	g := ws.New(ws.Options{})
-	if _, err := recording.Register(g, recording.Deps{Bus: b, Exec: ex, Dir: t.TempDir()}); err != nil {
+	if _, err := recording.Register(feature.NewHost(feature.Options{Gateway: g, Exec: ex, Bus: b, Log: slog.New(slog.DiscardHandler)}), recording.Options{Dir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(g)

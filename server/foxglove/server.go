@@ -20,6 +20,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -61,7 +62,8 @@ type Options struct {
 var foxgloveOrigins = []string{"https://app.foxglove.dev", "https://studio.foxglove.dev"}
 
 // Server serves the Foxglove WebSocket protocol. Lifecycle: New, Start
-// (subscribes), Listen or ServeHTTP, Shutdown.
+// (subscribes), Listen or ServeHTTP, Shutdown — or Register on a
+// saint-server, which runs all of that.
 type Server struct {
 	o        Options
 	upgrader websocket.Upgrader
@@ -127,26 +129,85 @@ func New(o Options) (*Server, error) {
 // goroutine other than the one running Exec, which must be running.
 func (s *Server) Start(ctx context.Context) error {
 	var err error
-	if derr := s.o.Exec.Do(ctx, func() {
-		for _, t := range s.o.Topics {
-			var sub bus.Subscription
-			sub, err = s.o.Bus.Subscribe(t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle)
-			if err != nil {
-				return
-			}
-			s.subs = append(s.subs, sub)
-		}
-		if s.o.TimeInterval > 0 {
-			s.timer = s.o.Exec.Every(s.o.TimeInterval, s.sendTime)
-		}
-		s.authTimer = s.o.Exec.Every(time.Second, s.recheckTokens)
-	}); derr != nil {
+	if derr := s.o.Exec.Do(ctx, func() { err = s.start() }); derr != nil {
 		return derr
 	}
-	if err != nil {
-		return fmt.Errorf("foxglove: %w", err)
+	return err
+}
+
+// start subscribes and arms the timers (executor).
+func (s *Server) start() error {
+	for _, t := range s.o.Topics {
+		sub, err := s.o.Bus.Subscribe(t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle)
+		if err != nil {
+			s.stop()
+			return fmt.Errorf("foxglove: %w", err)
+		}
+		s.subs = append(s.subs, sub)
 	}
+	if s.o.TimeInterval > 0 {
+		s.timer = s.o.Exec.Every(s.o.TimeInterval, s.sendTime)
+	}
+	s.authTimer = s.o.Exec.Every(time.Second, s.recheckTokens)
 	return nil
+}
+
+// stop unsubscribes and stops the timers (executor).
+func (s *Server) stop() {
+	for _, sub := range s.subs {
+		_ = sub.Unsubscribe()
+	}
+	s.subs = nil
+	for _, t := range []*executor.Timer{s.timer, s.authTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	s.timer, s.authTimer = nil, nil
+}
+
+// Register adds a Foxglove server to the saint-server's feature host: it
+// takes the host's bus, executor, gateway (commands and services) and
+// logger where o leaves them nil, starts and stops with the server, and
+// closes its clients when the server shuts down. The server serves it
+// (ServeHTTP) on its Foxglove listener.
+func Register(h *feature.Host, o Options) (*Server, error) {
+	if o.Bus == nil {
+		o.Bus = h.Bus
+	}
+	if o.Exec == nil {
+		o.Exec = h.Exec
+	}
+	if o.Gateway == nil {
+		o.Gateway = h.Gateway
+	}
+	if o.Log == nil {
+		o.Log = h.Log
+	}
+	s, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	h.Add(feature.Funcs{OnStart: s.start, OnStop: s.stop})
+	h.OnClose(s.closeClients)
+	return s, nil
+}
+
+// RegisterTransforms adds PublishTransforms to the server's feature
+// host, running while the server runs.
+func RegisterTransforms(h *feature.Host) {
+	var stop func()
+	h.Add(feature.Funcs{
+		OnStart: func() (err error) {
+			stop, err = PublishTransforms(h.Bus, h.Exec)
+			return err
+		},
+		OnStop: func() {
+			if stop != nil {
+				stop()
+			}
+		},
+	})
 }
 
 // Listen serves the protocol on addr ("127.0.0.1:8765"; port 0 picks a
@@ -173,35 +234,31 @@ func (s *Server) Listen(addr string) (string, error) {
 // from a goroutine other than Exec's.
 func (s *Server) Shutdown() {
 	s.mu.Lock()
-	s.stopped = true
 	srv := s.http
-	clients := make([]*client, 0, len(s.clients))
-	for c := range s.clients {
-		clients = append(clients, c)
-	}
 	s.mu.Unlock()
 	if srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = srv.Shutdown(ctx)
 		cancel()
 	}
+	s.closeClients()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.o.Exec.Do(ctx, s.stop)
+}
+
+// closeClients disconnects every client and refuses new ones.
+func (s *Server) closeClients() {
+	s.mu.Lock()
+	s.stopped = true
+	clients := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
 	for _, c := range clients {
 		c.close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = s.o.Exec.Do(ctx, func() {
-		for _, sub := range s.subs {
-			_ = sub.Unsubscribe()
-		}
-		s.subs = nil
-		if s.timer != nil {
-			s.timer.Stop()
-		}
-		if s.authTimer != nil {
-			s.authTimer.Stop()
-		}
-	})
 }
 
 func (s *Server) authRequired() bool { return s.o.Auth != nil && s.o.Auth.Required() }

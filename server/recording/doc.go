@@ -10,5 +10,9 @@
 // Files go into the directory the server was configured with; clients
 // cannot choose paths on the robot. saintctl record start|stop|status
 // uses these actions, and saint-server --record starts a recording at
-// launch the same way.
+// launch the same way. The server registers the feature (Register); a
+// running recording is stopped, its file closed, when the server stops.
+//
+// The feature also puts the server's activity log on the bus
+// (TopicActivity), so recordings and Foxglove have it.
 package recording

@@ -12,6 +12,8 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/activity"
+	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -46,18 +48,49 @@ func New(d Deps) (*Service, error) {
 	return &Service{d: d}, nil
 }
 
+// Options configure the recording feature of a saint-server.
+type Options struct {
+	// Dir is where recordings are written (required).
+	Dir string
+	// Writer configures the files (encodings, chunking).
+	Writer record.WriterOptions
+	// Activity, if not nil, is published on TopicActivity while the
+	// server runs, so recordings and Foxglove have the activity log.
+	Activity *activity.Log
+}
+
 // Register adds the record_start, record_stop and record_status actions
-// to g and returns the service, so the command that starts the server can
-// start a recording at launch and stop it at shutdown.
-func Register(g *ws.Gateway, d Deps) (*Service, error) {
-	s, err := New(d)
+// to the server's feature host, publishes the activity log on the bus, and
+// stops a running recording (closing its file) when the server stops. The
+// returned service lets the command that starts the server begin a
+// recording at launch (saint-server --record).
+func Register(h *feature.Host, o Options) (*Service, error) {
+	s, err := New(Deps{Bus: h.Bus, Exec: h.Exec, Dir: o.Dir, Writer: o.Writer, Log: h.Log})
 	if err != nil {
 		return nil, err
 	}
+	g := h.Gateway
 	g.Handle("management", "record_start", s.handleStart)
 	g.Handle("management", "record_stop", s.handleStop)
 	g.Handle("management", "record_status", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
 		return s.Status(), nil
+	})
+	var cancel func()
+	h.Add(feature.Funcs{
+		OnStart: func() error {
+			if o.Activity != nil {
+				cancel = PublishActivity(o.Activity, h.Bus)
+			}
+			return nil
+		},
+		OnStop: func() {
+			if cancel != nil {
+				cancel()
+			}
+			if _, err := s.Stop(); err != nil {
+				h.Log.Error("recording", "source", "record", "err", err)
+			}
+		},
 	})
 	return s, nil
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/record"
-	"github.com/saint-os/saint/server/foxglove"
 )
 
 // Options configures Run.
@@ -93,9 +92,6 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Report, error) {
 	}
 	if recFile != "" && recFile != "off" {
 		// Lossless: the run waits for the disk rather than leave holes.
-		if _, err := foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec); err != nil {
-			return nil, err
-		}
 		rec, err := record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: recFile, Lossless: true,
 			Writer: record.WriterOptions{Metadata: map[string]string{"scenario": sc.Name, "seed": fmt.Sprint(sc.Seed)}}, Log: o.Log})
 		if err != nil {

@@ -65,9 +65,6 @@ func benchRobot(b *testing.B, recordOn bool) {
 		var rec *record.Recorder
 		file := filepath.Join(dir, "run.mcap")
 		if recordOn {
-			if _, err := foxglove.PublishTransforms(st.Broker.Connect(nil), st.Exec); err != nil {
-				b.Fatal(err)
-			}
 			if rec, err = record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: file, Lossless: true}); err != nil {
 				b.Fatal(err)
 			}
@@ -118,8 +115,8 @@ func pump(ctx context.Context, st *stack.Stack, f func() error) error {
 }
 
 // BenchmarkRobotFoxglove runs the whole adopted robot in real time (speed
-// 1) for 10 s with a Foxglove server and 0 or 10 clients subscribed to
-// every channel, reading over loopback WebSockets in this process, and
+// 1) for 10 s with its server's Foxglove listener and 0 or 10 clients
+// subscribed to every channel, reading over loopback WebSockets in this process, and
 // reports CPU per second of wall time and the messages each client got:
 //
 //	go test -run '^$' -bench RobotFoxglove -benchtime 1x ./cmd/internal/stack
@@ -138,7 +135,8 @@ func benchFoxglove(b *testing.B, clients int) {
 		if err := fixtures.WriteConfig(filepath.Join(dir, "config")); err != nil {
 			b.Fatal(err)
 		}
-		st, err := stack.New(stack.Options{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"), Seed: 1, Speed: 1})
+		st, err := stack.New(stack.Options{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"), Seed: 1, Speed: 1,
+			FoxgloveAddr: "127.0.0.1:0"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,17 +146,7 @@ func benchFoxglove(b *testing.B, clients int) {
 			b.Fatal(err)
 		}
 		_ = st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) })
-		fg, err := foxglove.New(foxglove.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := fg.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
-		addr, err := fg.Listen("127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
+		fg, addr := st.Server.Foxglove(), st.Server.Addrs()["foxglove"]
 		time.Sleep(3 * time.Second) // adoption; every topic advertised
 		for range clients {
 			conn, _, err := (&websocket.Dialer{Subprotocols: []string{foxglove.Subprotocol}}).Dial("ws://"+addr+"/", nil)
@@ -190,7 +178,6 @@ func benchFoxglove(b *testing.B, clients int) {
 		time.Sleep(wallRun)
 		cpu += cpuTime() - c0
 		dropped += fg.Stats().Dropped
-		fg.Shutdown()
 		st.Shutdown()
 		cancel()
 	}
