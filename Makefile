@@ -7,14 +7,14 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps
 
-## run: the whole robot in simulation with the web UI on http://localhost:8000
+## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
-	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1
+	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
-test: viz-deps vet staticcheck
+test: viz-deps test-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/...
 
@@ -31,6 +31,19 @@ viz-deps:
 		echo "viz-deps: xvfb-run or xauth missing (not root: not installing); the visualizer's screenshot test will skip. Install: sudo apt-get install xvfb xauth"; \
 	else \
 		echo "viz-deps: the visualizer needs X11/GL headers to compile (not root: not installing). Install: sudo apt-get install $(VIZ_PACKAGES)" >&2; exit 1; \
+	fi
+
+## test-deps: Node.js and npm (the tests with Foxglove's client libraries, which npm installs into a
+## temporary directory) and zstd (which decompresses recordings for them); installed with apt-get when
+## missing and run as root, otherwise those tests skip and say why
+TEST_PACKAGES := nodejs npm zstd
+test-deps:
+	@if command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "test-deps: installing $(TEST_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEST_PACKAGES) >/dev/null; \
+	else \
+		echo "test-deps: node, npm or zstd missing (not root: not installing); the Foxglove client-library tests will skip. Install: sudo apt-get install $(TEST_PACKAGES)"; \
 	fi
 
 ## build: the commands into bin/

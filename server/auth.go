@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/server/settings"
+	"github.com/saint-os/saint/server/ws"
 )
 
 // authRequired reports whether clients must present the API token.
@@ -35,7 +36,7 @@ func (s *Server) requireAuth(h http.Handler) http.Handler {
 // nothing secret.
 func (s *Server) publicAddrs() []string {
 	var out []string
-	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr} {
+	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr, s.o.FoxgloveAddr} {
 		if a != "" && !isLoopback(a) {
 			out = append(out, a)
 		}
@@ -66,3 +67,7 @@ func (s *Server) checkSettings(_, next settings.Settings) error {
 	}
 	return nil
 }
+
+// Authenticator checks API tokens as the WebSocket API does, for other
+// listeners that must sit behind the same token (the Foxglove server).
+func (s *Server) Authenticator() ws.Authenticator { return authenticator{s} }

@@ -25,9 +25,11 @@ import (
 	"github.com/saint-os/saint/server/balance"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
+	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/system"
@@ -88,6 +90,12 @@ type Options struct {
 	Activity activity.Options
 	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
+	// FoxgloveAddr serves the Foxglove WebSocket protocol (package
+	// server/foxglove), behind the API token; empty serves none.
+	FoxgloveAddr string
+	// RecordDir is where record_start writes MCAP recordings (default
+	// DataDir/recordings; without either, the server does not record).
+	RecordDir string
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -130,6 +138,10 @@ type Server struct {
 	router   *router.Router
 	liveLink *livelink.Feature
 	rc       *rc.Feature
+	// foxglove is nil without Options.FoxgloveAddr, recording without a
+	// directory to record to.
+	foxglove  *foxglove.Server
+	recording *recording.Service
 
 	mu        sync.Mutex
 	listeners map[string]net.Listener
@@ -247,8 +259,32 @@ func (s *Server) register() error {
 		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,
 		Sections: []admin.Section{{Name: "rc", View: s.rc.View, ChangeWith: "the rc commands (the Inputs page)"}},
 	})
+	foxglove.RegisterTransforms(h)
+	if dir := o.RecordDir; dir != "" || o.DataDir != "" {
+		if dir == "" {
+			dir = filepath.Join(o.DataDir, "recordings")
+		}
+		if s.recording, err = recording.Register(h, recording.Options{Dir: dir, Activity: s.activity}); err != nil {
+			return err
+		}
+	}
+	if o.FoxgloveAddr != "" {
+		if s.foxglove, err = foxglove.Register(h, foxglove.Options{
+			Auth: authenticator{s}, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
+		}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// Foxglove returns the Foxglove WebSocket server, nil without
+// Options.FoxgloveAddr.
+func (s *Server) Foxglove() *foxglove.Server { return s.foxglove }
+
+// Recording returns the recording feature (nil when the server has no
+// directory to record to): saint-server --record starts it at launch.
+func (s *Server) Recording() *recording.Service { return s.recording }
 
 // Add registers c to be started and stopped with the server; call it
 // before Start.
@@ -413,6 +449,7 @@ func (s *Server) listen() error {
 		{"http", s.o.HTTPAddr, mux},
 		{"ws", s.o.WSAddr, wsMux},
 		{"firmware", s.o.FirmwareHTTPAddr, fwMux},
+		{"foxglove", s.o.FoxgloveAddr, s.foxglove},
 	} {
 		if l.addr == "" {
 			continue
@@ -437,7 +474,7 @@ func (s *Server) listen() error {
 }
 
 // Addrs returns the bound address of each listener: "http", "ws",
-// "firmware".
+// "firmware", "foxglove".
 func (s *Server) Addrs() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -3,7 +3,8 @@
 // to embedded in it.
 //
 //	saint-server [--config DIR] [--data DIR] [--http ADDR] [--ws ADDR]
-//	             [--nats ADDR] [--firmware-http ADDR] [--firmware DIR]
+//	             [--nats ADDR] [--firmware-http ADDR] [--firmware DIR] [--record DIR]
+//	             [--foxglove ADDR]
 //
 // Port 0 in an address picks a free port; --addr-file writes the bound
 // addresses as JSON once the server is up (for scripts and tests).
@@ -19,6 +20,12 @@
 // CONFIG/rc_receiver.yaml (docs/rc.md). --joystick names the Linux
 // joystick device whose axes and buttons are the router's source
 // "joystick".
+//
+// --record DIR records every bus topic to MCAP files in DIR (rolling by
+// --record-max-mb and --record-max-minutes); saintctl record start|stop
+// does the same on a running server (docs/recording.md). --foxglove ADDR
+// serves the Foxglove WebSocket protocol behind the same token
+// (docs/foxglove.md).
 package main
 
 import (
@@ -36,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
@@ -44,6 +52,7 @@ import (
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/mdns"
+	"github.com/saint-os/saint/server/recording"
 )
 
 func main() {
@@ -71,6 +80,10 @@ func run() error {
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
 	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
+	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. :8765, behind the API token (empty: none)")
+	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")
+	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
+	recordMaxMin := flag.Float64("record-max-minutes", 30, "with --record: start a new file after this many minutes (0: no limit)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -107,7 +120,7 @@ func run() error {
 	opts := server.Options{
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
-		NoAuth: *noAuth, AllowedOrigins: origins, Version: version,
+		NoAuth: *noAuth, AllowedOrigins: origins, Version: version, FoxgloveAddr: *foxgloveAddr, RecordDir: *recordDir,
 	}
 	if *power {
 		opts.Power = systemctl{}
@@ -145,7 +158,15 @@ func run() error {
 	if err := srv.Start(); err != nil {
 		return err
 	}
+	// The server stops a running recording when it shuts down: the file
+	// gets its summary and footer.
 	defer srv.Shutdown()
+	if *recordDir != "" {
+		limits := recording.Limits{MaxBytes: int64(*recordMaxMB * 1e6), MaxDuration: time.Duration(*recordMaxMin * float64(time.Minute))}
+		if _, err := srv.Recording().Start(context.Background(), limits); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
 
 	addrs := srv.Addrs()
 	addrs["nats"] = natsd.ClientURL()

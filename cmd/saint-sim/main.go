@@ -2,12 +2,22 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
-//	saint-sim --scenario FILE [--out DIR] [--data DIR]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--foxglove 127.0.0.1:8765] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
+//	saint-sim --scenario FILE [--out DIR] [--data DIR] [--record FILE|off]
+//	saint-sim --replay FILE [--speed 1] [--http ...] [--ws ...]
+//	saint-sim [...] --record FILE | --replay-inputs FILE
 //
 // With --scenario it runs a scenario (docs/scenarios.md) at full speed on
 // the virtual clock instead, writes its JSON report and plots to --out, and
-// exits 0 only when every metric holds.
+// exits 0 only when every metric holds. It records the run to OUT/run.mcap
+// beside the report unless --record says otherwise.
+//
+// --foxglove ADDR serves the Foxglove WebSocket protocol (docs/foxglove.md).
+// --record FILE records every bus topic to an MCAP file (docs/recording.md).
+// --replay FILE plays a recording back onto the bus, with the server and
+// its web UI but no simulated robot, so the UI, the visualizer and
+// Foxglove show the recorded run; --replay-inputs FILE replays only the
+// recording's inputs (commands, RC, LiveLink) into the live simulation.
 //
 // Without --auth the API needs no token, and the simulator then listens on
 // loopback only (it refuses other addresses). With --auth it behaves like
@@ -32,6 +42,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
 )
 
@@ -59,6 +70,10 @@ func run() error {
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
 	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
 	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
+	recordFile := flag.String("record", "", "record every bus topic to this MCAP file (with --scenario: default OUT/run.mcap; \"off\" for none)")
+	replayFile := flag.String("replay", "", "play this MCAP recording back onto the bus at its recorded rate (scaled by --speed) instead of simulating the robot")
+	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. 127.0.0.1:8765 (empty: none)")
+	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -73,7 +88,7 @@ func run() error {
 			// and errors still show.
 			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		}
-		return runScenario(*scenarioFile, *outDir, *dataDir, log)
+		return runScenario(*scenarioFile, *outDir, *dataDir, *recordFile, log)
 	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
@@ -89,10 +104,15 @@ func run() error {
 		}
 	}
 
+	if *replayFile != "" {
+		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr,
+			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
+	}
+
 	st, err := stack.New(stack.Options{
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
-		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost},
+		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,
 	})
 	if err != nil {
 		return err
@@ -106,8 +126,32 @@ func run() error {
 	runErr := make(chan error, 1)
 	go func() { runErr <- st.Exec.Run(exCtx) }()
 
+	var runRec *record.Recorder
+	if *recordFile != "" && *recordFile != "off" {
+		// Before the stack starts, so the recording has the nodes' boot.
+		if err := st.Exec.Do(ctx, func() {
+			runRec, err = record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *recordFile, Log: log})
+		}); err != nil {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
 	if err := st.Start(); err != nil {
 		return err
+	}
+	if *replayInputs != "" {
+		var perr error
+		if err := st.Exec.Do(ctx, func() {
+			_, perr = record.Replay(record.ReplayOptions{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *replayInputs,
+				Topics: record.InputTopics, Log: log})
+		}); err != nil {
+			return err
+		}
+		if perr != nil {
+			return fmt.Errorf("--replay-inputs: %w", perr)
+		}
 	}
 	if *adopt {
 		if err := st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) }); err != nil {
@@ -124,6 +168,9 @@ func run() error {
 	}
 	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
 		"data", *dataDir, "speed", *speed)
+	if a := addrs["foxglove"]; a != "" {
+		log.Info("Foxglove: open a Foxglove WebSocket connection", "url", "ws://"+displayAddr(a))
+	}
 
 	if *showViz {
 		go func() {
@@ -146,21 +193,31 @@ func run() error {
 		return err
 	}
 	log.Info("shutting down")
-	// Nodes bring their actuators to a safe state.
+	// Nodes bring their actuators to a safe state; the server stops a
+	// recording started with saintctl record.
 	st.Shutdown()
+	// --record's recording ends after the nodes' safe stop, which it
+	// includes.
+	if runRec != nil {
+		if err := runRec.Stop(); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		st := runRec.Status()
+		log.Info("recorded", "file", *recordFile, "messages", st.Messages, "dropped", st.Dropped)
+	}
 	return nil
 }
 
 // runScenario runs one scenario on its own stack (full speed, virtual
 // clock, no web UI) and prints its metrics; a failing metric is an error.
-func runScenario(file, outDir, workDir string, log *slog.Logger) error {
+func runScenario(file, outDir, workDir, recordFile string, log *slog.Logger) error {
 	sc, err := scenario.ReadFile(file)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := scenario.Run(ctx, sc, scenario.Options{OutDir: outDir, WorkDir: workDir, Log: log})
+	rep, err := scenario.Run(ctx, sc, scenario.Options{OutDir: outDir, WorkDir: workDir, Record: recordFile, Log: log})
 	if err != nil {
 		return err
 	}

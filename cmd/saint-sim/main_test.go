@@ -17,6 +17,7 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/cmd/internal/stack"
+	"github.com/saint-os/saint/record"
 )
 
 // TestMakeRun is what `make run` promises: saint-sim starts, the web port
@@ -130,6 +131,208 @@ func TestScenarioFlag(t *testing.T) {
 		}
 		if png, err := os.ReadFile(filepath.Join(out, "head_pan_tilt.png")); err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
 			t.Errorf("%s: no PNG plot (%v)", tc.file, err)
+		}
+		// The run is recorded beside the report, closed, with the head's
+		// state over the whole scenario.
+		sum, err := record.Summarize(filepath.Join(out, "run.mcap"))
+		if err != nil || !sum.Complete {
+			t.Fatalf("%s: run.mcap: %+v %v", tc.file, sum, err)
+		}
+		head := 0
+		for _, tp := range sum.Topics {
+			if tp.Topic == "/saint/head/state" {
+				head = int(tp.Messages)
+			}
+		}
+		if head == 0 || sum.Metadata["scenario"] == "" {
+			t.Errorf("%s: run.mcap has %d head states, metadata %v", tc.file, head, sum.Metadata)
+		}
+	}
+}
+
+// TestRecordReplay records a short run of the adopted robot with --record,
+// stops it with an interrupt (the file is then complete) and plays the file
+// back with --replay: Foxglove and the WebSocket API's head topic show the
+// recorded states.
+func TestRecordReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-sim")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "saint-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	file := filepath.Join(dir, "run.mcap")
+	cmd := exec.Command(bin, "--adopt", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--record", file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
+		st, err := os.Stat(file)
+		if err != nil || st.Size() < 100_000 {
+			return fmt.Errorf("recording: %v", err)
+		}
+		return nil
+	})
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("saint-sim: %v", err)
+	}
+	sum, err := record.Summarize(file)
+	if err != nil || !sum.Complete || sum.Messages == 0 {
+		t.Fatalf("recording: %+v %v", sum, err)
+	}
+	// The Foxglove layout shows what the robot publishes.
+	checkLayout(t, file)
+
+	addrs := proctest.Start(t, bin, "--replay", file, "--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--foxglove", "127.0.0.1:0",
+		"--data", filepath.Join(dir, "replay"))
+
+	// Foxglove sees the replayed head state.
+	fg, _, err := (&websocket.Dialer{Subprotocols: []string{"foxglove.websocket.v1"}}).Dial("ws://"+addrs["foxglove"]+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fg.Close()
+	_ = fg.SetReadDeadline(time.Now().Add(10 * time.Second))
+	subscribed := false
+	for got := false; !got; {
+		typ, b, err := fg.ReadMessage()
+		if err != nil {
+			t.Fatalf("Foxglove: no replayed head state: %v", err)
+		}
+		if typ == websocket.BinaryMessage {
+			got = subscribed && len(b) > 13 && b[0] == 1 && strings.Contains(string(b[13:]), `"pan"`)
+			continue
+		}
+		var adv struct {
+			Op       string `json:"op"`
+			Channels []struct {
+				ID    int    `json:"id"`
+				Topic string `json:"topic"`
+			} `json:"channels"`
+		}
+		_ = json.Unmarshal(b, &adv)
+		for _, ch := range adv.Channels {
+			if adv.Op == "advertise" && ch.Topic == "/saint/head/state" {
+				_ = fg.WriteJSON(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": ch.ID}}})
+				subscribed = true
+			}
+		}
+	}
+
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "topics": []string{"head"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var m struct {
+			Type string         `json:"type"`
+			Node string         `json:"node"`
+			Data map[string]any `json:"data"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("no head state from the replay: %v", err)
+		}
+		if m.Type == "state" && m.Node == "head" {
+			break
+		}
+	}
+}
+
+// TestReplayInputs records a head move sent over the WebSocket API, then
+// replays only the recording's inputs into a fresh simulation: its head
+// turns to the recorded pan as it did in the recorded run.
+func TestReplayInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs saint-sim")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "saint-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	file := filepath.Join(dir, "run.mcap")
+	addrFile := filepath.Join(dir, "addrs.json")
+	cmd := exec.Command(bin, "--adopt", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "data"),
+		"--record", file, "--addr-file", addrFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var addrs map[string]string
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &addrs)
+	})
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Move the head until it has turned, and a second longer, so the
+	// recording holds commands from after the head came up.
+	if err := conn.WriteJSON(map[string]any{"id": "s", "type": "subscribe", "topics": []string{"head"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var turned time.Time
+	for next := time.Now(); turned.IsZero() || time.Since(turned) < time.Second; {
+		if time.Now().After(next) {
+			_ = conn.WriteJSON(map[string]any{"id": "m", "type": "command", "target": "head", "action": "move", "params": map[string]any{"pan": 30}})
+			next = time.Now().Add(100 * time.Millisecond)
+		}
+		var m struct {
+			Type string `json:"type"`
+			Node string `json:"node"`
+			Data struct {
+				Pan float64 `json:"pan"`
+			} `json:"data"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("recorded run: the head did not turn: %v", err)
+		}
+		if m.Type == "state" && m.Node == "head" && m.Data.Pan > 29 && turned.IsZero() {
+			turned = time.Now()
+		}
+	}
+	conn.Close()
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("saint-sim: %v", err)
+	}
+
+	addrs = proctest.Start(t, bin, "--adopt", "--replay-inputs", file, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "replay"))
+	conn, _, err = websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "topics": []string{"head"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		var m struct {
+			Type string `json:"type"`
+			Node string `json:"node"`
+			Data struct {
+				Pan float64 `json:"pan"`
+			} `json:"data"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("the replayed head move did not turn the head: %v", err)
+		}
+		if m.Type == "state" && m.Node == "head" && m.Data.Pan > 29 && m.Data.Pan < 31 {
+			return
 		}
 	}
 }

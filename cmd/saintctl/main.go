@@ -15,6 +15,8 @@
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
 //	saintctl jitter [--period D] [--duration D] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
+//	saintctl [--server URL] record start|stop|status   a recording on the server (MCAP files in its recordings/ directory)
+//	saintctl mcap info FILE [--json]    topics, message counts, rates and time range of a recording
 package main
 
 import (
@@ -59,7 +61,11 @@ commands:
   rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
                                   write RC receiver frames to a serial device
   jitter [--period 1ms] [--duration 10s] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
-                                  a periodic loop's period error on this machine`
+                                  a periodic loop's period error on this machine
+  record start [--max-mb N] [--max-minutes N] | stop | status
+                                  record every topic on the server to MCAP files (its recordings/ dir)
+  mcap info FILE [--json]         topics, counts, rates and time range of a recording; a damaged
+                                  file is summarised as far as it is readable`
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("saintctl", flag.ContinueOnError)
@@ -94,6 +100,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "jitter" {
 		return jitterCmd(rest[1:], out)
+	}
+	if rest[0] == "mcap" {
+		return mcapCmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -146,6 +155,8 @@ func run(args []string, out io.Writer) error {
 		return printCall(ctx, c, out, "management", "get_node_info", map[string]any{"node_id": rest[1]})
 	case "balance":
 		return balanceCmd(ctx, c, out, rest[1:])
+	case "record":
+		return recordCmd(ctx, c, out, rest[1:])
 	case "call":
 		if len(rest) < 3 {
 			return errors.New("usage: call TYPE ACTION [JSON-PARAMS]")

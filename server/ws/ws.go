@@ -293,6 +293,17 @@ func (g *Gateway) HandleCommand(target, action string, h Handler) {
 	g.mu.Unlock()
 }
 
+// Lookup returns the handler registered for typ, target (commands only)
+// and action, or nil. Other protocols' gateways (the Foxglove WebSocket
+// server) run the same handlers with it, so their requests are checked and
+// routed exactly like this gateway's; they pass a nil *Client, so only
+// handlers that do not use their client may be offered to them.
+func (g *Gateway) Lookup(typ, target, action string) Handler {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.handlers[key(typ, target, action)]
+}
+
 // Actions lists the registered dispatch keys, sorted.
 func (g *Gateway) Actions() []string {
 	g.mu.RLock()

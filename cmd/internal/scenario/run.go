@@ -23,6 +23,7 @@ import (
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/record"
 )
 
 // Options configures Run.
@@ -35,7 +36,10 @@ type Options struct {
 	// RoleConfig overrides role configuration values on top of the
 	// scenario's own overrides (same form: role key → dotted path → value).
 	RoleConfig map[string]map[string]any
-	Log        *slog.Logger
+	// Record is the MCAP file every bus topic of the run is recorded to:
+	// empty means OutDir/run.mcap (nothing without OutDir), "off" none.
+	Record string
+	Log    *slog.Logger
 }
 
 // defaultReadyTimeout bounds, in virtual time, the wait for adoption.
@@ -81,6 +85,25 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Report, error) {
 	wallStart := time.Now()
 	if err := r.record(); err != nil {
 		return nil, err
+	}
+	recFile := o.Record
+	if recFile == "" && o.OutDir != "" {
+		recFile = filepath.Join(o.OutDir, "run.mcap")
+	}
+	if recFile != "" && recFile != "off" {
+		// Lossless: the run waits for the disk rather than leave holes.
+		rec, err := record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: recFile, Lossless: true,
+			Writer: record.WriterOptions{Metadata: map[string]string{"scenario": sc.Name, "seed": fmt.Sprint(sc.Seed)}}, Log: o.Log})
+		if err != nil {
+			return nil, err
+		}
+		// Runs after the stack's shutdown below (defers run last first),
+		// so the recording ends with the nodes' safe stop.
+		defer func() {
+			if err := rec.Stop(); err != nil {
+				o.Log.Error("recording the run", "err", err)
+			}
+		}()
 	}
 	if err := r.pump(st.Start); err != nil {
 		return nil, fmt.Errorf("starting the stack: %w", err)

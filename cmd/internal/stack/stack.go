@@ -58,6 +58,8 @@ type Options struct {
 	ConfigDir, DataDir string
 	// HTTPAddr and WSAddr are the server's listeners.
 	HTTPAddr, WSAddr string
+	// FoxgloveAddr serves the Foxglove WebSocket protocol; empty: none.
+	FoxgloveAddr string
 	// RequireAuth turns the API token on.
 	RequireAuth bool
 	// LiveLink places the server's LiveLink receiver; the zero value runs
@@ -104,7 +106,7 @@ func New(o Options) (*Stack, error) {
 	s.serverBus = &cutBus{Bus: s.Broker.Connect(nil)}
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
-		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, Log: o.Log,
+		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
 		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version,
 	})
 	if err != nil {

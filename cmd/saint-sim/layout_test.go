@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/saint-os/saint/record"
+)
+
+// checkLayout checks docs/foxglove/saint.json against a recording of the
+// adopted robot: every topic its panels show is in the recording, and every
+// plotted message path leads to a number in that topic's messages.
+func checkLayout(t *testing.T, file string) {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/foxglove/saint.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layout struct {
+		ConfigByID map[string]struct {
+			Paths []struct {
+				Value string `json:"value"`
+			} `json:"paths"`
+			TopicPath string          `json:"topicPath"`
+			Topics    map[string]any  `json:"topics"`
+			Layout    json.RawMessage `json:"layout"`
+		} `json:"configById"`
+		Layout json.RawMessage `json:"layout"`
+	}
+	if err := json.Unmarshal(b, &layout); err != nil {
+		t.Fatalf("saint.json: %v", err)
+	}
+	want := map[string][]string{} // topic → field paths
+	for id, cfg := range layout.ConfigByID {
+		if !strings.Contains(string(layout.Layout), `"`+id+`"`) {
+			t.Errorf("saint.json: panel %s is not placed in the layout", id)
+		}
+		for _, p := range cfg.Paths {
+			topic, field, _ := strings.Cut(p.Value, ".")
+			want[topic] = append(want[topic], field)
+		}
+		if cfg.TopicPath != "" {
+			want[cfg.TopicPath] = append(want[cfg.TopicPath], "")
+		}
+		for topic := range cfg.Topics {
+			want[topic] = append(want[topic], "")
+		}
+	}
+	last := map[string]any{}
+	if _, err := record.Read(file, func(m record.Message) error {
+		if _, ok := want[m.Topic]; ok {
+			var v any
+			if err := json.Unmarshal(m.Data, &v); err != nil {
+				return err
+			}
+			last[m.Topic] = v
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for topic, fields := range want {
+		v, ok := last[topic]
+		if !ok {
+			t.Errorf("saint.json shows %s, which the robot does not publish", topic)
+			continue
+		}
+		for _, f := range fields {
+			if f == "" {
+				continue
+			}
+			if x, ok := walk(v, f); !ok {
+				t.Errorf("saint.json plots %s.%s: no such field (message %v)", topic, f, v)
+			} else if _, isNum := x.(float64); !isNum {
+				t.Errorf("saint.json plots %s.%s: %v is not a number", topic, f, x)
+			}
+		}
+	}
+}
+
+var pathPart = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$`)
+
+// walk follows a Foxglove message path ("a.b[0]") into a decoded JSON value.
+func walk(v any, path string) (any, bool) {
+	for _, part := range strings.Split(path, ".") {
+		m := pathPart.FindStringSubmatch(part)
+		if m == nil {
+			return nil, false
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = obj[m[1]]; !ok {
+			return nil, false
+		}
+		for _, idx := range regexp.MustCompile(`\d+`).FindAllString(m[2], -1) {
+			i, _ := strconv.Atoi(idx)
+			arr, ok := v.([]any)
+			if !ok || i >= len(arr) {
+				return nil, false
+			}
+			v = arr[i]
+		}
+	}
+	return v, true
+}

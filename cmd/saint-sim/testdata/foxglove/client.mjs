@@ -1,0 +1,80 @@
+// Connects to a SAINT.OS Foxglove WebSocket server with Foxglove's own
+// client (@foxglove/ws-protocol FoxgloveClient), lists the advertised
+// channels, subscribes to odometry and the head state and decodes them
+// with their JSON Schemas, publishes a head move through client publish
+// and waits for the head state to follow. Prints a JSON report; exits 1
+// on failure.
+//
+//   node client.mjs ws://127.0.0.1:PORT/?token=TOKEN
+import wsProtocol from "@foxglove/ws-protocol"; // CommonJS: no named exports
+
+const { FoxgloveClient } = wsProtocol;
+import { check } from "./schema.mjs";
+
+const url = process.argv[2];
+const target = 25; // degrees of pan to publish
+const report = { channels: [], decoded: {}, statuses: [], headFollowed: false };
+
+function fail(msg) {
+  console.log(JSON.stringify({ ...report, error: msg }));
+  process.exit(1);
+}
+setTimeout(() => fail("timed out"), 40000).unref();
+
+// Node.js's own WebSocket, or the ws package where it has none.
+const WS = globalThis.WebSocket ?? (await import("ws")).default;
+const ws = new WS(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+const client = new FoxgloveClient({ ws });
+const channels = new Map(); // id -> channel
+const subs = new Map(); // subscription id -> channel
+const textDecoder = new TextDecoder();
+let serverInfo;
+let published = false;
+let pubChannel;
+
+client.on("error", (e) => fail(`client error: ${e?.message ?? e}`));
+client.on("close", () => {
+  if (!report.headFollowed) fail("connection closed");
+});
+client.on("serverInfo", (info) => {
+  serverInfo = info;
+  report.serverInfo = { name: info.name, capabilities: info.capabilities, supportedEncodings: info.supportedEncodings };
+});
+client.on("status", (s) => report.statuses.push(s.message));
+client.on("advertise", (chs) => {
+  for (const ch of chs) {
+    channels.set(ch.id, ch);
+    report.channels.push(ch.topic);
+    if (ch.topic === "/saint/tracks/odom" || ch.topic === "/saint/head/state") {
+      if (ch.encoding !== "json" || ch.schemaEncoding !== "jsonschema") fail(`${ch.topic}: encoding ${ch.encoding}/${ch.schemaEncoding}`);
+      ch.parsedSchema = JSON.parse(ch.schema);
+      subs.set(client.subscribe(ch.id), ch);
+    }
+  }
+});
+client.on("message", ({ subscriptionId, data }) => {
+  const ch = subs.get(subscriptionId);
+  if (!ch) fail(`message for unknown subscription ${subscriptionId}`);
+  const msg = JSON.parse(textDecoder.decode(data));
+  const err = check(ch.parsedSchema, msg);
+  if (err) fail(`${ch.topic} does not fit its schema: ${err}`);
+  report.decoded[ch.topic] = (report.decoded[ch.topic] ?? 0) + 1;
+  if (ch.topic !== "/saint/head/state") return;
+  if (!published && report.decoded["/saint/tracks/odom"] > 0) {
+    if (!serverInfo?.capabilities.includes("clientPublish")) fail("server lacks clientPublish");
+    pubChannel = client.advertise({ topic: "/saint/command/head/move", encoding: "json", schemaName: "saint.command.head.move" });
+    // A move outside the head's range first: the server must refuse it
+    // with a status and move nothing.
+    client.sendMessage(pubChannel, new TextEncoder().encode(JSON.stringify({ pan: 500 })));
+    client.sendMessage(pubChannel, new TextEncoder().encode(JSON.stringify({ pan: target })));
+    published = true;
+    report.panBefore = msg.pan;
+  } else if (published && Math.abs(msg.pan - target) < 1) {
+    report.headFollowed = true;
+    report.panAfter = msg.pan;
+    if (!report.statuses.some((s) => s.includes("pan"))) fail("no status for the out-of-range move");
+    console.log(JSON.stringify(report));
+    client.close();
+    process.exit(0);
+  }
+});

@@ -1,0 +1,47 @@
+// Package foxglove is a server of the Foxglove WebSocket protocol
+// (subprotocol "foxglove.websocket.v1"), so Foxglove shows the live robot:
+// every bus topic is a channel, advertised when it first carries a message,
+// with the same encoding and schema a recording gives it (package record:
+// JSON with a JSON Schema for now, other encodings plug in per topic).
+//
+// # What a client gets
+//
+//   - serverInfo on connection, with the capabilities clientPublish, time
+//     and services, and the supported encoding "json";
+//   - advertise for every channel known, and for each new one as it
+//     appears;
+//   - message data (binary opcode 1) for its subscriptions, stamped with
+//     the executor's clock, and time (binary opcode 2) every
+//     Options.TimeInterval, so under the simulator's virtual clock
+//     Foxglove's timeline is simulated time;
+//   - services: the management calls that need no connection of their own
+//     (list_adopted, adopt_node, router get_status, record_start ...), as
+//     "/saint/<type>/<action>", with JSON requests and responses.
+//
+// # Client publish
+//
+// A client advertises a channel on "/saint/command/<target>/<action>"
+// (for example "/saint/command/head/move") with encoding "json" — the
+// robot-control commands: head move, home and camera; arms move, home and
+// gripper; tracks drive, stop and estop; system estop — and each
+// message it publishes there is that WebSocket API command's params
+// ({"pan": 30}). The command runs through the WebSocket gateway's own
+// handler, so it is checked the same way and enters the router as a
+// WebSocket command, with that source's priority, under the e-stop.
+//
+// # Bad input
+//
+// A subscription to an unknown channel, a publish on a channel the client
+// did not advertise, a malformed binary frame, JSON that is not a command's
+// params, or a command the handler rejects: each is answered with a status
+// message (level error) naming what was wrong; the connection stays open
+// and nothing moves.
+//
+// # Access
+//
+// The server sits behind the WebSocket API's token: "Authorization: Bearer
+// TOKEN" on the upgrade request, or "?token=TOKEN" in the URL (the Foxglove
+// app cannot set headers). Browser origins other than Foxglove's own and
+// Options.AllowedOrigins are refused. When the token changes, clients of
+// the old one are refused and disconnected.
+package foxglove
