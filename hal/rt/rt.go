@@ -37,7 +37,7 @@ type Report struct {
 	FIFO         bool // the thread is scheduled SCHED_FIFO
 	Priority     int  // at this priority
 	CPU          int  // pinned to this CPU; -1 when not pinned
-	MemoryLocked bool // mlockall(MCL_CURRENT|MCL_FUTURE) is in force
+	MemoryLocked bool // mlockall(MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT) is in force
 
 	// Problems lists each step not taken, in words that name the missing
 	// permission and the setting that grants it.
