@@ -18,8 +18,8 @@ const Spin = 100 * time.Microsecond
 // 0, SCHED_OTHER) never preempt it.
 const DefaultPriority = 49
 
-// Options says what Enter asks for. The zero value asks for everything with
-// defaults.
+// Options says what Enter asks for. The zero value asks for everything:
+// DefaultPriority, pinned to CPU 0, memory locked.
 type Options struct {
 	// Priority is the SCHED_FIFO priority, 1–99; 0 means DefaultPriority.
 	Priority int
