@@ -50,5 +50,8 @@ func run(idlDir, cDir string) error {
 	if err != nil {
 		return err
 	}
-	return ros2.CompileC(idlDir, abs, files)
+	if err := ros2.CompileC(idlDir, abs, files); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(abs, "descriptors.c"), reg.DescriptorTable(), 0o644)
 }
