@@ -299,6 +299,14 @@ func number(v any) (float64, error) {
 		return 0, nil
 	case float64:
 		return n, nil
+	case float32:
+		return float64(n), nil
+	case int:
+		return float64(n), nil
+	case int64:
+		return float64(n), nil
+	case uint64:
+		return float64(n), nil
 	case json.Number:
 		f, err := n.Float64()
 		if err != nil {
@@ -317,7 +325,7 @@ func kindOf(v any) string {
 		return "a string"
 	case bool:
 		return "a boolean"
-	case float64, json.Number:
+	case float64, float32, int, int64, uint64, json.Number:
 		return "a number"
 	case []any:
 		return "an array"
