@@ -59,6 +59,8 @@ func run() error {
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
 	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
 	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
+	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
+	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -124,6 +126,14 @@ func run() error {
 	}
 	log.Info("SAINT.OS simulation running", "web", "http://"+displayAddr(addrs["http"]), "websocket", "ws://"+displayAddr(addrs["ws"])+"/saint",
 		"data", *dataDir, "speed", *speed)
+
+	if *runROS2 {
+		stopROS2, err := startROS2(ctx, st, strings.Fields(*ros2Args), log)
+		if err != nil {
+			return err
+		}
+		defer stopROS2()
+	}
 
 	if *showViz {
 		go func() {
