@@ -226,3 +226,131 @@ func TestFastDDSInterop(t *testing.T) {
 		t.Errorf("e-stop latched: odometry %.3f m/s, moved %.3f m under a Twist at %.1f m/s", v, x-float(t, before[2]), speed)
 	}
 }
+
+// TestFastDDSOverNATS is TestFastDDSInterop on the robot as it is
+// deployed: saint-server with its NATS broker, saint-node processes on
+// simulated boards, and saint-ros2 joining that broker. The Fast DDS
+// client adopts the nodes itself, over the adopt service.
+func TestFastDDSOverNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a C++ client and runs the robot as processes")
+	}
+	bin := buildFastDDSClient(t)
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	root := t.TempDir()
+	srv := proctest.Start(t, filepath.Join(dir, "saint-server"), "--data", filepath.Join(root, "server"), "--no-auth",
+		"--nats", "127.0.0.1:0", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--firmware-http", "127.0.0.1:0",
+		"--livelink", "off")
+	for _, n := range []struct{ id, hw string }{{"ros-tracks", "tracks"}, {"ros-head", "head"}} {
+		startNode(t, filepath.Join(dir, "saint-node"), "--server", srv["nats"], "--hal", "sim", "--sim-hw", n.hw,
+			"--id", n.id, "--state-dir", filepath.Join(root, n.id))
+	}
+	proctest.Start(t, filepath.Join(dir, "saint-ros2"), "--nats", srv["nats"])
+	c := startClient(t, bin, domain)
+	if got := c.do("match"); len(got) == 0 || got[0] != "matched" {
+		t.Fatalf("match: %v", got)
+	}
+
+	// (c) first: adopt the nodes over ROS 2.
+	for i, n := range []struct{ id, role, prefix string }{{"ros-tracks", "tracks", "/saint/tracks"}, {"ros-head", "head", "/saint/head"}} {
+		var got []string
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+			// A node that is still booting is not yet announcing itself.
+			if got = c.do(fmt.Sprintf("adopt %s %s 4242 %d", n.id, n.role, i*100+int(time.Now().UnixMilli()%100))); len(got) > 1 && got[1] == "true" {
+				break
+			}
+		}
+		if len(got) < 5 || got[1] != "true" || got[2] != "4242" || !strings.HasPrefix(got[4], n.prefix+"|") {
+			t.Fatalf("adopting %s over ROS 2: %v; want success, the header echoed and the prefix %s", n.id, got, n.prefix)
+		}
+	}
+
+	// (a) The adopted tracks node publishes odometry; a simulated board
+	// run alone has no physics (its encoders never turn), so the Twist is
+	// followed into the router instead: its RouteStatus, over Fast DDS,
+	// shows route ros2_direct sending the commanded speed to the tracks.
+	// TestFastDDSInterop measures the motion itself.
+	const speed = 0.3
+	var got []string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+		if got = c.do("drive 0 0.5"); got[3] != "0" {
+			break
+		}
+	}
+	if got[3] == "0" {
+		t.Fatal("no odometry from the adopted tracks node")
+	}
+	c.do("route")
+	c.do(fmt.Sprintf("drive %g 1.5", speed))
+	got = c.do("route")
+	t.Logf("Fast DDS over NATS, driving: %v", got)
+	if len(got) < 4 || float(t, got[1]) < speed-0.001 || float(t, got[1]) > speed+0.001 || got[2] != "ros2_direct" || got[3] != "false" {
+		t.Errorf("router status while driving at %.1f m/s over ROS 2: %v; want the tracks output at that speed from ros2_direct", speed, got)
+	}
+	if got = c.do("tracks"); len(got) < 4 || got[1] != "false" || got[3] == "0" {
+		t.Errorf("TrackState while driving: %v; want the tracks node reporting no e-stop", got)
+	}
+	c.do("drive 0 1.5")
+
+	// (b)
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+srv["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteJSON(map[string]any{"id": "1", "type": "command", "target": "head", "action": "move",
+		"params": map[string]any{"pan": -20.0, "speed": 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if err := ws.ReadJSON(&resp); err != nil || resp["status"] != "ok" {
+		t.Fatalf("head move over the WebSocket API: %v %v", resp, err)
+	}
+	var pan float64
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if pan = float(t, c.do("head")[1]); pan < -19 && pan > -21 {
+			break
+		}
+	}
+	if pan > -19 || pan < -21 {
+		t.Errorf("HeadState pan %.1f over Fast DDS after a move to -20 over the WebSocket API", pan)
+	}
+
+	// (d)
+	c.do("estop 1")
+	time.Sleep(500 * time.Millisecond)
+	c.do("tracks")
+	c.do(fmt.Sprintf("drive %g 1.5", speed))
+	got = c.do("tracks")
+	t.Logf("Fast DDS over NATS, e-stop latched: %v", got)
+	if len(got) < 4 || got[1] != "true" || got[2] != "false" || got[3] == "0" {
+		t.Errorf("e-stop latched, Twist at %.1f m/s: TrackState %v; want the tracks node reporting the e-stop, motors disabled", speed, got)
+	}
+}
+
+// startNode runs saint-node (which has no --addr-file) until the test
+// ends; its log is shown if the test fails.
+func startNode(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("saint-node %v log:\n%s", args, log.String())
+		}
+	})
+}

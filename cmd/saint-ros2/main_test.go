@@ -19,7 +19,7 @@ import (
 	"github.com/saint-os/saint/ros2/cyclone"
 )
 
-// bins holds saint-sim and saint-ros2, built once into one folder so that
+// bins holds saint-sim, saint-ros2, saint-server and saint-node, built once into one folder so that
 // saint-sim --ros2 finds the bridge beside itself.
 var bins struct {
 	once sync.Once
@@ -35,7 +35,8 @@ func buildBins(t *testing.T) string {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", bins.dir+string(filepath.Separator),
-			"github.com/saint-os/saint/cmd/saint-sim", "github.com/saint-os/saint/cmd/saint-ros2")
+			"github.com/saint-os/saint/cmd/saint-sim", "github.com/saint-os/saint/cmd/saint-ros2",
+			"github.com/saint-os/saint/cmd/saint-server", "github.com/saint-os/saint/cmd/saint-node")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			bins.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

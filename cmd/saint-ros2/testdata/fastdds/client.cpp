@@ -7,6 +7,10 @@
 //   head                       print "head PAN TILT ROLL N" of the HeadStates taken so far
 //   adopt NODE ROLE GUID SEQ   call the adopt service; print "adopt SUCCESS GUID SEQ PREFIX|MESSAGE"
 //   estop 0|1                  publish saint_os EStop; print "estop"
+//   tracks                     print "tracks ESTOP MOTORS_ENABLED N" of the latest saint_os TrackState
+//   route                      print "route LINEAR ROUTES ESTOP" of the router's tracks output
+//                              (its linear value, the routes driving it, the e-stop) in the
+//                              latest saint_os RouteStatus
 //   quit
 //
 // Usage: client PROFILE.xml DOMAIN
@@ -118,9 +122,11 @@ int main(int argc, char **argv) {
   DataWriter *estop = writer(topic(TypeSupport(new saint_os::msg::dds_::EStop_PubSubType()), "rt/saint/tracks/estop"));
   DataReader *odom = reader(topic(TypeSupport(new nav_msgs::msg::dds_::Odometry_PubSubType()), "rt/saint/tracks/odom"));
   DataReader *head = reader(topic(TypeSupport(new saint_os::msg::dds_::HeadState_PubSubType()), "rt/saint/head/state"));
+  DataReader *route = reader(topic(TypeSupport(new saint_os::msg::dds_::RouteStatus_PubSubType()), "rt/saint/router/status"));
+  DataReader *tracks = reader(topic(TypeSupport(new saint_os::msg::dds_::TrackState_PubSubType()), "rt/saint/tracks/state"));
   DataWriter *adopt_rq = writer(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Request_PubSubType()), "rq/saint/nodes/adoptRequest"));
   DataReader *adopt_rr = reader(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Response_PubSubType()), "rr/saint/nodes/adoptReply"));
-  if (!cmd_vel || !estop || !odom || !head || !adopt_rq || !adopt_rr) {
+  if (!cmd_vel || !estop || !odom || !head || !route || !tracks || !adopt_rq || !adopt_rr) {
     std::cerr << "cannot create the endpoints\n";
     return 1;
   }
@@ -146,7 +152,7 @@ int main(int argc, char **argv) {
     in >> cmd;
     if (cmd == "match") {
       auto end = Clock::now() + std::chrono::seconds(30);
-      while (!(matched(cmd_vel) && matched(estop) && matched(odom) && matched(head) && matched(adopt_rq) && matched(adopt_rr))) {
+      while (!(matched(cmd_vel) && matched(estop) && matched(odom) && matched(head) && matched(route) && matched(tracks) && matched(adopt_rq) && matched(adopt_rr))) {
         if (Clock::now() > end) {
           std::cout << "unmatched" << std::endl;
           return 1;
@@ -211,6 +217,44 @@ int main(int argc, char **argv) {
       e.reason("Fast DDS interop test");
       estop->write(&e);
       std::cout << "estop" << std::endl;
+    } else if (cmd == "tracks") {
+      saint_os::msg::dds_::TrackState_ s, last;
+      SampleInfo info;
+      long n = 0;
+      while (tracks->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+        if (info.valid_data) {
+          last = s;
+          n++;
+        }
+      }
+      std::cout << "tracks " << (last.estop_active() ? "true" : "false") << " " << (last.motors_enabled() ? "true" : "false")
+                << " " << n << std::endl;
+    } else if (cmd == "route") {
+      saint_os::msg::dds_::RouteStatus_ s, last;
+      SampleInfo info;
+      long n = 0;
+      while (route->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+        if (info.valid_data) {
+          last = s;
+          n++;
+        }
+      }
+      float linear = 0;
+      std::string routes = "-";
+      for (const auto &o : last.outputs()) {
+        if (o.target() != "tracks") {
+          continue;
+        }
+        for (const auto &v : o.values()) {
+          if (v.name() == "linear") {
+            linear = v.value();
+          }
+        }
+        for (const auto &r : o.route_ids()) {
+          routes = (routes == "-" ? "" : routes + ",") + r;
+        }
+      }
+      std::cout << "route " << linear << " " << routes << " " << (last.estop_active() ? "true" : "false") << " " << n << std::endl;
     } else if (cmd == "quit") {
       break;
     } else {
