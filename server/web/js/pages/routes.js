@@ -2,7 +2,7 @@
 // blending, presets, and the route editor with its live preview.
 import { h, card, table, dot, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
-const SOURCES = ['rc', 'websocket', 'livelink', 'joystick', 'autonomous', 'safety'];
+const SOURCES = ['rc', 'websocket', 'ros2', 'livelink', 'joystick', 'autonomous', 'safety'];
 const TARGETS = ['head', 'arms.left', 'arms.right', 'tracks', '*'];
 const OUTPUT_NAMES = { head: 'Head', 'arms.left': 'Arms L', 'arms.right': 'Arms R', tracks: 'Tracks', '*': 'All' };
 const PROPERTIES = {
