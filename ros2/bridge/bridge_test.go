@@ -264,3 +264,33 @@ func TestNodeNames(t *testing.T) {
 		}
 	}
 }
+
+func TestBalanceIMU(t *testing.T) {
+	r := newRig(t, bridge.Filter{Allow: []string{"/saint/balance/**"}})
+	if err := r.bus.Publish(msg.TopicBalanceState, msg.BalanceState{State: "armed", Pitch: 10, PitchRate: -30, YawRate: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	checkFor(t, "the IMU and the state on DDS", func() bool {
+		return len(r.dds.Written("rt/saint/balance/imu")) == 1 && len(r.dds.Written("rt/saint/balance/state")) == 1
+	})
+	m, _ := r.reg.Message("sensor_msgs/Imu")
+	v, _, err := r.reg.Decode(m, r.dds.Written("rt/saint/balance/imu")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-9
+	q := v["orientation"].(map[string]any)
+	if y, w := q["y"].(float64), q["w"].(float64); math.Abs(y-math.Sin(5*math.Pi/180)) > tol || math.Abs(w-math.Cos(5*math.Pi/180)) > tol {
+		t.Errorf("orientation %v, want 10° of pitch about y", q)
+	}
+	av := v["angular_velocity"].(map[string]any)
+	if y, z := av["y"].(float64), av["z"].(float64); math.Abs(y+30*math.Pi/180) > tol || z != 0.5 {
+		t.Errorf("angular velocity %v, want y -30°/s in rad/s and z 0.5", av)
+	}
+	if c := v["linear_acceleration_covariance"].([]any); c[0] != -1.0 {
+		t.Errorf("linear acceleration covariance[0] = %v, want -1 (no estimate)", c[0])
+	}
+	if h := v["header"].(map[string]any); h["frame_id"] != "base_link" {
+		t.Errorf("frame %v", h["frame_id"])
+	}
+}
