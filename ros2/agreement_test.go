@@ -44,6 +44,7 @@ var goTypes = map[string]any{
 	"saint_os/HeadState":                 msg.HeadState{},
 	"saint_os/HeadCommand":               msg.HeadCommand{},
 	"saint_os/HeadAngles":                msg.HeadAngles{},
+	"saint_os/HeadCameraCommand":         msg.HeadCameraCommand{},
 	"saint_os/HeadMotion":                msg.HeadMotion{},
 	"saint_os/ArmState":                  msg.ArmState{},
 	"saint_os/ArmCommand":                msg.ArmCommand{},

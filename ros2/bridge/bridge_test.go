@@ -294,3 +294,17 @@ func TestBalanceIMU(t *testing.T) {
 		t.Errorf("frame %v", h["frame_id"])
 	}
 }
+
+func TestHeadCameraCommand(t *testing.T) {
+	r := newRig(t, bridge.Filter{})
+	inputs := r.routerInputs()
+	r.dds.Inject("rt/saint/head/camera/cmd", r.encode("saint_os/HeadCameraCommand", msg.HeadCameraCommand{Enable: true}, nil))
+	select {
+	case in := <-inputs:
+		if in.Source != msg.SourceROS2 || in.Target != "head" || in.Command != "camera" || in.Values["enable"] != 1 {
+			t.Errorf("router input %+v, want the head camera on from ros2", in)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no router input")
+	}
+}

@@ -42,6 +42,7 @@ func (b *Bridge) topics() []Topic {
 		{Name: msg.TopicTracksCmdVel, Type: "geometry_msgs/Twist", QoS: DefaultQoS, In: cmdVel},
 		{Name: msg.TopicTracksEStop, Type: "saint_os/EStop", QoS: DefaultQoS, In: estop},
 		{Name: msg.TopicHeadCmd, Type: "saint_os/HeadCommand", QoS: DefaultQoS, In: headCommand},
+		{Name: msg.TopicHeadCameraCmd, Type: "saint_os/HeadCameraCommand", QoS: DefaultQoS, In: headCamera},
 	}
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
 		prefix := msg.TopicPrefix(msg.RoleArms, side)
@@ -172,6 +173,16 @@ func headCommand(v map[string]any) (string, any, error) {
 		delete(vals, "speed") // 0 is the message's default: the head's own speed
 	}
 	return routerInput("head", "move", vals)
+}
+
+// headCamera turns the head camera's stream on or off, through the
+// router as the WebSocket API's head camera command does.
+func headCamera(v map[string]any) (string, any, error) {
+	enable := float32(0)
+	if on, _ := v["enable"].(bool); on {
+		enable = 1
+	}
+	return routerInput("head", "camera", map[string]float32{"enable": enable})
 }
 
 func armCommand(side string) func(map[string]any) (string, any, error) {

@@ -36,6 +36,7 @@ static const struct {
   {"saint_os::msg::dds_::GripperCommand_", &saint_os_msg_dds__GripperCommand__desc},
   {"saint_os::msg::dds_::GripperState_", &saint_os_msg_dds__GripperState__desc},
   {"saint_os::msg::dds_::HeadAngles_", &saint_os_msg_dds__HeadAngles__desc},
+  {"saint_os::msg::dds_::HeadCameraCommand_", &saint_os_msg_dds__HeadCameraCommand__desc},
   {"saint_os::msg::dds_::HeadCommand_", &saint_os_msg_dds__HeadCommand__desc},
   {"saint_os::msg::dds_::HeadMotion_", &saint_os_msg_dds__HeadMotion__desc},
   {"saint_os::msg::dds_::HeadState_", &saint_os_msg_dds__HeadState__desc},

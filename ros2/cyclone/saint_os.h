@@ -487,6 +487,19 @@ extern const dds_topic_descriptor_t saint_os_msg_dds__HeadAngles__desc;
 #define saint_os_msg_dds__HeadAngles__free(d,o) \
 dds_sample_free ((d), &saint_os_msg_dds__HeadAngles__desc, (o))
 
+typedef struct saint_os_msg_dds__HeadCameraCommand_
+{
+  bool enable;
+} saint_os_msg_dds__HeadCameraCommand_;
+
+extern const dds_topic_descriptor_t saint_os_msg_dds__HeadCameraCommand__desc;
+
+#define saint_os_msg_dds__HeadCameraCommand___alloc() \
+((saint_os_msg_dds__HeadCameraCommand_*) dds_alloc (sizeof (saint_os_msg_dds__HeadCameraCommand_)));
+
+#define saint_os_msg_dds__HeadCameraCommand__free(d,o) \
+dds_sample_free ((d), &saint_os_msg_dds__HeadCameraCommand__desc, (o))
+
 typedef struct saint_os_msg_dds__HeadCommand_
 {
   float pan;
