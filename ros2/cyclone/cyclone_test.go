@@ -81,3 +81,15 @@ func TestWriteAndTakeBetweenParticipants(t *testing.T) {
 		t.Error("a second type on one topic: no error")
 	}
 }
+
+// Cyclone reads CYCLONEDDS_URI when a participant creates its domain: a
+// configuration naming an interface this machine does not have fails.
+func TestCycloneDDSURIIsHonoured(t *testing.T) {
+	t.Setenv("CYCLONEDDS_URI", `<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="saint-no-such-if0"/></Interfaces></General></Domain></CycloneDDS>`)
+	p, err := NewParticipant(testDomain + 1)
+	if err == nil {
+		p.Close()
+		t.Fatal("a participant came up on an interface that does not exist: CYCLONEDDS_URI was ignored")
+	}
+	t.Log(err)
+}
