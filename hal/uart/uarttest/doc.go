@@ -5,5 +5,6 @@
 // decoders need: SBUS and CRSF frames are told apart by the gaps between
 // bursts. Pipe returns two ports wired back to back, TX to RX, for a driver
 // on one end and a device twin (a Feetech servo bus, the balance IO board) on
-// the other.
+// the other. A simulation that runs for hours turns the record off
+// (SetRecording(false)): the bytes still flow, nothing is kept.
 package uarttest
