@@ -372,6 +372,18 @@ func (b *Board) PressReset(pressed bool) {
 // enable), what an input reads.
 func (b *Board) Level(bcm int) (gpio.Level, error) { return b.base.Level(bcm) }
 
+// SetRecording turns on, or off, the records the test doubles under the
+// board keep of what its drivers did (GPIO outputs, PWM settings, CAN
+// frames sent; its UART keeps none): tests read them, a simulated robot
+// that runs for hours turns them off. Call it before the board's drivers
+// run.
+func (b *Board) SetRecording(on bool) {
+	b.base.SetRecording(on)
+	for _, c := range b.can {
+		c.SetRecording(on)
+	}
+}
+
 // PWMState returns the PWM output commanded on GPIO bcm: frequency, duty
 // (0–1) and whether it runs. A servo's pulse width is duty / freqHz. A pin
 // that is not a PWM output reports 0, 0, false.

@@ -137,6 +137,9 @@ func New(o Options) (*Robot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("robot: %s board: %w", p, err)
 		}
+		// The robot runs for as long as the simulation: no records of
+		// every pin change and CAN frame.
+		b.SetRecording(false)
 		r.boards[p] = b
 	}
 	r.Head = head.New(head.Default(), nil) // the MPU6050 twin adds the noise
