@@ -56,6 +56,9 @@ func (r *Robot) wireCANArm(side int, p Part) error {
 		if err != nil {
 			return fmt.Errorf("robot: %s actuator %d: %w", p, i+1, err)
 		}
+		// The encoder reads the joint from power-on.
+		s := r.Arms[side].Joint(i)
+		d.SetState(s.Angle(), s.Rate())
 		r.actuators[side][i] = d
 	}
 	return nil

@@ -52,6 +52,8 @@ type Device struct {
 	angle     float64 // physical angle, rad
 	velocity  float64 // rad/s
 	torque    float64 // applied by the last loop, N·m
+	loopP     float64 // position and velocity the last loop used
+	loopV     float64
 	ignored   int
 	commands  int
 }
@@ -104,6 +106,14 @@ func (d *Device) Torque() float64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.torque
+}
+
+// LastLoop returns the position (from the zero) and velocity the last
+// pass of the control loop used, and the torque it computed.
+func (d *Device) LastLoop() (p, v, tau float64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.loopP, d.loopV, d.torque
 }
 
 // Enabled reports whether the actuator is in motor mode.
@@ -209,7 +219,8 @@ func (d *Device) step() {
 		d.torque = 0
 		return
 	}
-	t := Law(d.o.Model, d.cmd, d.angle-d.zero, d.velocity)
+	d.loopP, d.loopV = d.angle-d.zero, d.velocity
+	t := Law(d.o.Model, d.cmd, d.loopP, d.loopV)
 	if math.IsNaN(t) {
 		t = 0
 	}
