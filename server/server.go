@@ -28,6 +28,7 @@ import (
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/motors"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/system"
@@ -88,6 +89,12 @@ type Options struct {
 	Activity activity.Options
 	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
+	// RobotID puts the root motor middleware's names (server/motors)
+	// inside "/robot_{id}"; empty leaves them at the root.
+	RobotID string
+	// MotorGroups are the motor roles' middlewares the root middleware
+	// drives; nil means motors.DefaultGroups (the two arms).
+	MotorGroups []motors.Group
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -228,6 +235,9 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	telemetry.Register(h)
 	balance.Register(h)
+	if _, err = motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups}); err != nil {
+		return err
+	}
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{

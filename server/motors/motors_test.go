@@ -1,0 +1,221 @@
+package motors_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roles/motor"
+	"github.com/saint-os/saint/server/feature"
+	"github.com/saint-os/saint/server/motors"
+	"github.com/saint-os/saint/server/ws"
+)
+
+const table = `joint_names: [a, b]
+map_index: [1, 2]
+direction: [1, 1]
+lower: [-2, -2]
+upper: [2, 2]
+kp: [10, 20]
+kd: [1, 2]
+urdf_offset: [0, 0]
+`
+
+// node is a motor role's middleware (the real one) whose motors report
+// at rest every 20 ms.
+type node struct {
+	mw   *motor.Middleware
+	fb   []motor.Feedback
+	out  []motor.Output
+	owns bool
+}
+
+type rig struct {
+	t      *testing.T
+	ex     *executor.Executor
+	bus    bus.Bus
+	m      *motors.Motors
+	nodes  map[string]*node
+	status []msg.SessionStatus
+	joints []msg.JointStates
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ex := executor.NewVirtual()
+	b := mem.New()
+	t.Cleanup(func() { _ = b.Close() })
+	r := &rig{t: t, ex: ex, bus: b, nodes: map[string]*node{}}
+	for _, g := range motors.DefaultGroups() {
+		j, err := motor.ParseJoints([]byte(table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mw, err := motor.New(motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mw.Serve(b, ex, g.Prefix, ""); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(mw.Close)
+		n := &node{mw: mw, fb: []motor.Feedback{{Reachable: true}, {Reachable: true}}}
+		r.nodes[g.Name] = n
+		ex.Every(20*time.Millisecond, func() {
+			n.out, n.owns = mw.Update(n.fb)
+			mw.PublishState()
+		})
+	}
+	h := feature.NewHost(feature.Options{Gateway: ws.New(ws.Options{}), Exec: ex, Bus: b})
+	m, err := motors.Register(h, motors.Options{RobotID: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.m = m
+	for _, c := range h.Components() {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Stop)
+	}
+	if _, err := bus.SubscribeJSON(b, "/robot_7/session_status", bus.QoS{Depth: 100}, ex, func(_ string, s msg.SessionStatus) { r.status = append(r.status, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.SubscribeJSON(b, "/robot_7/joint_states", bus.QoS{Depth: 100}, ex, func(_ string, s msg.JointStates) { r.joints = append(r.joints, s) }); err != nil {
+		t.Fatal(err)
+	}
+	r.run(1500 * time.Millisecond)
+	return r
+}
+
+func (r *rig) run(d time.Duration) {
+	r.t.Helper()
+	if err := r.ex.RunFor(context.Background(), d); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func call[Resp any](r *rig, name string, req any) Resp {
+	r.t.Helper()
+	var resp Resp
+	done := false
+	bus.CallAsyncJSON(r.bus, "/robot_7/"+name, req, time.Minute, r.ex, func(v Resp, err error) {
+		if err != nil {
+			r.t.Errorf("%s: %v", name, err)
+		}
+		resp, done = v, true
+	})
+	for i := 0; i < 200 && !done; i++ {
+		r.run(50 * time.Millisecond)
+	}
+	if !done {
+		r.t.Fatalf("%s: no answer", name)
+	}
+	return resp
+}
+
+func (r *rig) command(c msg.ControlCommand) {
+	r.t.Helper()
+	if err := r.bus.Publish("/robot_7/control_command", c); err != nil {
+		r.t.Fatal(err)
+	}
+	r.run(60 * time.Millisecond)
+}
+
+func (r *rig) last() msg.SessionStatus {
+	r.t.Helper()
+	if len(r.status) == 0 {
+		r.t.Fatal("no session_status at the root")
+	}
+	return r.status[len(r.status)-1]
+}
+
+// Two clients compete for the motors at the root: one motor's group is
+// held by one session only, a disjoint group by another; commands are
+// split to the nodes with their own ids; a node session's timeout ends
+// the root session.
+func TestSessionsAcrossNodes(t *testing.T) {
+	r := newRig(t)
+	av := call[msg.GetAvailableMotorsResponse](r, msg.MotorGetAvailableMotors, msg.GetAvailableMotorsRequest{})
+	if got := av.MotorIDs; len(got) != 4 || got[0] != 11 || got[3] != 22 || av.JointNames[2] != "right_a" || !av.Reachable[3] {
+		t.Fatalf("get_available_motors: %+v", av)
+	}
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{12}, TimeoutMS: 300})
+	if !a.Success {
+		t.Fatalf("policy: %+v", a)
+	}
+	b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop"})
+	if b.Success || !strings.Contains(b.Message, `motors of arms_left are held by client "policy"`) {
+		t.Errorf("teleop asking for every motor: %+v, want refused naming the holder", b)
+	}
+	b = call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop", MotorIDs: []int{21, 22}, TimeoutMS: 300})
+	if !b.Success || b.UUID == a.UUID {
+		t.Fatalf("teleop on the right arm: %+v", b)
+	}
+	if s := r.last(); len(s.Sessions) != 2 || s.Sessions[0].Client != "policy" || s.Sessions[1].MotorIDs[1] != 22 {
+		t.Errorf("sessions %+v", s.Sessions)
+	}
+	// teleop cannot drive policy's motors.
+	r.command(msg.ControlCommand{UUID: b.UUID, Mode: msg.ModePosition, MotorIDs: []int{11}, Positions: []float64{1}})
+	if s := r.last(); !strings.Contains(s.LastError, "motor 11 is not held by this session") {
+		t.Errorf("teleop commanding motor 11: %q", s.LastError)
+	}
+	if r.nodes["arms_left"].out[0].Position != 0 {
+		t.Errorf("a refused command moved motor 11: %+v", r.nodes["arms_left"].out)
+	}
+	// policy's command reaches the left node with its ids, in its order.
+	r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModeMixed, MotorIDs: []int{12, 11}, Positions: []float64{0.5, -0.25}, Torques: []float64{1, 0}, Kp: []float64{30, 0}, Kd: []float64{1, 0}})
+	left := r.nodes["arms_left"].out
+	if left[1] != (motor.Output{Torque: true, Position: 0.5, Kp: 30, Kd: 1, FeedForward: 1}) || left[0].FeedForward != 0 || left[0].Kp != 0 {
+		t.Errorf("left node outputs %+v", left)
+	}
+	r.command(msg.ControlCommand{UUID: b.UUID, Mode: msg.ModePosition, Positions: []float64{0.1, 0.2}})
+	if right := r.nodes["arms_right"].out; right[0].Position != 0.1 || right[1].Position != 0.2 || right[1].Kp != 20 {
+		t.Errorf("right node outputs %+v", right)
+	}
+	// A malformed command is refused by field at the root.
+	r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModeTorque, Torques: []float64{1}})
+	if s := r.last(); !strings.Contains(s.LastError, "torques: 1 values, expected 2") {
+		t.Errorf("short command: %q", s.LastError)
+	}
+	// A refusal the node makes shows at the root.
+	r.command(msg.ControlCommand{UUID: a.UUID, Mode: "VELOCITY", Positions: []float64{0, 0}})
+	if s := r.last(); !strings.Contains(s.LastError, `arms_left: control_command refused: mode: "VELOCITY"`) {
+		t.Errorf("node refusal at the root: %q", s.LastError)
+	}
+	// joint_states at the root, robot-wide names.
+	if len(r.joints) == 0 || !strings.HasPrefix(r.joints[len(r.joints)-1].Name[0], "left_") && !strings.HasPrefix(r.joints[len(r.joints)-1].Name[0], "right_") {
+		t.Errorf("root joint_states: %+v", r.joints)
+	}
+	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})
+	if z.Success || !strings.Contains(z.Message, "a control session is active") {
+		t.Errorf("reset_zero during sessions: %+v", z)
+	}
+	// teleop goes quiet: its node session times out, so does the root's,
+	// and the right arm is free again.
+	for range 10 {
+		r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, MotorIDs: []int{11}, Positions: []float64{0.3}})
+	}
+	if st := r.m.Status(); st.Groups[1].HeldBy != "" || len(st.Sessions) != 1 {
+		t.Errorf("after teleop's timeout: %+v", st)
+	}
+	c := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "ros", MotorIDs: []int{22}})
+	if !c.Success {
+		t.Errorf("the right arm after teleop timed out: %+v", c)
+	}
+	if rel := call[msg.ReleaseControlResponse](r, msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: a.UUID}); !rel.Success {
+		t.Errorf("release: %+v", rel)
+	}
+	r.run(100 * time.Millisecond)
+	if st := r.m.Status(); st.Groups[0].HeldBy != "" || st.Groups[1].HeldBy != "ros" {
+		t.Errorf("after release: %+v", st)
+	}
+	if n := r.nodes["arms_left"]; !n.owns || n.out[0].Kd != 1 || n.out[0].Kp != 0 {
+		t.Errorf("left arm after release: owns %v, %+v: want DAMPING_MODE", n.owns, n.out)
+	}
+}
