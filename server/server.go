@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -93,8 +94,12 @@ type Options struct {
 	// inside "/robot_{id}"; empty leaves them at the root.
 	RobotID string
 	// MotorGroups are the motor roles' middlewares the root middleware
-	// drives; nil means motors.DefaultGroups (the two arms).
+	// drives; nil means the Robot's, else motors.DefaultGroups (the two
+	// arms).
 	MotorGroups []motors.Group
+	// Robot is the robot configuration resolved from its robot_type
+	// (bringup.Resolve): motor groups, robot id, custom actions.
+	Robot *bringup.Robot
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -235,7 +240,7 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	telemetry.Register(h)
 	balance.Register(h)
-	if _, err = motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups}); err != nil {
+	if _, err = motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot}); err != nil {
 		return err
 	}
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)

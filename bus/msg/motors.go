@@ -45,3 +45,43 @@ type MotorsStatus struct {
 	Groups   []MotorGroupStatus `json:"groups"`
 	Sessions []MotorSession     `json:"sessions"`
 }
+
+// MotorPlayAction is the root service playing a custom action of the
+// robot's custom_action.yaml (PlayActionRequest → PlayActionResponse), and
+// MotorListActions the one listing them (ListActionsRequest →
+// ListActionsResponse).
+const (
+	MotorPlayAction  = "play_action"
+	MotorListActions = "list_actions"
+)
+
+// PlayActionRequest plays the action Name; Client names the session it
+// takes in session_status (default "play_action <name>").
+type PlayActionRequest struct {
+	Name   string `json:"name"`
+	Client string `json:"client"`
+}
+
+// PlayActionResponse answers when the action has been played (or failed).
+type PlayActionResponse struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	// DurationS is how long the motion took, s.
+	DurationS float64 `json:"duration_s"`
+}
+
+// ListActionsRequest asks for the custom actions.
+type ListActionsRequest struct{}
+
+// ActionInfo describes one custom action.
+type ActionInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Joints      []string `json:"joints"`
+	DurationS   float64  `json:"duration_s"`
+}
+
+// ListActionsResponse lists the custom actions.
+type ListActionsResponse struct {
+	Actions []ActionInfo `json:"actions"`
+}

@@ -37,6 +37,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
@@ -70,6 +71,8 @@ func run() error {
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
 	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
+	robotType := bringup.RegisterFlags(flag.CommandLine)
+	robotID := flag.String("robot-id", "", "namespace of the robot's motor middleware: /robot_<id>/request_control … (default: the robot configuration's robot_id)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -83,6 +86,10 @@ func run() error {
 		if err := fixtures.WriteConfig(*configDir); err != nil {
 			return fmt.Errorf("writing configuration: %w", err)
 		}
+	}
+	robot, err := resolveRobot(*configDir, robotType)
+	if err != nil {
+		return err
 	}
 	host, portStr, err := net.SplitHostPort(*natsAddr)
 	if err != nil {
@@ -107,6 +114,7 @@ func run() error {
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
 		NoAuth: *noAuth, AllowedOrigins: origins, Version: version,
+		Robot: robot, RobotID: *robotID,
 	}
 	if *power {
 		opts.Power = systemctl{}
@@ -214,4 +222,14 @@ func advertise(ctx context.Context, iface, wsAddr string, log *slog.Logger) erro
 		}
 	}()
 	return nil
+}
+
+// resolveRobot resolves the robot configuration the launch flags name in
+// the configuration tree; nil when they name none.
+func resolveRobot(configDir string, robotType func() (string, error)) (*bringup.Robot, error) {
+	t, err := robotType()
+	if err != nil || t == "" {
+		return nil, err
+	}
+	return bringup.Resolve(os.DirFS(configDir), t)
 }

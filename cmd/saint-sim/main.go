@@ -27,6 +27,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/cmd/internal/scenario"
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
@@ -59,6 +60,7 @@ func run() error {
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
 	outDir := flag.String("out", "", "with --scenario: write report.json and the plots here")
 	showViz := flag.Bool("viz", false, "open the visualizer (saint-viz) on the simulation; closing it stops the simulation")
+	robotType := bringup.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -89,7 +91,18 @@ func run() error {
 		}
 	}
 
+	rt, err := robotType()
+	if err != nil {
+		return err
+	}
+	var robot *bringup.Robot
+	if rt != "" {
+		if robot, err = bringup.Resolve(os.DirFS(*configDir), rt); err != nil {
+			return err
+		}
+	}
 	st, err := stack.New(stack.Options{
+		Robot: robot,
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
 		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost},

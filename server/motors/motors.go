@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/feature"
@@ -68,6 +69,19 @@ type Options struct {
 	Groups []Group
 	// Rand is the source of session uuids; nil means crypto/rand.
 	Rand io.Reader
+	// Robot is the robot configuration (bringup): with it, the groups,
+	// the robot id and the custom actions come from it (RobotID, when
+	// set, still wins).
+	Robot *bringup.Robot
+}
+
+// GroupsOf returns the motor groups of a robot configuration.
+func GroupsOf(r *bringup.Robot) []Group {
+	var out []Group
+	for _, g := range r.Param.MotorGroups {
+		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), RobotID: g.RobotID, Base: g.Base, JointPrefix: g.JointPrefix})
+	}
+	return out
 }
 
 // group is a Group and what the feature knows of it (executor).
@@ -104,20 +118,30 @@ type Motors struct {
 	groups []*group
 
 	sessions map[string]*session // by uuid, granted ones
-	status   msg.SessionStatus   // the latest root session_status
+	// positions are the joints' latest positions by robot-wide name.
+	positions map[string]float64
+	status    msg.SessionStatus // the latest root session_status
 }
 
 // Register installs the root middleware on h: the bus services and topics
 // at the root, the WebSocket actions of target "motors" and the "motors"
 // topic.
 func Register(h *feature.Host, o Options) (*Motors, error) {
+	if o.Robot != nil {
+		if o.Groups == nil {
+			o.Groups = GroupsOf(o.Robot)
+		}
+		if o.RobotID == "" {
+			o.RobotID = o.Robot.Param.RobotID
+		}
+	}
 	if o.Groups == nil {
 		o.Groups = DefaultGroups()
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Reader
 	}
-	m := &Motors{h: h, o: o, sessions: map[string]*session{}, status: msg.SessionStatus{State: "idle"}}
+	m := &Motors{h: h, o: o, sessions: map[string]*session{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
 	seen := map[string]bool{}
 	for _, g := range o.Groups {
 		if g.Name == "" || g.Prefix == "" || seen[g.Name] {
@@ -133,6 +157,10 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 	feature.Serve(h, name(msg.MotorRequestControl), m.RequestControl)
 	feature.Serve(h, name(msg.MotorReleaseControl), m.ReleaseControl)
 	feature.Serve(h, name(msg.MotorResetZero), m.ResetZero)
+	feature.Serve(h, name(msg.MotorPlayAction), m.PlayAction)
+	feature.Serve(h, name(msg.MotorListActions), func(_ msg.ListActionsRequest, reply func(msg.ListActionsResponse, error)) {
+		reply(m.ListActions(), nil)
+	})
 	feature.Subscribe(h, name(msg.MotorControlCommand), bus.QoS{Depth: 16}, func(_ string, c msg.ControlCommand) {
 		if err := m.Command(c); err != nil {
 			m.refused(err)
@@ -158,6 +186,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		},
 	})
 	m.handleWS()
+	m.handleActionsWS()
 	return m, nil
 }
 
@@ -211,6 +240,9 @@ func (m *Motors) locate(id int) (*group, int, bool) {
 func (m *Motors) RequestControl(req msg.RequestControlRequest, reply func(msg.RequestControlResponse, error)) {
 	refuse := func(format string, a ...any) {
 		reply(msg.RequestControlResponse{Message: fmt.Sprintf(format, a...)}, nil)
+	}
+	if req.TimeoutMS == 0 && m.o.Robot != nil {
+		req.TimeoutMS = m.o.Robot.Param.DefaultTimeoutMS
 	}
 	ids := req.MotorIDs
 	if len(ids) == 0 {
@@ -474,6 +506,11 @@ func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
 		names[i] = g.JointPrefix + n
 	}
 	js.Name = names
+	for i, n := range names {
+		if i < len(js.Position) {
+			m.positions[n] = js.Position[i]
+		}
+	}
 	_ = m.h.Bus.Publish(msg.RootMotorName(m.o.RobotID, msg.MotorJointStates), js)
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/clock"
@@ -66,6 +67,9 @@ type Options struct {
 	Seed     uint64
 	Version  string
 	Log      *slog.Logger
+	// Robot is the robot configuration (bringup) the server runs with;
+	// nil: none (the root motor middleware over the default groups).
+	Robot *bringup.Robot
 }
 
 // Stack is the whole simulated robot: server, physics, nodes, RC.
@@ -105,7 +109,7 @@ func New(o Options) (*Stack, error) {
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, Log: o.Log,
-		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version,
+		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot,
 	})
 	if err != nil {
 		return nil, err

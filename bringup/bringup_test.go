@@ -1,0 +1,117 @@
+package bringup
+
+import (
+	"flag"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/saint-os/saint/fixtures"
+)
+
+func TestRobotType(t *testing.T) {
+	p, err := ParseRobotType("pi_plus-S-12L8A0G2H0W")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Params{ModelType: "pi_plus", LegType: "S", Leg: 12, Arm: 8, Claw: 0, Head: 2, Waist: 0}); p != want {
+		t.Errorf("parsed %+v, want %+v", p, want)
+	}
+	if got := p.RobotType(); got != "pi_plus-S-12L8A0G2H0W" {
+		t.Errorf("RobotType() = %q", got)
+	}
+	for _, bad := range []string{"pi_plus", "pi_plus-S-12L8A0G2H", "PI-S-1L1A1G1H1W", "pi_plus-S-xL8A0G2H0W"} {
+		if _, err := ParseRobotType(bad); err == nil || !strings.Contains(err.Error(), "expected MODEL-LEGTYPE") {
+			t.Errorf("ParseRobotType(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestResolveFixtures(t *testing.T) {
+	r, err := Resolve(fixtures.Config(), "saint-T-0L10A2G3H0W")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Param.MotorGroups) != 2 || r.Joints.DOFs != 10 || len(r.Actions) != 2 {
+		t.Errorf("resolved %+v", r)
+	}
+	if g := r.GroupOf(23); g == nil || g.Name != "arms_right" {
+		t.Errorf("GroupOf(23) = %+v", g)
+	}
+	if a, ok := r.Action("wave_left"); !ok || len(a.Keyframes) != 5 {
+		t.Errorf("wave_left: %+v", a)
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	good := fstest.MapFS{}
+	for _, f := range []string{RobotParamFile, JointsFile, CustomActionFile} {
+		data, err := fixturesFile("saint-T-0L10A2G3H0W/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good[Dir+"/a-T-0L10A2G3H0W/"+f] = &fstest.MapFile{Data: data}
+	}
+	good[Dir+"/b-S-12L8A0G2H0W/"+RobotParamFile] = &fstest.MapFile{Data: []byte("robot_id: \"\"\n")}
+	for _, tc := range []struct {
+		robotType string
+		fsys      fstest.MapFS
+		want      string
+	}{
+		{"", good, "robot_type: missing (available: a-T-0L10A2G3H0W, b-S-12L8A0G2H0W)"},
+		{"pi_plus", good, `robot_type "pi_plus": expected MODEL-LEGTYPE`},
+		{"c-S-1L1A1G1H1W", good, `no robot_config/c-S-1L1A1G1H1W/ (available: a-T-0L10A2G3H0W, b-S-12L8A0G2H0W)`},
+		{"b-S-12L8A0G2H0W", good, "b-S-12L8A0G2H0W/joints.yaml"},
+		{"x-S-1L1A1G1H1W", fstest.MapFS{}, "available: none in robot_config/"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+RobotParamFile, "robot_idd: 1\n"), "field robot_idd not found"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+RobotParamFile, "motor_groups: [{name: a, role: arms, base: 20}]\n"), "map_index[0]: motor 11 (left_shoulder_pan) is in no motor group"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+CustomActionFile, "actions: [{name: w, joints: [nose], keyframes: [{time: 1, positions: [0]}]}]\n"), `actions[0] (w): joints[0]: "nose" is not a joint`},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+CustomActionFile, "actions: [{name: w, joints: [left_elbow], keyframes: [{time: 0, positions: [0]}]}]\n"), "keyframes[0].time: 0, expected after 0 s"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+CustomActionFile, "actions: [{name: w, joints: [left_elbow], keyframes: [{time: 1, positions: [3]}]}]\n"), "keyframes[0].positions[0]: 3 rad, outside left_elbow's limits [-2.5, 2.5]"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+CustomActionFile, "actions: [{name: w, joints: [left_elbow], keyframes: [{time: 1, positions: [0, 1]}]}]\n"), "positions: 2 values, expected 1"},
+	} {
+		_, err := Resolve(tc.fsys, tc.robotType)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%q) = %v, want %q", tc.robotType, err, tc.want)
+		}
+	}
+}
+
+// with returns a copy of fsys with robot_config/name holding data.
+func with(fsys fstest.MapFS, name, data string) fstest.MapFS {
+	out := fstest.MapFS{}
+	for k, v := range fsys {
+		out[k] = v
+	}
+	out[Dir+"/"+name] = &fstest.MapFile{Data: []byte(data)}
+	return out
+}
+
+func fixturesFile(name string) ([]byte, error) {
+	return fs.ReadFile(fixtures.Config(), Dir+"/"+name)
+}
+
+func TestFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+		err  string
+	}{
+		{nil, "", ""},
+		{[]string{"--robot-type", "pi_plus-S-12L8A0G2H0W"}, "pi_plus-S-12L8A0G2H0W", ""},
+		{[]string{"--model-type", "pi_plus", "--leg-type", "S", "--leg", "12", "--arm", "8", "--head", "2"}, "pi_plus-S-12L8A0G2H0W", ""},
+		{[]string{"--robot-type", "x-S-1L1A1G1H1W", "--arm", "8"}, "", "not both"},
+		{[]string{"--arm", "8"}, "", "need --model-type and --leg-type"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		get := RegisterFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := get()
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: %q, %v; want %q, %q", tc.args, got, err, tc.want, tc.err)
+		}
+	}
+}
