@@ -3,11 +3,15 @@ package bringup
 import (
 	"flag"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/roles/motor"
 )
 
 func TestRobotType(t *testing.T) {
@@ -112,6 +116,44 @@ func TestFlags(t *testing.T) {
 		got, err := get()
 		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: %q, %v; want %q, %q", tc.args, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// The reference robot's joints.yaml is the arms' own tables with
+// robot-wide names and ids: the same limits, gains and directions as the
+// arms_left and arms_right role configurations carry.
+func TestReferenceJointsMatchTheArms(t *testing.T) {
+	r, err := Resolve(fixtures.Config(), "saint-T-0L10A2G3H0W")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range r.Param.MotorGroups {
+		data, err := fs.ReadFile(fixtures.Config(), "roles/"+g.Role+"_"+g.Instance+".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg struct {
+			Motor yaml.Node `yaml:"motor"`
+		}
+		if err := yaml.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		node, err := motor.JointsFromNode(&cfg.Motor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range node.JointNames {
+			k := slices.Index(r.Joints.JointNames, g.JointPrefix+name)
+			if k < 0 {
+				t.Errorf("%s: %s missing from joints.yaml", g.Name, g.JointPrefix+name)
+				continue
+			}
+			j := r.Joints
+			if j.MapIndex[k] != g.Base+node.MapIndex[i] || j.Lower[k] != node.Lower[i] || j.Upper[k] != node.Upper[i] ||
+				j.Kp[k] != node.Kp[i] || j.Kd[k] != node.Kd[i] || j.Direction[k] != node.Direction[i] || j.URDFOffset[k] != node.URDFOffset[i] {
+				t.Errorf("%s: %s differs between joints.yaml and the role configuration", g.Name, name)
+			}
 		}
 	}
 }
