@@ -239,6 +239,15 @@ func TestMotorTorqueAndMixedModes(t *testing.T) {
 	if q := r.lastTruth().Positions[0]; math.Abs(q+0.5) > 0.05 {
 		t.Errorf("MIXED kp 4 kd 0.4 to −0.5 rad: shoulder_pan at %.3f rad", q)
 	}
+	// MIXED mid-move, with a feed-forward: the law holds at the actuator.
+	r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeMixed, MotorIDs: []int{1}, Positions: []float64{0.6}, Velocities: []float64{0.3}, Torques: []float64{0.2}, Kp: []float64{6}, Kd: []float64{0.5}})
+	r.Run(30 * time.Millisecond)
+	if c, _ := r.robot.Actuator(0, 0).Command(); math.Abs(c.Kp-6) > 0.2 || math.Abs(c.Torque-0.2) > 0.02 || math.Abs(c.Velocity-0.3) > 0.05 {
+		t.Errorf("MIXED reached the actuator as %+v", c)
+	}
+	if applied, law := act(0); math.Abs(applied-law) > 1e-9 || math.Abs(applied) < 0.5 {
+		t.Errorf("MIXED: the actuator applies %.3f N·m, its law gives %.3f", applied, law)
+	}
 	// POSITION with the command's gains, mid-move: the law holds at the
 	// actuator, whatever the joint is doing.
 	r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, MotorIDs: []int{1}, Positions: []float64{0.4}, Velocities: []float64{0.2}, Kp: []float64{8}, Kd: []float64{0.5}})
