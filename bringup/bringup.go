@@ -16,6 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles/motor"
 )
 
@@ -79,6 +81,10 @@ type RobotParam struct {
 	MotorGroups []MotorGroup `yaml:"motor_groups"`
 	// Nodes describe the robot's nodes and what is wired to them.
 	Nodes []Node `yaml:"nodes"`
+	// RoleConfigs replace role configurations of the tree's roles/ for
+	// this robot: role key ("arms_left") → a file of the configuration
+	// tree ("arms_can/arms_left.yaml").
+	RoleConfigs map[string]string `yaml:"role_configs"`
 }
 
 // MotorGroup is one motor role's node middleware and the robot-wide ids
@@ -127,6 +133,8 @@ type Robot struct {
 	Param   RobotParam
 	Joints  *motor.Joints
 	Actions []Action
+	// RoleConfigData holds the files of Param.RoleConfigs, by role key.
+	RoleConfigData map[string][]byte
 }
 
 // Action returns the custom action called name.
@@ -191,7 +199,37 @@ func Resolve(fsys fs.FS, robotType string) (*Robot, error) {
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("bringup: %s/%w", dir, err)
 	}
+	r.RoleConfigData = map[string][]byte{}
+	for key, file := range r.Param.RoleConfigs {
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("bringup: %s/%s: role_configs.%s: %w", dir, RobotParamFile, key, err)
+		}
+		cfg, err := roleconfig.ParseFile(file, data)
+		if err != nil {
+			return nil, fmt.Errorf("bringup: %s/%s: role_configs.%s: %w", dir, RobotParamFile, key, err)
+		}
+		if got := msg.RoleKey(cfg.Role, cfg.Instance); got != key {
+			return nil, fmt.Errorf("bringup: %s/%s: role_configs.%s: %s configures %s", dir, RobotParamFile, key, file, got)
+		}
+		r.RoleConfigData[key] = data
+	}
 	return r, nil
+}
+
+// SimProfile returns the simulated board profile robot_param.yaml gives
+// the node of a role key ("arms_left"), "" when it names none.
+func (r *Robot) SimProfile(key string) string {
+	for _, n := range r.Param.Nodes {
+		k := n.Role
+		if n.Instance != "" {
+			k += "_" + n.Instance
+		}
+		if k == key {
+			return n.Profile
+		}
+	}
+	return ""
 }
 
 // decodeStrict decodes YAML refusing unknown fields (yaml's errors carry

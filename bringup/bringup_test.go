@@ -37,8 +37,15 @@ func TestResolveFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Param.MotorGroups) != 2 || r.Joints.DOFs != 10 || len(r.Actions) != 2 {
+	if len(r.Param.MotorGroups) != 2 || r.Joints.DOFs != 10 || len(r.Actions) != 2 || r.SimProfile("arms_left") != "arms" {
 		t.Errorf("resolved %+v", r)
+	}
+	c, err := Resolve(fixtures.Config(), "saint_can-T-0L10A2G3H0W")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SimProfile("arms_right") != "arms_can" || !strings.Contains(string(c.RoleConfigData["arms_left"]), "actuators:") {
+		t.Errorf("the CAN arms robot: %+v", c.Param)
 	}
 	if g := r.GroupOf(23); g == nil || g.Name != "arms_right" {
 		t.Errorf("GroupOf(23) = %+v", g)
@@ -67,6 +74,7 @@ func TestResolveErrors(t *testing.T) {
 		{"pi_plus", good, `robot_type "pi_plus": expected MODEL-LEGTYPE`},
 		{"c-S-1L1A1G1H1W", good, `no robot_config/c-S-1L1A1G1H1W/ (available: a-T-0L10A2G3H0W, b-S-12L8A0G2H0W)`},
 		{"b-S-12L8A0G2H0W", good, "b-S-12L8A0G2H0W/joints.yaml"},
+		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+RobotParamFile, "motor_groups: [{name: a, role: arms, base: 10}, {name: b, role: arms, base: 20}]\nrole_configs: {arms_left: nowhere.yaml}\n"), "role_configs.arms_left: open nowhere.yaml"},
 		{"x-S-1L1A1G1H1W", fstest.MapFS{}, "available: none in robot_config/"},
 		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+RobotParamFile, "robot_idd: 1\n"), "field robot_idd not found"},
 		{"a-T-0L10A2G3H0W", with(good, "a-T-0L10A2G3H0W/"+RobotParamFile, "motor_groups: [{name: a, role: arms, base: 20}]\n"), "map_index[0]: motor 11 (left_shoulder_pan) is in no motor group"},
@@ -124,14 +132,23 @@ func TestFlags(t *testing.T) {
 // robot-wide names and ids: the same limits, gains and directions as the
 // arms_left and arms_right role configurations carry.
 func TestReferenceJointsMatchTheArms(t *testing.T) {
-	r, err := Resolve(fixtures.Config(), "saint-T-0L10A2G3H0W")
+	for _, rt := range Available(fixtures.Config()) {
+		t.Run(rt, func(t *testing.T) { testJointsMatchTheArms(t, rt) })
+	}
+}
+
+func testJointsMatchTheArms(t *testing.T, robotType string) {
+	r, err := Resolve(fixtures.Config(), robotType)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range r.Param.MotorGroups {
-		data, err := fs.ReadFile(fixtures.Config(), "roles/"+g.Role+"_"+g.Instance+".yaml")
-		if err != nil {
-			t.Fatal(err)
+		key := g.Role + "_" + g.Instance
+		data, ok := r.RoleConfigData[key]
+		if !ok {
+			if data, err = fs.ReadFile(fixtures.Config(), "roles/"+key+".yaml"); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var cfg struct {
 			Motor yaml.Node `yaml:"motor"`

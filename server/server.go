@@ -203,6 +203,12 @@ func New(o Options) (*Server, error) {
 	if o.ConfigDir != "" {
 		roles = filepath.Join(o.ConfigDir, "roles")
 	}
+	if o.Robot != nil && len(o.Robot.RoleConfigData) > 0 {
+		// The robot type chooses some role configurations of its own.
+		if roles, err = robotRoles(roles, o.DataDir, o.Robot); err != nil {
+			return nil, err
+		}
+	}
 	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
 		return nil, err
 	}

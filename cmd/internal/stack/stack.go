@@ -122,7 +122,10 @@ func New(o Options) (*Stack, error) {
 	for _, sn := range s.Specs {
 		ids[sn.Part()] = sn.ID
 	}
-	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids})
+	// A robot type whose arms are on CAN actuators (sim_profile arms_can)
+	// gets the simulated robot with them.
+	canArms := o.Robot != nil && o.Robot.SimProfile("arms_left") == string(simboard.ArmsCAN)
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids, CANArms: canArms})
 	if err != nil {
 		return nil, err
 	}
