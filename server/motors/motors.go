@@ -120,7 +120,9 @@ type Motors struct {
 	sessions map[string]*session // by uuid, granted ones
 	// positions are the joints' latest positions by robot-wide name.
 	positions map[string]float64
-	status    msg.SessionStatus // the latest root session_status
+	// estop is the latched emergency stop, "" when released.
+	estop  string
+	status msg.SessionStatus // the latest root session_status
 }
 
 // Register installs the root middleware on h: the bus services and topics
@@ -166,6 +168,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 			m.refused(err)
 		}
 	})
+	feature.Subscribe(h, msg.TopicTracksEStop, bus.QoS{Depth: 8}, func(_ string, e msg.EStop) { m.EStop(e) })
 	for _, g := range m.groups {
 		g := g
 		feature.Subscribe(h, g.name(msg.MotorJointStates), feature.FeedQoS, func(_ string, js msg.JointStates) { m.forwardJointStates(g, js) })
@@ -240,6 +243,10 @@ func (m *Motors) locate(id int) (*group, int, bool) {
 func (m *Motors) RequestControl(req msg.RequestControlRequest, reply func(msg.RequestControlResponse, error)) {
 	refuse := func(format string, a ...any) {
 		reply(msg.RequestControlResponse{Message: fmt.Sprintf(format, a...)}, nil)
+	}
+	if m.estop != "" {
+		refuse("the emergency stop (%s) is latched: release it first", m.estop)
+		return
 	}
 	if req.TimeoutMS == 0 && m.o.Robot != nil {
 		req.TimeoutMS = m.o.Robot.Param.DefaultTimeoutMS
@@ -422,6 +429,44 @@ func (m *Motors) Command(c msg.ControlCommand) error {
 		m.changed(s, "active", "")
 	}
 	return nil
+}
+
+// EStop follows the router's emergency stop (msg.EStop on
+// /saint/tracks/estop): engaged, every session ends — its motors are first
+// told to hold where they are (a POSITION command at their present
+// positions, so that KEEP_MODE keeps no torque command going), then
+// released into the session's behaviour — and request_control is refused
+// until it is released.
+func (m *Motors) EStop(e msg.EStop) {
+	if !e.Active {
+		m.estop = ""
+		return
+	}
+	m.estop = e.Source
+	for _, s := range m.sessions {
+		for _, g := range s.groups {
+			hold := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModePosition}
+			for i, id := range g.local {
+				var q float64
+				ok := i < len(g.names)
+				if ok {
+					q, ok = m.positions[g.JointPrefix+g.names[i]]
+				}
+				if !ok {
+					hold.MotorIDs = nil
+					break
+				}
+				hold.MotorIDs = append(hold.MotorIDs, id)
+				hold.Positions = append(hold.Positions, q)
+			}
+			if len(hold.MotorIDs) > 0 {
+				_ = m.h.Bus.Publish(g.name(msg.MotorControlCommand), hold)
+			}
+		}
+		m.drop(s)
+		m.status.LastError = "emergency stop by " + e.Source + ": session ended"
+		m.changed(s, "released", s.behavior)
+	}
 }
 
 // refused records a refused command in session_status.

@@ -2,6 +2,7 @@ package motors_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,42 @@ func TestSessionsAcrossNodes(t *testing.T) {
 	}
 	if n := r.nodes["arms_left"]; !n.owns || n.out[0].Kd != 1 || n.out[0].Kp != 0 {
 		t.Errorf("left arm after release: owns %v, %+v: want DAMPING_MODE", n.owns, n.out)
+	}
+}
+
+// An emergency stop ends every session: the motors are told to hold where
+// they are, then released; no session is granted until it is released.
+func TestEStopEndsSessions(t *testing.T) {
+	r := newRig(t)
+	r.nodes["arms_left"].fb[0].Position = 0.7
+	r.run(200 * time.Millisecond)
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}, Behavior: msg.BehaviorKeep, TimeoutMS: 5000})
+	if !a.Success {
+		t.Fatal(a.Message)
+	}
+	r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModeTorque, Torques: []float64{3, 3}})
+	if o := r.nodes["arms_left"].out[0]; o.FeedForward != 3 {
+		t.Fatalf("TORQUE before the e-stop: %+v", o)
+	}
+	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	if st := r.m.Status(); len(st.Sessions) != 0 || st.Groups[0].HeldBy != "" {
+		t.Errorf("sessions after the e-stop: %+v", st)
+	}
+	// KEEP_MODE keeps the hold, not the torque.
+	if o := r.nodes["arms_left"].out[0]; o.FeedForward != 0 || math.Abs(o.Position-0.7) > 1e-9 || o.Kp != 10 {
+		t.Errorf("motor 11 after the e-stop: %+v, want held at 0.7 rad", o)
+	}
+	if b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "b"}); b.Success || !strings.Contains(b.Message, "emergency stop (rc) is latched") {
+		t.Errorf("request during the e-stop: %+v", b)
+	}
+	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	if b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "b"}); !b.Success {
+		t.Errorf("request after the e-stop: %+v", b)
 	}
 }
