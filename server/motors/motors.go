@@ -53,11 +53,12 @@ type Group struct {
 }
 
 // DefaultGroups are the robot's motor roles with middlewares: the two
-// arms (motors 11–15 and 21–25).
+// arms (motors 11–15 and 21–25) and the head (31–33).
 func DefaultGroups() []Group {
 	return []Group{
 		{Name: "arms_left", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), Base: 10, JointPrefix: "left_"},
 		{Name: "arms_right", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmRight), Base: 20, JointPrefix: "right_"},
+		{Name: "head", Prefix: msg.TopicPrefix(msg.RoleHead, ""), Base: 30, JointPrefix: "head_"},
 	}
 }
 

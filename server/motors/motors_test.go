@@ -143,7 +143,7 @@ func (r *rig) last() msg.SessionStatus {
 func TestSessionsAcrossNodes(t *testing.T) {
 	r := newRig(t)
 	av := call[msg.GetAvailableMotorsResponse](r, msg.MotorGetAvailableMotors, msg.GetAvailableMotorsRequest{})
-	if got := av.MotorIDs; len(got) != 4 || got[0] != 11 || got[3] != 22 || av.JointNames[2] != "right_a" || !av.Reachable[3] {
+	if got := av.MotorIDs; len(got) != 6 || got[0] != 11 || got[3] != 22 || got[5] != 32 || av.JointNames[2] != "right_a" || !av.Reachable[3] {
 		t.Fatalf("get_available_motors: %+v", av)
 	}
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{12}, TimeoutMS: 300})
@@ -190,8 +190,14 @@ func TestSessionsAcrossNodes(t *testing.T) {
 		t.Errorf("node refusal at the root: %q", s.LastError)
 	}
 	// joint_states at the root, robot-wide names.
-	if len(r.joints) == 0 || !strings.HasPrefix(r.joints[len(r.joints)-1].Name[0], "left_") && !strings.HasPrefix(r.joints[len(r.joints)-1].Name[0], "right_") {
-		t.Errorf("root joint_states: %+v", r.joints)
+	names := map[string]bool{}
+	for _, js := range r.joints {
+		for _, n := range js.Name {
+			names[n] = true
+		}
+	}
+	if len(names) != 6 || !names["left_a"] || !names["right_b"] || !names["head_a"] {
+		t.Errorf("root joint_states names: %v", names)
 	}
 	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{})
 	if z.Success || !strings.Contains(z.Message, "a control session is active") {
