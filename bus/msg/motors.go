@@ -56,10 +56,13 @@ const (
 )
 
 // PlayActionRequest plays the action Name; Client names the session it
-// takes in session_status (default "play_action <name>").
+// takes in session_status (default "play_action <name>"). With Async the
+// answer comes as soon as the action starts (its session granted), not
+// when it ends.
 type PlayActionRequest struct {
 	Name   string `json:"name"`
 	Client string `json:"client"`
+	Async  bool   `json:"async,omitempty"`
 }
 
 // PlayActionResponse answers when the action has been played (or failed).

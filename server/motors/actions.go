@@ -34,7 +34,8 @@ func (m *Motors) ListActions() msg.ListActionsResponse {
 // the joints from where they are through the keyframes, each segment
 // time-scaled with s = 3u² − 2u³, streaming POSITION setpoints with their
 // rates at ActionRate, and releases the session into KEEP_MODE at the end,
-// so the last pose is held. It answers when the motion is over.
+// so the last pose is held. It answers when the motion is over, or with
+// req.Async as soon as it starts.
 func (m *Motors) PlayAction(req msg.PlayActionRequest, reply func(msg.PlayActionResponse, error)) {
 	fail := func(format string, a ...any) {
 		reply(msg.PlayActionResponse{Message: fmt.Sprintf(format, a...)}, nil)
@@ -72,6 +73,14 @@ func (m *Motors) PlayAction(req msg.PlayActionRequest, reply func(msg.PlayAction
 		if !r.Success {
 			fail("%s", r.Message)
 			return
+		}
+		if req.Async {
+			reply(msg.PlayActionResponse{Success: true, Message: fmt.Sprintf("playing %s (%.1f s)", a.Name, a.Keyframes[len(a.Keyframes)-1].Time)}, nil)
+			reply = func(r msg.PlayActionResponse, _ error) {
+				if !r.Success {
+					m.h.Log.Warn("custom action stopped", "action", a.Name, "reason", r.Message)
+				}
+			}
 		}
 		m.play(a, ids, start, r.UUID, reply)
 	})
