@@ -62,7 +62,7 @@ const (
 type PlayActionRequest struct {
 	Name   string `json:"name"`
 	Client string `json:"client"`
-	Async  bool   `json:"async,omitempty"`
+	Async  bool   `json:"async"`
 }
 
 // PlayActionResponse answers when the action has been played (or failed).
