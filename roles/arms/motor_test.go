@@ -2,6 +2,7 @@ package arms_test
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"regexp"
 	"strings"
@@ -9,7 +10,14 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/sim/robot"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -389,5 +397,40 @@ func testMotorResetZero(t *testing.T, onCAN bool) {
 	r.Run(time.Second)
 	if first == nil || second == nil || !first.Success || second.Success || !strings.Contains(second.Message, "already running") {
 		t.Errorf("two calls at once: %+v, %+v", first, second)
+	}
+}
+
+// The actuators section's errors name the file, the line and the field.
+func TestArmsCANConfigErrors(t *testing.T) {
+	data, err := fs.ReadFile(fixtures.Config(), "arms_can/arms_left.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		from, to, want string
+	}{
+		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_10, ak60_6]", "arms_left.yaml:29: actuators.models: 4 values, expected 5 (one per joint)"},
+		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_11, ak60_6, ak60_6]", `arms_left.yaml:29: actuators.models[2]: mitmotor: unknown actuator model "ak70_11" (known: [ak10_9`},
+		{"  map_index:   [1, 2, 3, 4, 5]", "  map_index:   [1, 2, 3, 4, 200]", "arms_left.yaml:78: motor.map_index[4]: 200 is not an actuator CAN id"},
+		{"  bus: can0", "  bus: can7", `arms: can7 (joint actuators): simboard: CAN "can7"`},
+	} {
+		bad := strings.Replace(string(data), tc.from, tc.to, 1)
+		if bad == string(data) {
+			t.Fatalf("no line %q", tc.from)
+		}
+		cfg, err := roleconfig.ParseFile("arms_left.yaml", []byte(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := executor.NewVirtual()
+		r, err := robot.New(robot.Options{Exec: ex, Seed: 1, CANArms: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		role, _ := roles.New(msg.RoleArms)
+		err = role.Start(rolekit.Env{Exec: ex, Bus: mem.New(), Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: "/saint/arms/left"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.to, err, tc.want)
+		}
 	}
 }
