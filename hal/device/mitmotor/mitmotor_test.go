@@ -248,3 +248,23 @@ func TestSendError(t *testing.T) {
 		t.Errorf("Enable on a failing bus = %v", err)
 	}
 }
+
+func BenchmarkEncodeCommand(b *testing.B) {
+	m, _ := ModelNamed("ak80_9")
+	c := Command{Position: 1.2, Velocity: -3, Kp: 60, Kd: 1.5, Torque: 2}
+	for b.Loop() {
+		if _, err := m.EncodeCommand(3, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeReply(b *testing.B) {
+	m, _ := ModelNamed("ak80_9")
+	f := frame(0, "03 80 00 80 09 99")
+	for b.Loop() {
+		if _, err := m.DecodeReply(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
