@@ -2,6 +2,7 @@ package motors_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -48,6 +49,13 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return newRigCalibrating(t, nil)
+}
+
+// newRigCalibrating is newRig whose node middlewares calibrate with
+// calibrate (nil: they cannot).
+func newRigCalibrating(t *testing.T, calibrate func(group string, done func(error))) *rig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
@@ -57,7 +65,12 @@ func newRig(t *testing.T) *rig {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mw, err := motor.New(motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}})
+		o := motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}}
+		if calibrate != nil {
+			name := g.Name
+			o.Calibrate = func(done func(error)) { calibrate(name, done) }
+		}
+		mw, err := motor.New(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,5 +274,34 @@ func TestEStopEndsSessions(t *testing.T) {
 	r.run(100 * time.Millisecond)
 	if b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "b"}); !b.Success {
 		t.Errorf("request after the e-stop: %+v", b)
+	}
+}
+
+// reset_zero at the root calibrates every group and answers when all have,
+// with their positions in group order; a group that fails fails the call,
+// named.
+func TestResetZeroAcrossNodes(t *testing.T) {
+	var r *rig
+	r = newRigCalibrating(t, func(group string, done func(error)) {
+		if group == "head" {
+			done(errors.New("no zero on these"))
+			return
+		}
+		// The motors now report their zero.
+		for i := range r.nodes[group].fb {
+			r.nodes[group].fb[i].Position = 0.02
+		}
+		done(nil)
+	})
+	for _, n := range r.nodes {
+		n.fb[0].Position = 0.8
+	}
+	r.run(100 * time.Millisecond)
+	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{TimeoutMS: 2000})
+	if z.Success || !strings.Contains(z.Message, "head: writing the zero: no zero on these") || !strings.Contains(z.Message, "arms_left: every motor within 0.1 rad") {
+		t.Errorf("reset_zero with the head failing: %+v", z)
+	}
+	if len(z.Positions) != 6 || z.Positions[0] != 0.02 || z.Positions[2] != 0.02 {
+		t.Errorf("positions %v, want the arms' new zero first, in group order", z.Positions)
 	}
 }
