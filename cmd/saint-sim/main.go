@@ -77,6 +77,10 @@ func run() error {
 		}
 		return runScenario(*scenarioFile, *outDir, *dataDir, log)
 	}
+	rt, err := robotType()
+	if err != nil {
+		return err
+	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
 		if err != nil {
@@ -91,10 +95,6 @@ func run() error {
 		}
 	}
 
-	rt, err := robotType()
-	if err != nil {
-		return err
-	}
 	var robot *bringup.Robot
 	if rt != "" {
 		if robot, err = bringup.Resolve(os.DirFS(*configDir), rt); err != nil {
