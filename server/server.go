@@ -246,13 +246,15 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	telemetry.Register(h)
 	balance.Register(h)
-	if _, err = motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot}); err != nil {
+	mot, err := motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot})
+	if err != nil {
 		return err
 	}
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
+		Sessions: mot,
 	}); err != nil {
 		return err
 	}

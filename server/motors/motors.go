@@ -110,6 +110,9 @@ type session struct {
 	groups                       []*group
 	commands                     uint64
 	granted                      bool
+	// reservation is the router output a reservation (Hold) is for; it
+	// has no node sessions and carries no commands.
+	reservation string
 }
 
 // Motors is the root middleware.
@@ -358,7 +361,7 @@ func (m *Motors) session(uuid string) (*session, error) {
 	switch {
 	case uuid == "":
 		return nil, errors.New("uuid: missing; commands must carry the uuid request_control returned")
-	case m.sessions[uuid] == nil:
+	case m.sessions[uuid] == nil || m.sessions[uuid].reservation != "":
 		return nil, fmt.Errorf("uuid %q holds no control session: call request_control first", uuid)
 	}
 	return m.sessions[uuid], nil
@@ -446,6 +449,9 @@ func (m *Motors) EStop(e msg.EStop) {
 	m.estop = e.Source
 	for _, s := range m.sessions {
 		for _, g := range s.groups {
+			if s.reservation != "" {
+				break // the router's: no node session to hold with
+			}
 			hold := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModePosition}
 			for i, id := range g.local {
 				var q float64
@@ -518,7 +524,13 @@ func (m *Motors) Sessions() []msg.MotorSession {
 		}
 		out = append(out, ms)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].MotorIDs[0] < out[j].MotorIDs[0] })
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].MotorIDs, out[j].MotorIDs
+		if len(a) == 0 || len(b) == 0 {
+			return len(a) < len(b) || len(a) == len(b) && out[i].Client < out[j].Client
+		}
+		return a[0] < b[0]
+	})
 	return out
 }
 

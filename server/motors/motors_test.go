@@ -305,3 +305,51 @@ func TestResetZeroAcrossNodes(t *testing.T) {
 		t.Errorf("positions %v, want the arms' new zero first, in group order", z.Positions)
 	}
 }
+
+// The router's hold on an output: clients are refused its group while the
+// router drives it, the router is refused a group a client holds, and an
+// e-stop ends the hold.
+func TestRouterHolds(t *testing.T) {
+	r := newRig(t)
+	if err := r.m.Hold("arms.left"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Hold("arms.left"); err != nil {
+		t.Errorf("holding again: %v", err)
+	}
+	if err := r.m.Hold("tracks"); err != nil {
+		t.Errorf("tracks (no motor group): %v", err)
+	}
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
+	if a.Success || !strings.Contains(a.Message, `held by client "router (arms.left)"`) {
+		t.Errorf("request while the router drives the arm: %+v", a)
+	}
+	if st := r.m.Status(); st.Groups[0].HeldBy != "router (arms.left)" || len(st.Sessions) != 1 {
+		t.Errorf("status %+v", st)
+	}
+	b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop", MotorIDs: []int{21}, TimeoutMS: 5000})
+	if !b.Success {
+		t.Fatal(b.Message)
+	}
+	if err := r.m.Hold("arms.right"); err == nil || !strings.Contains(err.Error(), `held by client "teleop"`) {
+		t.Errorf("router holding the teleop's arm: %v", err)
+	}
+	r.m.Release("arms.left")
+	a = call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
+	if !a.Success {
+		t.Errorf("request after the router let go: %+v", a)
+	}
+	if err := r.m.Hold("head"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: "console"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(50 * time.Millisecond)
+	if st := r.m.Status(); len(st.Sessions) != 0 {
+		t.Errorf("after the e-stop: %+v", st.Sessions)
+	}
+	if err := r.m.Hold("head"); err == nil || !strings.Contains(err.Error(), "emergency stop (console)") {
+		t.Errorf("hold during the e-stop: %v", err)
+	}
+}
