@@ -42,6 +42,11 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 			"i2c 1:0x41 INA219 power monitor true",
 			"uart ttyAMA0 Feetech smart-servo bus true",
 		},
+		ArmsCAN: {
+			"i2c 1:0x41 INA219 power monitor true",
+			"can can0 CAN bus 1 Mbit/s (MIT-mode actuators 1-5) true",
+			"uart ttyAMA0 Feetech smart-servo bus true",
+		},
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
 		},
