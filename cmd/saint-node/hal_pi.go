@@ -19,6 +19,7 @@ import (
 	"github.com/saint-os/saint/hal/serial"
 	"github.com/saint-os/saint/hal/socketcan"
 	"github.com/saint-os/saint/hal/spi"
+	"github.com/saint-os/saint/hal/sysfspwm"
 	"github.com/saint-os/saint/hal/uart"
 )
 
@@ -31,18 +32,19 @@ const (
 )
 
 // openPiBoard builds the board of the Raspberry Pi this runs on, its buses
-// served by hal/periph (GPIO, PWM, I²C, SPI), hal/socketcan (CAN) and
-// hal/serial (UART). On a machine that is not a Raspberry Pi it says what
-// is missing.
+// served by hal/periph (GPIO, I²C, SPI), hal/sysfspwm (hardware PWM through
+// /sys/class/pwm, which needs no root), hal/socketcan (CAN) and hal/serial
+// (UART). On a machine that is not a Raspberry Pi it says what is missing.
 func openPiBoard(nodeID string) (board.Board, error) {
 	clk := clock.Real{}
 	host, hostErr := periph.Open(&periph.Options{Clock: clk})
-	hw := &piHardware{host: host, clk: clk}
+	pwms, pwmErr := sysfspwm.Open(nil)
+	hw := &piHardware{host: host, pwm: pwms, clk: clk}
 	b, boardErr := pi.New(&pi.Options{
 		NodeID:   nodeID,
 		Hardware: hw,
 	})
-	if err := errors.Join(boardErr, hostErr); err != nil {
+	if err := errors.Join(boardErr, hostErr, pwmErr); err != nil {
 		return nil, fmt.Errorf("--hal pi: this machine cannot run a Raspberry Pi node (use --hal sim elsewhere):\n%w", err)
 	}
 	return b, nil
@@ -52,6 +54,7 @@ func openPiBoard(nodeID string) (board.Board, error) {
 // the process. It implements board.Hardware.
 type piHardware struct {
 	host *periph.Host
+	pwm  *sysfspwm.Host
 	clk  clock.Clock
 
 	mu   sync.Mutex
@@ -63,7 +66,9 @@ type piHardware struct {
 
 func (h *piHardware) GPIO(bcm int) (gpio.PinIO, error) { return h.host.GPIO(bcm) }
 
-func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.host.PWM(bcm) }
+// PWM opens the hardware PWM channel of GPIO12, 13, 18 or 19 through the
+// kernel's PWM subsystem (the pwm-2chan overlay on a Pi 4 or Pi 5).
+func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.pwm.PWM(bcm) }
 
 func (h *piHardware) I2C(bus int) (i2c.Bus, error) {
 	h.mu.Lock()
