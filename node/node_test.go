@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,7 +226,7 @@ func TestAdoptStartsRoleHardwareAndPersists(t *testing.T) {
 	for _, want := range []struct {
 		bcm  int
 		name string
-	}{{12, "pan_servo"}, {13, "tilt_servo"}, {18, "roll_servo"}} {
+	}{{12, "pan_servo"}, {13, "tilt_servo"}} {
 		var pin *msg.GPIOPin
 		var probe msg.GPIOProbeResponse
 		r.call(msg.NodeGPIOProbeService("node-1"), msg.GPIOProbeRequest{}, &probe)
@@ -241,6 +242,10 @@ func TestAdoptStartsRoleHardwareAndPersists(t *testing.T) {
 		if !on || freq != 50 || duty != 0.075 {
 			t.Errorf("GPIO%d PWM = %v Hz duty %v on %v, want a 1.5 ms servo pulse at 50 Hz", want.bcm, freq, duty, on)
 		}
+	}
+	// The roll servo is on the head's PCA9685, channel 0.
+	if freq, duty, on := r.board.PCA9685().PWMState(0); !on || math.Abs(duty/freq-1.5e-3) > 5e-6 {
+		t.Errorf("PCA9685 channel 0 = %v Hz duty %v on %v, want a 1.5 ms servo pulse", freq, duty, on)
 	}
 	rec, cfg, ok, err := r.node.Store().LoadRole()
 	if !ok || err != nil || rec.AssignedRole != "head" || !bytes.Contains(cfg, []byte("pan_servo")) {

@@ -78,9 +78,9 @@ func (t *Tracks) open() error {
 	for side, name := range [2]string{"left", "right"} {
 		rp, lp, en := t.Pins.PWM(name+"_rpwm"), t.Pins.PWM(name+"_lpwm"), t.Pins.Output(name+"_enable")
 		if rp == nil || lp == nil || en == nil {
-			return fmt.Errorf("gpio_mapping: %s_rpwm, %s_lpwm (pwm) and %s_enable (output) are required", name, name, name)
+			return fmt.Errorf("gpio_mapping or pwm_outputs: %s_rpwm, %s_lpwm (pwm) and %s_enable (output) are required", name, name, name)
 		}
-		freq := env.Config.GPIOMapping[name+"_rpwm"].Frequency
+		freq := t.Pins.Frequency(name + "_rpwm")
 		br, err := bts7960.New(bts7960.Pins{RPWM: rp, LPWM: lp, REN: en}, &bts7960.Options{FreqHz: freq})
 		if err != nil {
 			return fmt.Errorf("%s H-bridge: %w", name, err)

@@ -514,9 +514,9 @@ func TestTracksStopLeavesMotorsSafe(t *testing.T) {
 	g.Ex.Post(g.role.Stop)
 	g.Run(10 * time.Millisecond)
 	b := g.robot.Board(robot.TracksPart)
-	for _, pin := range []int{robot.TracksLeftRPWM, robot.TracksLeftLPWM, robot.TracksRightRPWM, robot.TracksRightLPWM} {
-		if _, duty, on := b.PWMState(pin); on && duty != 0 {
-			t.Errorf("GPIO%d still driven at duty %.3f after Stop", pin, duty)
+	for _, ch := range []int{robot.TracksLeftRPWMCh, robot.TracksLeftLPWMCh, robot.TracksRightRPWMCh, robot.TracksRightLPWMCh} {
+		if _, duty, on := b.PCA9685().PWMState(ch); on && duty != 0 {
+			t.Errorf("PCA9685 channel %d still driven at duty %.3f after Stop", ch, duty)
 		}
 	}
 	// Released, the enable lines are inputs again (their pull-ups may
@@ -564,7 +564,7 @@ func TestTracksConfigErrorsNameTheField(t *testing.T) {
 			t.Errorf("error %v, want one naming %s", err, tc.field)
 		}
 		// A failed start gives every pin back.
-		if err := r.Board(robot.TracksPart).Claim(robot.TracksLeftRPWM, board.DirPWM, "test"); err != nil {
+		if err := r.Board(robot.TracksPart).Claim(robot.TracksLeftEnable, board.DirOutput, "test"); err != nil {
 			t.Errorf("after a failed start: %v", err)
 		}
 	}

@@ -58,6 +58,16 @@ const (
 	QMI8658INT2 = 25
 )
 
+// PCA9685 addresses on I²C bus 1 (the arms' is at 0x40 too).
+const (
+	// HeadPCA9685 drives the head's roll servo (channel 0) and jaw
+	// (channel 1).
+	HeadPCA9685 = 0x40
+	// TracksPCA9685 drives the BTS7960 inputs: left RPWM/LPWM on channels
+	// 0/1, right on 2/3. The A0 jumper moves it off the INA219's 0x40.
+	TracksPCA9685 = 0x41
+)
+
 // UART is the name of the Pi's primary UART on GPIO14/15.
 const UART = "ttyAMA0"
 
@@ -187,6 +197,9 @@ func New(o *Options) (*Board, error) {
 		}
 		b.mpu = mpu6050.NewWith(mo)
 		attach(0x68, descMPU6050, b.mpu)
+		// The servos beyond the Pi's two hardware PWM channels.
+		b.pca = pca9685.New()
+		attach(HeadPCA9685, descPCA9685, b.pca)
 		b.camera = true
 	case Arms:
 		b.pca = pca9685.New()
@@ -197,6 +210,9 @@ func New(o *Options) (*Board, error) {
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
+		// The bridges' four PWM inputs: more than the Pi's two channels.
+		b.pca = pca9685.New()
+		attach(TracksPCA9685, descPCA9685, b.pca)
 		// The harness pulls the bridges' enables down (10 kΩ): GPIO5 and 6
 		// power up pulled high, and a released or not yet configured pin
 		// must leave the bridges off, never braking or driving.
