@@ -34,6 +34,12 @@ func unit(t *testing.T, name string) map[string]map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return parseUnit(t, name, data)
+}
+
+// parseUnit parses the text of a unit file.
+func parseUnit(t *testing.T, name string, data []byte) map[string]map[string][]string {
+	t.Helper()
 	u := map[string]map[string][]string{}
 	section := ""
 	var cont string

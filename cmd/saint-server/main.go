@@ -42,6 +42,7 @@ import (
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/mdns"
 )
 
@@ -63,7 +64,7 @@ func run() error {
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	noAuth := flag.Bool("no-auth", false, "no API token (development only; the API then listens on loopback only)")
-	joystick := flag.String("joystick", "/dev/input/js0", "Linux joystick device read into the router as source joystick, reopened when plugged in (empty: none)")
+	joystickDev := flag.String("joystick", joystick.DefaultDevice, "Linux joystick device read into the router as source joystick, reopened when plugged in (empty: none)")
 	power := flag.Bool("power", true, "let the system shutdown and reboot commands power the machine off or reboot it")
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
@@ -136,8 +137,8 @@ func run() error {
 	}
 	srv.SetRCPorts(openSerial)
 	srv.SetRCPins(gpioPins())
-	if *joystick != "" {
-		if err := srv.AddJoystick(*joystick); err != nil {
+	if *joystickDev != "" {
+		if err := srv.AddJoystick(*joystickDev); err != nil {
 			return err
 		}
 	}
