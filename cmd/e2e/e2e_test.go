@@ -210,8 +210,8 @@ type server struct {
 func serverDataDir(root string) string { return filepath.Join(root, "server") }
 
 // newServer starts saint-server with its data in serverDataDir(root) and
-// waits until it is up.
-func newServer(t *testing.T, root string) *server {
+// waits until it is up. extra flags come last and so win over the defaults.
+func newServer(t *testing.T, root string, extra ...string) *server {
 	t.Helper()
 	s := &server{
 		data:     serverDataDir(root),
@@ -221,11 +221,11 @@ func newServer(t *testing.T, root string) *server {
 		wsAddr:   freeAddr(t),
 		fwAddr:   freeAddr(t),
 	}
-	s.proc = startProc(t, root, "saint-server", bin.server,
-		"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
+	args := []string{"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
 		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth",
 		// The test's nodes run on this machine: uploads are built for it.
-		"--firmware-arch", runtime.GOARCH)
+		"--firmware-arch", runtime.GOARCH}
+	s.proc = startProc(t, root, "saint-server", bin.server, append(args, extra...)...)
 	s.waitUp()
 	return s
 }
