@@ -304,13 +304,38 @@ func tracksTarget() Target {
 	}
 }
 
+// MaxBalanceLinear and MaxBalanceAngular bound what a route may ask of the
+// balancing base (m/s, rad/s); the base caps it again with its own speed
+// limit (10 % of 2 m/s at power-on) and steer limit.
+const (
+	MaxBalanceLinear  = 2.0
+	MaxBalanceAngular = 2.0
+)
+
 func balanceTarget() Target {
 	return Target{
-		Name: TargetBalance, Label: "Balance",
-		Description: "the balancing base: it takes its speed from its own CAN and RC links, and the router's emergency stop",
-		Properties:  []Property{},
-		Messages:    []Message{{msg.TopicBalanceEStop, "EStop"}},
-		EStopTopic:  msg.TopicBalanceEStop,
+		Name: TargetBalance, Label: "Balance", Routable: true,
+		Description: "the balancing base's forward and turning velocity and its arm switch; the base decides: it " +
+			"drives only armed, arms only upright and safe, and the Orin's CAN commands come first",
+		Properties: []Property{
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxBalanceLinear, Max: MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxBalanceAngular, Max: MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "arm", Unit: UnitSwitch, Min: 0, Max: 1, Description: "held on for 3 s arms the base (if upright and safe), off disarms it"},
+			estopProperty(),
+		},
+		Messages:   []Message{{msg.TopicBalanceCmdVel, "Twist"}, {msg.TopicBalanceArm, "BalanceArm"}, {msg.TopicBalanceEStop, "EStop"}},
+		EStopTopic: msg.TopicBalanceEStop,
+		// A driver lost: stand still, balancing (never disarm: the base
+		// would fall).
+		Stop: Values{"linear": 0, "angular": 0},
+		encode: func(t *Target, v Values) []Publication {
+			out := []Publication{{msg.TopicBalanceCmdVel, msg.Twist{
+				Linear: msg.Vector3{X: t.value(v, "linear")}, Angular: msg.Vector3{Z: t.value(v, "angular")}}}}
+			if a, ok := v["arm"]; ok {
+				out = append(out, Publication{msg.TopicBalanceArm, msg.BalanceArm{Arm: a >= SwitchOn}})
+			}
+			return out
+		},
 	}
 }
 
