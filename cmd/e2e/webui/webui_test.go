@@ -588,6 +588,37 @@ func TestWebUI(t *testing.T) {
 		p.shot("routes")
 	})
 
+	t.Run("balance drive", func(t *testing.T) {
+		p.t = t
+		adopt(t, api, map[string]string{"sim-balance": "balance"})
+		// The base's speed cap, raised on its console as a pilot does.
+		for _, line := range []string{"speed_limit 20", "speed_limit 30"} {
+			if _, err := api.send(map[string]any{"type": "command", "target": "balance", "action": "console", "params": map[string]any{"line": line}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.open(s.url("/nodes/sim-balance"), "#drive-forward")
+		p.until("balance state", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'disarmed'`)
+		p.click("#balance-arm")
+		p.until("armed", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'armed'`)
+		p.setValue("#drive-speed", "0.5")
+		p.do("hold Forward", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`document.querySelector('#drive-forward').dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}))`)(ctx, t)
+			return err
+		}))
+		p.until("driven from the page", `(document.querySelector('#role-state [data-key="Source"]') || {}).textContent === 'bus' &&
+			parseFloat((document.querySelector('#role-state [data-key="Speed"]') || {textContent: '0'}).textContent) > 0.3`)
+		p.shot("node-balance-drive")
+		p.do("let go", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`document.querySelector('#drive-forward').dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))`)(ctx, t)
+			return err
+		}))
+		p.until("stopped", `document.querySelector('#drive-status').textContent === 'Stopped' &&
+			Math.abs(parseFloat(document.querySelector('#role-state [data-key="Speed"]').textContent)) < 0.1`)
+		p.click("#balance-disarm")
+		p.until("disarmed", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'disarmed'`)
+	})
+
 	t.Run("estop", func(t *testing.T) {
 		p.t = t
 		p.open(s.url("/"), "#estop-all")
