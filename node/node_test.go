@@ -506,3 +506,41 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("scenario did not reach ACTIVE on the updated firmware: %s", a)
 	}
 }
+
+// A role's warnings reach the server on the node's log topic: a head
+// command beyond the configured limits is clamped and said so.
+func TestRoleWarningsReachTheLogTopic(t *testing.T) {
+	r := newRig(t, simboard.Head)
+	var logs []msg.NodeLog
+	if _, err := bus.SubscribeJSON(r.client, msg.TopicNodeLogs, bus.QoS{Depth: 1000}, r.ex, func(topic string, v msg.NodeLog) {
+		if topic != msg.NodeLogTopic("node-1") {
+			t.Errorf("node log on %s", topic)
+		}
+		logs = append(logs, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(time.Second)
+	if resp := r.adopt("head", ""); !resp.Success {
+		t.Fatalf("adopt: %+v", resp)
+	}
+	for i := 0; i < 30; i++ {
+		if err := r.client.Publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 120, Speed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		r.run(500 * time.Millisecond)
+	}
+	var clamps []msg.NodeLog
+	for _, l := range logs {
+		if l.Source == "head" && strings.Contains(l.Message, "clamped") {
+			clamps = append(clamps, l)
+		}
+	}
+	// 15 s of clamped commands: the first at once, the next no sooner than
+	// 10 s later (the head re-alerts the same clamp after 10 s; the node's
+	// own limit would hold back anything more often).
+	if len(clamps) != 2 || clamps[0].Level != msg.NodeLogWarning || clamps[0].NodeID != "node-1" ||
+		clamps[1].Timestamp-clamps[0].Timestamp < node.AlertRepeat.Seconds() {
+		t.Fatalf("clamp alerts %+v, want two, 10 s apart", clamps)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/nodealerts"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/system"
@@ -226,6 +227,7 @@ func (s *Server) register() error {
 	adoption.Register(h, s.adoption)
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
+	nodealerts.Register(h)
 	telemetry.Register(h)
 	balance.Register(h)
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)

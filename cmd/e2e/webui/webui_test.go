@@ -630,9 +630,12 @@ func TestWebUI(t *testing.T) {
 		p.until("warnings only, the stop among them", `(() => { const lines = [...document.querySelectorAll('#activity-log li')];
 			return lines.length > 0 && lines.every((l) => /lvl-(WARN|ERROR)/.test(l.className)) &&
 				lines.some((l) => l.textContent.includes('emergency stop engaged')); })()`)
+		// The tracks node's own warning comes back as its alert.
+		p.until("the node's alert on the dashboard", `(document.querySelector('#node-summary [data-alerts="sim-tracks"]') || {textContent: ''}).textContent.includes('emergency stop engaged')`)
 		p.shot("dashboard-estop")
 		p.open(s.url("/nodes/sim-tracks"), "#role-state")
 		p.until("the tracks report the stop", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'ACTIVE: motors stopped'`)
+		p.until("the node page lists the alert", `(document.querySelector('#node-alerts [data-source="tracks"]') || {textContent: ''}).textContent.includes('emergency stop engaged')`)
 		p.shot("node-tracks-estop")
 		p.open(s.url("/"), "#estop-release")
 		p.click("#estop-release")

@@ -243,12 +243,23 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
       offs.push(drive.off);
     }
     const activity = h('ol', { class: 'log', id: 'node-activity' });
+    // The node's active alerts: its warnings and errors of the last minute.
+    const alertsBox = h('ul', { class: 'list', id: 'node-alerts' }, h('li', { class: 'muted' }, 'No active alerts'));
+    const loadAlerts = () => api.management('get_node_alerts', { node_id: id }).then((r) => {
+      alertsBox.replaceChildren(...(r.alerts.length ? r.alerts.map((a) => h('li', { class: `lvl-${a.level === 'error' ? 'ERROR' : 'WARN'}`, 'data-source': a.source },
+        h('strong', {}, a.level.toUpperCase()), ` [${a.source}] ${a.message}`,
+        h('span', { class: 'muted' }, ` ×${a.count}, last ${ago(a.last * 1000, api.serverNow())}`))) : [h('li', { class: 'muted' }, 'No active alerts')]));
+    }).catch(() => {});
+    loadAlerts();
+    const alertTimer = setInterval(loadAlerts, 2000);
+    offs.push(() => clearInterval(alertTimer));
     view.append(
       card('Display name', renameForm),
       h('div', { class: 'grid two' }, card('Hardware info', hw), card('Current state', role.box)),
       drive ? card('Drive', drive.box) : '',
       h('div', { class: 'grid two' }, card('System metrics', metrics),
         card('GPIO status', gpioBox)),
+      card('Alerts', alertsBox),
       card('Recent activity', activity));
     offs.push(api.subscribe('nodes', (s) => { if (s.node_id === id) { info.state = s.state; showMetrics(s); } }));
     offs.push(api.subscribe('logs', (e) => {
