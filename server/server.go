@@ -242,8 +242,8 @@ func (s *Server) register() error {
 	}
 	system.Register(h, system.Options{
 		Version: o.Version, Power: o.Power, Host: o.Host, Settings: s.settings, Adoption: s.adoption,
-		EStopActive: s.router.EStopActive,
-		Inputs:      []func(time.Time) msg.InputStatus{s.rc.InputStatus},
+		EStopActive: s.router.EStopActive, EStop: s.router.EStop, ClearEStop: s.router.ClearEStop,
+		Inputs: []func(time.Time) msg.InputStatus{s.rc.InputStatus},
 	})
 	admin.Register(h, admin.Options{
 		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,
