@@ -133,10 +133,13 @@ func TestServerUnit(t *testing.T) {
 		t.Errorf("Restart=%s, want on-failure", got)
 	}
 	start := one(t, u, "Service", "ExecStart")
-	for _, want := range []string{"/usr/local/bin/saint-server", "--data /var/lib/saint-server", "--nats 192.168.10.1:4222", "--firmware-http 192.168.10.1:8080", "--ws :9090", "--http :80"} {
+	for _, want := range []string{"/usr/local/bin/saint-server", "--data /var/lib/saint-server", "--nats 192.168.10.1:4222", "--firmware-http 192.168.10.1:8080", "--ws :9090", "--http :80", "--mdns ${SAINT_MDNS}"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("ExecStart %q lacks %q", start, want)
 		}
+	}
+	if env := strings.Join(u["Service"]["Environment"], " "); !strings.Contains(env, "SAINT_MDNS=auto") {
+		t.Errorf("Environment=%s: mDNS must be on by default on the robot (SAINT_MDNS=auto)", env)
 	}
 	if caps := one(t, u, "Service", "AmbientCapabilities"); caps != "CAP_NET_BIND_SERVICE" {
 		t.Errorf("AmbientCapabilities=%s, want only CAP_NET_BIND_SERVICE (port 80)", caps)

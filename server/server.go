@@ -48,7 +48,7 @@ type Options struct {
 	// Exec is the executor the server's logic runs on. Nil means a
 	// wall-clock executor that the server runs itself.
 	Exec *executor.Executor
-	// ConfigDir is the configuration tree (server.yaml, roles/, routes/).
+	// ConfigDir is the configuration tree (rc_receiver.yaml, roles/, routes/).
 	ConfigDir string
 	// DataDir holds what the server writes (adoption registry, logs).
 	DataDir string

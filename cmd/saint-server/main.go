@@ -43,7 +43,6 @@ import (
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/inputs/joystick"
-	"github.com/saint-os/saint/server/mdns"
 )
 
 func main() {
@@ -70,7 +69,7 @@ func run() error {
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
 	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
-	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
+	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS as HOSTNAME.local (the system.hostname setting) and _saint._tcp: \"auto\" on every interface that is up, or comma-separated interface names (e.g. wlan0); empty disables (saint-server.service sets auto)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -161,10 +160,8 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *mdnsIface != "" {
-		if err := advertise(ctx, *mdnsIface, srv.Addrs()["ws"], log); err != nil {
-			return err
-		}
+	if err := startMDNS(ctx, *mdnsIface, srv.Addrs()["ws"], srv.Settings(), log); err != nil {
+		return err
 	}
 	<-ctx.Done()
 	log.Info("shutting down")
@@ -192,27 +189,3 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-
-// advertise announces the WebSocket API on iface by multicast DNS as
-// saint-server.local and _saint._tcp, until ctx ends.
-func advertise(ctx context.Context, iface, wsAddr string, log *slog.Logger) error {
-	ifi, err := net.InterfaceByName(iface)
-	if err != nil {
-		return fmt.Errorf("--mdns %s: %w", iface, err)
-	}
-	_, portStr, err := net.SplitHostPort(wsAddr)
-	if err != nil {
-		return fmt.Errorf("--mdns: the WebSocket API is not listening (%q)", wsAddr)
-	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
-	if err != nil {
-		return fmt.Errorf("--mdns: WebSocket port %q: %w", portStr, err)
-	}
-	go func() {
-		svc := mdns.Service{Port: uint16(port), TXT: []string{"path=/saint", "version=" + version}}
-		if err := mdns.Advertise(ctx, svc, ifi, log.With("component", "mdns")); err != nil && ctx.Err() == nil {
-			log.Error("mdns advertising stopped", "err", err)
-		}
-	}()
-	return nil
-}
