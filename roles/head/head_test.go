@@ -517,3 +517,36 @@ func BenchmarkHeadCameraFrame(b *testing.B) {
 		b.Fatalf("%d frames for %d iterations", frames, b.N)
 	}
 }
+
+// Eyes on two PCA9685 channels follow eyes_pan and eyes_tilt at once,
+// within their range, and the state reports them.
+func TestHeadEyes(t *testing.T) {
+	g := newHeadRig(t, func(c *roleconfig.Config) {
+		c.PWMOutputs["eyes_pan_servo"] = roleconfig.PWMOutput{PCA9685: 0x40, Channel: 2, Frequency: 50}
+		c.PWMOutputs["eyes_tilt_servo"] = roleconfig.PWMOutput{PCA9685: 0x40, Channel: 3, Frequency: 50}
+	})
+	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
+	eye := func(ch int) float64 { // degrees from the pulse, 180° over 500–2500 µs
+		f, d, on := g.board.PCA9685().PWMState(ch)
+		if !on {
+			t.Fatalf("eye channel %d off", ch)
+		}
+		return (d/f*1e6 - 1500) / 1000 * 90
+	}
+	if a := eye(2); math.Abs(a) > 0.5 {
+		t.Errorf("eye pan at start %.2f°, want centred", a)
+	}
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, EyesPan: 20, EyesTilt: -50, Speed: 1})
+	g.Run(100 * time.Millisecond)
+	// One 12-bit count at 50 Hz is 0.44° of a 180° servo.
+	if a := eye(2); math.Abs(a-20) > 0.5 {
+		t.Errorf("eye pan %.2f°, want 20", a)
+	}
+	if a := eye(3); math.Abs(a+30) > 0.5 {
+		t.Errorf("eye tilt %.2f°, want -30 (its limit)", a)
+	}
+	g.Run(200 * time.Millisecond)
+	if s := (*states)[len(*states)-1]; s.EyesPan != 20 || s.EyesTilt != -30 {
+		t.Errorf("state %+v, want eyes 20 / -30", s)
+	}
+}

@@ -164,13 +164,13 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 }
 
 func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "pan", "tilt", "roll", "jaw"); err != nil || !ok {
+	if ok, err := present(params, "pan", "tilt", "roll", "jaw", "eyes_pan", "eyes_tilt"); err != nil || !ok {
 		if err == nil {
-			err = fieldErr("pan", "want at least one of pan, tilt, roll (degrees) or jaw")
+			err = fieldErr("pan", "want at least one of pan, tilt, roll (degrees), jaw, eyes_pan or eyes_tilt")
 		}
 		return nil, err
 	}
-	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw")...)
+	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
 	if err != nil {
 		return nil, err
 	}

@@ -209,15 +209,23 @@ func TargetNames() []string {
 	return out
 }
 
+// MaxEyesPan and MaxEyesTilt bound the head's eyes, degrees.
+const (
+	MaxEyesPan  = 45.0
+	MaxEyesTilt = 30.0
+)
+
 func headTarget() Target {
 	return Target{
 		Name: TargetHead, Label: "Head", Routable: true,
-		Description: "the head's pan, tilt and roll, its jaw, and its camera stream",
+		Description: "the head's pan, tilt and roll, its jaw and eyes, and its camera stream",
 		Properties: []Property{
 			{Name: "pan", Unit: UnitDegrees, Min: -180, Max: 180, Description: "turn, positive to the left"},
 			{Name: "tilt", Unit: UnitDegrees, Min: -90, Max: 90, Description: "nod, positive up"},
 			{Name: "roll", Unit: UnitDegrees, Min: -45, Max: 45, Description: "tilt sideways"},
 			{Name: "jaw", Unit: UnitFraction, Min: 0, Max: 1, Description: "jaw opening, 0 closed to 1 open"},
+			{Name: "eyes_pan", Unit: UnitDegrees, Min: -MaxEyesPan, Max: MaxEyesPan, Description: "where the eyes look, positive to the left"},
+			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -MaxEyesTilt, Max: MaxEyesTilt, Description: "where the eyes look, positive up"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the head's top speed"},
 			estopProperty(),
 		},
@@ -226,6 +234,7 @@ func headTarget() Target {
 			return []Publication{{msg.TopicHeadCmd, msg.HeadCommand{
 				Pan: f32(t.value(v, "pan")), Tilt: f32(t.value(v, "tilt")), Roll: f32(t.value(v, "roll")),
 				Speed: f32(t.value(v, "speed")), Jaw: f32(t.value(v, "jaw")),
+				EyesPan: f32(t.value(v, "eyes_pan")), EyesTilt: f32(t.value(v, "eyes_tilt")),
 			}}}
 		},
 	}

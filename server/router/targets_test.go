@@ -87,6 +87,13 @@ func TestTargetEncoding(t *testing.T) {
 	if len(pubs) != 1 || pubs[0].Topic != msg.TopicHeadCmd || pubs[0].Message != (msg.HeadCommand{Pan: 30, Jaw: 0.5, Speed: 1}) {
 		t.Errorf("head encodes %+v, want HeadCommand pan 30, jaw 0.5 at full speed", pubs)
 	}
+	pubs = head.Encode(router.Values{"eyes_pan": -12, "eyes_tilt": 8})
+	if len(pubs) != 1 || pubs[0].Message != (msg.HeadCommand{EyesPan: -12, EyesTilt: 8, Speed: 1}) {
+		t.Errorf("head eyes encode %+v, want HeadCommand eyes -12 / 8", pubs)
+	}
+	if !router.ValidProperty(router.TargetHead, "eyes_pan") || router.ValidProperty(router.TargetHead, "eyes") {
+		t.Error("eyes_pan is not a head property, or a bare eyes is")
+	}
 	left := table[router.TargetArmsLeft]
 	pubs = left.Encode(router.Values{"joint_2": 45, "immediate": 1, "gripper": 0.25})
 	if len(pubs) != 2 {

@@ -226,6 +226,9 @@ func TestWebSocketRobotCommands(t *testing.T) {
 	c.ok(`{"type": "command", "target": "tracks", "action": "stop", "params": {}}`)
 	waitFor(l, msg.TopicTracksCmdVel, func(tw msg.Twist) bool { return tw == msg.Twist{} })
 
+	c.ok(`{"type": "command", "target": "head", "action": "move", "params": {"eyes_pan": 15}}`)
+	waitFor(l, msg.TopicHeadCmd, func(h msg.HeadCommand) bool { return h.EyesPan == 15 })
+	c.fails(`{"type": "command", "target": "head", "action": "move", "params": {"eyes_tilt": 60}}`, "eyes_tilt")
 	c.ok(`{"type": "command", "target": "balance", "action": "drive", "params": {"linear": 0.2, "angular": -0.3}}`)
 	waitFor(l, msg.TopicBalanceCmdVel, func(tw msg.Twist) bool { return tw.Linear.X == 0.2 && tw.Angular.Z == -0.3 })
 	c.ok(`{"type": "command", "target": "balance", "action": "stop", "params": {}}`)
