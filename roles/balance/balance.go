@@ -116,15 +116,15 @@ type Balance struct {
 	busArmSince      time.Time // when it went on
 	busArmTried      bool      // an arming attempt was made in this on-period
 	busArmSeenOff    bool      // the switch was off since the last reboot
-	canRx    uint64
-	canTx    uint64
-	canErr   uint64
-	canBad   uint64
-	linkTx   uint64
-	linkTxE  uint64
-	lastLED  uint8
-	started  time.Time
-	refusals uint64
+	canRx            uint64
+	canTx            uint64
+	canErr           uint64
+	canBad           uint64
+	linkTx           uint64
+	linkTxE          uint64
+	lastLED          uint8
+	started          time.Time
+	refusals         uint64
 }
 
 // Start implements rolekit.Role.

@@ -38,9 +38,9 @@ type Head struct {
 	// without eyes_pan_servo / eyes_tilt_servo functions).
 	eyes      [2]float64
 	eyeServos [2]*servo.Servo
-	clamped  []string
-	lastCmd  time.Time
-	timedOut bool
+	clamped   []string
+	lastCmd   time.Time
+	timedOut  bool
 	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
 	alertedAxes    string

@@ -21,6 +21,7 @@
 //	         enables GPIO5 (left) and 6 (right), pulled down by the
 //	         harness so a released pin leaves the bridges off; quadrature
 //	         encoders on GPIO17/27 (left) and 22/23 (right); INA219 at 1:0x40
+//	         (battery), 1:0x44 and 1:0x45 (left and right bridge supply)
 //	console  SSD1306 OLED at 1:0x3C; buttons on GPIO5, 6 and 26 (to ground,
 //	         inputs with pull-ups)
 //	balance  QMI8658 IMU on SPI 0.0, its INT2 (data ready) on GPIO25; a

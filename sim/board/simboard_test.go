@@ -46,6 +46,8 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
 			"i2c 1:0x41 PCA9685 PWM controller true",
+			"i2c 1:0x44 INA219 power monitor true",
+			"i2c 1:0x45 INA219 power monitor true",
 		},
 		Console: {
 			"i2c 1:0x3c SSD1306 OLED display true",

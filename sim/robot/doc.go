@@ -27,7 +27,8 @@
 //	         arms: joint state → Feetech present position/speed/load;
 //	               servo supply → INA219 at 0x41
 //	         tracks: sprocket angles → quadrature encoder twins on
-//	               GPIO17/27 (left) and 22/23 (right); battery → INA219 0x40
+//	               GPIO17/27 (left) and 22/23 (right); battery → INA219 0x40;
+//	               each bridge's supply current → INA219 0x44 (left), 0x45
 //	         balance: IMU → QMI8658 twin; wheels → VESC status (ERPM,
 //	               currents, duty, voltage, tachometer)
 //

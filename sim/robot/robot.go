@@ -382,7 +382,20 @@ func (r *Robot) writeOutputs() {
 			e.SetAngle(r.Tracks.SprocketAngle(side), now)
 		}
 	}
-	if ina := r.boards[TracksPart].INA219(); ina != nil {
+	tb := r.boards[TracksPart]
+	for side := 0; side < 2; side++ {
+		if ina := tb.TrackINA219(side); ina != nil {
+			// A bridge draws from the supply what its motor takes, by
+			// power balance: negative while the motor brakes into it.
+			vb := r.Tracks.BatteryVoltage()
+			i := 0.0
+			if vb > 0 {
+				i = r.Tracks.MotorVoltage(side) * r.Tracks.MotorCurrent(side) / vb
+			}
+			ina.Set(vb, i)
+		}
+	}
+	if ina := tb.INA219(); ina != nil {
 		ina.Set(r.Tracks.BatteryVoltage(), r.Tracks.BatteryCurrent())
 	}
 	acc, gyr = r.Balance.TrueIMU()
