@@ -231,7 +231,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 	if err := os.WriteFile(image+".sha256", []byte(hex.EncodeToString(sum[:])+"  saint_node.img\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--can", "can0:500000", "--args", "--reset-pin 21")
+	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--can", "can0:500000", "--args", "--reset-pin 21", "--pwm")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -241,6 +241,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 		"install -m 0644 /tmp/saint-node-install/saint-node.env /etc/default/saint-node",
 		"raspi-config nonint do_i2c 0", "usermod -a -G gpio,i2c,spi,dialout,video saint",
 		"systemctl daemon-reload && systemctl enable --now saint-node",
+		"grep -q '^dtoverlay=pwm-2chan' $c || echo 'dtoverlay=pwm-2chan,pin=12,func=4,pin2=13,func2=4' >>$c",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("flash_node.sh plan lacks %q:\n%s", want, out)
