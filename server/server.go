@@ -23,6 +23,7 @@ import (
 	"github.com/saint-os/saint/server/adoption"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/balance"
+	"github.com/saint-os/saint/server/camera"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/inputs/joystick"
@@ -229,6 +230,7 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)
 	telemetry.Register(h)
+	camera.Register(h)
 	balance.Register(h)
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
 	// The router reads its routes here, before the executor runs it.

@@ -521,7 +521,20 @@ func TestWebUI(t *testing.T) {
 			t.Fatalf("/nodes/sim-head led to %q", got)
 		}
 		p.until("head state", `document.querySelector('#role-state [data-key="Pan"]') !== null`)
+		// The simulator's rendered camera view, through the server's
+		// "camera" topic.
+		p.click("#camera-toggle")
+		p.until("camera frames", `(() => { const i = document.querySelector('#camera-view');
+			return i.complete && i.naturalWidth === 640 && i.naturalHeight === 480; })()`)
+		if got := p.eval(`(() => { const i = document.querySelector('#camera-view'); const c = document.createElement('canvas');
+			c.width = i.naturalWidth; c.height = i.naturalHeight; const g = c.getContext('2d'); g.drawImage(i, 0, 0);
+			const d = g.getImageData(0, 0, c.width, c.height).data; const seen = new Set();
+			for (let k = 0; k < d.length; k += 4 * 97) seen.add((d[k] >> 5) + ',' + (d[k+1] >> 5) + ',' + (d[k+2] >> 5));
+			return seen.size > 4 ? 'picture' : 'flat ' + seen.size; })()`); got != "picture" {
+			t.Errorf("the camera view is %s, want the rendered scene", got)
+		}
 		p.shot("node-details")
+		p.click("#camera-toggle")
 	})
 
 	t.Run("route preview", func(t *testing.T) {

@@ -179,6 +179,31 @@ function drivePad(api, toast, target) {
   return { box, off: stop };
 }
 
+// cameraView shows the head camera's frames from the "camera" topic (JPEGs
+// the server encodes from the head's stream) and turns the stream on and
+// off with the head camera command.
+function cameraView(api, toast) {
+  const img = h('img', { id: 'camera-view', alt: 'Head camera', width: '640', height: '480' });
+  const info = h('p', { class: 'muted', id: 'camera-info' }, 'Camera off');
+  let on = false;
+  const toggle = h('button', { type: 'button', id: 'camera-toggle', onclick: async () => {
+    try {
+      await api.command('head', 'camera', { enable: !on });
+      on = !on;
+      toggle.textContent = on ? 'Stop camera' : 'Start camera';
+      if (!on) info.textContent = 'Camera off';
+    } catch (err) { toast(err.message, 'error'); }
+  } }, 'Start camera');
+  const off = api.subscribe('camera', (d) => {
+    if (d.camera !== 'head') return;
+    img.src = `data:image/jpeg;base64,${d.jpeg}`;
+    img.width = d.width;
+    img.height = d.height;
+    info.textContent = `${d.width}×${d.height}, frame ${d.seq}`;
+  });
+  return { box: h('div', { id: 'camera' }, h('div', { class: 'actions' }, toggle), img, info), off };
+}
+
 export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
   const head = h('div', { class: 'page-head' }, h('h1', {}, `Node: ${id}`));
   view.append(head);
@@ -237,6 +262,11 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
     api.management('get_gpio_status', { node_id: id }).then(showGPIO).catch(() => {});
     const role = roleStateView(api, info);
     offs.push(role.off);
+    let cam = null;
+    if (info.role === 'head') {
+      cam = cameraView(api, toast);
+      offs.push(cam.off);
+    }
     let drive = null;
     if (info.role === 'tracks' || info.role === 'balance') {
       drive = drivePad(api, toast, info.role);
@@ -257,6 +287,7 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
       card('Display name', renameForm),
       h('div', { class: 'grid two' }, card('Hardware info', hw), card('Current state', role.box)),
       drive ? card('Drive', drive.box) : '',
+      cam ? card('Camera', cam.box) : '',
       h('div', { class: 'grid two' }, card('System metrics', metrics),
         card('GPIO status', gpioBox)),
       card('Alerts', alertsBox),
