@@ -4,23 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/board/pi"
+	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/hal/periph"
 	"github.com/saint-os/saint/hal/pwm"
+	"github.com/saint-os/saint/hal/rpicam"
 	"github.com/saint-os/saint/hal/serial"
 	"github.com/saint-os/saint/hal/socketcan"
 	"github.com/saint-os/saint/hal/spi"
 	"github.com/saint-os/saint/hal/sysfspwm"
 	"github.com/saint-os/saint/hal/uart"
+	"github.com/saint-os/saint/hal/v4l2"
 )
 
 // SPI devices are opened at this clock and mode: every chip a role drives
@@ -41,13 +45,31 @@ func openPiBoard(nodeID string) (board.Board, error) {
 	pwms, pwmErr := sysfspwm.Open(nil)
 	hw := &piHardware{host: host, pwm: pwms, clk: clk}
 	b, boardErr := pi.New(&pi.Options{
-		NodeID:   nodeID,
-		Hardware: hw,
+		NodeID:     nodeID,
+		Hardware:   hw,
+		OpenCamera: openPiCamera,
 	})
 	if err := errors.Join(boardErr, hostErr, pwmErr); err != nil {
 		return nil, fmt.Errorf("--hal pi: this machine cannot run a Raspberry Pi node (use --hal sim elsewhere):\n%w", err)
 	}
 	return b, nil
+}
+
+// openPiCamera opens a camera the Pi board found: a CSI camera ("csi0")
+// through Raspberry Pi OS's rpicam-vid, a USB camera ("video2") through
+// V4L2 (YUYV or MJPEG).
+func openPiCamera(p board.Peripheral) (camera.Camera, error) {
+	if n, ok := strings.CutPrefix(p.Address, "csi"); ok {
+		idx, err := strconv.Atoi(n)
+		if err != nil {
+			return nil, fmt.Errorf("camera %q: not a CSI camera number", p.Address)
+		}
+		return rpicam.New(rpicam.Options{Index: idx}), nil
+	}
+	if strings.HasPrefix(p.Address, "video") {
+		return v4l2.New(v4l2.Options{Path: "/dev/" + p.Address}), nil
+	}
+	return nil, fmt.Errorf("camera %q (%s): no backend for it", p.Address, p.Description)
 }
 
 // piHardware opens each bus once, on first use, and keeps it for the life of
