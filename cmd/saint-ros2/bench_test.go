@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"log/slog"
 	"math"
 	"os"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"github.com/saint-os/saint/ros2"
 	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/cyclone"
+	"github.com/saint-os/saint/server/router"
 )
 
 // benchRig is a bridge between a NATS broker and a DDS domain in this
@@ -31,7 +33,7 @@ type benchRig struct {
 	closeFuncs []func()
 }
 
-func newBenchRig(b *testing.B) *benchRig {
+func newBenchRig(b testing.TB) *benchRig {
 	b.Helper()
 	if os.Getenv("CYCLONEDDS_URI") == "" {
 		os.Setenv("CYCLONEDDS_URI", cyclone.LoopbackConfig)
@@ -69,6 +71,20 @@ func newBenchRig(b *testing.B) *benchRig {
 	}
 	if err := r.br.Start(); err != nil {
 		b.Fatal(err)
+	}
+	// The server's router, with the shipped route presets, on the same
+	// broker: ros2_direct and websocket_direct pass commands straight
+	// through to /saint/tracks/cmd_vel.
+	rt, err := router.New(router.Options{Exec: r.ex, Bus: r.nb, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var startErr error
+	if err := r.ex.Do(context.Background(), func() { startErr = rt.Start() }); err != nil {
+		b.Fatal(err)
+	}
+	if startErr != nil {
+		b.Fatal(startErr)
 	}
 	r.closeFuncs = append(r.closeFuncs, func() {
 		r.br.Stop()
@@ -128,14 +144,21 @@ func pace(b *testing.B, send func(i int) time.Time, arrived <-chan int) {
 }
 
 // BenchmarkTwistIn: a DDS Twist on rt/saint/tracks/cmd_vel until the
-// bridge's router input arrives on the bus (NATS), at 100 Hz. The
-// sequence number rides in angular.z.
+// router's Twist for the tracks arrives on /saint/tracks/cmd_vel (NATS),
+// at 100 Hz: bridge, router input topic, router, bus. The sequence number
+// rides in angular.z.
 func BenchmarkTwistIn(b *testing.B) {
 	r := newBenchRig(b)
 	defer r.close()
 	arrived := make(chan int, 16)
-	if _, err := bus.SubscribeJSON(r.pub, msg.TopicRouterInput, bus.QoS{}, r.ex, func(_ string, in msg.RouterInput) {
-		deliver(arrived, int(math.Round(float64(in.Values["angular"])*1000)))
+	last := -1
+	if _, err := bus.SubscribeJSON(r.pub, msg.TopicTracksCmdVel, bus.QoS{}, r.ex, func(_ string, tw msg.Twist) {
+		// The router also repeats its output at its tick rate: only a new
+		// value is the command's arrival.
+		if v := int(math.Round(tw.Angular.Z * 1000)); v != last {
+			last = v
+			deliver(arrived, v)
+		}
 	}); err != nil {
 		b.Fatal(err)
 	}
@@ -180,33 +203,40 @@ func remap(in <-chan int, mod int) <-chan int {
 				base += mod
 			}
 			last = v
-			out <- base + v
+			deliver(out, base+v)
 		}
 	}()
 	return out
 }
 
-// BenchmarkTwistInPlainNATS is the same message on the same broker
-// without DDS: a RouterInput published by one NATS client and received by
-// another.
+// BenchmarkTwistInPlainNATS is the same command without DDS: the
+// RouterInput the bridge would send, published by a NATS client on the
+// router's input topic, until the router's Twist arrives on
+// /saint/tracks/cmd_vel.
 func BenchmarkTwistInPlainNATS(b *testing.B) {
 	r := newBenchRig(b)
 	defer r.close()
 	arrived := make(chan int, 16)
-	if _, err := bus.SubscribeJSON(r.pub, "/saint/bench/input", bus.QoS{}, r.ex, func(_ string, in msg.RouterInput) {
-		deliver(arrived, int(math.Round(float64(in.Values["seq"]))))
+	last := -1
+	if _, err := bus.SubscribeJSON(r.pub, msg.TopicTracksCmdVel, bus.QoS{}, r.ex, func(_ string, tw msg.Twist) {
+		// The router also repeats its output at its tick rate: only a new
+		// value is the command's arrival.
+		if v := int(math.Round(tw.Angular.Z * 1000)); v != last {
+			last = v
+			deliver(arrived, v)
+		}
 	}); err != nil {
 		b.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
 	pace(b, func(i int) time.Time {
 		t := time.Now()
-		if err := r.nb.Publish("/saint/bench/input", msg.RouterInput{Source: msg.SourceROS2, Target: "tracks", Command: "drive",
-			Values: map[string]float32{"linear": 0.5, "angular": 0, "seq": float32(i)}}); err != nil {
+		if err := r.pub.Publish(msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceROS2, Target: "tracks", Command: "drive",
+			Values: map[string]float32{"linear": 0.5, "angular": float32(i%15000) / 1000}}); err != nil {
 			b.Fatal(err)
 		}
 		return t
-	}, arrived)
+	}, remap(arrived, 15000))
 }
 
 // BenchmarkStateOut: nav_msgs/Odometry published on the bus until a DDS
