@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foxglove/mcap/go/mcap"
+
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
@@ -198,6 +200,39 @@ func BenchmarkROS2EncodeOdometry(b *testing.B) {
 	for range b.N {
 		if _, err := spec.Encode(payload); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestDecoderErrors(t *testing.T) {
+	reg, err := ros2.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := reg.Message("saint_os/HeadState")
+	good, err := reg.Encode(head, map[string]any{"pan": 10.0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdr := &mcap.Channel{MessageEncoding: "cdr"}
+	schema := &mcap.Schema{Name: head.TypeName(), Encoding: "ros2msg", Data: reg.Schema(head)}
+	dec := record.NewDecoder()
+	if data, err := dec.JSON(record.Message{Topic: "/h", Channel: cdr, Schema: schema, Data: good}); err != nil || !strings.Contains(string(data), `"pan":10`) {
+		t.Errorf("good message: %s, %v", data, err)
+	}
+	for _, c := range []struct {
+		name string
+		m    record.Message
+		want string
+	}{
+		{"truncated", record.Message{Topic: "/h", Channel: cdr, Schema: schema, Data: good[:7]}, "ends early"},
+		{"no schema", record.Message{Topic: "/h", Channel: cdr, Data: good}, "needs a ros2msg schema"},
+		{"bad schema", record.Message{Topic: "/h", Channel: cdr, Schema: &mcap.Schema{Name: "x/msg/Y", Encoding: "ros2msg", Data: []byte("z/W w\n")}, Data: good},
+			"z/W is not defined"},
+		{"other encoding", record.Message{Topic: "/h", Channel: &mcap.Channel{MessageEncoding: "protobuf"}, Data: good}, `"protobuf"`},
+	} {
+		if _, err := dec.JSON(c.m); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}
 	}
 }
