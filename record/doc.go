@@ -14,13 +14,15 @@
 //
 // Each topic becomes one MCAP channel. How a topic's bus payload (JSON) is
 // stored is an Encoding chosen per topic by WriterOptions.Encoding
-// (DefaultEncoding when nil): JSON stores the payload as it is with a JSON
-// Schema inferred from the topic's first message ("jsonschema" schema,
-// "json" message encoding); Fixed gives a topic a published schema
-// (foxglove.FrameTransforms for TopicTransforms). Other encodings — ros2msg
-// schemas with CDR messages for the ROS 2 interface types — plug in the same
-// way: an Encoding returns the channel's encodings, schema and a function
-// that turns the JSON payload into the stored bytes.
+// (DefaultEncoding when nil). A topic with a ROS 2 interface type (the
+// ones the ROS 2 bridge maps, bridge.BusTypes) is stored as rosbag2 stores
+// it (ROS2): "cdr" messages, XCDR1 with the encapsulation header, made by
+// package ros2's encoder, with a "ros2msg" schema named "pkg/msg/Type"
+// holding the .msg text and its dependencies. Every other topic is JSON:
+// the payload as it is with a JSON Schema inferred from the topic's first
+// message ("jsonschema" schema, "json" message encoding), or, through
+// Fixed, a published schema (foxglove.FrameTransforms for
+// TopicTransforms). JSONEncoding stores every topic as JSON.
 //
 // A Recorder stops with an error when its file cannot be written (a full
 // disk); what is on disk stays readable.
@@ -40,5 +42,7 @@
 //
 // Replay publishes a recording's messages onto a bus at their recorded
 // pace (scaled by Speed), on an executor's timers, so under the
-// simulator's virtual clock a replay is as deterministic as the run.
+// simulator's virtual clock a replay is as deterministic as the run. CDR
+// messages go back onto the bus as the JSON it carried, decoded (Decoder)
+// with the definitions in the file's own schema.
 package record

@@ -36,6 +36,11 @@ func recordRun(t *testing.T, o record.Options, n int) record.Status {
 	defer pub.Close()
 	defer sub.Close()
 	o.Bus, o.Exec = sub, ex
+	if o.Writer.Encoding == nil {
+		// headState is not the robot's HeadState (it counts messages in
+		// seq), so store it as the JSON it is.
+		o.Writer.Encoding = record.JSONEncoding
+	}
 	rec, err := record.Start(o)
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +299,7 @@ func TestHelperRecorder(t *testing.T) {
 	ex := executor.New(nil)
 	b := mem.New()
 	rec, err := record.Start(record.Options{Bus: b, Exec: ex, File: file,
-		Writer: record.WriterOptions{FlushEvery: 20 * time.Millisecond}})
+		Writer: record.WriterOptions{FlushEvery: 20 * time.Millisecond, Encoding: record.JSONEncoding}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,7 @@ func Replay(o ReplayOptions) (*Player, error) {
 	p := &Player{o: o}
 	var first time.Time
 	skipped := map[string]string{}
+	dec := NewDecoder()
 	sum, err := Read(o.File, func(m Message) error {
 		if first.IsZero() {
 			first = m.LogTime
@@ -105,12 +106,15 @@ func Replay(o ReplayOptions) (*Player, error) {
 		if !matchesAny(o.Topics, m.Topic) {
 			return nil
 		}
-		if m.Channel.MessageEncoding != "json" {
-			skipped[m.Topic] = m.Channel.MessageEncoding
+		data, err := dec.JSON(m)
+		if err != nil {
+			if _, seen := skipped[m.Topic]; !seen {
+				skipped[m.Topic] = err.Error()
+			}
 			return nil
 		}
 		at := time.Duration(float64(m.LogTime.Sub(first)) / o.Speed)
-		p.msgs = append(p.msgs, replayed{m.Topic, at, append(json.RawMessage(nil), m.Data...)})
+		p.msgs = append(p.msgs, replayed{m.Topic, at, append(json.RawMessage(nil), data...)})
 		return nil
 	})
 	var fe *FileError
@@ -123,8 +127,8 @@ func Replay(o ReplayOptions) (*Player, error) {
 	if err != nil {
 		o.Log.Warn("replaying the readable part of a damaged recording", "source", "record", "err", err)
 	}
-	for topic, enc := range skipped {
-		o.Log.Warn("not replaying a topic: its encoding is not JSON", "source", "record", "topic", topic, "encoding", enc)
+	for topic, why := range skipped {
+		o.Log.Warn("not replaying messages that do not decode", "source", "record", "topic", topic, "err", why)
 	}
 	p.sum, p.err = sum, err
 	p.start = o.Exec.Now()

@@ -80,10 +80,19 @@ func (f Fixed) Channel(string, []byte) (ChannelSpec, error) {
 }
 
 // DefaultEncoding is the encoding recordings and the Foxglove server use
-// when given none: Foxglove's own schema for TopicTransforms, JSON with an
-// inferred schema for every other topic. The ROS 2 interface types will
-// be chosen here too (ros2msg schemas with CDR messages).
+// when given none: ROS 2's (ROS2: ros2msg schemas, CDR messages) for the
+// topics that have a ROS 2 interface type, and JSONEncoding's for the
+// rest.
 func DefaultEncoding(topic string) Encoding {
+	if t, err := defaultTypes(); err == nil {
+		return t.Encoding(topic)
+	}
+	return JSONEncoding(topic)
+}
+
+// JSONEncoding stores every topic as JSON: Foxglove's own schema for
+// TopicTransforms, an inferred JSON Schema for every other topic.
+func JSONEncoding(topic string) Encoding {
 	if topic == TopicTransforms {
 		return Fixed{Name: "foxglove.FrameTransforms", Schema: frameTransformsSchema}
 	}

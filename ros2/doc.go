@@ -17,7 +17,10 @@
 //     JSON payloads into the XCDR1 little-endian bytes rosidl's type
 //     support puts on the wire and back, by field name: the field names of
 //     the .msg files are the JSON names of the bus's Go types (a test in
-//     this package keeps the two in agreement).
+//     this package keeps the two in agreement);
+//   - the "ros2msg" schemas that MCAP recordings carry, in rosbag2's
+//     format (Registry.Schema), and their parser (ParseSchema), with which
+//     a recording decodes with the definitions it was written with.
 //
 // Service requests and replies carry, before their fields, the request
 // header rmw_cyclonedds_cpp puts there to pair a reply with its request:

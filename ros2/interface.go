@@ -62,6 +62,9 @@ type Message struct {
 	// and "Name_Response".
 	Name   string
 	Fields []Field
+	// Text is the definition as its file writes it, comments and
+	// constants included (for a service's halves, that half).
+	Text string
 }
 
 // FullName is "pkg/Name", the form fields refer to it by.
@@ -187,23 +190,31 @@ func LoadFS(fsys fs.FS) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkReferences(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkReferences fails if a field names a message that is not defined.
+func (r *Registry) checkReferences() error {
 	for _, m := range r.messages {
 		for _, f := range m.Fields {
 			if !f.Type.Primitive() {
 				if _, ok := r.messages[f.Type.Name]; !ok {
-					return nil, fmt.Errorf("ros2: %s field %s: message %s is not defined", m.FullName(), f.Name, f.Type.Name)
+					return fmt.Errorf("ros2: %s field %s: message %s is not defined", m.FullName(), f.Name, f.Type.Name)
 				}
 			}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // parseMessage parses the fields of a .msg (or half a .srv). Comments,
 // blank lines and constants ("uint8 STATUS_OK=0") are skipped: constants
 // are not on the wire. Message types without a package are pkg's own.
 func parseMessage(pkg, kind, name, src string) (*Message, error) {
-	m := &Message{Package: pkg, Kind: kind, Name: name}
+	m := &Message{Package: pkg, Kind: kind, Name: name, Text: src}
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(src))
 	for n := 1; sc.Scan(); n++ {

@@ -99,8 +99,25 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 		t.Skip("builds and runs saint-sim, installs npm packages")
 	}
 	dir, node := nodeScripts(t)
-
 	work := t.TempDir()
+
+	// Foxglove's CDR reader decodes what the bus carried from a recording's
+	// CDR channels.
+	if _, err := exec.LookPath("zstd"); err == nil {
+		var cdr struct {
+			CDRTopics []string       `json:"cdrTopics"`
+			Compared  map[string]int `json:"compared"`
+		}
+		file, expected := writeROS2Recording(t, work)
+		runNode(t, dir, node, "mcap.mjs", []string{file, expected}, &cdr)
+		for topic, ps := range busPayloads() {
+			if !slices.Contains(cdr.CDRTopics, topic) || cdr.Compared[topic] != len(ps) {
+				t.Errorf("%s: CDR topics %v, compared %d messages, want %d", topic, cdr.CDRTopics, cdr.Compared[topic], len(ps))
+			}
+		}
+		t.Logf("@foxglove/rosmsg2-serialization decoded what the bus carried on %v", cdr.CDRTopics)
+	}
+
 	bin := filepath.Join(work, "saint-sim")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -176,6 +193,7 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 			Name     string `json:"name"`
 			Encoding string `json:"encoding"`
 		} `json:"schemas"`
+		PosesMatched int `json:"posesMatched"`
 	}
 	runNode(t, dir, node, "mcap.mjs", []string{file}, &rec)
 	sum, err := record.Summarize(file)
@@ -185,15 +203,35 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 	if rec.Total != sum.Messages || !slices.Equal(rec.Compression, []string{"zstd"}) || len(rec.Counts) != len(sum.Topics) {
 		t.Errorf("@mcap/core read %d messages on %d topics (compression %v), the recording has %d on %d", rec.Total, len(rec.Counts), rec.Compression, sum.Messages, len(sum.Topics))
 	}
+	var cdr []string
 	for _, tp := range sum.Topics {
-		if rec.Counts[tp.Topic] != tp.Messages || rec.Schemas[tp.Topic].Encoding != "jsonschema" {
+		if rec.Counts[tp.Topic] != tp.Messages || rec.Schemas[tp.Topic].Encoding != tp.SchemaEncoding {
 			t.Errorf("%s: @mcap/core read %d messages with schema %+v, the recording has %d", tp.Topic, rec.Counts[tp.Topic], rec.Schemas[tp.Topic], tp.Messages)
 		}
+		// Every topic with a ROS 2 type is stored as one: none fell back
+		// to JSON because its first message did not encode.
+		if _, ros := record.DefaultEncoding(tp.Topic).(record.ROS2); ros != (tp.SchemaEncoding == "ros2msg") {
+			t.Errorf("%s: schema encoding %q, ROS 2 type: %v", tp.Topic, tp.SchemaEncoding, ros)
+		}
+		if tp.SchemaEncoding == "ros2msg" {
+			cdr = append(cdr, tp.Topic)
+		}
+	}
+	for topic, schema := range map[string]string{"/saint/tracks/odom": "nav_msgs/msg/Odometry", "/saint/head/state": "saint_os/msg/HeadState",
+		"/saint/tf": "foxglove.FrameTransforms", "/saint/sim/truth/tracks": "saint.sim.truth.tracks"} {
+		if rec.Schemas[topic].Name != schema {
+			t.Errorf("%s: schema %+v, want %s", topic, rec.Schemas[topic], schema)
+		}
+	}
+	// The frames Foxglove's 3D panel places the robot with come from the
+	// odometry the recording holds as CDR.
+	if rec.PosesMatched == 0 {
+		t.Errorf("no odom → base_link transform to compare with the odometry")
 	}
 	// The head move published from Foxglove is in the recording: the
 	// router's command to the head.
 	if rec.Counts["/saint/head/cmd"] == 0 {
 		t.Errorf("the recording has no head commands: %v", rec.Counts)
 	}
-	t.Logf("@mcap/core: %d messages on %d topics in %d zstd chunks", rec.Total, len(rec.Counts), rec.Chunks)
+	t.Logf("@mcap/core: %d messages on %d topics in %d zstd chunks; CDR topics %v; %d odometry poses matched /saint/tf", rec.Total, len(rec.Counts), rec.Chunks, cdr, rec.PosesMatched)
 }

@@ -51,10 +51,17 @@ func checkLayout(t *testing.T, file string) {
 		}
 	}
 	last := map[string]any{}
+	dec := record.NewDecoder()
 	if _, err := record.Read(file, func(m record.Message) error {
 		if _, ok := want[m.Topic]; ok {
+			// CDR channels decode to the fields of their ROS 2 type, the
+			// names Foxglove's message paths use.
+			data, err := dec.JSON(m)
+			if err != nil {
+				return err
+			}
 			var v any
-			if err := json.Unmarshal(m.Data, &v); err != nil {
+			if err := json.Unmarshal(data, &v); err != nil {
 				return err
 			}
 			last[m.Topic] = v

@@ -35,7 +35,7 @@ func TestMcapInfo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%5 == 0 {
-			if err := w.Write("/saint/tracks/odom", []byte(`{"x":1}`), at); err != nil {
+			if err := w.Write("/saint/sim/truth/tracks", []byte(`{"x":1}`), at); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -49,8 +49,8 @@ func TestMcapInfo(t *testing.T) {
 	}
 	for _, want := range []string{
 		`complete:\s+yes`, `messages:\s+600`, `duration:\s+9.980 s`,
-		`/saint/head/state\s+500\s+50.0\s+json\s+saint.head.state \(jsonschema\)`,
-		`/saint/tracks/odom\s+100\s+10.0\s+json`,
+		`/saint/head/state\s+500\s+50.0\s+cdr\s+saint_os/msg/HeadState \(ros2msg\)`,
+		`/saint/sim/truth/tracks\s+100\s+10.0\s+json\s+saint.sim.truth.tracks \(jsonschema\)`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("mcap info lacks %q:\n%s", want, out.String())

@@ -183,6 +183,10 @@ type Topic struct {
 	// is not the ROS type's shape.
 	Out   bool
 	ToROS func(v map[string]any) (map[string]any, error)
+	// BusType is the ROS 2 type the bus payload has the shape of when
+	// ToROS converts it into another ("saint_os/PowerState" for a
+	// BatteryState); "" when the bus topic has no type of its own here.
+	BusType string
 	// In topics go from DDS to the bus through In, which returns what to
 	// publish where (the router's input, or the topic itself).
 	In func(v map[string]any) (topic string, payload any, err error)

@@ -2,12 +2,14 @@
 // (subprotocol "foxglove.websocket.v1"), so Foxglove shows the live robot:
 // every bus topic is a channel, advertised when it first carries a message,
 // with the same encoding and schema a recording gives it (package record:
-// JSON with a JSON Schema for now, other encodings plug in per topic).
+// "cdr" with a "ros2msg" schema for topics with a ROS 2 type, such as
+// nav_msgs/msg/Odometry, so Foxglove's panels recognise them; "json" with
+// a JSON Schema for the rest).
 //
 // # What a client gets
 //
 //   - serverInfo on connection, with the capabilities clientPublish, time
-//     and services, and the supported encoding "json";
+//     and services, and the supported encoding "json" (for client publish);
 //   - advertise for every channel known, and for each new one as it
 //     appears;
 //   - message data (binary opcode 1) for its subscriptions, stamped with

@@ -18,6 +18,7 @@ import (
 
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/ros2"
 	"github.com/saint-os/saint/server/foxglove"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -234,7 +235,9 @@ func TestSubscribeAndTime(t *testing.T) {
 		for _, ch := range m["channels"].([]any) {
 			ch := ch.(map[string]any)
 			if ch["topic"] == "/saint/head/state" {
-				if ch["encoding"] != "json" || ch["schemaEncoding"] != "jsonschema" || ch["schemaName"] != "saint.head.state" {
+				// The head state has a ROS 2 type: advertised as rosbag2
+				// stores it.
+				if ch["encoding"] != "cdr" || ch["schemaEncoding"] != "ros2msg" || ch["schemaName"] != "saint_os/msg/HeadState" {
 					t.Errorf("channel %v", ch)
 				}
 				schema, _ = ch["schema"].(string)
@@ -243,7 +246,12 @@ func TestSubscribeAndTime(t *testing.T) {
 		}
 		return false
 	})
-	if !strings.Contains(schema, `"pan":{"type":"number"}`) {
+	reg, err := ros2.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	headState, _ := reg.Message("saint_os/HeadState")
+	if schema != string(reg.Schema(headState)) || !strings.HasPrefix(schema, "float32 pan") {
 		t.Errorf("schema %s", schema)
 	}
 	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 7, "channelId": c.channels["/saint/head/state"]}}})
@@ -257,14 +265,15 @@ func TestSubscribeAndTime(t *testing.T) {
 			if id := binary.LittleEndian.Uint32(b[1:]); id != 7 {
 				t.Fatalf("message data for subscription %d, want 7", id)
 			}
-			var m struct{ Pan float64 }
-			if err := json.Unmarshal(b[13:], &m); err != nil {
+			m, _, err := reg.Decode(headState, b[13:])
+			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Pan <= lastPan {
-				t.Errorf("pan %v after %v", m.Pan, lastPan)
+			pan := float64(m["pan"].(float32))
+			if pan <= lastPan || m["tilt"] != float32(0.5) {
+				t.Errorf("pan %v after %v, tilt %v", pan, lastPan, m["tilt"])
 			}
-			lastPan = m.Pan
+			lastPan = pan
 		}
 		return gotTime && lastPan >= 0 && lastPan > 3
 	})

@@ -1,7 +1,8 @@
 // Connects to a SAINT.OS Foxglove WebSocket server with Foxglove's own
 // client (@foxglove/ws-protocol FoxgloveClient), lists the advertised
 // channels, subscribes to odometry and the head state and decodes them
-// with their JSON Schemas, publishes a head move through client publish
+// with their schemas (CDR with ros2msg schemas, through
+// @foxglove/rosmsg2-serialization), publishes a head move through client publish
 // and waits for the head state to follow. Prints a JSON report; exits 1
 // on failure.
 //
@@ -9,7 +10,9 @@
 import wsProtocol from "@foxglove/ws-protocol"; // CommonJS: no named exports
 
 const { FoxgloveClient } = wsProtocol;
+import { MessageReader } from "@foxglove/rosmsg2-serialization";
 import { check } from "./schema.mjs";
+import { parseRos2msg } from "./ros2msg.mjs";
 
 const url = process.argv[2];
 const target = 25; // degrees of pan to publish
@@ -27,7 +30,6 @@ const ws = new WS(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
 const client = new FoxgloveClient({ ws });
 const channels = new Map(); // id -> channel
 const subs = new Map(); // subscription id -> channel
-const textDecoder = new TextDecoder();
 let serverInfo;
 let published = false;
 let pubChannel;
@@ -46,8 +48,13 @@ client.on("advertise", (chs) => {
     channels.set(ch.id, ch);
     report.channels.push(ch.topic);
     if (ch.topic === "/saint/tracks/odom" || ch.topic === "/saint/head/state") {
-      if (ch.encoding !== "json" || ch.schemaEncoding !== "jsonschema") fail(`${ch.topic}: encoding ${ch.encoding}/${ch.schemaEncoding}`);
-      ch.parsedSchema = JSON.parse(ch.schema);
+      // Both have ROS 2 types: nav_msgs/msg/Odometry, saint_os/msg/HeadState.
+      if (ch.encoding !== "cdr" || ch.schemaEncoding !== "ros2msg") fail(`${ch.topic}: encoding ${ch.encoding}/${ch.schemaEncoding}`);
+      try {
+        ch.reader = new MessageReader(parseRos2msg(ch.schemaName, ch.schema));
+      } catch (e) {
+        fail(`${ch.topic}: schema ${ch.schemaName}: ${e.message}`);
+      }
       subs.set(client.subscribe(ch.id), ch);
     }
   }
@@ -55,9 +62,17 @@ client.on("advertise", (chs) => {
 client.on("message", ({ subscriptionId, data }) => {
   const ch = subs.get(subscriptionId);
   if (!ch) fail(`message for unknown subscription ${subscriptionId}`);
-  const msg = JSON.parse(textDecoder.decode(data));
-  const err = check(ch.parsedSchema, msg);
-  if (err) fail(`${ch.topic} does not fit its schema: ${err}`);
+  let msg;
+  try {
+    msg = ch.reader.readMessage(data);
+  } catch (e) {
+    fail(`${ch.topic} does not decode with its schema: ${e.message}`);
+  }
+  if (ch.reader.lastReadHadTrailingBytes()) fail(`${ch.topic}: bytes left over after ${ch.schemaName}`);
+  const err = ch.topic === "/saint/head/state"
+    ? check({ type: "object", properties: { pan: { type: "number" }, tilt: { type: "number" } } }, msg)
+    : check({ type: "object", properties: { pose: { type: "object", properties: { pose: { type: "object", properties: { position: { type: "object", properties: { x: { type: "number" } } } } } } } } }, msg);
+  if (err) fail(`${ch.topic}: ${err}`);
   report.decoded[ch.topic] = (report.decoded[ch.topic] ?? 0) + 1;
   if (ch.topic !== "/saint/head/state") return;
   if (!published && report.decoded["/saint/tracks/odom"] > 0) {
