@@ -26,6 +26,7 @@ import (
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
+	"github.com/saint-os/saint/server/heartbeat"
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
@@ -235,6 +236,7 @@ func New(o Options) (*Server, error) {
 func (s *Server) register() error {
 	h, o := s.host, s.o
 	var err error
+	heartbeat.Register(h)
 	adoption.Register(h, s.adoption)
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)

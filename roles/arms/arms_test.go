@@ -35,6 +35,12 @@ type armRig struct {
 
 func newArmRig(t *testing.T) *armRig {
 	t.Helper()
+	return newArmRigWith(t, nil)
+}
+
+// newArmRigWith is newArmRig with the configuration edited first.
+func newArmRigWith(t *testing.T, edit func(*roleconfig.Config)) *armRig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
@@ -58,6 +64,9 @@ func newArmRig(t *testing.T) *armRig {
 	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
 	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
 	cfg := roletest.Config(t, "arms_left")
+	if edit != nil {
+		edit(cfg)
+	}
 	rig.role, err = roles.New(msg.RoleArms)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package balance
 
 import (
 	"fmt"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -44,12 +45,17 @@ type Config struct {
 	// StateRateHz is the BalanceState rate on the bus: the configuration's
 	// top-level state_rate_hz, not a field of this section.
 	StateRateHz float64 `yaml:"-"`
+	// LinkTimeout is how long without the server's heartbeat before the
+	// base stops driving (it keeps balancing): the configuration's
+	// top-level link_timeout_ms.
+	LinkTimeout time.Duration `yaml:"-"`
 }
 
 // params are the balance role's top-level settings besides its section.
 type params struct {
-	StateRateHz float64   `yaml:"state_rate_hz"`
-	Balance     yaml.Node `yaml:"balance"`
+	StateRateHz   float64   `yaml:"state_rate_hz"`
+	LinkTimeoutMS float64   `yaml:"link_timeout_ms"`
+	Balance       yaml.Node `yaml:"balance"`
 }
 
 // PIDConfig holds the pitch loop's gains.
@@ -86,6 +92,9 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 		return bc, err
 	}
 	bc.StateRateHz = top.StateRateHz
+	if bc.LinkTimeout, err = rolekit.LinkTimeout(cfg, top.LinkTimeoutMS); err != nil {
+		return bc, err
+	}
 	pos := []struct {
 		name string
 		v    float64

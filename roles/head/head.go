@@ -37,6 +37,7 @@ type Head struct {
 	clamped  []string
 	lastCmd  time.Time
 	timedOut bool
+	link     *rolekit.Link // the server's heartbeat; lost holds the head
 	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
 	alertedAxes    string
@@ -54,6 +55,7 @@ type headConfig struct {
 	controlPeriod   time.Duration
 	statePeriod     time.Duration
 	commandTimeout  time.Duration
+	linkTimeout     time.Duration
 }
 
 // headAxis is one head joint: its servo, its limits and travel in degrees,
@@ -140,6 +142,10 @@ func (h *Head) open() error {
 	}); err != nil {
 		return fmt.Errorf("head: %w", err)
 	}
+	var err error
+	if h.link, err = h.WatchLink(h.cfg.linkTimeout, h.hold, nil); err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
 	dt := h.cfg.controlPeriod.Seconds()
 	h.Every(h.cfg.controlPeriod, func() { h.control(dt) })
 	h.Every(h.cfg.statePeriod, h.publishState)
@@ -164,6 +170,9 @@ type headParams struct {
 	SensorsRateHz    float64 `yaml:"sensors_rate_hz"`
 	CommandTimeoutMS float64 `yaml:"command_timeout_ms"`
 	CameraAutostart  bool    `yaml:"camera_autostart"`
+	// LinkTimeoutMS is how long without the server's heartbeat before
+	// the head stops where it is (0: the default, 200 ms).
+	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
 }
 
 // headLimits is the head's limits: section: each axis's [min, max] in
@@ -220,6 +229,10 @@ func (h *Head) configure() error {
 			return c.Errorf(v.field, "%g, want a positive number", v.v)
 		}
 	}
+	linkTimeout, err := rolekit.LinkTimeout(c, p.LinkTimeoutMS)
+	if err != nil {
+		return err
+	}
 	maxSpeed := math.Min(lim.MaxSpeed, 1)
 	h.cfg = headConfig{
 		maxVelocity:     lim.MaxVelocity,
@@ -229,6 +242,7 @@ func (h *Head) configure() error {
 		controlPeriod:   time.Duration(float64(time.Second) / p.ControlRateHz),
 		statePeriod:     time.Duration(float64(time.Second) / p.StateRateHz),
 		commandTimeout:  time.Duration(p.CommandTimeoutMS * float64(time.Millisecond)),
+		linkTimeout:     linkTimeout,
 	}
 	return nil
 }
@@ -237,6 +251,9 @@ func (h *Head) configure() error {
 // at speed × max_velocity. The WebSocket "head home" arrives as a command
 // to (0, 0, 0).
 func (h *Head) command(c msg.HeadCommand) {
+	if h.link != nil && h.link.Lost() {
+		return // held: a command queued before the loss must not move the head after it
+	}
 	goals := [3]float64{float64(c.Pan), float64(c.Tilt), float64(c.Roll)}
 	for i, g := range goals {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
@@ -272,6 +289,18 @@ func (h *Head) command(c msg.HeadCommand) {
 	if len(cut) > 0 {
 		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
 	}
+}
+
+// hold stops the move in progress as fast as the acceleration limit
+// allows and keeps the head where it comes to rest: the server's link is
+// lost. The next command after the link returns moves it again.
+func (h *Head) hold() {
+	for i := range h.axes {
+		a := &h.axes[i]
+		stop := a.pos + a.vel*math.Abs(a.vel)/(2*h.cfg.maxAcceleration)
+		a.target = a.servo.Clamp(stop)
+	}
+	h.Env.Log.Warn("head holding: server link lost")
 }
 
 // headClampRealert is how often a stream of commands that stay clamped on
