@@ -82,6 +82,12 @@ type Options struct {
 	Host Host
 	// FirmwareUpload configures POST /api/firmware.
 	FirmwareUpload firmware.UploadOptions
+	// RequireSignedFirmware refuses to offer nodes a firmware image that
+	// is not signed by a release key (saint-server sets it unless
+	// --allow-unsigned). Off — the in-process simulator's default — an
+	// unsigned image is offered and only nodes built without a release
+	// key install it.
+	RequireSignedFirmware bool
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
 	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
 	// and AllowedOrigins are the server's.
@@ -205,6 +211,9 @@ func New(o Options) (*Server, error) {
 		roles = filepath.Join(o.ConfigDir, "roles")
 	}
 	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
+		return nil, err
+	}
+	if err := s.firmware.RequireSignatures(o.RequireSignedFirmware); err != nil {
 		return nil, err
 	}
 	s.adoption, err = adoption.New(adoption.Options{
