@@ -167,7 +167,12 @@ func New(o Options) (*Server, error) {
 		o.Log = slog.Default()
 	}
 	if o.DataDir != "" {
-		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		// The data directory holds the API token, the registry and the
+		// activity log: the server's user only.
+		if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("server: data directory: %w", err)
+		}
+		if err := os.Chmod(o.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("server: data directory: %w", err)
 		}
 		if o.FirmwareDir == "" {
@@ -192,8 +197,11 @@ func New(o Options) (*Server, error) {
 	// Everything logged through the server's logger, by the server and
 	// the packages it hands the logger to, lands in the activity log.
 	s.log = slog.New(activity.Tee(o.Log.Handler(), s.activity.Handler(slog.LevelInfo)))
-	if s.settings, err = settings.Open(o.DataDir); err != nil {
+	if s.settings, err = settings.OpenAt(o.DataDir, s.ex.Now()); err != nil {
 		return nil, err
+	}
+	if s.settings.Recovered != "" {
+		s.log.Error(s.settings.Recovered, "source", "settings")
 	}
 	s.settings.SetCheck(s.checkSettings)
 	s.settings.Watch(func(n settings.Settings) {

@@ -1,8 +1,12 @@
 package adoption
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +92,36 @@ func TestRegistryFollowsWhatNodesSay(t *testing.T) {
 	run(UnadoptedExpiry + 2*time.Second)
 	if u, _, _ := m.Lookup("n1"); u != nil {
 		t.Error("silent unadopted node still listed")
+	}
+}
+
+// A damaged adopted.json does not keep the server from starting: it is
+// moved aside, kept for repair, reported as an error event, and the
+// registry starts empty.
+func TestDamagedRegistryMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "adopted.json")
+	bad := []byte(`[{"node_id":"n1","role":"he`)
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	m, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir,
+		OnEvent: func(level, _, text string) { events = append(events, level+": "+text) }})
+	if err != nil {
+		t.Fatalf("a damaged registry stopped the manager: %v", err)
+	}
+	if len(m.Adopted()) != 0 {
+		t.Errorf("adopted %v from a damaged registry", m.Adopted())
+	}
+	moved, _ := filepath.Glob(path + ".corrupt-*")
+	if len(moved) != 1 {
+		t.Fatalf("moved aside: %v, want one copy", moved)
+	}
+	if got, _ := os.ReadFile(moved[0]); !bytes.Equal(got, bad) {
+		t.Errorf("the kept copy holds %q", got)
+	}
+	if len(events) != 1 || !strings.HasPrefix(events[0], "ERROR: ") || !strings.Contains(events[0], moved[0]) {
+		t.Errorf("events %q, want one error naming the kept copy", events)
 	}
 }

@@ -690,6 +690,16 @@ func (c *Client) handle(data []byte) {
 		c.reply(errorResponse(nullID, &Error{Code: CodeBadRequest, Message: "malformed JSON: " + err.Error()}))
 		return
 	}
+	// One message is one JSON value: anything after it is refused, not
+	// silently dropped.
+	if _, err := dec.Token(); err != io.EOF {
+		id := req.ID
+		if len(id) == 0 {
+			id = nullID
+		}
+		c.reply(errorResponse(id, &Error{Code: CodeBadRequest, Message: "malformed JSON: data after the request's closing brace"}))
+		return
+	}
 	if len(req.ID) == 0 {
 		req.ID = nullID
 	}
