@@ -465,8 +465,8 @@ func (s *Server) listen() error {
 		addr string
 		h    http.Handler
 	}{
-		{"http", s.o.HTTPAddr, mux},
-		{"ws", s.o.WSAddr, wsMux},
+		{"http", s.o.HTTPAddr, s.guard(mux)},
+		{"ws", s.o.WSAddr, s.guard(wsMux)},
 		{"firmware", s.o.FirmwareHTTPAddr, fwMux},
 		{"foxglove", s.o.FoxgloveAddr, s.foxglove},
 	} {
@@ -478,7 +478,9 @@ func (s *Server) listen() error {
 			s.Shutdown()
 			return fmt.Errorf("server: %s listener on %s: %w", l.name, l.addr, err)
 		}
-		srv := &http.Server{Handler: l.h, ReadHeaderTimeout: 10 * time.Second}
+		// IdleTimeout closes kept-alive connections nobody uses, which
+		// would otherwise count against the clients' sockets for ever.
+		srv := &http.Server{Handler: l.h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		s.mu.Lock()
 		s.listeners[l.name] = ln
 		s.servers = append(s.servers, srv)
