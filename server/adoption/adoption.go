@@ -140,11 +140,28 @@ func (m *Manager) load() error {
 		m.o.OnEvent("ERROR", "", why)
 		return nil
 	}
-	for _, a := range list {
+	for i, a := range list {
+		if a == nil || !msg.ValidNodeID(a.NodeID) {
+			m.o.OnEvent("ERROR", "", fmt.Sprintf("%s: entry %d is not a node (%s); skipped", m.registryPath(), i, describeEntry(a)))
+			continue
+		}
+		role, inst, err := NormalizeRole(a.Role, a.Instance)
+		if err != nil {
+			m.o.OnEvent("ERROR", a.NodeID, fmt.Sprintf("%s: %s: %v; skipped, adopt it again", m.registryPath(), a.NodeID, err))
+			continue
+		}
+		a.Role, a.Instance = role, inst
 		a.Online, a.LastStatus = false, nil
 		m.adopted[a.NodeID] = a
 	}
 	return nil
+}
+
+func describeEntry(a *Adopted) string {
+	if a == nil {
+		return "null"
+	}
+	return fmt.Sprintf("node_id %q", a.NodeID)
 }
 
 func (m *Manager) save() error {

@@ -125,3 +125,23 @@ func TestDamagedRegistryMovedAside(t *testing.T) {
 		t.Errorf("events %q, want one error naming the kept copy", events)
 	}
 }
+
+// Whatever adopted.json holds, the manager starts: the file is taken or
+// moved aside, never a panic or a refusal to start.
+func FuzzRegistryFile(f *testing.F) {
+	f.Add([]byte(`[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`))
+	f.Add([]byte(`[{"node_id":"n1","role":"he`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[null]`))
+	f.Add([]byte(`[{"node_id":"../x","role":"head"},{"node_id":"n1","role":"wings"}]`))
+	f.Add([]byte(`[null, {"node_id": 5}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "adopted.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir}); err != nil {
+			t.Fatalf("registry %q stopped the manager: %v", data, err)
+		}
+	})
+}
