@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -23,6 +24,7 @@ import (
 	"github.com/saint-os/saint/server/adoption"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/balance"
+	"github.com/saint-os/saint/server/camera"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
@@ -30,6 +32,8 @@ import (
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/motors"
+	"github.com/saint-os/saint/server/nodealerts"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
@@ -50,7 +54,7 @@ type Options struct {
 	// Exec is the executor the server's logic runs on. Nil means a
 	// wall-clock executor that the server runs itself.
 	Exec *executor.Executor
-	// ConfigDir is the configuration tree (server.yaml, roles/, routes/).
+	// ConfigDir is the configuration tree (rc_receiver.yaml, roles/, routes/).
 	ConfigDir string
 	// DataDir holds what the server writes (adoption registry, logs).
 	DataDir string
@@ -103,6 +107,16 @@ type Options struct {
 	// RecordDir is where record_start writes MCAP recordings (default
 	// DataDir/recordings; without either, the server does not record).
 	RecordDir string
+	// RobotID puts the root motor middleware's names (server/motors)
+	// inside "/robot_{id}"; empty leaves them at the root.
+	RobotID string
+	// MotorGroups are the motor roles' middlewares the root middleware
+	// drives; nil means the Robot's, else motors.DefaultGroups (the two
+	// arms).
+	MotorGroups []motors.Group
+	// Robot is the robot configuration resolved from its robot_type
+	// (bringup.Resolve): motor groups, robot id, custom actions.
+	Robot *bringup.Robot
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -218,6 +232,12 @@ func New(o Options) (*Server, error) {
 	if o.ConfigDir != "" {
 		roles = filepath.Join(o.ConfigDir, "roles")
 	}
+	if o.Robot != nil && len(o.Robot.RoleConfigData) > 0 {
+		// The robot type chooses some role configurations of its own.
+		if roles, err = robotRoles(roles, o.DataDir, o.Robot); err != nil {
+			return nil, err
+		}
+	}
 	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
 		return nil, err
 	}
@@ -257,12 +277,19 @@ func (s *Server) register() error {
 	adoption.Register(h, s.adoption)
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
+	nodealerts.Register(h)
 	telemetry.Register(h)
+	camera.Register(h)
 	balance.Register(h)
+	mot, err := motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot})
+	if err != nil {
+		return err
+	}
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
+		Sessions: mot,
 	}); err != nil {
 		return err
 	}
@@ -271,8 +298,8 @@ func (s *Server) register() error {
 	}
 	system.Register(h, system.Options{
 		Version: o.Version, Power: o.Power, Host: o.Host, Settings: s.settings, Adoption: s.adoption,
-		EStopActive: s.router.EStopActive,
-		Inputs:      []func(time.Time) msg.InputStatus{s.rc.InputStatus},
+		EStopActive: s.router.EStopActive, EStop: s.router.EStop, ClearEStop: s.router.ClearEStop,
+		Inputs: []func(time.Time) msg.InputStatus{s.rc.InputStatus},
 	})
 	admin.Register(h, admin.Options{
 		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,

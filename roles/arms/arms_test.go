@@ -35,16 +35,24 @@ type armRig struct {
 
 func newArmRig(t *testing.T) *armRig {
 	t.Helper()
-	return newArmRigWith(t, nil)
+	return newArmRigOn(t, false)
 }
 
-// newArmRigWith is newArmRig with the configuration edited first.
-func newArmRigWith(t *testing.T, edit func(*roleconfig.Config)) *armRig {
+// newArmRigOn is newArmRig with the joints on MIT-mode CAN actuators
+// (fixtures/config/arms_can/arms_left.yaml on an arms_can board) when
+// onCAN.
+func newArmRigOn(t *testing.T, onCAN bool) *armRig {
+	t.Helper()
+	return newArmRigWith(t, onCAN, nil)
+}
+
+// newArmRigWith is newArmRigOn with the configuration edited first.
+func newArmRigWith(t *testing.T, onCAN bool, edit func(*roleconfig.Config)) *armRig {
 	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
-	r, err := robot.New(robot.Options{Exec: ex, Bus: b, Seed: 3})
+	r, err := robot.New(robot.Options{Exec: ex, Bus: b, Seed: 3, CANArms: onCAN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +72,9 @@ func newArmRigWith(t *testing.T, edit func(*roleconfig.Config)) *armRig {
 	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
 	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
 	cfg := roletest.Config(t, "arms_left")
+	if onCAN {
+		cfg = canConfig(t, "left")
+	}
 	if edit != nil {
 		edit(cfg)
 	}
@@ -77,6 +88,21 @@ func newArmRigWith(t *testing.T, edit func(*roleconfig.Config)) *armRig {
 	t.Cleanup(rig.role.Stop)
 	rig.Run(200 * time.Millisecond)
 	return rig
+}
+
+// canConfig parses fixtures/config/arms_can/arms_{side}.yaml.
+func canConfig(t *testing.T, side string) *roleconfig.Config {
+	t.Helper()
+	name := "arms_can/arms_" + side + ".yaml"
+	data, err := fs.ReadFile(fixtures.Config(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := roleconfig.ParseFile(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // call calls one of the arm's services and runs the executor until it

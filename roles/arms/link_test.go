@@ -62,7 +62,7 @@ func TestArmHoldsWhenTheServerLinkIsLost(t *testing.T) {
 // With link_loss: limp the servos lose their torque when the link goes
 // and stay without it until the next command.
 func TestArmGoesLimpWhenTheServerLinkIsLostIfConfigured(t *testing.T) {
-	r := newArmRigWith(t, func(c *roleconfig.Config) { c.Params["link_loss"] = "limp" })
+	r := newArmRigWith(t, false, func(c *roleconfig.Config) { c.Params["link_loss"] = "limp" })
 	hb := r.heartbeat()
 	r.Run(200 * time.Millisecond)
 	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 30}, SpeedFactor: 1})

@@ -9,6 +9,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/servo"
+	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/roles/rolekit"
 )
 
@@ -34,16 +35,26 @@ type Head struct {
 	speed    float64 // speed factor of the move in progress
 	jaw      float64
 	jawServo *servo.Servo // nil without a jaw_servo function
-	clamped  []string
-	lastCmd  time.Time
-	timedOut bool
-	link     *rolekit.Link // the server's heartbeat; lost holds the head
+	// eyes are pan and tilt of the eyes, degrees, and their servos (nil
+	// without eyes_pan_servo / eyes_tilt_servo functions).
+	eyes      [2]float64
+	eyeServos [2]*servo.Servo
+	clamped   []string
+	lastCmd   time.Time
+	timedOut  bool
+	link      *rolekit.Link // the server's heartbeat; lost holds the head
 	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
 	alertedAxes    string
 
 	sensor headSensors
 	camera headCamera
+
+	// mw is the motor middleware over the three axes (motor.go); limp
+	// axes get no pulses (ZERO_TORQUE_MODE).
+	mw      *motor.Middleware
+	limp    [3]bool
+	robotID string
 }
 
 // headConfig is the head's part of the role configuration.
@@ -130,9 +141,24 @@ func (h *Head) open() error {
 		}
 		h.jawServo = s
 	}
+	for i, e := range eyeAxes() {
+		pin := h.Pins.PWM(e.function)
+		if pin == nil {
+			continue
+		}
+		// A hobby servo, 500–2500 µs over 180°, limited to the eye's range.
+		s, err := servo.New(pin, &servo.Config{Range: 180, MinAngle: -e.limit, MaxAngle: e.limit, FreqHz: h.Pins.Frequency(e.function)})
+		if err != nil {
+			return fmt.Errorf("head: %s: %w", e.function, err)
+		}
+		h.eyeServos[i] = s
+	}
 	h.speed = h.cfg.defaultSpeed
 	h.lastCmd = env.Exec.Now()
 	h.drive()
+	if err := h.openMotors(); err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
 
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/cmd", bus.QoS{Depth: 4}, h.command); err != nil {
 		return fmt.Errorf("head: %w", err)
@@ -173,6 +199,8 @@ type headParams struct {
 	// LinkTimeoutMS is how long without the server's heartbeat before
 	// the head stops where it is (0: the default, 200 ms).
 	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
+	// RobotID namespaces the head's motor middleware (robot_{id}).
+	RobotID string `yaml:"robot_id"`
 }
 
 // headLimits is the head's limits: section: each axis's [min, max] in
@@ -202,6 +230,7 @@ func (h *Head) configure() error {
 		return err
 	}
 	h.params = p
+	h.robotID = p.RobotID
 	for i, ax := range []struct {
 		name   string
 		limits []float64
@@ -254,6 +283,10 @@ func (h *Head) command(c msg.HeadCommand) {
 	if h.link != nil && h.link.Lost() {
 		return // held: a command queued before the loss must not move the head after it
 	}
+	if err := h.mw.Yield(); err != nil {
+		h.Env.Log.Warn("head command refused", "err", err)
+		return
+	}
 	goals := [3]float64{float64(c.Pan), float64(c.Tilt), float64(c.Roll)}
 	for i, g := range goals {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
@@ -285,6 +318,11 @@ func (h *Head) command(c msg.HeadCommand) {
 	}
 	if h.jawServo != nil && !math.IsNaN(float64(c.Jaw)) {
 		h.jaw = max(0, min(1, float64(c.Jaw)))
+	}
+	for i, v := range [2]float32{c.EyesPan, c.EyesTilt} {
+		if s := h.eyeServos[i]; s != nil && !math.IsNaN(float64(v)) {
+			h.eyes[i] = s.Clamp(float64(v))
+		}
 	}
 	if len(cut) > 0 {
 		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
@@ -328,6 +366,15 @@ func (h *Head) clampAlert(axes, previous, what string) {
 
 // control runs the profile one step and drives the servos.
 func (h *Head) control(dt float64) {
+	// With the server's link lost nobody may steer the head, a motor
+	// session's client included: it holds where hold left it.
+	if (h.link == nil || !h.link.Lost()) && h.middleware() {
+		for i := range h.axes {
+			h.axes[i].step(dt, h.cfg.maxVelocity*h.speed, h.cfg.maxAcceleration)
+		}
+		h.drive()
+		return
+	}
 	if !h.timedOut && h.Env.Exec.Now().Sub(h.lastCmd) >= h.cfg.commandTimeout {
 		h.timedOut = true
 		h.Env.Log.Info("no head command within the timeout: holding the last position", "timeout", h.cfg.commandTimeout)
@@ -342,6 +389,14 @@ func (h *Head) control(dt float64) {
 func (h *Head) drive() {
 	for i := range h.axes {
 		a := &h.axes[i]
+		if h.limp[i] {
+			if _, on := a.servo.Commanded(); on {
+				if err := a.servo.Halt(); err != nil {
+					h.Env.Log.Warn("servo", "function", a.function, "err", err)
+				}
+			}
+			continue
+		}
 		if _, err := a.servo.SetAngle(a.pos); err != nil {
 			h.Env.Log.Warn("servo", "function", a.function, "err", err)
 		}
@@ -351,7 +406,24 @@ func (h *Head) drive() {
 			h.Env.Log.Warn("servo", "function", "jaw_servo", "err", err)
 		}
 	}
+	for i, s := range h.eyeServos {
+		if s == nil {
+			continue
+		}
+		if _, err := s.SetAngle(h.eyes[i]); err != nil {
+			h.Env.Log.Warn("servo", "function", eyeAxes()[i].function, "err", err)
+		}
+	}
 }
+
+// eyeAxis is an eye servo function and its range (±deg).
+type eyeAxis struct {
+	function string
+	limit    float64
+}
+
+// eyeAxes are the eyes' optional servo functions: pan, then tilt.
+func eyeAxes() [2]eyeAxis { return [2]eyeAxis{{"eyes_pan_servo", 45}, {"eyes_tilt_servo", 30}} }
 
 func (h *Head) moving() bool {
 	for _, a := range h.axes {
@@ -368,7 +440,7 @@ func (h *Head) publishState() {
 	}
 	pos := angles(func(a headAxis) float64 { return a.pos })
 	_ = h.Env.Bus.Publish(h.Env.Prefix+"/state", msg.HeadState{Pan: pos.Pan, Tilt: pos.Tilt, Roll: pos.Roll,
-		CameraActive: h.camera.active(), Jaw: float32(h.jaw)})
+		CameraActive: h.camera.active(), Jaw: float32(h.jaw), EyesPan: float32(h.eyes[0]), EyesTilt: float32(h.eyes[1])})
 	_ = h.Env.Bus.Publish(h.Env.Prefix+"/motion", msg.HeadMotion{
 		Header:   msg.Header{Stamp: msg.TimeOf(h.Env.Exec.Now()), FrameID: "head"},
 		Position: pos,
@@ -377,6 +449,7 @@ func (h *Head) publishState() {
 		Speed:    float32(h.speed), Moving: h.moving(),
 		Clamped: append([]string(nil), h.clamped...), CommandTimeout: h.timedOut,
 	})
+	h.mw.PublishState()
 }
 
 // Stop implements rolekit.Role: it stops streaming and sampling, then

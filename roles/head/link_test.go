@@ -12,7 +12,7 @@ import (
 // link is lost do not move it; with the link back a fresh command does.
 func TestHeadHoldsWhenTheServerLinkIsLost(t *testing.T) {
 	g := newHeadRig(t, nil)
-	pan := headServoPins[0]
+	pan := headServos[0]
 	var seq uint64
 	beat := func(d time.Duration) {
 		for end := g.Ex.Now().Add(d); g.Ex.Now().Before(end); {
@@ -26,22 +26,22 @@ func TestHeadHoldsWhenTheServerLinkIsLost(t *testing.T) {
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 170, Speed: 1})
 	beat(300 * time.Millisecond)
 	g.Run(time.Second) // silent: lost after 200 ms, then braking
-	held, ok := g.servoAngle(pan.bcm, pan.travel)
+	held, ok := g.servoAngle(pan)
 	if !ok || held > 150 || held < 20 {
 		t.Fatalf("pan at %.1f° (pulse on %v) 1.3 s into a 170° move with the link lost after 0.3 s, want held well short of it", held, ok)
 	}
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: -90, Speed: 1})
 	g.Run(time.Second)
-	if a, _ := g.servoAngle(pan.bcm, pan.travel); a != held {
+	if a, _ := g.servoAngle(pan); a != held {
 		t.Errorf("a command with the link lost moved the pan from %.1f° to %.1f°", held, a)
 	}
 	beat(500 * time.Millisecond)
-	if a, _ := g.servoAngle(pan.bcm, pan.travel); a != held {
+	if a, _ := g.servoAngle(pan); a != held {
 		t.Errorf("the link came back and the pan moved from %.1f° to %.1f° without a fresh command", held, a)
 	}
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 0, Speed: 1})
 	beat(1500 * time.Millisecond)
-	if a, _ := g.servoAngle(pan.bcm, pan.travel); a > 0.5 || a < -0.5 {
+	if a, _ := g.servoAngle(pan); a > 0.5 || a < -0.5 {
 		t.Errorf("a fresh command with the link back: pan at %.1f°, want 0", a)
 	}
 }

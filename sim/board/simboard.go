@@ -38,10 +38,13 @@ const (
 	Console Profile = "console"
 	Balance Profile = "balance"
 	Bare    Profile = "bare"
+	// ArmsCAN is an arm on torque-controlled MIT-mode CAN actuators: the
+	// arms profile with a CAN interface for the joints.
+	ArmsCAN Profile = "arms_can"
 )
 
 // Profiles returns every profile.
-func Profiles() []Profile { return []Profile{Head, Arms, Tracks, Console, Balance, Bare} }
+func Profiles() []Profile { return []Profile{Head, Arms, ArmsCAN, Tracks, Console, Balance, Bare} }
 
 // Pins wired the same on every profile.
 const (
@@ -56,6 +59,20 @@ const (
 	// QMI8658INT2 is the balance IMU's INT2 pin, where the QMI8658A drives
 	// data ready.
 	QMI8658INT2 = 25
+)
+
+// PCA9685 addresses on I²C bus 1 (the arms' is at 0x40 too).
+const (
+	// HeadPCA9685 drives the head's roll servo (channel 0) and jaw
+	// (channel 1).
+	HeadPCA9685 = 0x40
+	// TracksPCA9685 drives the BTS7960 inputs: left RPWM/LPWM on channels
+	// 0/1, right on 2/3. The A0 jumper moves it off the INA219's 0x40.
+	TracksPCA9685 = 0x41
+	// TracksLeftINA219 and TracksRightINA219 measure each bridge's supply
+	// current (A2 jumper, and A2+A0).
+	TracksLeftINA219  = 0x44
+	TracksRightINA219 = 0x45
 )
 
 // UART is the name of the Pi's primary UART on GPIO14/15.
@@ -109,15 +126,18 @@ type Board struct {
 	expected []expectedI2C // chips the harness puts on I²C bus 1, by address
 	spi00    *qmi8658.Device
 	can      map[string]*cantest.Bus
+	canDesc  string         // what is on the CAN interfaces
 	uart     *uarttest.Port // the Pi's end of ttyAMA0
 	uartPeer *uarttest.Port // the device's end
 	uartDesc string         // what is on the line, "" for nothing
 	camera   bool
 
-	mpu  *mpu6050.Device
-	pca  *pca9685.Device
-	ina  *ina219.Device
-	oled *ssd1306.Device
+	mpu *mpu6050.Device
+	pca *pca9685.Device
+	ina *ina219.Device
+	// trackINA are the tracks' per-bridge supply monitors, left and right.
+	trackINA [2]*ina219.Device
+	oled     *ssd1306.Device
 }
 
 type expectedI2C struct {
@@ -133,6 +153,7 @@ const (
 	descSSD1306 = i2cid.SSD1306
 	descQMI8658 = "QMI8658 IMU"
 	descCAN     = "CAN bus 500 kbit/s (VESC 68, 56)"
+	descCANArm  = "CAN bus 1 Mbit/s (MIT-mode actuators 1-5)"
 	descFeetech = "Feetech smart-servo bus"
 	descIOLink  = "balance IO board link"
 	descCamera  = "Raspberry Pi Camera Module (CSI)"
@@ -187,6 +208,9 @@ func New(o *Options) (*Board, error) {
 		}
 		b.mpu = mpu6050.NewWith(mo)
 		attach(0x68, descMPU6050, b.mpu)
+		// The servos beyond the Pi's two hardware PWM channels.
+		b.pca = pca9685.New()
+		attach(HeadPCA9685, descPCA9685, b.pca)
 		b.camera = true
 	case Arms:
 		b.pca = pca9685.New()
@@ -194,9 +218,26 @@ func New(o *Options) (*Board, error) {
 		attach(0x40, descPCA9685, b.pca)
 		attach(0x41, descINA219, b.ina)
 		b.uartDesc = descFeetech
+	case ArmsCAN:
+		// The joints' actuators on can0 (a USB adapter or a CAN HAT's
+		// SPI controller, no header pins in use), the gripper's Feetech
+		// servo on the UART, the supply monitor on I²C.
+		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
+		attach(0x41, descINA219, b.ina)
+		b.can["can0"] = cantest.New(b.clk)
+		b.canDesc = descCANArm
+		b.uartDesc = descFeetech
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
+		// The bridges' four PWM inputs: more than the Pi's two channels.
+		b.pca = pca9685.New()
+		attach(TracksPCA9685, descPCA9685, b.pca)
+		// Each bridge's supply current (0.01 Ω shunts).
+		for side, addr := range [2]uint16{TracksLeftINA219, TracksRightINA219} {
+			b.trackINA[side] = ina219.NewWith(&ina219.Options{Clock: chipClock, ShuntOhms: 0.01})
+			attach(addr, descINA219, b.trackINA[side])
+		}
 		// The harness pulls the bridges' enables down (10 kΩ): GPIO5 and 6
 		// power up pulled high, and a released or not yet configured pin
 		// must leave the bridges off, never braking or driving.
@@ -219,6 +260,7 @@ func New(o *Options) (*Board, error) {
 			buses[n] = boardtest.BusPin{Dir: board.DirSPI, Owner: "spi0"}
 		}
 		b.can["can0"] = cantest.New(b.clk)
+		b.canDesc = descCAN
 		b.uartDesc = descIOLink
 	case Bare:
 	default:
@@ -372,6 +414,18 @@ func (b *Board) PressReset(pressed bool) {
 // enable), what an input reads.
 func (b *Board) Level(bcm int) (gpio.Level, error) { return b.base.Level(bcm) }
 
+// SetRecording turns on, or off, the records the test doubles under the
+// board keep of what its drivers did (GPIO outputs, PWM settings, CAN
+// frames sent; its UART keeps none): tests read them, a simulated robot
+// that runs for hours turns them off. Call it before the board's drivers
+// run.
+func (b *Board) SetRecording(on bool) {
+	b.base.SetRecording(on)
+	for _, c := range b.can {
+		c.SetRecording(on)
+	}
+}
+
 // PWMState returns the PWM output commanded on GPIO bcm: frequency, duty
 // (0–1) and whether it runs. A servo's pulse width is duty / freqHz. A pin
 // that is not a PWM output reports 0, 0, false.
@@ -414,6 +468,10 @@ func (b *Board) PCA9685() *pca9685.Device { return b.pca }
 
 // INA219 returns the power monitor twin (arms, tracks), or nil.
 func (b *Board) INA219() *ina219.Device { return b.ina }
+
+// TrackINA219 returns the tracks board's supply monitor of the left (0) or
+// right (1) bridge, or nil on other boards.
+func (b *Board) TrackINA219(side int) *ina219.Device { return b.trackINA[side] }
 
 // SSD1306 returns the console's display twin, or nil.
 func (b *Board) SSD1306() *ssd1306.Device { return b.oled }

@@ -34,6 +34,7 @@ func scanString(ps []board.Peripheral) string {
 func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 	want := map[Profile][]string{
 		Head: {
+			"i2c 1:0x40 PCA9685 PWM controller true",
 			"i2c 1:0x68 MPU6050 IMU true",
 			"camera csi0 Raspberry Pi Camera Module (CSI) true",
 		},
@@ -42,8 +43,16 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 			"i2c 1:0x41 INA219 power monitor true",
 			"uart ttyAMA0 Feetech smart-servo bus true",
 		},
+		ArmsCAN: {
+			"i2c 1:0x41 INA219 power monitor true",
+			"can can0 CAN bus 1 Mbit/s (MIT-mode actuators 1-5) true",
+			"uart ttyAMA0 Feetech smart-servo bus true",
+		},
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
+			"i2c 1:0x41 PCA9685 PWM controller true",
+			"i2c 1:0x44 INA219 power monitor true",
+			"i2c 1:0x45 INA219 power monitor true",
 		},
 		Console: {
 			"i2c 1:0x3c SSD1306 OLED display true",
@@ -111,7 +120,7 @@ func TestI2CNACKAndDriverReads(t *testing.T) {
 	if z := int16(uint16(acc[4])<<8 | uint16(acc[5])); z != 16384 {
 		t.Errorf("resting ACCEL_Z = %d, want 16384 (1 g)", z)
 	}
-	if b.MPU6050() == nil || b.PCA9685() != nil {
+	if b.MPU6050() == nil || b.PCA9685() == nil || b.QMI8658() != nil {
 		t.Error("twin accessors do not follow the profile")
 	}
 }
@@ -414,5 +423,31 @@ func TestTracksBridgeEnablesArePulledDown(t *testing.T) {
 	}
 	if l, _ := b.Level(5); l != gpio.Low {
 		t.Errorf("released enable reads %v, want low", l)
+	}
+}
+
+// With recording off the board's drivers still work, and the doubles under
+// it keep no record of CAN frames, PWM settings or GPIO outputs.
+func TestBoardWithoutRecording(t *testing.T) {
+	b := newBoard(t, &Options{Profile: Balance})
+	b.SetRecording(false)
+	hw := b.Hardware()
+	bus, err := hw.CAN("can0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	bus.Receive(func(can.Frame, time.Time) { n++ })
+	_ = bus.Send(can.Frame{ID: 3<<8 | 68, Extended: true, Length: 4})
+	cb, _ := b.CANBus("can0")
+	pin, err := hw.PWM(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pin.PWM(0.5, 50); err != nil {
+		t.Fatal(err)
+	}
+	if f, d, on := b.PWMState(12); n != 1 || len(cb.Sent()) != 0 || !on || d != 0.5 || f != 50 {
+		t.Errorf("delivered %d, recorded %d frames; PWM %v Hz %v on %v", n, len(cb.Sent()), f, d, on)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/board"
 	ft "github.com/saint-os/saint/hal/device/feetech"
+	pcadrv "github.com/saint-os/saint/hal/device/pca9685"
 	"github.com/saint-os/saint/hal/executor"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/model/arm"
@@ -20,6 +21,7 @@ import (
 	simcam "github.com/saint-os/saint/sim/twin/camera"
 	"github.com/saint-os/saint/sim/twin/encoder"
 	"github.com/saint-os/saint/sim/twin/feetech"
+	"github.com/saint-os/saint/sim/twin/mitmotor"
 	"github.com/saint-os/saint/sim/twin/mpu6050"
 	"github.com/saint-os/saint/sim/twin/qmi8658"
 	"github.com/saint-os/saint/sim/twin/vesc"
@@ -58,12 +60,20 @@ func DefaultNodeID(p Part) string {
 
 // Pins and ids of the harness (see the package doc and sim/board).
 const (
-	HeadPanPin, HeadTiltPin, HeadRollPin = 12, 13, 18
+	HeadPanPin, HeadTiltPin = 12, 13
+	// HeadRollChannel is the roll servo's channel on the head's PCA9685
+	// (simboard.HeadPCA9685).
+	HeadRollChannel = 0
 
-	TracksLeftRPWM, TracksLeftLPWM, TracksLeftEnable    = 12, 13, 5
-	TracksRightRPWM, TracksRightLPWM, TracksRightEnable = 18, 19, 6
-	TracksLeftEncA, TracksLeftEncB                      = 17, 27
-	TracksRightEncA, TracksRightEncB                    = 22, 23
+	// The BTS7960 PWM inputs are channels of the tracks' PCA9685
+	// (simboard.TracksPCA9685); the enables are GPIOs.
+	TracksLeftRPWMCh, TracksLeftLPWMCh, TracksLeftEnable    = 0, 1, 5
+	TracksRightRPWMCh, TracksRightLPWMCh, TracksRightEnable = 2, 3, 6
+	// TracksPWMHz is what the tracks' PCA9685 runs at: its fastest,
+	// 25 MHz / (4096 × 4).
+	TracksPWMHz                      = 1526
+	TracksLeftEncA, TracksLeftEncB   = 17, 27
+	TracksRightEncA, TracksRightEncB = 22, 23
 
 	VESCLeftID, VESCRightID = 68, 56
 	// FeetechGripperID is the gripper's id; joints are 1–5.
@@ -90,6 +100,10 @@ type Options struct {
 	NodeIDs map[Part]string
 	// Hash keeps the world's trajectory hash (world.Options.Hash).
 	Hash bool
+	// CANArms puts both arms' joints on torque-controlled MIT-mode CAN
+	// actuators (boards with the arms_can profile, actuators 1–5 on can0;
+	// the gripper stays a Feetech servo, id 6 on the UART).
+	CANArms bool
 }
 
 // Robot is the simulated robot.
@@ -113,7 +127,8 @@ type Robot struct {
 	encoder    [2]*encoder.Encoder
 	encCut     [2]bool
 	vesc       [2]*vesc.Device
-	vescI      [2]float64 // integral of the speed loops, A
+	vescI      [2]float64                         // integral of the speed loops, A
+	actuators  [2][arm.NumJoints]*mitmotor.Device // with Options.CANArms
 }
 
 // New builds the robot: boards, twins, models, and the world that steps
@@ -132,20 +147,35 @@ func New(o Options) (*Robot, error) {
 		prof := simboard.Profile(p)
 		if p == ArmsLeftPart || p == ArmsRightPart {
 			prof = simboard.Arms
+			if o.CANArms {
+				prof = simboard.ArmsCAN
+			}
 		}
 		b, err := simboard.New(&simboard.Options{Profile: prof, NodeID: id, Exec: o.Exec, Seed: subSeed(o.Seed, string(p))})
 		if err != nil {
 			return nil, fmt.Errorf("robot: %s board: %w", p, err)
 		}
+		// The robot runs for as long as the simulation: no records of
+		// every pin change and CAN frame.
+		b.SetRecording(false)
 		r.boards[p] = b
 	}
 	r.Head = head.New(head.Default(), nil) // the MPU6050 twin adds the noise
 	r.Arms[0] = arm.New(arm.Default("left"))
 	r.Arms[1] = arm.New(arm.Default("right"))
+	if o.CANArms {
+		for side, name := range []string{"left", "right"} {
+			p, err := CANArmParams(name)
+			if err != nil {
+				return nil, err
+			}
+			r.Arms[side] = arm.New(p)
+		}
+	}
 	r.Tracks = tracks.New(tracks.Default())
 	r.Balance = balance.New(balance.Default(), nil) // the QMI8658 twin adds the noise
 
-	if err := r.wireTwins(); err != nil {
+	if err := r.wireTwins(o.CANArms); err != nil {
 		return nil, err
 	}
 	for _, m := range []world.Model{
@@ -169,14 +199,21 @@ func subSeed(seed uint64, name string) uint64 {
 	return seed ^ h.Sum64()
 }
 
-func (r *Robot) wireTwins() error {
+func (r *Robot) wireTwins(canArms bool) error {
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
 		port, err := r.boards[p].UARTPeer(simboard.UART)
 		if err != nil {
 			return err
 		}
 		fb := feetech.New(port, nil)
-		for id := uint8(1); id <= FeetechGripperID; id++ {
+		first := uint8(1)
+		if canArms {
+			if err := r.wireCANArm(side, p); err != nil {
+				return err
+			}
+			first = FeetechGripperID // the joints are on CAN
+		}
+		for id := first; id <= FeetechGripperID; id++ {
 			if _, err := fb.Add(id); err != nil {
 				return fmt.Errorf("robot: %s feetech servo %d: %w", p, id, err)
 			}
@@ -184,8 +221,9 @@ func (r *Robot) wireTwins() error {
 		r.feetech[side] = fb
 	}
 	tb := r.boards[TracksPart]
-	r.bridges[tracks.Left] = bts7960.New(tb, bts7960.Wiring{RPWM: TracksLeftRPWM, LPWM: TracksLeftLPWM, REN: TracksLeftEnable, LEN: TracksLeftEnable})
-	r.bridges[tracks.Right] = bts7960.New(tb, bts7960.Wiring{RPWM: TracksRightRPWM, LPWM: TracksRightLPWM, REN: TracksRightEnable, LEN: TracksRightEnable})
+	pca := tb.PCA9685()
+	r.bridges[tracks.Left] = bts7960.New(tb, bts7960.Wiring{PWM: pca, RPWM: TracksLeftRPWMCh, LPWM: TracksLeftLPWMCh, REN: TracksLeftEnable, LEN: TracksLeftEnable})
+	r.bridges[tracks.Right] = bts7960.New(tb, bts7960.Wiring{PWM: pca, RPWM: TracksRightRPWMCh, LPWM: TracksRightLPWMCh, REN: TracksRightEnable, LEN: TracksRightEnable})
 	cpr := int(math.Round(r.Tracks.Params().EncoderCPR))
 	r.encoder[tracks.Left] = encoder.New(encoder.BoardLine(tb, TracksLeftEncA), encoder.BoardLine(tb, TracksLeftEncB), encoder.Options{CountsPerRev: cpr})
 	r.encoder[tracks.Right] = encoder.New(encoder.BoardLine(tb, TracksRightEncA), encoder.BoardLine(tb, TracksRightEncB), encoder.Options{CountsPerRev: cpr})
@@ -225,17 +263,33 @@ func (r *Robot) Stop() {
 	for _, v := range r.vesc {
 		v.Close()
 	}
+	for _, side := range r.actuators {
+		for _, d := range side {
+			if d != nil {
+				d.Close()
+			}
+		}
+	}
 }
 
 // readInputs turns what the boards' drivers did into model commands.
 func (r *Robot) readInputs() {
 	hb := r.boards[HeadPart]
-	for axis, pin := range [3]int{HeadPanPin, HeadTiltPin, HeadRollPin} {
+	for axis := range 3 {
 		if r.headPWMCut[axis] {
 			r.Head.Servo(axis).Release()
 			continue
 		}
-		f, d, on := hb.PWMState(pin)
+		var f, d float64
+		var on bool
+		switch axis {
+		case 0:
+			f, d, on = hb.PWMState(HeadPanPin)
+		case 1:
+			f, d, on = hb.PWMState(HeadTiltPin)
+		default:
+			f, d, on = hb.PCA9685().PWMState(HeadRollChannel)
+		}
 		r.Head.SetPWM(axis, f, d, on)
 	}
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
@@ -262,13 +316,18 @@ func (r *Robot) readInputs() {
 func (r *Robot) readArm(side int, b *simboard.Board) {
 	a, fb := r.Arms[side], r.feetech[side]
 	pca := b.PCA9685()
-	pulses := !pca.Asleep() && pca.Frequency() >= servo.MinFrameHz && pca.Frequency() <= servo.MaxFrameHz
+	pulses := pca != nil && !pca.Asleep() && pca.Frequency() >= servo.MinFrameHz && pca.Frequency() <= servo.MaxFrameHz
 	model := fb.Model()
 	var goals [arm.NumJoints + 1]feetech.Goal
 	var found [arm.NumJoints + 1]bool
 	ids := [arm.NumJoints + 1]uint8{1, 2, 3, 4, 5, FeetechGripperID} // joints, gripper
 	fb.Goals(ids[:], goals[:], found[:])
-	for i := 0; i < arm.NumJoints+1; i++ {
+	first := 0
+	if r.canArm() {
+		r.readCANArm(side)
+		first = arm.NumJoints // only the gripper is a Feetech servo
+	}
+	for i := first; i < arm.NumJoints+1; i++ {
 		s := a.Gripper()
 		if i < arm.NumJoints {
 			s = a.Joint(i)
@@ -363,7 +422,20 @@ func (r *Robot) writeOutputs() {
 			e.SetAngle(r.Tracks.SprocketAngle(side), now)
 		}
 	}
-	if ina := r.boards[TracksPart].INA219(); ina != nil {
+	tb := r.boards[TracksPart]
+	for side := 0; side < 2; side++ {
+		if ina := tb.TrackINA219(side); ina != nil {
+			// A bridge draws from the supply what its motor takes, by
+			// power balance: negative while the motor brakes into it.
+			vb := r.Tracks.BatteryVoltage()
+			i := 0.0
+			if vb > 0 {
+				i = r.Tracks.MotorVoltage(side) * r.Tracks.MotorCurrent(side) / vb
+			}
+			ina.Set(vb, i)
+		}
+	}
+	if ina := tb.INA219(); ina != nil {
 		ina.Set(r.Tracks.BatteryVoltage(), r.Tracks.BatteryCurrent())
 	}
 	acc, gyr = r.Balance.TrueIMU()
@@ -396,7 +468,12 @@ func (r *Robot) writeArm(side int, b *simboard.Board) {
 	a, fb := r.Arms[side], r.feetech[side]
 	model := fb.Model()
 	amps := 0.15
-	for i := 0; i < arm.NumJoints+1; i++ {
+	first := 0
+	if r.canArm() {
+		amps += r.writeCANArm(side)
+		first = arm.NumJoints
+	}
+	for i := first; i < arm.NumJoints+1; i++ {
 		s := a.Gripper()
 		if i < arm.NumJoints {
 			s = a.Joint(i)
@@ -447,15 +524,25 @@ func (r *Robot) registerDisturbances() {
 		fb := r.feetech[side]
 		for id := uint8(1); id <= FeetechGripperID; id++ {
 			s := fb.Servo(id)
+			if s == nil {
+				continue // a joint on CAN
+			}
 			w.AddLink(fmt.Sprintf("%s/feetech/%d", p, id), func(c bool) error { s.SetConnected(c); return nil })
 		}
 		// The whole bus: the cable from the Pi's UART to the first servo.
 		w.AddLink(fmt.Sprintf("%s/feetech", p), func(c bool) error {
 			for id := uint8(1); id <= FeetechGripperID; id++ {
-				fb.Servo(id).SetConnected(c)
+				if s := fb.Servo(id); s != nil {
+					s.SetConnected(c)
+				}
 			}
 			return nil
 		})
+		for _, d := range r.actuators[side] {
+			if d != nil {
+				w.AddLink(fmt.Sprintf("%s/can/%d", p, d.ID()), func(c bool) error { d.SetConnected(c); return nil })
+			}
+		}
 		a := r.Arms[side]
 		for i := 0; i < arm.NumJoints; i++ {
 			s := a.Joint(i)
@@ -492,6 +579,18 @@ func (r *Robot) registerDisturbances() {
 		w.AddLink("head/pwm/"+name, func(c bool) error { r.headPWMCut[a] = !c; return nil })
 		w.AddDevice("head/"+name, r.Head.Servo(axis).SetDead)
 	}
+}
+
+// TracksPWM opens the tracks' PCA9685 the way the tracks role does (every
+// channel off, at TracksPWMHz), for tests and tools that drive the bridges
+// directly: SetDuty(TracksLeftRPWMCh, 0.5) with the left enable high drives
+// the left track forward.
+func TracksPWM(hw board.Hardware) (*pcadrv.Dev, error) {
+	bus, err := hw.I2C(1)
+	if err != nil {
+		return nil, err
+	}
+	return pcadrv.New(bus, &pcadrv.Opts{Addr: simboard.TracksPCA9685, FreqHz: TracksPWMHz})
 }
 
 // NodeBoard is the board a node on part runs on: Board(p), and for the

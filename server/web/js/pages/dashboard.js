@@ -17,6 +17,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   const sys = h('dl', { class: 'kv', id: 'system-status' });
   const nodes = h('ul', { class: 'list', id: 'node-summary' });
   const inputs = h('ul', { class: 'list', id: 'input-summary' });
+  const motors = h('ul', { class: 'list', id: 'motor-sessions' });
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
   const logLevel = h('select', { id: 'dash-log-level', 'aria-label': 'Minimum level' },
     [['', 'All levels'], ['INFO', 'Info+'], ['WARN', 'Warnings+'], ['ERROR', 'Errors']].map(([v, t]) => h('option', { value: v }, t)));
@@ -33,6 +34,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     h('div', { class: 'grid two' },
       card('Nodes', nodes, h('p', {}, h('a', { href: '#/nodes' }, 'Manage nodes →'))),
       card('Inputs', inputs, h('p', {}, h('a', { href: '#/inputs' }, 'Input details →')))),
+    card('Motor control', motors),
     card('Quick actions', h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', id: 'adopt-new', onclick: adoptNew }, 'Adopt New Node'),
       estopBtn,
@@ -63,7 +65,19 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     } catch (err) { toast(err.message, 'error'); }
   }
 
+  // The nodes' active alerts (their warnings and errors of the last
+  // minute), refreshed with every status and every 2 s.
+  let nodeAlerts = {};
+  let lastStatus = null;
+  function loadAlerts() {
+    api.management('get_node_alerts', {}).then((r) => {
+      nodeAlerts = r.nodes || {};
+      if (lastStatus) showStatus(lastStatus);
+    }).catch(() => {});
+  }
+
   function showStatus(s) {
+    lastStatus = s;
     banner.hidden = !s.estop_active;
     estopBtn.disabled = !!s.estop_active;
     const kv = [
@@ -82,11 +96,16 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       if (!n.online) alerts.push('offline');
       else if (n.state !== 'ACTIVE') alerts.push(n.state);
       if (n.cpu_temp >= 70) alerts.push(`hot ${n.cpu_temp.toFixed(0)} °C`);
+      const raised = nodeAlerts[n.node_id] || [];
+      const list = raised.length ? h('ul', { class: 'node-alerts', 'data-alerts': n.node_id },
+        raised.slice(0, 3).map((a) => h('li', { class: `lvl-${a.level === 'error' ? 'ERROR' : 'WARN'}` },
+          `${a.level === 'error' ? '✖' : '⚠'} [${a.source}] ${a.message}${a.count > 1 ? ` (×${a.count})` : ''}`)),
+        raised.length > 3 ? h('li', { class: 'muted' }, `and ${raised.length - 3} more`) : null) : null;
       return h('li', { 'data-node': n.node_id },
         dot(n.online, ''), h('a', { href: `#/nodes/${encodeURIComponent(n.node_id)}` }, n.display_name || roleLabel(n.role, n.instance)),
         ` ${roleLabel(n.role, n.instance)} `, n.online ? 'Online' : 'Offline',
         n.online && n.cpu_temp ? ` ${n.cpu_temp.toFixed(0)} °C` : '',
-        alerts.length ? h('span', { class: 'alert' }, ` ⚠ ${alerts.join(', ')}`) : null);
+        alerts.length ? h('span', { class: 'alert' }, ` ⚠ ${alerts.join(', ')}`) : null, list);
     });
     if (s.unadopted_count) {
       rows.push(h('li', { id: 'unadopted-summary' }, '? ', h('a', { href: '#/nodes' }, `${s.unadopted_count} unadopted`), ' waiting for adoption'));
@@ -97,6 +116,17 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       h('li', {}, dot(i.active, ''), h('strong', {}, i.source), ` ${i.enabled ? '' : 'disabled · '}${i.detail || (i.active ? 'active' : 'idle')}`)));
   }
 
+  // showMotors lists the motor groups and who holds each (the root motor
+  // middleware's sessions).
+  function showMotors(st) {
+    const rows = (st.groups || []).map((g) =>
+      h('li', { 'data-group': g.name }, dot(g.online, ''), h('strong', {}, g.name),
+        ` motors ${(g.motor_ids || []).join(', ') || '–'} · `,
+        g.held_by ? h('span', { class: 'alert' }, `held by ${g.held_by}`) : 'free'));
+    if (!rows.length) rows.push(h('li', { class: 'muted' }, 'No motor groups'));
+    motors.replaceChildren(...rows);
+  }
+
   function addLog(e) {
     if (logLevel.value && LEVELS.indexOf(e.level) < LEVELS.indexOf(logLevel.value)) return;
     log.prepend(logLine(e));
@@ -105,6 +135,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
 
   function refresh() {
     api.command('system', 'status').then(showStatus).catch((err) => toast(err.message, 'error'));
+    api.command('motors', 'status').then(showMotors).catch(() => {});
   }
 
   function loadLog() {
@@ -117,6 +148,8 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
 
   refresh();
   loadLog();
-  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog)];
+  loadAlerts();
+  const alertTimer = setInterval(loadAlerts, 2000);
+  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog), api.subscribe('motors', showMotors), () => clearInterval(alertTimer)];
   return () => offs.forEach((off) => off());
 }
