@@ -116,6 +116,16 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 			return bc, cfg.Errorf("balance."+p.name, "%v, want a positive number", p.v)
 		}
 	}
+	// The timeouts that stop the base when its inputs go silent are
+	// bounded: a long one would let it drive on.
+	for _, b := range []struct {
+		name     string
+		v, limit int
+	}{{"watchdog_ms", bc.WatchdogMS, 1000}, {"can_timeout_ms", bc.CANTimeoutMS, 5000}} {
+		if b.v > b.limit {
+			return bc, cfg.Errorf("balance."+b.name, "%d, want at most %d", b.v, b.limit)
+		}
+	}
 	if bc.PID.Kp < 0 || bc.PID.Ki < 0 || bc.PID.Kd < 0 {
 		return bc, cfg.Errorf("balance.pid", "%+v, want gains ≥ 0", bc.PID)
 	}

@@ -116,6 +116,9 @@ func (c *tracksDrive) metresPerCount() float64 {
 	return 2 * math.Pi * c.SprocketRadius / float64(c.EncoderCPR)
 }
 
+// maxCmdTimeoutMS bounds cmd_timeout_ms.
+const maxCmdTimeoutMS = 5000
+
 // parseTracksConfig reads the tracks role's settings from cfg, with the
 // defaults of the harness for what is left out.
 func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
@@ -166,6 +169,11 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 				return nil, cfg.Errorf("motor_current."+p.name, "%v, want a positive number", p.v)
 			}
 		}
+	}
+	// A stream of commands that ends must not leave the base driving for
+	// long: the timeout is bounded.
+	if c.CmdTimeoutMS > maxCmdTimeoutMS {
+		return nil, cfg.Errorf("cmd_timeout_ms", "%v, want at most %d", c.CmdTimeoutMS, maxCmdTimeoutMS)
 	}
 	c.cmdTimeout = time.Duration(c.CmdTimeoutMS * float64(time.Millisecond))
 	c.statePeriod = time.Duration(float64(time.Second) / c.StateRateHz)
