@@ -95,12 +95,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## firmware: cross-compile a static saint-node for linux/arm64 and publish the firmware/ tree
-## (VERSION=1.2.0 CHANGELOG="..." make firmware; the previous current version moves to firmware/archive/)
+## (VERSION=1.2.0 CHANGELOG="..." make firmware; the previous current version moves to firmware/archive/).
+## SIGN_KEY=path/to/saint-release.key (saintctl firmware keygen) signs the image and builds the key's
+## public half into saint-node: those nodes then install only images that key signed.
 firmware:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/saint-node-linux-arm64 ./cmd/saint-node
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath \
+		-ldflags '$(LDFLAGS) $(if $(SIGN_KEY),-X main.firmwareKey=$(shell $(GO) run ./cmd/saintctl firmware pubkey --key $(SIGN_KEY)))' \
+		-o $(BIN)/saint-node-linux-arm64 ./cmd/saint-node
 	$(GO) run ./cmd/saintctl firmware publish --image $(BIN)/saint-node-linux-arm64 --version $(VERSION) \
 		--check-arch arm64 --changelog "$(or $(CHANGELOG),saint-node $(VERSION))" \
-		--configs fixtures/config/roles --out firmware
+		--configs fixtures/config/roles --out firmware $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
 	@ls -l $(BIN)/saint-node-linux-arm64 | awk '{ printf "firmware image: %.1f MB (%d bytes)\n", $$5/1e6, $$5 }'
 
 clean:

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
@@ -68,6 +70,14 @@ type Options struct {
 	// chunks over the bus instead, which keeps a simulation in one process
 	// on virtual time deterministic.
 	Fetcher Fetcher
+	// FirmwareKeys are the release keys this node trusts: an offered image
+	// is downloaded and installed only when its offer carries a valid
+	// signature by one of them (package fwsign). RequireSignedFirmware
+	// refuses unsigned offers even without keys (so: every offer); with
+	// neither, the node installs images on their sha256 alone, as a
+	// development build and the in-process simulator do.
+	FirmwareKeys          []ed25519.PublicKey
+	RequireSignedFirmware bool
 	// RoleStarted, when set, is called on Exec each time a role has
 	// started, with the role's name: saint-node enters real-time mode there
 	// for the roles that need it.
@@ -341,6 +351,15 @@ func (n *Node) checkFirmware(gen uint64) {
 			n.checkRole(gen)
 			return
 		}
+		if err := n.checkSignature(resp); err != nil {
+			// A forged or unsigned offer: nothing is downloaded, the node
+			// runs on as it is.
+			n.setMessage("firmware %s refused: %v; still running %s", resp.Version, err, n.version)
+			n.log.Error("firmware refused", "version", resp.Version, "err", err)
+			n.publishStatus()
+			n.checkRole(gen)
+			return
+		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
 		if n.o.Fetcher != nil && resp.URL != "" {
@@ -354,6 +373,16 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.download(gen, resp, append(make([]byte, 0, resp.SizeBytes), part...))
 	})
+}
+
+// checkSignature checks an offer's signature against the trusted release
+// keys (see Options.FirmwareKeys). The image is then held to the signed
+// sha256 and size by the download.
+func (n *Node) checkSignature(offer msg.FirmwareCheckResponse) error {
+	if len(n.o.FirmwareKeys) == 0 && !n.o.RequireSignedFirmware {
+		return nil
+	}
+	return fwsign.Verify(n.o.FirmwareKeys, offer.Version, offer.ChecksumSHA256, offer.SizeBytes, offer.Signature)
 }
 
 // fetch downloads the offered image over HTTP on a goroutine, into the

@@ -3,6 +3,7 @@ package node_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -35,6 +36,7 @@ type fakeServer struct {
 	image   []byte
 	sum     string // published checksum (may lie)
 	url     string // offered URL, "" for none (bus chunks only)
+	sig     string // offered signature, "" for none
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
@@ -58,7 +60,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}
 	must(bus.ServeJSON(b, msg.ServiceFirmwareCheck, ex, func(req msg.FirmwareCheckRequest, reply func(msg.FirmwareCheckResponse, error)) {
 		f.checks = append(f.checks, req)
-		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url}
+		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig}
 		resp.UpdateAvailable = f.version != "" && (req.Force || req.CurrentVersion != f.version)
 		reply(resp, nil)
 	}))
@@ -111,11 +113,21 @@ type rig struct {
 	statuses      []msg.NodeStatus
 	rolesStarted  []string
 	fetcher       node.Fetcher // set before boot for HTTP downloads
+	firmwareKeys  []ed25519.PublicKey
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
 	t.Helper()
+	return newRigWith(t, profile, nil)
+}
+
+// newRigWith is newRig with the rig changed by edit before the node boots.
+func newRigWith(t *testing.T, profile simboard.Profile, edit func(*rig)) *rig {
+	t.Helper()
 	r := &rig{t: t, ex: executor.NewVirtual(), broker: mem.NewBroker(), dir: t.TempDir()}
+	if edit != nil {
+		edit(r)
+	}
 	r.client = r.broker.Connect(nil)
 	r.srv = &fakeServer{t: t}
 	r.srv.serve(r.client, r.ex)
@@ -142,7 +154,8 @@ func newRig(t *testing.T, profile simboard.Profile) *rig {
 func (r *rig) boot() {
 	r.t.Helper()
 	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0", Fetcher: r.fetcher,
-		RoleStarted: func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
+		FirmwareKeys: r.firmwareKeys,
+		RoleStarted:  func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WriteFile replaces path with data so that a crash at any moment leaves
@@ -12,7 +13,8 @@ import (
 // fsyncs the directory so the rename itself is durable.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// A directory made here is private: what is persisted is state.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("persist: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
@@ -67,4 +69,21 @@ func Remove(path string) error {
 		return fmt.Errorf("persist: %w", err)
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// MoveAside renames a damaged file to path.corrupt-<UTC time> (kept for
+// inspection, never overwritten), so that the program can start again
+// from what it can rebuild. It returns the new name.
+func MoveAside(path string, now time.Time) (string, error) {
+	dst := path + ".corrupt-" + now.UTC().Format("20060102T150405.000Z")
+	if _, err := os.Lstat(dst); err == nil {
+		return "", fmt.Errorf("persist: %s already exists", dst)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("persist: %w", err)
+	}
+	if err := SyncDir(filepath.Dir(path)); err != nil {
+		return dst, err
+	}
+	return dst, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestWriteFileReplacesAtomically(t *testing.T) {
@@ -52,5 +53,33 @@ func TestWriteFileFailureKeepsOld(t *testing.T) {
 	}
 	if err := Remove(filepath.Join(dir, "missing")); err != nil {
 		t.Errorf("Remove of a missing file: %v", err)
+	}
+}
+
+func TestMoveAside(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "adopted.json")
+	if err := os.WriteFile(p, []byte("[{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 24, 23, 40, 1, 0, time.UTC)
+	dst, err := MoveAside(p, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := p + ".corrupt-20261124T234001.000Z"; dst != want {
+		t.Errorf("moved to %s, want %s", dst, want)
+	}
+	if b, err := os.ReadFile(dst); err != nil || string(b) != "[{" {
+		t.Errorf("moved file: %q, %v", b, err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("the damaged file is still there: %v", err)
+	}
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MoveAside(p, at); err == nil {
+		t.Error("MoveAside overwrote an earlier copy")
 	}
 }

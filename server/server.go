@@ -28,6 +28,7 @@ import (
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
+	"github.com/saint-os/saint/server/heartbeat"
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
@@ -85,6 +86,12 @@ type Options struct {
 	Host Host
 	// FirmwareUpload configures POST /api/firmware.
 	FirmwareUpload firmware.UploadOptions
+	// RequireSignedFirmware refuses to offer nodes a firmware image that
+	// is not signed by a release key (saint-server sets it unless
+	// --allow-unsigned). Off — the in-process simulator's default — an
+	// unsigned image is offered and only nodes built without a release
+	// key install it.
+	RequireSignedFirmware bool
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
 	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
 	// and AllowedOrigins are the server's.
@@ -174,7 +181,12 @@ func New(o Options) (*Server, error) {
 		o.Log = slog.Default()
 	}
 	if o.DataDir != "" {
-		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		// The data directory holds the API token, the registry and the
+		// activity log: the server's user only.
+		if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("server: data directory: %w", err)
+		}
+		if err := os.Chmod(o.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("server: data directory: %w", err)
 		}
 		if o.FirmwareDir == "" {
@@ -199,8 +211,11 @@ func New(o Options) (*Server, error) {
 	// Everything logged through the server's logger, by the server and
 	// the packages it hands the logger to, lands in the activity log.
 	s.log = slog.New(activity.Tee(o.Log.Handler(), s.activity.Handler(slog.LevelInfo)))
-	if s.settings, err = settings.Open(o.DataDir); err != nil {
+	if s.settings, err = settings.OpenAt(o.DataDir, s.ex.Now()); err != nil {
 		return nil, err
+	}
+	if s.settings.Recovered != "" {
+		s.log.Error(s.settings.Recovered, "source", "settings")
 	}
 	s.settings.SetCheck(s.checkSettings)
 	s.settings.Watch(func(n settings.Settings) {
@@ -224,6 +239,9 @@ func New(o Options) (*Server, error) {
 		}
 	}
 	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
+		return nil, err
+	}
+	if err := s.firmware.RequireSignatures(o.RequireSignedFirmware); err != nil {
 		return nil, err
 	}
 	s.adoption, err = adoption.New(adoption.Options{
@@ -255,6 +273,7 @@ func New(o Options) (*Server, error) {
 func (s *Server) register() error {
 	h, o := s.host, s.o
 	var err error
+	heartbeat.Register(h)
 	adoption.Register(h, s.adoption)
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
@@ -473,8 +492,8 @@ func (s *Server) listen() error {
 		addr string
 		h    http.Handler
 	}{
-		{"http", s.o.HTTPAddr, mux},
-		{"ws", s.o.WSAddr, wsMux},
+		{"http", s.o.HTTPAddr, s.guard(mux)},
+		{"ws", s.o.WSAddr, s.guard(wsMux)},
 		{"firmware", s.o.FirmwareHTTPAddr, fwMux},
 		{"foxglove", s.o.FoxgloveAddr, s.foxglove},
 	} {
@@ -486,7 +505,9 @@ func (s *Server) listen() error {
 			s.Shutdown()
 			return fmt.Errorf("server: %s listener on %s: %w", l.name, l.addr, err)
 		}
-		srv := &http.Server{Handler: l.h, ReadHeaderTimeout: 10 * time.Second}
+		// IdleTimeout closes kept-alive connections nobody uses, which
+		// would otherwise count against the clients' sockets for ever.
+		srv := &http.Server{Handler: l.h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		s.mu.Lock()
 		s.listeners[l.name] = ln
 		s.servers = append(s.servers, srv)

@@ -148,6 +148,10 @@ type FirmwareCheckResponse struct {
 	// server; FirmwareDownload returns the same.
 	URL     string `json:"url"`
 	Message string `json:"message"`
+	// Signature is the release key's Ed25519 signature over Version,
+	// ChecksumSHA256 and SizeBytes (package fwsign), base64; empty for an
+	// unsigned image, which a node with a trusted release key refuses.
+	Signature string `json:"signature,omitempty"`
 }
 
 // FirmwareDownloadRequest is FirmwareDownload.srv's request. The image is

@@ -223,6 +223,8 @@ func newServer(t *testing.T, root string, extra ...string) *server {
 	}
 	args := []string{"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
 		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth",
+		// The tests publish unsigned images (signed_firmware_test.go signs).
+		"--allow-unsigned",
 		// The test's nodes run on this machine: uploads are built for it.
 		"--firmware-arch", runtime.GOARCH}
 	s.proc = startProc(t, root, "saint-server", bin.server, append(args, extra...)...)
@@ -282,7 +284,10 @@ func newNode(t *testing.T, root, id, hw string, s *server) *node {
 	t.Helper()
 	n := &node{id: id, stateDir: filepath.Join(root, id)}
 	n.proc = startProc(t, root, id, bin.node,
-		"--server", s.natsURL(), "--hal", "sim", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir)
+		"--server", s.natsURL(), "--hal", "sim", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
+		// Built without a release key, the test's nodes take the test's
+		// unsigned images (signed_firmware_test.go builds one with a key).
+		"--allow-unsigned-firmware")
 	return n
 }
 

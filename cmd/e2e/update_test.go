@@ -149,7 +149,8 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	n := &node{id: "updater", stateDir: filepath.Join(root, "updater")}
 	// v1 is the flashed binary, the launcher every (re)start runs.
 	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "bare",
-		"--id", n.id, "--state-dir", n.stateDir, "--healthy-after", "1s", "--trial-timeout", "20s")
+		"--id", n.id, "--state-dir", n.stateDir, "--healthy-after", "1s", "--trial-timeout", "20s",
+		"--allow-unsigned-firmware")
 	start := time.Now()
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		_, err := c.checkRunning(n.id, "1.0.0", start)

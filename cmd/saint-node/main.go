@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
@@ -38,6 +40,12 @@ import (
 // version is the firmware version, set at build time with
 // -ldflags "-X main.version=1.2.0".
 var version = "0.1.0"
+
+// firmwareKey is the release key this firmware trusts, in fwsign's compact
+// form, built in by `make firmware SIGN_KEY=...` with
+// -ldflags "-X main.firmwareKey=ed25519:...". With a key (built in or
+// --firmware-key) the node installs only images that key signed.
+var firmwareKey = ""
 
 func main() {
 	if err := run(); err != nil {
@@ -55,6 +63,8 @@ func run() error {
 	resetPin := flag.Int("reset-pin", node.DefaultResetPin, "BCM pin of the hard-reset button (held low 5 s); -1 for none")
 	showVersion := flag.Bool("version", false, "print the firmware version and exit")
 	verbose := flag.Bool("v", false, "debug logging")
+	keyFile := flag.String("firmware-key", "", "a release public key file (saintctl firmware keygen's .pub) to trust besides the built-in one")
+	allowUnsigned := flag.Bool("allow-unsigned-firmware", false, "without any trusted release key, install firmware on its sha256 alone (development only)")
 	rtMode := rtFlag("auto")
 	flag.Var(&rtMode, "rt", "real-time control loop: true, false or auto (on for the balance role on a Pi)")
 	update := addSelfUpdateFlags()
@@ -72,6 +82,19 @@ func run() error {
 	// over to the installed one.
 	if done, err := update.boot(*stateDir, version, log); done || err != nil {
 		return err
+	}
+
+	keys, err := trustedFirmwareKeys(firmwareKey, *keyFile)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(keys) > 0:
+		log.Info("firmware: installing only images signed by a trusted release key", "keys", len(keys))
+	case *allowUnsigned:
+		log.Warn("firmware: no release key; --allow-unsigned-firmware installs any image whose sha256 matches its offer (development only)")
+	default:
+		log.Warn("firmware: no release key built in or given (--firmware-key): firmware updates are refused")
 	}
 
 	var b board.Board
@@ -111,6 +134,7 @@ func run() error {
 	n, err := node.New(node.Options{
 		Exec: ex, Bus: bc, Board: b, StateDir: *stateDir, NodeID: *id,
 		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
+		FirmwareKeys: keys, RequireSignedFirmware: !*allowUnsigned,
 		// Firmware comes over HTTP from the server's firmware server; an
 		// offered URL without a host means the host of the bus URL.
 		Fetcher: &fetch.Client{Host: busHost(url)},
@@ -137,6 +161,27 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// trustedFirmwareKeys is the built-in release key and the one in file,
+// those that are given.
+func trustedFirmwareKeys(builtIn, file string) ([]ed25519.PublicKey, error) {
+	var keys []ed25519.PublicKey
+	if builtIn != "" {
+		k, err := fwsign.ParsePublic(builtIn)
+		if err != nil {
+			return nil, fmt.Errorf("built-in firmware key: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	if file != "" {
+		k, err := fwsign.ReadPublicFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--firmware-key: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 // busHost is the host of the bus URL (nats://HOST:PORT): the server, as

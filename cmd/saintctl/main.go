@@ -10,7 +10,9 @@
 //	saintctl [--server URL] info NODE
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
 //	saintctl [--server URL] balance CMD [ARGS...]   the balancing base's debug console
-//	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR]
+//	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
+//	saintctl firmware keygen [--out DIR] [--name NAME]
+//	saintctl firmware pubkey --key FILE
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
@@ -21,6 +23,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -28,12 +31,14 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -54,7 +59,9 @@ commands:
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
                                   (robot control: call command/head move '{"pan":45}')
   balance CMD [ARGS...]           the balancing base's debug console: balance help, balance status
-  firmware publish --image FILE --version V [--configs DIR] [--out DIR]
+  firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
+  firmware keygen [--out DIR] [--name NAME]   a new Ed25519 release key (NAME.key, NAME.pub)
+  firmware pubkey --key FILE      the key's public half as saint-node's -ldflags take it
   firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
                                   replay a Live Link Face capture at its recorded rate
@@ -340,8 +347,12 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	if len(args) > 0 && args[0] == "upload" {
 		return firmwareUpload(args[1:], token, out, os.Stderr)
 	}
+	if len(args) > 0 && (args[0] == "keygen" || args[0] == "pubkey") {
+		return firmwareKeys(args, out)
+	}
 	if len(args) == 0 || args[0] != "publish" {
-		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR]\n       " + uploadUsage)
+		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]\n" +
+			"       firmware keygen [--out DIR] [--name NAME]\n       firmware pubkey --key FILE\n       " + uploadUsage)
 	}
 	f := flag.NewFlagSet("firmware publish", flag.ContinueOnError)
 	image := f.String("image", "", "node binary to publish (required)")
@@ -352,6 +363,7 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	minHW := f.String("min-hardware-rev", "1.0", "oldest hardware revision the image runs on")
 	date := f.String("date", time.Now().UTC().Format("2006-01-02"), "release date")
 	arch := f.String("check-arch", "", "refuse an image that is not a static ELF executable for this GOARCH (arm64, amd64)")
+	signKey := f.String("sign-key", "", "release private key (firmware keygen) to sign the image with; nodes built with its public key install only signed images")
 	if err := f.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -365,12 +377,57 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	if err := checkArch(data, *arch); err != nil {
 		return fmt.Errorf("firmware publish: %s: %w", *image, err)
 	}
-	m, err := firmware.Publish(*dir, *configs, data, firmware.Release{
-		Version: *version, ReleaseDate: *date, MinHardwareRev: *minHW, Changelog: *changelog,
-	})
+	rel := firmware.Release{Version: *version, ReleaseDate: *date, MinHardwareRev: *minHW, Changelog: *changelog}
+	if *signKey != "" {
+		key, err := fwsign.ReadPrivateFile(*signKey)
+		if err != nil {
+			return fmt.Errorf("firmware publish: --sign-key: %w", err)
+		}
+		firmware.SignRelease(key, data, &rel)
+	}
+	m, err := firmware.Publish(*dir, *configs, data, rel)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "published firmware %s (%d bytes, sha256 %s) to %s\n", m.Firmware.Version, m.Firmware.SizeBytes, m.Firmware.ChecksumSHA256, *dir)
+	signed := "unsigned"
+	if m.Firmware.Signature != "" {
+		signed = "signed by " + m.Firmware.SigningKey
+	}
+	fmt.Fprintf(out, "published firmware %s (%d bytes, sha256 %s, %s) to %s\n", m.Firmware.Version, m.Firmware.SizeBytes, m.Firmware.ChecksumSHA256, signed, *dir)
+	return nil
+}
+
+// firmwareKeys is firmware keygen (a new release key pair) and firmware
+// pubkey (the compact public key of a key file, for -ldflags).
+func firmwareKeys(args []string, out io.Writer) error {
+	f := flag.NewFlagSet("firmware "+args[0], flag.ContinueOnError)
+	dir := f.String("out", ".", "keygen: directory for NAME.key (private, 0600) and NAME.pub")
+	name := f.String("name", "saint-release", "keygen: the key files' name")
+	keyFile := f.String("key", "", "pubkey: a private (.key) or public (.pub) key file")
+	if err := f.Parse(args[1:]); err != nil {
+		return err
+	}
+	if args[0] == "pubkey" {
+		if *keyFile == "" {
+			return errors.New("firmware pubkey: --key FILE is required")
+		}
+		pub, err := fwsign.ReadPublicFile(*keyFile)
+		if err != nil {
+			priv, perr := fwsign.ReadPrivateFile(*keyFile)
+			if perr != nil {
+				return fmt.Errorf("firmware pubkey: %s is neither a public nor a private key: %v", *keyFile, err)
+			}
+			pub = priv.Public().(ed25519.PublicKey)
+		}
+		fmt.Fprintln(out, fwsign.EncodePublic(pub))
+		return nil
+	}
+	pub, err := fwsign.WriteKeyPair(*dir, *name)
+	if err != nil {
+		return fmt.Errorf("firmware keygen: %w", err)
+	}
+	fmt.Fprintf(out, "wrote %s (keep it secret, offline) and %s\npublic key: %s\n",
+		filepath.Join(*dir, *name+".key"), filepath.Join(*dir, *name+".pub"), fwsign.EncodePublic(pub))
+	fmt.Fprintf(out, "build nodes that trust it: make firmware SIGN_KEY=%s\n", filepath.Join(*dir, *name+".key"))
 	return nil
 }

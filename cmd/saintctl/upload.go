@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
@@ -17,10 +18,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/server/firmware"
 )
 
-const uploadUsage = "usage: firmware upload FILE --version V [--server URL] [--token T] [--changelog TEXT] [--min-hardware-rev R] [--date YYYY-MM-DD]"
+const uploadUsage = "usage: firmware upload FILE --version V [--server URL] [--token T] [--sign-key FILE] [--changelog TEXT] [--min-hardware-rev R] [--date YYYY-MM-DD]"
 
 // progressMinBytes is the size from which an upload reports its progress.
 const progressMinBytes = 1 << 20
@@ -37,6 +39,7 @@ func firmwareUpload(args []string, token string, out, progress io.Writer) error 
 	minHW := f.String("min-hardware-rev", "", "oldest hardware revision the image runs on (server default 1.0)")
 	date := f.String("date", "", "release date YYYY-MM-DD (server default: today)")
 	timeout := f.Duration("timeout", 10*time.Minute, "give up after this long")
+	signKey := f.String("sign-key", "", "release private key (saintctl firmware keygen) to sign the image with")
 	pos, err := parseInterleaved(f, args)
 	if err != nil {
 		return err
@@ -63,6 +66,14 @@ func firmwareUpload(args []string, token string, out, progress io.Writer) error 
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	fields := map[string]string{"version": *version, "sha256": sum, "changelog": *changelog, "min_hardware_rev": *minHW, "release_date": *date}
+	if *signKey != "" {
+		key, err := fwsign.ReadPrivateFile(*signKey)
+		if err != nil {
+			return fmt.Errorf("--sign-key: %w", err)
+		}
+		fields["signing_key"] = fwsign.EncodePublic(key.Public().(ed25519.PublicKey))
+		fields["signature"] = fwsign.Sign(key, *version, sum, size)
+	}
 
 	// The body is streamed: the image is read from disk as it is sent.
 	pr, pw := io.Pipe()

@@ -1,6 +1,7 @@
 package arms
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -54,6 +55,11 @@ type Arms struct {
 
 	errorMessage string
 	stopped      bool // a fault stopped the arm; the next command clears it
+
+	// link is the server's heartbeat. While it is lost the arm holds or
+	// goes limp (link_loss); limp stays until the next command.
+	link *rolekit.Link
+	limp bool
 
 	polling int // reads outstanding in this control period
 	cycle   uint64
@@ -177,6 +183,9 @@ func (a *Arms) open() error {
 	}
 	a.OnStop(a.power.Stop)
 	a.power.OnReading(a.watchPower)
+	if a.link, err = a.WatchLink(cfg.linkTimeout, a.onLinkLost, nil); err != nil {
+		return err
+	}
 	a.Every(cfg.controlPeriod, a.poll)
 	a.Every(cfg.statePeriod, a.publish)
 	return nil
@@ -230,8 +239,23 @@ func (a *Arms) command(c msg.ArmCommand) {
 	}
 }
 
+// onLinkLost stops the arm: the server's heartbeat is silent.
+func (a *Arms) onLinkLost() {
+	if a.cfg.limpOnLoss {
+		a.limp = true
+		a.errorMessage = "server link lost: servos without torque until the next command"
+		return
+	}
+	// The next control period holds where the arm is then (follow).
+	a.errorMessage = "server link lost: holding"
+	a.holding = false
+}
+
 // move starts (or queues) a synchronised move to c's targets.
 func (a *Arms) move(c msg.ArmCommand) error {
+	if a.link != nil && a.link.Lost() {
+		return errors.New("server link lost: the arm holds until it returns")
+	}
 	j := a.cfg.joints
 	n := len(j.JointNames)
 	if len(c.TargetPositions) == 0 || len(c.TargetPositions) > n {
@@ -270,7 +294,7 @@ func (a *Arms) move(c msg.ArmCommand) error {
 	for i, v := range c.TargetPositions {
 		to[i] = j.Clamp(i, float64(v)*math.Pi/180)
 	}
-	a.errorMessage, a.stopped = "", false
+	a.errorMessage, a.stopped, a.limp = "", false, false
 	for i := range a.lagCount {
 		a.lagCount[i], a.lag[i] = 0, 0
 	}
@@ -378,7 +402,9 @@ func (a *Arms) control() {
 		fb[i] = motor.Feedback{Reachable: s.reachable, Position: s.pos, Velocity: s.vel, Effort: s.effort}
 	}
 	out, owns := a.mw.Update(fb)
-	if owns {
+	// Nobody can stop a session's client across a lost link: the role
+	// holds the pose the arm had when the link went instead.
+	if owns && !a.link.Lost() {
 		a.holding, a.traj, a.queued = false, nil, nil
 		// The session's client drives; the role still says what it sees.
 		for i, f := range fb {
@@ -389,6 +415,11 @@ func (a *Arms) control() {
 		}
 	} else {
 		out = a.follow()
+	}
+	if a.limp {
+		out = make([]motor.Output, n)
+		a.holding, a.traj, a.queued, a.gripCommand = false, nil, nil, false
+		a.gripOff()
 	}
 	if a.cutoff {
 		// The supply is too low to run: every servo without torque, as

@@ -43,6 +43,12 @@ func newArmRig(t *testing.T) *armRig {
 // onCAN.
 func newArmRigOn(t *testing.T, onCAN bool) *armRig {
 	t.Helper()
+	return newArmRigWith(t, onCAN, nil)
+}
+
+// newArmRigWith is newArmRigOn with the configuration edited first.
+func newArmRigWith(t *testing.T, onCAN bool, edit func(*roleconfig.Config)) *armRig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
@@ -68,6 +74,9 @@ func newArmRigOn(t *testing.T, onCAN bool) *armRig {
 	cfg := roletest.Config(t, "arms_left")
 	if onCAN {
 		cfg = canConfig(t, "left")
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	rig.role, err = roles.New(msg.RoleArms)
 	if err != nil {

@@ -40,6 +40,12 @@ type armsConfig struct {
 
 	RobotID          string `yaml:"robot_id"`
 	DefaultTimeoutMS int    `yaml:"default_timeout_ms"`
+	// LinkTimeoutMS is how long without the server's heartbeat before the
+	// arm stops (0: the default, 200 ms); LinkLoss is what it does then:
+	// hold (the joints hold where they are, the default) or limp (every
+	// servo without torque, for an arm that must not resist a person).
+	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
+	LinkLoss      string  `yaml:"link_loss"`
 
 	Gripper   armsGripperConfig   `yaml:"gripper_servo"`
 	Collision armsCollisionConfig `yaml:"collision"`
@@ -57,6 +63,8 @@ type armsConfig struct {
 	models        []mitmotor.Model // the actuators', with Actuators
 	controlPeriod time.Duration
 	statePeriod   time.Duration
+	linkTimeout   time.Duration
+	limpOnLoss    bool
 }
 
 // armsGripperConfig describes the gripper servo.
@@ -166,6 +174,16 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 		case id < 0 || id > 253:
 			return nil, c.Errorf(fmt.Sprintf("motor.map_index[%d]", i), "%d is not a Feetech servo id", id)
 		}
+	}
+	switch cfg.LinkLoss {
+	case "", "hold":
+	case "limp":
+		cfg.limpOnLoss = true
+	default:
+		return nil, c.Errorf("link_loss", "%q, expected hold or limp", cfg.LinkLoss)
+	}
+	if cfg.linkTimeout, err = rolekit.LinkTimeout(c, cfg.LinkTimeoutMS); err != nil {
+		return nil, err
 	}
 	cfg.controlPeriod = time.Duration(float64(time.Second) / cfg.ControlRateHz)
 	cfg.statePeriod = time.Duration(float64(time.Second) / cfg.StateRateHz)

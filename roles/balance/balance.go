@@ -104,6 +104,11 @@ type Balance struct {
 	ioFaultAt time.Time
 	sensor    link.Sensor
 	busEStop  bool
+	// server is the server's heartbeat: while it is lost the base stops
+	// driving and keeps balancing; after it returns only commands newer
+	// than serverBack drive it.
+	server     *rolekit.Link
+	serverBack time.Time
 
 	canVel   canmsg.Velocity
 	canVelAt time.Time
@@ -182,6 +187,9 @@ func (b *Balance) open() error {
 		if err := rolekit.Subscribe(&b.Kit, prefix+"/estop", bus.QoS{Reliability: bus.Reliable}, func(e msg.EStop) {
 			b.busEStop = e.Active
 		}); err != nil {
+			return err
+		}
+		if b.server, err = b.WatchLink(b.cfg.LinkTimeout, nil, func() { b.serverBack = b.ex.Now() }); err != nil {
 			return err
 		}
 		if err := rolekit.Subscribe(&b.Kit, prefix+"/cmd_vel", bus.QoS{Depth: 1}, func(t msg.Twist) {
@@ -398,14 +406,18 @@ func (b *Balance) fault(code uint8) {
 // it is (the same timeout), else the RC sticks; the speed limited by the
 // hard cap.
 func (b *Balance) command(now time.Time) (speed, yawRate float64) {
-	if now.Sub(b.canVelAt) <= b.canTimeout() {
+	if b.server != nil && b.server.Lost() {
+		return 0, 0 // the server is gone: stand (balancing) where it is
+	}
+	// A command from before the link returned is not a fresh one.
+	if now.Sub(b.canVelAt) <= b.canTimeout() && !b.canVelAt.Before(b.serverBack) {
 		speed = float64(b.canVel.SpeedMMPS) / 1000
 		yawRate = float64(b.canVel.SteerMrad) / 1000
-	} else if !b.busVelAt.IsZero() && now.Sub(b.busVelAt) <= b.canTimeout() {
+	} else if !b.busVelAt.IsZero() && now.Sub(b.busVelAt) <= b.canTimeout() && !b.busVelAt.Before(b.serverBack) {
 		speed, yawRate = b.busSpeed, b.busYaw
 		steer := b.cfg.MaxSteerMrad / 1000
 		yawRate = math.Max(-steer, math.Min(steer, yawRate))
-	} else if now.Sub(b.rcAt) <= b.watchdog() {
+	} else if now.Sub(b.rcAt) <= b.watchdog() && !b.rcAt.Before(b.serverBack) {
 		speed = float64(b.rc.Throttle) / link.StickFull * b.maxSpeed
 		// Steer right (positive stick) turns right: negative yaw rate.
 		yawRate = -float64(b.rc.Steer) / link.StickFull * b.cfg.MaxSteerMrad / 1000

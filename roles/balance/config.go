@@ -2,6 +2,7 @@ package balance
 
 import (
 	"fmt"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -48,12 +49,17 @@ type Config struct {
 	// StateRateHz is the BalanceState rate on the bus: the configuration's
 	// top-level state_rate_hz, not a field of this section.
 	StateRateHz float64 `yaml:"-"`
+	// LinkTimeout is how long without the server's heartbeat before the
+	// base stops driving (it keeps balancing): the configuration's
+	// top-level link_timeout_ms.
+	LinkTimeout time.Duration `yaml:"-"`
 }
 
 // params are the balance role's top-level settings besides its section.
 type params struct {
-	StateRateHz float64   `yaml:"state_rate_hz"`
-	Balance     yaml.Node `yaml:"balance"`
+	StateRateHz   float64   `yaml:"state_rate_hz"`
+	LinkTimeoutMS float64   `yaml:"link_timeout_ms"`
+	Balance       yaml.Node `yaml:"balance"`
 }
 
 // PIDConfig holds the pitch loop's gains.
@@ -91,6 +97,9 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 		return bc, err
 	}
 	bc.StateRateHz = top.StateRateHz
+	if bc.LinkTimeout, err = rolekit.LinkTimeout(cfg, top.LinkTimeoutMS); err != nil {
+		return bc, err
+	}
 	pos := []struct {
 		name string
 		v    float64
@@ -105,6 +114,16 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 	for _, p := range pos {
 		if !(p.v > 0) {
 			return bc, cfg.Errorf("balance."+p.name, "%v, want a positive number", p.v)
+		}
+	}
+	// The timeouts that stop the base when its inputs go silent are
+	// bounded: a long one would let it drive on.
+	for _, b := range []struct {
+		name     string
+		v, limit int
+	}{{"watchdog_ms", bc.WatchdogMS, 1000}, {"can_timeout_ms", bc.CANTimeoutMS, 5000}} {
+		if b.v > b.limit {
+			return bc, cfg.Errorf("balance."+b.name, "%d, want at most %d", b.v, b.limit)
 		}
 	}
 	if bc.PID.Kp < 0 || bc.PID.Ki < 0 || bc.PID.Kd < 0 {

@@ -42,6 +42,7 @@ type Head struct {
 	clamped   []string
 	lastCmd   time.Time
 	timedOut  bool
+	link      *rolekit.Link // the server's heartbeat; lost holds the head
 	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
 	alertedAxes    string
@@ -65,6 +66,7 @@ type headConfig struct {
 	controlPeriod   time.Duration
 	statePeriod     time.Duration
 	commandTimeout  time.Duration
+	linkTimeout     time.Duration
 }
 
 // headAxis is one head joint: its servo, its limits and travel in degrees,
@@ -166,6 +168,10 @@ func (h *Head) open() error {
 	}); err != nil {
 		return fmt.Errorf("head: %w", err)
 	}
+	var err error
+	if h.link, err = h.WatchLink(h.cfg.linkTimeout, h.hold, nil); err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
 	dt := h.cfg.controlPeriod.Seconds()
 	h.Every(h.cfg.controlPeriod, func() { h.control(dt) })
 	h.Every(h.cfg.statePeriod, h.publishState)
@@ -190,6 +196,9 @@ type headParams struct {
 	SensorsRateHz    float64 `yaml:"sensors_rate_hz"`
 	CommandTimeoutMS float64 `yaml:"command_timeout_ms"`
 	CameraAutostart  bool    `yaml:"camera_autostart"`
+	// LinkTimeoutMS is how long without the server's heartbeat before
+	// the head stops where it is (0: the default, 200 ms).
+	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
 	// RobotID namespaces the head's motor middleware (robot_{id}).
 	RobotID string `yaml:"robot_id"`
 }
@@ -249,6 +258,10 @@ func (h *Head) configure() error {
 			return c.Errorf(v.field, "%g, want a positive number", v.v)
 		}
 	}
+	linkTimeout, err := rolekit.LinkTimeout(c, p.LinkTimeoutMS)
+	if err != nil {
+		return err
+	}
 	maxSpeed := math.Min(lim.MaxSpeed, 1)
 	h.cfg = headConfig{
 		maxVelocity:     lim.MaxVelocity,
@@ -258,6 +271,7 @@ func (h *Head) configure() error {
 		controlPeriod:   time.Duration(float64(time.Second) / p.ControlRateHz),
 		statePeriod:     time.Duration(float64(time.Second) / p.StateRateHz),
 		commandTimeout:  time.Duration(p.CommandTimeoutMS * float64(time.Millisecond)),
+		linkTimeout:     linkTimeout,
 	}
 	return nil
 }
@@ -266,6 +280,9 @@ func (h *Head) configure() error {
 // at speed × max_velocity. The WebSocket "head home" arrives as a command
 // to (0, 0, 0).
 func (h *Head) command(c msg.HeadCommand) {
+	if h.link != nil && h.link.Lost() {
+		return // held: a command queued before the loss must not move the head after it
+	}
 	if err := h.mw.Yield(); err != nil {
 		h.Env.Log.Warn("head command refused", "err", err)
 		return
@@ -312,6 +329,18 @@ func (h *Head) command(c msg.HeadCommand) {
 	}
 }
 
+// hold stops the move in progress as fast as the acceleration limit
+// allows and keeps the head where it comes to rest: the server's link is
+// lost. The next command after the link returns moves it again.
+func (h *Head) hold() {
+	for i := range h.axes {
+		a := &h.axes[i]
+		stop := a.pos + a.vel*math.Abs(a.vel)/(2*h.cfg.maxAcceleration)
+		a.target = a.servo.Clamp(stop)
+	}
+	h.Env.Log.Warn("head holding: server link lost")
+}
+
 // headClampRealert is how often a stream of commands that stay clamped on
 // the same axes repeats its alert.
 const headClampRealert = 10 * time.Second
@@ -337,7 +366,9 @@ func (h *Head) clampAlert(axes, previous, what string) {
 
 // control runs the profile one step and drives the servos.
 func (h *Head) control(dt float64) {
-	if h.middleware() {
+	// With the server's link lost nobody may steer the head, a motor
+	// session's client included: it holds where hold left it.
+	if (h.link == nil || !h.link.Lost()) && h.middleware() {
 		for i := range h.axes {
 			h.axes[i].step(dt, h.cfg.maxVelocity*h.speed, h.cfg.maxAcceleration)
 		}

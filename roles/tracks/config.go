@@ -18,6 +18,7 @@ type tracksConfig struct {
 	maxLinear, maxAngular           float64 // m/s, rad/s
 	maxLinearAccel, maxAngularAccel float64 // m/s², rad/s²
 	cmdTimeout                      time.Duration
+	linkTimeout                     time.Duration
 	statePeriod                     time.Duration
 	// brakeOnStop makes an emergency stop or cutoff short the motors
 	// through the H-bridges' low sides until the tracks stand still,
@@ -35,6 +36,9 @@ type tracksConfig struct {
 	CmdTimeoutMS float64 `yaml:"cmd_timeout_ms"`
 	StateRateHz  float64 `yaml:"state_rate_hz"`
 	EstopMode    string  `yaml:"estop_mode"`
+	// LinkTimeoutMS is how long without the server's heartbeat before
+	// the tracks stop as at an emergency stop (0: the default, 200 ms).
+	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
 	// Power is the power monitor's section, decoded by power.ConfigOf.
 	Power yaml.Node `yaml:"power"`
 	// MotorCurrent is the per-track current sensing: an INA219 on each
@@ -112,6 +116,9 @@ func (c *tracksDrive) metresPerCount() float64 {
 	return 2 * math.Pi * c.SprocketRadius / float64(c.EncoderCPR)
 }
 
+// maxCmdTimeoutMS bounds cmd_timeout_ms.
+const maxCmdTimeoutMS = 5000
+
 // parseTracksConfig reads the tracks role's settings from cfg, with the
 // defaults of the harness for what is left out.
 func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
@@ -163,8 +170,16 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 			}
 		}
 	}
+	// A stream of commands that ends must not leave the base driving for
+	// long: the timeout is bounded.
+	if c.CmdTimeoutMS > maxCmdTimeoutMS {
+		return nil, cfg.Errorf("cmd_timeout_ms", "%v, want at most %d", c.CmdTimeoutMS, maxCmdTimeoutMS)
+	}
 	c.cmdTimeout = time.Duration(c.CmdTimeoutMS * float64(time.Millisecond))
 	c.statePeriod = time.Duration(float64(time.Second) / c.StateRateHz)
+	if c.linkTimeout, err = rolekit.LinkTimeout(cfg, c.LinkTimeoutMS); err != nil {
+		return nil, err
+	}
 	switch c.EstopMode {
 	case "", "coast":
 	case "brake":

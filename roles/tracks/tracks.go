@@ -51,6 +51,7 @@ type Tracks struct {
 	currentS [2]*ina219.Dev   // the per-track current sensors, nil when not fitted
 	estop    msg.EStop        // the latched emergency stop, Active while engaged
 	cutoff   bool             // the supply is at cutoff
+	link     *rolekit.Link    // the server's heartbeat; lost stops the base
 	braking  bool             // stopped with the motors shorted until they stand still
 	fault    string           // a latched drive fault (see checkStall), "" without
 	stalled  [2]time.Duration // how long each track has been driven without turning
@@ -123,6 +124,9 @@ func (t *Tracks) open() error {
 	}
 	// Every emergency stop message counts: a deep queue so none is dropped.
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/estop", bus.QoS{Depth: 64}, t.onEStop); err != nil {
+		return err
+	}
+	if t.link, err = t.WatchLink(cfg.linkTimeout, t.onLinkLost, t.onLinkRestored); err != nil {
 		return err
 	}
 	t.Every(time.Duration(float64(time.Second)/cfg.Drive.ControlRateHz), t.control)
@@ -220,6 +224,20 @@ func (t *Tracks) checkStall(refs [2]float64, dt float64) {
 	}
 }
 
+// onLinkLost stops the base as an emergency stop does when the server's
+// heartbeat has fallen silent: nobody is left to stop it otherwise.
+func (t *Tracks) onLinkLost() {
+	t.hold()
+	t.publishState()
+}
+
+// onLinkRestored lifts the link stop; the tracks stay still until a
+// fresh cmd_vel.
+func (t *Tracks) onLinkRestored() {
+	t.release()
+	t.publishState()
+}
+
 // onCutoff is the power monitor's cutoff callback.
 func (t *Tracks) onCutoff(cut bool) {
 	if cut == t.cutoff {
@@ -274,7 +292,9 @@ func (t *Tracks) release() {
 	}
 }
 
-func (t *Tracks) motorsEnabled() bool { return !t.estop.Active && !t.cutoff && t.fault == "" }
+func (t *Tracks) motorsEnabled() bool {
+	return !t.estop.Active && !t.cutoff && t.fault == "" && (t.link == nil || !t.link.Lost())
+}
 
 // control is one period of the speed loops.
 func (t *Tracks) control() {

@@ -559,6 +559,8 @@ func TestTracksConfigErrorsNameTheField(t *testing.T) {
 		{func(c *roleconfig.Config) { c.Params["speed_control"].(map[string]any)["kpp"] = 2 }, "kpp"},
 		{func(c *roleconfig.Config) { c.Limits["max_linear_accel"] = "fast" }, "limits.max_linear_accel"},
 		{func(c *roleconfig.Config) { c.Params["cmd_timeout_ms"] = -5 }, "cmd_timeout_ms"},
+		{func(c *roleconfig.Config) { c.Params["cmd_timeout_ms"] = 3.6e6 }, "cmd_timeout_ms"},
+		{func(c *roleconfig.Config) { c.Params["link_timeout_ms"] = 10 }, "link_timeout_ms"},
 		{func(c *roleconfig.Config) {
 			c.Params["odometry"].(map[string]any)["pose_covariance_diagonal"] = []any{1.0}
 		}, "odometry.pose_covariance_diagonal"},

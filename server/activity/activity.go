@@ -87,7 +87,7 @@ func Open(o Options) (*Log, error) {
 	if o.Dir == "" {
 		return l, nil
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("activity: %w", err)
 	}
 	l.load()
@@ -149,7 +149,7 @@ func (l *Log) load() {
 }
 
 func (l *Log) openCurrent() (*os.File, int64, error) {
-	f, err := os.OpenFile(l.filePath(0), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(l.filePath(0), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("activity: %w", err)
 	}

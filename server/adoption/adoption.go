@@ -128,13 +128,40 @@ func (m *Manager) load() error {
 	}
 	var list []*Adopted
 	if err := json.Unmarshal(data, &list); err != nil {
-		return fmt.Errorf("adoption: %s: %w", m.registryPath(), err)
+		// A damaged registry must not keep the server from starting: it is
+		// kept aside for repair, and the nodes come back into the registry
+		// as they validate their stored roles.
+		moved, mvErr := persist.MoveAside(m.registryPath(), m.o.Exec.Now())
+		if mvErr != nil {
+			return fmt.Errorf("adoption: %s: %w (and it could not be moved aside: %v)", m.registryPath(), err, mvErr)
+		}
+		why := fmt.Sprintf("%s is damaged (%v): moved to %s; adopted nodes rejoin the registry as they come online, "+
+			"adopt any that do not, or repair that file and put it back while the server is stopped", m.registryPath(), err, moved)
+		m.o.OnEvent("ERROR", "", why)
+		return nil
 	}
-	for _, a := range list {
+	for i, a := range list {
+		if a == nil || !msg.ValidNodeID(a.NodeID) {
+			m.o.OnEvent("ERROR", "", fmt.Sprintf("%s: entry %d is not a node (%s); skipped", m.registryPath(), i, describeEntry(a)))
+			continue
+		}
+		role, inst, err := NormalizeRole(a.Role, a.Instance)
+		if err != nil {
+			m.o.OnEvent("ERROR", a.NodeID, fmt.Sprintf("%s: %s: %v; skipped, adopt it again", m.registryPath(), a.NodeID, err))
+			continue
+		}
+		a.Role, a.Instance = role, inst
 		a.Online, a.LastStatus = false, nil
 		m.adopted[a.NodeID] = a
 	}
 	return nil
+}
+
+func describeEntry(a *Adopted) string {
+	if a == nil {
+		return "null"
+	}
+	return fmt.Sprintf("node_id %q", a.NodeID)
 }
 
 func (m *Manager) save() error {
@@ -158,7 +185,7 @@ func (m *Manager) save() error {
 	if err != nil {
 		return fmt.Errorf("adoption: %w", err)
 	}
-	return persist.WriteFile(m.registryPath(), append(data, '\n'), 0o644)
+	return persist.WriteFile(m.registryPath(), append(data, '\n'), 0o600)
 }
 
 // Start subscribes to announcements and statuses and serves the server's

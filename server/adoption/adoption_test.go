@@ -1,8 +1,12 @@
 package adoption
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,4 +93,55 @@ func TestRegistryFollowsWhatNodesSay(t *testing.T) {
 	if u, _, _ := m.Lookup("n1"); u != nil {
 		t.Error("silent unadopted node still listed")
 	}
+}
+
+// A damaged adopted.json does not keep the server from starting: it is
+// moved aside, kept for repair, reported as an error event, and the
+// registry starts empty.
+func TestDamagedRegistryMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "adopted.json")
+	bad := []byte(`[{"node_id":"n1","role":"he`)
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	m, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir,
+		OnEvent: func(level, _, text string) { events = append(events, level+": "+text) }})
+	if err != nil {
+		t.Fatalf("a damaged registry stopped the manager: %v", err)
+	}
+	if len(m.Adopted()) != 0 {
+		t.Errorf("adopted %v from a damaged registry", m.Adopted())
+	}
+	moved, _ := filepath.Glob(path + ".corrupt-*")
+	if len(moved) != 1 {
+		t.Fatalf("moved aside: %v, want one copy", moved)
+	}
+	if got, _ := os.ReadFile(moved[0]); !bytes.Equal(got, bad) {
+		t.Errorf("the kept copy holds %q", got)
+	}
+	if len(events) != 1 || !strings.HasPrefix(events[0], "ERROR: ") || !strings.Contains(events[0], moved[0]) {
+		t.Errorf("events %q, want one error naming the kept copy", events)
+	}
+}
+
+// Whatever adopted.json holds, the manager starts: the file is taken or
+// moved aside, never a panic or a refusal to start.
+func FuzzRegistryFile(f *testing.F) {
+	f.Add([]byte(`[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`))
+	f.Add([]byte(`[{"node_id":"n1","role":"he`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[null]`))
+	f.Add([]byte(`[{"node_id":"../x","role":"head"},{"node_id":"n1","role":"wings"}]`))
+	f.Add([]byte(`[null, {"node_id": 5}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "adopted.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir}); err != nil {
+			t.Fatalf("registry %q stopped the manager: %v", data, err)
+		}
+	})
 }

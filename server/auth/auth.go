@@ -98,7 +98,7 @@ func (t *Tokens) Regenerate() (string, error) {
 		return "", fmt.Errorf("auth: generating a token: %w", err)
 	}
 	tok := hex.EncodeToString(b)
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
 		return "", fmt.Errorf("auth: %w", err)
 	}
 	if err := persist.WriteFile(t.path, []byte(tok+"\n"), 0o600); err != nil {

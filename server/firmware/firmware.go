@@ -1,6 +1,7 @@
 package firmware
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/roleconfig"
 )
 
@@ -36,6 +38,12 @@ type Release struct {
 	MinHardwareRev string `json:"min_hardware_rev"`
 	Changelog      string `json:"changelog"`
 	SizeBytes      int64  `json:"size_bytes"`
+	// Signature is the release key's Ed25519 signature over the version,
+	// sha256 and size (fwsign.Message), base64; SigningKey is that key's
+	// public half (fwsign.EncodePublic). Nodes check the signature against
+	// the keys they trust, not against SigningKey.
+	Signature  string `json:"signature,omitempty"`
+	SigningKey string `json:"signing_key,omitempty"`
 }
 
 // ConfigVersion is a role configuration's version and checksum.
@@ -64,6 +72,9 @@ type Repository struct {
 	manifest *Manifest
 	problem  string // why the image is not offered, when it is not
 	configs  map[string]roleConfig
+	// requireSigned refuses to offer an image without a signature (the
+	// server's default; see RequireSignatures).
+	requireSigned bool
 	// httpBase is the firmware HTTP server, "http://HOST:PORT" or
 	// "http://:PORT" when it listens on every interface; "" when unknown.
 	httpBase string
@@ -189,7 +200,57 @@ func (r *Repository) reloadLocked() error {
 	if m.Firmware.SizeBytes == 0 {
 		m.Firmware.SizeBytes = size
 	}
+	if r.problem == "" {
+		r.problem = r.signatureProblem(m.Firmware)
+	}
 	r.manifest = &m
+	return nil
+}
+
+// signatureProblem says why rel is not offered for its signature, or "".
+func (r *Repository) signatureProblem(rel Release) string {
+	if rel.Signature == "" {
+		if !r.requireSigned {
+			return ""
+		}
+		return "image not signed: publish it with a release key (saintctl firmware publish --sign-key, make firmware SIGN_KEY=...) or start the server with --allow-unsigned (development only)"
+	}
+	if err := VerifyRelease(rel); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// RequireSignatures makes the repository refuse to offer an image that
+// carries no signature (saint-server does, unless --allow-unsigned). Left
+// off, unsigned images are offered: nodes built without a release key
+// install them on their sha256 alone, nodes with one refuse them. A
+// signature that is there must verify either way.
+func (r *Repository) RequireSignatures(require bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requireSigned = require
+	return r.reloadLocked()
+}
+
+// SignRelease signs rel for image with key: it sets SigningKey and
+// Signature over the image's sha256 and size and rel's version.
+func SignRelease(key ed25519.PrivateKey, image []byte, rel *Release) {
+	sum := sha256.Sum256(image)
+	rel.SigningKey = fwsign.EncodePublic(key.Public().(ed25519.PublicKey))
+	rel.Signature = fwsign.Sign(key, rel.Version, hex.EncodeToString(sum[:]), int64(len(image)))
+}
+
+// VerifyRelease checks rel's signature against its own SigningKey: that
+// the manifest is whole, not that the key is trusted (the nodes decide).
+func VerifyRelease(rel Release) error {
+	key, err := fwsign.ParsePublic(rel.SigningKey)
+	if err != nil {
+		return fieldErr("signing_key", "%v", err)
+	}
+	if err := fwsign.Verify([]ed25519.PublicKey{key}, rel.Version, rel.ChecksumSHA256, rel.SizeBytes, rel.Signature); err != nil {
+		return fieldErr("signature", "%v (signed by %s)", err, rel.SigningKey)
+	}
 	return nil
 }
 
@@ -249,6 +310,7 @@ func (r *Repository) Check(req msg.FirmwareCheckRequest) msg.FirmwareCheckRespon
 		SizeBytes:      rel.SizeBytes,
 		Changelog:      rel.Changelog,
 		URL:            r.imageURL(),
+		Signature:      rel.Signature,
 	}
 	if rel.MinHardwareRev != "" && req.HardwareRev != "" && CompareVersions(req.HardwareRev, rel.MinHardwareRev) < 0 {
 		resp.Message = fmt.Sprintf("firmware %s needs hardware rev %s or later; this node is %s", rel.Version, rel.MinHardwareRev, req.HardwareRev)

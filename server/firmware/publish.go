@@ -126,6 +126,11 @@ func writeRelease(dir string, configs map[string]roleConfig, image []byte, rel R
 	sum := sha256.Sum256(image)
 	rel.ChecksumSHA256 = hex.EncodeToString(sum[:])
 	rel.SizeBytes = int64(len(image))
+	if rel.Signature != "" || rel.SigningKey != "" {
+		if err := VerifyRelease(rel); err != nil {
+			return nil, fmt.Errorf("firmware: %w", err)
+		}
+	}
 	m := &Manifest{Firmware: rel, Configs: map[string]ConfigVersion{}, SupportedRoles: []string{}}
 	for key, c := range configs {
 		m.Configs[key] = ConfigVersion{Version: c.version, Checksum: c.checksum}

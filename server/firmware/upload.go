@@ -94,6 +94,8 @@ func (r *Repository) UploadHandler(opts UploadOptions) http.Handler {
 			ReleaseDate:    fields["release_date"],
 			MinHardwareRev: fields["min_hardware_rev"],
 			Changelog:      fields["changelog"],
+			Signature:      fields["signature"],
+			SigningKey:     fields["signing_key"],
 		}
 		if rel.ReleaseDate == "" {
 			rel.ReleaseDate = opts.Now().UTC().Format("2006-01-02")

@@ -221,7 +221,7 @@ func (s *Server) Listen(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("foxglove: %w", err)
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	s.mu.Lock()
 	s.ln, s.http = ln, srv
 	s.mu.Unlock()

@@ -108,7 +108,7 @@ func openStore(dataDir string, src fs.FS) (*store, *Config, error) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if err := persist.WriteFile(filepath.Join(presets, n+".yaml"), seeds[n], 0o644); err != nil {
+			if err := persist.WriteFile(filepath.Join(presets, n+".yaml"), seeds[n], 0o600); err != nil {
 				return nil, nil, fmt.Errorf("router: seeding presets: %w", err)
 			}
 		}
@@ -156,7 +156,7 @@ func (s *store) saveActive(cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	if err := persist.WriteFile(s.activePath(), data, 0o644); err != nil {
+	if err := persist.WriteFile(s.activePath(), data, 0o600); err != nil {
 		return fmt.Errorf("router: saving routes: %w", err)
 	}
 	return nil
@@ -255,7 +255,7 @@ func (s *store) savePreset(name string, cfg *Config) error {
 		s.mem[name] = data
 		return nil
 	}
-	if err := persist.WriteFile(s.presetPath(name), data, 0o644); err != nil {
+	if err := persist.WriteFile(s.presetPath(name), data, 0o600); err != nil {
 		return fmt.Errorf("router: saving preset %s: %w", name, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/saint-os/saint/persist"
 )
@@ -122,14 +123,26 @@ type Store struct {
 	// authentication off while it listens beyond loopback).
 	check func(old, new Settings) error
 
+	// Recovered, when not empty, says that the settings file was damaged,
+	// where it was moved and what to do.
+	Recovered string
+
 	mu       sync.Mutex
 	cur      Settings
 	watchers []func(Settings)
 }
 
 // Open reads dir/settings.json, or starts from Defaults if there is none.
-// A file that does not parse or validate is an error, not silently reset.
+// A file that does not parse or validate is not silently reset: it is
+// moved aside (settings.json.corrupt-<time>), the store starts from
+// Defaults, and Recovered says what happened, for the server to log as an
+// error with what to do.
 func Open(dir string) (*Store, error) {
+	return OpenAt(dir, time.Now())
+}
+
+// OpenAt is Open with the time that names a damaged file moved aside.
+func OpenAt(dir string, now time.Time) (*Store, error) {
 	s := &Store{cur: Defaults()}
 	if dir == "" {
 		return s, nil // in memory only
@@ -147,7 +160,13 @@ func Open(dir string) (*Store, error) {
 		err = cur.Validate()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("settings: %s: %w", s.path, err)
+		moved, mvErr := persist.MoveAside(s.path, now)
+		if mvErr != nil {
+			return nil, fmt.Errorf("settings: %s: %w (and it could not be moved aside: %v)", s.path, err, mvErr)
+		}
+		s.Recovered = fmt.Sprintf("%s is damaged (%v): moved to %s and started from the defaults; "+
+			"set the settings again in the admin page, or repair that file and put it back while the server is stopped", s.path, err, moved)
+		return s, nil
 	}
 	s.cur = cur
 	return s, nil
@@ -224,8 +243,8 @@ func (s *Store) Update(change func(Settings) (Settings, error)) (Settings, error
 	}
 	if err == nil && s.path != "" {
 		data, _ := json.MarshalIndent(next, "", "  ")
-		if err = os.MkdirAll(filepath.Dir(s.path), 0o755); err == nil {
-			err = persist.WriteFile(s.path, append(data, '\n'), 0o644)
+		if err = os.MkdirAll(filepath.Dir(s.path), 0o700); err == nil {
+			err = persist.WriteFile(s.path, append(data, '\n'), 0o600)
 		}
 	}
 	if err != nil {

@@ -1,11 +1,15 @@
 package settings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestDefaultsValidate(t *testing.T) {
@@ -86,13 +90,32 @@ func TestCheckVetoesAndWatchSeesChanges(t *testing.T) {
 	}
 }
 
-func TestOpenRejectsCorruptFile(t *testing.T) {
+// A truncated settings file is not taken, nor silently reset: it is moved
+// aside, kept for repair, and the store starts from the defaults saying
+// so.
+func TestOpenMovesACorruptFileAside(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(`{"livelink":{"data_port":0}`), 0o644); err != nil {
+	bad := []byte(`{"livelink":{"data_port":0}`)
+	if err := os.WriteFile(filepath.Join(dir, FileName), bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); err == nil {
-		t.Fatal("a truncated settings file was accepted")
+	s, err := OpenAt(dir, time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(dir, FileName+".corrupt-20261124T120000.000Z")
+	if got, err := os.ReadFile(moved); err != nil || !bytes.Equal(got, bad) {
+		t.Fatalf("the damaged file was not kept at %s: %q, %v", moved, got, err)
+	}
+	if !strings.Contains(s.Recovered, moved) || !strings.Contains(s.Recovered, "damaged") {
+		t.Errorf("Recovered = %q, want it to say the file was damaged and where it went", s.Recovered)
+	}
+	if !reflect.DeepEqual(s.Get(), Defaults()) {
+		t.Errorf("settings %+v, want the defaults", s.Get())
+	}
+	again, err := Open(dir)
+	if err != nil || again.Recovered != "" {
+		t.Errorf("opening again: %v, recovered %q", err, again.Recovered)
 	}
 }
 

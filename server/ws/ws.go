@@ -130,6 +130,11 @@ type Options struct {
 	// long after connecting (default 30 s), so idle unauthenticated
 	// connections do not pile up.
 	AuthTimeout time.Duration
+	// MaxConns and MaxConnsPerAddr cap the connections open at once, in
+	// all and from one address (defaults 512 and 64): a connection beyond
+	// them is refused before the upgrade, 503 and 429, saying which limit.
+	MaxConns        int
+	MaxConnsPerAddr int
 }
 
 // Authenticator is what the gateway needs of the API token store.
@@ -151,6 +156,13 @@ type Authenticator interface {
 type Gateway struct {
 	o        Options
 	upgrader websocket.Upgrader
+	// failures aggregates failed logins for the activity log.
+	failures loginFailures
+	// open counts the connections held (reserved before the upgrade)
+	// per remote address, and openTotal all of them.
+	connMu    sync.Mutex
+	open      map[string]int
+	openTotal int
 
 	mu       sync.RWMutex
 	handlers map[string]Handler
@@ -167,6 +179,12 @@ type Gateway struct {
 
 // New returns a gateway with no handlers.
 func New(o Options) *Gateway {
+	if o.MaxConns <= 0 {
+		o.MaxConns = 512
+	}
+	if o.MaxConnsPerAddr <= 0 {
+		o.MaxConnsPerAddr = 64
+	}
 	if o.SendQueue <= 0 {
 		o.SendQueue = 256
 	}
@@ -397,6 +415,42 @@ func (g *Gateway) Clients() []ClientInfo {
 	return out
 }
 
+// reserve counts a connection from addr against the caps, or returns the
+// HTTP status and reason to refuse it with.
+func (g *Gateway) reserve(addr string) (int, string) {
+	g.connMu.Lock()
+	defer g.connMu.Unlock()
+	if g.open == nil {
+		g.open = map[string]int{}
+	}
+	switch {
+	case g.openTotal >= g.o.MaxConns:
+		return http.StatusServiceUnavailable, fmt.Sprintf("too many WebSocket connections: %d open, the server's limit", g.openTotal)
+	case g.open[addr] >= g.o.MaxConnsPerAddr:
+		return http.StatusTooManyRequests, fmt.Sprintf("too many WebSocket connections from %s: %d open, the limit per address", addr, g.open[addr])
+	}
+	g.open[addr]++
+	g.openTotal++
+	return 0, ""
+}
+
+func (g *Gateway) unreserve(addr string) {
+	g.connMu.Lock()
+	defer g.connMu.Unlock()
+	g.openTotal--
+	if g.open[addr]--; g.open[addr] <= 0 {
+		delete(g.open, addr)
+	}
+}
+
+// loginFailed records a wrong token from addr, logging one warning per
+// address per minute with the count (loginFailures).
+func (g *Gateway) loginFailed(addr string) {
+	if text := g.failures.record(addr, g.o.Now()); text != "" {
+		g.o.Log.Warn(text, "addr", addr, "source", "websocket")
+	}
+}
+
 // ServeHTTP upgrades the connection and serves the client until it leaves.
 //
 // A bearer token on the upgrade request authenticates the client at once; a
@@ -408,17 +462,25 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	authed := !g.authRequired()
 	if tok := bearerToken(r); tok != "" {
 		if g.o.Auth != nil && !g.o.Auth.Valid(tok) {
+			host, _, _ := net.SplitHostPort(r.RemoteAddr)
+			g.loginFailed(host)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saint", error="invalid_token"`)
 			http.Error(w, "unauthorized: wrong API token", http.StatusUnauthorized)
 			return
 		}
 		authed = true
 	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if code, why := g.reserve(host); code != 0 {
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, why, code)
+		return
+	}
+	defer g.unreserve(host)
 	conn, err := g.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered (403 for a foreign Origin)
 	}
-	host, _, _ := net.SplitHostPort(r.RemoteAddr)
 	c := &Client{
 		g: g, conn: conn, send: make(chan frame, g.o.SendQueue), done: make(chan struct{}),
 		ordered: make(chan []byte, orderedQueue),
@@ -690,6 +752,16 @@ func (c *Client) handle(data []byte) {
 		c.reply(errorResponse(nullID, &Error{Code: CodeBadRequest, Message: "malformed JSON: " + err.Error()}))
 		return
 	}
+	// One message is one JSON value: anything after it is refused, not
+	// silently dropped.
+	if _, err := dec.Token(); err != io.EOF {
+		id := req.ID
+		if len(id) == 0 {
+			id = nullID
+		}
+		c.reply(errorResponse(id, &Error{Code: CodeBadRequest, Message: "malformed JSON: data after the request's closing brace"}))
+		return
+	}
 	if len(req.ID) == 0 {
 		req.ID = nullID
 	}
@@ -736,7 +808,7 @@ func (c *Client) authenticate(ctx context.Context, req Request) (any, error) {
 			return nil, ParamError("token", "required")
 		}
 		if !c.g.o.Auth.Valid(req.Token) {
-			c.g.o.Log.Warn("websocket client sent a wrong API token", "client", c.id, "addr", c.addr, "source", "websocket")
+			c.g.loginFailed(c.addr)
 			return nil, &Error{Code: CodeUnauthorized, Field: "token", Message: "wrong API token"}
 		}
 	}

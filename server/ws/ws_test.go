@@ -79,6 +79,8 @@ func TestRequestsAndErrors(t *testing.T) {
 		{"ok, id echoed", `{"id":"abc","type":"management","action":"echo","params":{"node_id":"n1","count":2}}`, "ok", "abc", "", ""},
 		{"numeric id", `{"id":7,"type":"management","action":"echo","params":{"node_id":"n1"}}`, "ok", 7.0, "", ""},
 		{"malformed", `{"id":"x","type":`, "error", nil, "", "malformed JSON"},
+		{"trailing garbage", `{"id":"tg","type":"management","action":"echo","params":{"node_id":"n1"}} {"x":1}`, "error", "tg", "", "after the request"},
+		{"trailing whitespace", `{"id":"tw","type":"management","action":"echo","params":{"node_id":"n1"}}` + " \n", "ok", "tw", "", ""},
 		{"missing param", `{"id":"m","type":"management","action":"echo","params":{}}`, "error", "m", "node_id", "required"},
 		{"no params at all", `{"id":"m2","type":"management","action":"echo"}`, "error", "m2", "node_id", "required"},
 		{"wrong type", `{"id":"w","type":"management","action":"echo","params":{"node_id":"n","count":"two"}}`, "error", "w", "count", "int"},

@@ -239,11 +239,12 @@ const (
 	KindLatency       = "latency"
 	KindMin           = "min"
 	KindMax           = "max"
+	KindChange        = "change"
 )
 
 // Kinds lists the metric kinds.
 func Kinds() []string {
-	return []string{KindOvershoot, KindSettlingTime, KindMaxAbs, KindFinal, KindPathError, KindOdometryDrift, KindLatency, KindMin, KindMax}
+	return []string{KindOvershoot, KindSettlingTime, KindMaxAbs, KindFinal, KindPathError, KindOdometryDrift, KindLatency, KindMin, KindMax, KindChange}
 }
 
 // Duration is a time.Duration written "1.5s", "200ms" (or a number of
@@ -470,7 +471,7 @@ func (sc *Scenario) check(root *yaml.Node) error {
 			if m.Kind == KindSettlingTime {
 				need(m.Band > 0, "band", "a positive band")
 			}
-		case KindMaxAbs, KindMin, KindMax:
+		case KindMaxAbs, KindMin, KindMax, KindChange:
 			need(m.Signal != "", "signal", "a signal")
 		case KindLatency:
 			need(m.Signal != "" || len(m.Signals) > 0, "signals", "the signals that must come to rest")

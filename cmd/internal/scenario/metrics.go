@@ -65,6 +65,11 @@ func evaluate(m Metric, series map[string][]Sample, duration time.Duration) Metr
 				v = math.Min(v, s.V)
 			}
 		}
+	case KindChange:
+		if w := window(m.Signal); len(w) > 0 {
+			v = w[len(w)-1].V - w[0].V
+			detail = fmt.Sprintf("from %.4g to %.4g", w[0].V, w[len(w)-1].V)
+		}
 	case KindFinal:
 		if w := window(m.Signal); len(w) > 0 {
 			v = w[len(w)-1].V

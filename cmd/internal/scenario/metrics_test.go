@@ -44,6 +44,8 @@ func TestMetrics(t *testing.T) {
 		{Metric{Kind: KindMin, Signal: "y", From: Duration(time.Second), Min: ptr(9.5)}, 9, false},
 		{Metric{Kind: KindFinal, Signal: "y", Target: ptr(10), Min: ptr(-0.5), Max: ptr(0.5)}, 0.2, true},
 		{Metric{Kind: KindFinal, Signal: "y", To: durPtr(600 * time.Millisecond), Min: ptr(9.9), Max: ptr(10.1)}, 10, true},
+		{Metric{Kind: KindChange, Signal: "y", From: Duration(time.Second), Max: ptr(1)}, 1.2, false},
+		{Metric{Kind: KindChange, Signal: "y", To: durPtr(600 * time.Millisecond), Max: ptr(11)}, 10, true},
 	}
 	for _, tc := range cases {
 		got := evaluate(tc.m, step, 2*time.Second)

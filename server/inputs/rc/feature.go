@@ -163,10 +163,10 @@ func (f *Feature) save(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("saving the RC configuration: %w", err)
 	}
-	if err := persist.WriteFile(f.path, Marshal(cfg), 0o644); err != nil {
+	if err := persist.WriteFile(f.path, Marshal(cfg), 0o600); err != nil {
 		return fmt.Errorf("saving the RC configuration: %w", err)
 	}
 	return nil
