@@ -54,13 +54,15 @@ func (tr *trace) rms() float64 {
 	return math.Sqrt(s / float64(len(tr.goVal)))
 }
 
-// maxAbs is the largest difference.
-func (tr *trace) maxAbs() float64 {
-	var m float64
+// maxAbs is the largest difference and when it was.
+func (tr *trace) maxAbs() (float64, float64) {
+	var m, at float64
 	for i := range tr.goVal {
-		m = math.Max(m, math.Abs(tr.goVal[i]-tr.mjVal[i]))
+		if d := math.Abs(tr.goVal[i] - tr.mjVal[i]); d > m {
+			m, at = d, tr.time[i]
+		}
 	}
-	return m
+	return m, at
 }
 
 // span is the range of the oracle's values, to show the error against the
@@ -86,8 +88,9 @@ func (tr *trace) check(t *testing.T, tol float64) {
 		}
 	}
 	rms := tr.rms()
-	t.Logf("%-14s RMS %.3g %s, max %.3g %s, range of motion %.3g %s (tolerance %.3g %s RMS)",
-		tr.name, rms, tr.unit, tr.maxAbs(), tr.unit, tr.span(), tr.unit, tol, tr.unit)
+	maxDiff, at := tr.maxAbs()
+	t.Logf("%-14s RMS %.3g %s, max %.3g %s at %.3f s, range of motion %.3g %s (tolerance %.3g %s RMS)",
+		tr.name, rms, tr.unit, maxDiff, tr.unit, at, tr.span(), tr.unit, tol, tr.unit)
 	if rms > tol {
 		t.Errorf("%s: RMS difference from MuJoCo %.3g %s, tolerance %.3g %s", tr.name, rms, tr.unit, tol, tr.unit)
 	}
