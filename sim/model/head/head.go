@@ -137,8 +137,17 @@ func (h *Head) SetDead(dead bool) {
 	}
 }
 
-// maxSubstep bounds the integration substep, s (as the servos' own).
+// maxSubstep bounds the integration substep, s: RK4 at 1 ms matches the
+// oracle as closely as at 0.5 ms.
 const maxSubstep = 1e-3
+
+// A head within poseTolerance (rad) of the pose its dynamics were last
+// computed for, every axis slower than restRate (rad/s), reuses them
+// (rigid.Chain.UpdateNear), as a holding arm does.
+const (
+	poseTolerance = 1e-6
+	restRate      = 1e-3
+)
 
 // chainJoints describes the head as a rigid-body chain: pan (z), tilt (y)
 // and roll (x) meeting at the origin, the head a body of Mass whose centre
@@ -216,7 +225,7 @@ func (h *Head) derivative(_ float64, x, dx []float64) {
 		h.q[i], h.qd[i] = x[i], x[3+i]
 		h.tau[i] = s.DriveTorque(x[i], x[3+i]) - h.p.Axes[i].Friction*x[3+i]
 	}
-	h.chain.Update(h.q, h.qd)
+	h.chain.UpdateNear(h.q, h.qd, poseTolerance, restRate)
 	if h.chain.Accelerations(h.tau, h.a) != nil {
 		clear(h.a)
 	}

@@ -23,5 +23,5 @@ func (h *Head) MJCF(timestep float64) string {
   <worldbody>
 %s  </worldbody>
 </mujoco>
-`, timestep, -StandardGravity, h.chain.MJCFBodies([]string{"pan", "tilt", "roll"}, limits))
+`, timestep, -StandardGravity, h.chain.MJCFBodies([]string{"pan", "tilt", "roll"}, limits, ""))
 }

@@ -11,7 +11,8 @@ import (
 // armature, from the chain's own numbers. MuJoCo refuses massless moving
 // bodies, so a body lighter than 1e-9 kg is written as 1e-9 kg at its
 // joint (which changes no dynamics a servo's armature does not swamp).
-func (c *Chain) MJCFBodies(names []string, limits [][2]float64) string {
+// inner, when not empty, is placed inside the last body (a gripper, say).
+func (c *Chain) MJCFBodies(names []string, limits [][2]float64, inner string) string {
 	var b strings.Builder
 	indent := "    "
 	for i, j := range c.joints {
@@ -31,6 +32,9 @@ func (c *Chain) MJCFBodies(names []string, limits [][2]float64) string {
 		fmt.Fprintf(&b, "%s  <inertial pos=\"%g %g %g\" mass=\"%g\" fullinertia=\"%g %g %g %g %g %g\"/>\n",
 			indent, j.COM[0], j.COM[1], j.COM[2], m, in[0][0], in[1][1], in[2][2], in[0][1], in[0][2], in[1][2])
 		indent += "  "
+	}
+	if inner != "" {
+		fmt.Fprintf(&b, "%s%s\n", indent, inner)
 	}
 	for range c.joints {
 		indent = indent[:len(indent)-2]

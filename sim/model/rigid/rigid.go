@@ -24,9 +24,6 @@ type Joint struct {
 // spatial is a 6-D vector, angular part first.
 type spatial [6]float64
 
-func (s spatial) ang() geom.Vec3 { return geom.Vec3{s[0], s[1], s[2]} }
-func (s spatial) lin() geom.Vec3 { return geom.Vec3{s[3], s[4], s[5]} }
-
 func join(a, l geom.Vec3) spatial { return spatial{a[0], a[1], a[2], l[0], l[1], l[2]} }
 
 func (s spatial) add(t spatial) spatial {
@@ -51,16 +48,26 @@ func (s spatial) dot(t spatial) float64 {
 	return d
 }
 
-// crossMotion is v ×ₘ m.
-func crossMotion(v, m spatial) spatial {
-	w, u := v.ang(), v.lin()
-	return join(w.Cross(m.ang()), w.Cross(m.lin()).Add(u.Cross(m.ang())))
+// crossMotion is v ×ₘ m = (ω×a, ω×b + u×a) for v = (ω, u), m = (a, b).
+func crossMotion(v, m *spatial) (o spatial) {
+	o[0] = v[1]*m[2] - v[2]*m[1]
+	o[1] = v[2]*m[0] - v[0]*m[2]
+	o[2] = v[0]*m[1] - v[1]*m[0]
+	o[3] = v[1]*m[5] - v[2]*m[4] + v[4]*m[2] - v[5]*m[1]
+	o[4] = v[2]*m[3] - v[0]*m[5] + v[5]*m[0] - v[3]*m[2]
+	o[5] = v[0]*m[4] - v[1]*m[3] + v[3]*m[1] - v[4]*m[0]
+	return o
 }
 
-// crossForce is v ×f f.
-func crossForce(v, f spatial) spatial {
-	w, u := v.ang(), v.lin()
-	return join(w.Cross(f.ang()).Add(u.Cross(f.lin())), w.Cross(f.lin()))
+// crossForce is v ×f f = (ω×n + u×f, ω×f) for v = (ω, u), f = (n, f).
+func crossForce(v, f *spatial) (o spatial) {
+	o[0] = v[1]*f[2] - v[2]*f[1] + v[4]*f[5] - v[5]*f[4]
+	o[1] = v[2]*f[0] - v[0]*f[2] + v[5]*f[3] - v[3]*f[5]
+	o[2] = v[0]*f[1] - v[1]*f[0] + v[3]*f[4] - v[4]*f[3]
+	o[3] = v[1]*f[5] - v[2]*f[4]
+	o[4] = v[2]*f[3] - v[0]*f[5]
+	o[5] = v[0]*f[4] - v[1]*f[3]
+	return o
 }
 
 // inertia is a spatial inertia about the world origin: mass m, first
@@ -81,10 +88,16 @@ func (a *inertia) add(b *inertia) {
 	}
 }
 
-// apply is I·v: (I_O·ω + h×v, m·v − h×ω).
-func (a *inertia) apply(v spatial) spatial {
-	w, u := v.ang(), v.lin()
-	return join(a.io.Apply(w).Add(a.h.Cross(u)), u.Scale(a.m).Sub(a.h.Cross(w)))
+// apply is I·v = (I_O·ω + h×u, m·u − h×ω) for v = (ω, u).
+func (a *inertia) apply(v *spatial) (o spatial) {
+	h, io := &a.h, &a.io
+	o[0] = io[0][0]*v[0] + io[0][1]*v[1] + io[0][2]*v[2] + h[1]*v[5] - h[2]*v[4]
+	o[1] = io[1][0]*v[0] + io[1][1]*v[1] + io[1][2]*v[2] + h[2]*v[3] - h[0]*v[5]
+	o[2] = io[2][0]*v[0] + io[2][1]*v[1] + io[2][2]*v[2] + h[0]*v[4] - h[1]*v[3]
+	o[3] = a.m*v[3] - h[1]*v[2] + h[2]*v[1]
+	o[4] = a.m*v[4] - h[2]*v[0] + h[0]*v[2]
+	o[5] = a.m*v[5] - h[0]*v[1] + h[1]*v[0]
+	return o
 }
 
 // Chain is a serial chain of hinges from a fixed base.
@@ -106,6 +119,10 @@ type Chain struct {
 	bias   []float64
 	factor []float64 // M's Cholesky factor, row major, upper triangle
 	unit   []float64 // M⁻¹·eᵢ for Stop
+
+	factored bool      // factor is M's of the last Update
+	lastQ    []float64 // positions of the last Update
+	atRest   bool      // the last Update's rates were within UpdateNear's tolerance
 }
 
 // New returns a chain of joints on a base at origin (world frame, axes
@@ -118,7 +135,7 @@ func New(base geom.Vec3, gravity geom.Vec3, joints []Joint) *Chain {
 		s: make([]spatial, n), body: make([]inertia, n), comp: make([]inertia, n),
 		vel: make([]spatial, n), force: make([]spatial, n),
 		m: mat.NewSymDense(n, nil), bias: make([]float64, n),
-		factor: make([]float64, n*n), unit: make([]float64, n),
+		factor: make([]float64, n*n), unit: make([]float64, n), lastQ: make([]float64, n),
 	}
 }
 
@@ -131,6 +148,7 @@ func (c *Chain) Joint(i int) Joint { return c.joints[i] }
 // SetBody changes body i's mass properties (a held object, say).
 func (c *Chain) SetBody(i int, mass float64, com geom.Vec3, inertia geom.Mat3) {
 	c.joints[i].Mass, c.joints[i].COM, c.joints[i].Inertia = mass, com, inertia
+	c.atRest = false // the next UpdateNear computes everything again
 }
 
 // rotation is the rotation by angle about unit axis (Rodrigues).
@@ -171,6 +189,39 @@ func (c *Chain) Update(q, qd []float64) {
 	}
 	c.massMatrix()
 	c.newtonEuler(qd)
+	copy(c.lastQ, q)
+	c.factored, c.atRest = false, false
+}
+
+// UpdateNear is Update unless the chain is nearly at rest near the pose of
+// the last Update: every position within poseTol (rad) of it and every
+// rate, now and then, within rateTol (rad/s). Then the last mass matrix,
+// its factorisation and bias stand: the gravity terms differ by the
+// gradient times poseTol, the Coriolis terms (quadratic in the rates) by
+// about the mass matrix times rateTol². A chain holding still — a servo
+// holding a pose creeps by a few ulp a step — so costs a triangular solve
+// per step.
+func (c *Chain) UpdateNear(q, qd []float64, poseTol, rateTol float64) {
+	if c.atRest {
+		near := true
+		for i := 0; i < c.n; i++ {
+			if !(math.Abs(q[i]-c.lastQ[i]) <= poseTol && math.Abs(qd[i]) <= rateTol) {
+				near = false
+				break
+			}
+		}
+		if near {
+			return
+		}
+	}
+	c.Update(q, qd)
+	rest := true
+	for i := 0; i < c.n; i++ {
+		if !(math.Abs(qd[i]) <= rateTol) {
+			rest = false
+		}
+	}
+	c.atRest = rest
 }
 
 func transpose(m geom.Mat3) geom.Mat3 {
@@ -186,7 +237,7 @@ func (c *Chain) massMatrix() {
 		}
 	}
 	for i := 0; i < c.n; i++ {
-		f := c.comp[i].apply(c.s[i])
+		f := c.comp[i].apply(&c.s[i])
 		for j := 0; j <= i; j++ {
 			v := c.s[j].dot(f)
 			if i == j {
@@ -205,10 +256,11 @@ func (c *Chain) newtonEuler(qd []float64) {
 	for i := 0; i < c.n; i++ {
 		sv := c.s[i].scale(qd[i])
 		v = v.add(sv)
-		a = a.add(crossMotion(v, sv))
+		a = a.add(crossMotion(&v, &sv))
 		c.vel[i] = v
 		b := &c.body[i]
-		c.force[i] = b.apply(a).add(crossForce(v, b.apply(v)))
+		iv := b.apply(&v)
+		c.force[i] = b.apply(&a).add(crossForce(&v, &iv))
 	}
 	var f spatial
 	for i := c.n - 1; i >= 0; i-- {
@@ -250,13 +302,16 @@ func (c *Chain) Accelerations(tau, qdd []float64) error {
 // (LAPACK's dpotrf and dpotrs as gonum implements them, in the chain's own
 // workspace).
 func (c *Chain) solve(x []float64) error {
-	raw := c.m.RawSymmetric()
-	for i := 0; i < c.n; i++ {
-		copy(c.factor[i*c.n+i:(i+1)*c.n], raw.Data[i*raw.Stride+i:i*raw.Stride+c.n])
-	}
-	sym := blas64.Symmetric{Uplo: blas.Upper, N: c.n, Stride: c.n, Data: c.factor}
-	if _, ok := lapack64.Potrf(sym); !ok {
-		return ErrSingular
+	if !c.factored {
+		raw := c.m.RawSymmetric()
+		for i := 0; i < c.n; i++ {
+			copy(c.factor[i*c.n+i:(i+1)*c.n], raw.Data[i*raw.Stride+i:i*raw.Stride+c.n])
+		}
+		sym := blas64.Symmetric{Uplo: blas.Upper, N: c.n, Stride: c.n, Data: c.factor}
+		if _, ok := lapack64.Potrf(sym); !ok {
+			return ErrSingular
+		}
+		c.factored = true
 	}
 	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: c.n, Stride: c.n, Data: c.factor},
 		blas64.General{Rows: c.n, Cols: 1, Stride: 1, Data: x})

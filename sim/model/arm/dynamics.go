@@ -1,0 +1,184 @@
+package arm
+
+import (
+	"math"
+
+	"github.com/saint-os/saint/sim/model/geom"
+	"github.com/saint-os/saint/sim/model/ode"
+	"github.com/saint-os/saint/sim/model/rigid"
+)
+
+// maxSubstep bounds the rigid-body integration substep, s: the Coulomb
+// friction's tanh(ω/0.01) is steep (5 N·m·s/rad at rest, a time constant
+// of about 1 ms on the wrist), inside RK4's stability region at 1 ms; the
+// oracle measures no gain from 0.5 ms.
+const maxSubstep = 1e-3
+
+// restRate is the joint rate (rad/s) below which an arm within
+// PoseTolerance of the pose its dynamics were last computed for reuses
+// them (rigid.Chain.UpdateNear): the Coriolis terms it then neglects are
+// about 10⁻⁷ N·m.
+const restRate = 1e-3
+
+// coulombSpeed is the speed (rad/s) over which Coulomb friction builds up.
+const coulombSpeed = 0.01
+
+// dynamics is the arm's five joints as one rigid-body chain (package
+// rigid): the mass matrix with each servo's rotor inertia, Coriolis and
+// gravity terms, integrated by RK4 under the servos' drive and friction.
+type dynamics struct {
+	chain         *rigid.Chain
+	q, qd, tau, a []float64
+	x             [2 * NumJoints]float64
+	rk            ode.RK4
+	deriv         ode.Deriv
+	arm           *Arm
+
+	hand    rigid.Joint // the hand's own mass properties
+	payload float64     // mass (kg) held at the fingers now in the chain's hand
+}
+
+// chainJoints describes the arm as a rigid-body chain from its
+// parameters: link i a solid cylinder of Links[i].Mass, Length and Radius
+// along its body's x axis (the bracket along z).
+func chainJoints(p Params) []rigid.Joint {
+	rod := func(l Link, along int) (geom.Vec3, geom.Mat3) {
+		var com geom.Vec3
+		com[along] = l.Length / 2
+		perp := cylinderPerp(l)
+		in := geom.Mat3{{perp, 0, 0}, {0, perp, 0}, {0, 0, perp}}
+		in[along][along] = l.Mass * l.Radius * l.Radius / 2
+		return com, in
+	}
+	axes := [NumJoints]geom.Vec3{{0, 0, 1}, {0, 1, 0}, {0, 1, 0}, {0, 1, 0}, {1, 0, 0}}
+	out := make([]rigid.Joint, NumJoints)
+	for i := range out {
+		along := 0
+		if i == ShoulderPan {
+			along = 2
+		}
+		com, in := rod(p.Links[i], along)
+		var off geom.Vec3
+		switch i {
+		case ShoulderPan:
+		case ShoulderLift:
+			off = geom.Vec3{0, 0, p.Links[ShoulderPan].Length}
+		default:
+			off = geom.Vec3{p.Links[i-1].Length, 0, 0}
+		}
+		out[i] = rigid.Joint{Offset: off, Axis: axes[i], Mass: p.Links[i].Mass, COM: com, Inertia: in,
+			Armature: p.Joints[i].Servo.RotorInertia}
+	}
+	return out
+}
+
+func (d *dynamics) init(a *Arm) {
+	joints := chainJoints(a.p)
+	d.arm = a
+	d.chain = rigid.New(a.p.Mount, geom.Vec3{0, 0, -StandardGravity}, joints)
+	d.hand = joints[WristRoll]
+	d.q, d.qd = make([]float64, NumJoints), make([]float64, NumJoints)
+	d.tau, d.a = make([]float64, NumJoints), make([]float64, NumJoints)
+	d.deriv = d.derivative
+}
+
+// setPayload puts mass (kg) at the fingers' centre into the hand's body.
+func (d *dynamics) setPayload(mass float64) {
+	if mass == d.payload {
+		return
+	}
+	d.payload = mass
+	h := d.hand
+	if mass <= 0 {
+		d.chain.SetBody(WristRoll, h.Mass, h.COM, h.Inertia)
+		return
+	}
+	tip := geom.Vec3{d.arm.p.Links[WristRoll].Length, 0, 0}
+	total := h.Mass + mass
+	com := h.COM.Scale(h.Mass / total).Add(tip.Scale(mass / total))
+	// Parallel-axis terms of the hand and the point mass about the new
+	// centre of mass.
+	in := h.Inertia
+	for _, part := range []struct {
+		m float64
+		r geom.Vec3
+	}{{h.Mass, h.COM.Sub(com)}, {mass, tip.Sub(com)}} {
+		rr := part.r.Dot(part.r)
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				in[i][j] -= part.m * part.r[i] * part.r[j]
+				if i == j {
+					in[i][j] += part.m * rr
+				}
+			}
+		}
+	}
+	d.chain.SetBody(WristRoll, total, com, in)
+}
+
+// stepRigid advances the five joints together by dt.
+func (a *Arm) stepRigid(dt float64) {
+	d := &a.dyn
+	payload := 0.0
+	if a.objMass > 0 && a.Holding() {
+		payload = a.objMass
+	}
+	d.setPayload(payload)
+	for _, s := range a.joints {
+		s.MoveSetpoint(dt)
+	}
+	n := ode.Substeps(dt, maxSubstep)
+	h := dt / float64(n)
+	for k := 0; k < n; k++ {
+		for i, s := range a.joints {
+			d.x[i], d.x[NumJoints+i] = s.Angle(), s.Rate()
+		}
+		d.rk.Step(d.deriv, 0, d.x[:], h)
+		d.stops()
+		for i, s := range a.joints {
+			s.Place(d.x[i], d.x[NumJoints+i], s.DriveTorque(d.x[i], d.x[NumJoints+i]))
+		}
+	}
+}
+
+// stops ends every motion into a hard stop by the stop's impulse.
+func (d *dynamics) stops() {
+	for i, s := range d.arm.joints {
+		lo, hi := s.Limits()
+		v := d.x[NumJoints+i]
+		if d.x[i] <= lo && v < 0 || d.x[i] >= hi && v > 0 {
+			d.x[i] = ode.Clamp(d.x[i], lo, hi)
+			copy(d.q, d.x[:NumJoints])
+			copy(d.qd, d.x[NumJoints:])
+			if d.chain.Stop(i, d.q, d.qd) != nil {
+				d.qd[i] = 0
+			}
+			copy(d.x[NumJoints:], d.qd)
+		}
+	}
+}
+
+// derivative is the chain's forward dynamics: x = (angles, rates).
+func (d *dynamics) derivative(_ float64, x, dx []float64) {
+	for i, s := range d.arm.joints {
+		j := &d.arm.p.Joints[i]
+		q, w := x[i], x[NumJoints+i]
+		d.q[i], d.qd[i] = q, w
+		d.tau[i] = s.DriveTorque(q, w) - j.Friction*w - j.Coulomb*math.Tanh(w/coulombSpeed)
+	}
+	d.chain.UpdateNear(d.q, d.qd, PoseTolerance, restRate)
+	if d.chain.Accelerations(d.tau, d.a) != nil {
+		clear(d.a)
+	}
+	for i := 0; i < NumJoints; i++ {
+		dx[i], dx[NumJoints+i] = x[NumJoints+i], d.a[i]
+	}
+}
+
+// cylinderPerp is a solid cylinder's moment of inertia about an axis
+// through its centre across it, m·(3r² + L²)/12. (A thin rod's m·L²/12,
+// which the arm used before, is no rigid body's for the short, thick
+// bracket: its axial moment m·r²/2 would exceed the sum of the other two.)
+func cylinderPerp(l Link) float64 {
+	return l.Mass * (3*l.Radius*l.Radius + l.Length*l.Length) / 12
+}
