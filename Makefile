@@ -7,16 +7,16 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps mujoco-deps
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps mujoco-deps
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
-test: viz-deps test-deps mujoco-deps vet staticcheck
+test: viz-deps test-deps ros2-deps mujoco-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/...
+	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 
 ## viz-deps: the X11/GL headers the visualizer (ebiten, cgo) compiles against, and xvfb-run for its
 ## test; installed with apt-get when missing and run as root
@@ -58,8 +58,24 @@ mujoco-deps:
 		echo "mujoco-deps: the physics oracle tests need MuJoCo's headers and library (not root: not installing). Install: sudo apt-get install $(MUJOCO_PACKAGES)" >&2; exit 1; \
 	fi
 
+## ros2-deps: Eclipse Cyclone DDS (the ROS 2 bridge, saint-ros2, links it; idlc for go generate ./ros2)
+## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client); installed with apt-get
+## when missing and run as root
+ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++
+ros2-deps:
+	@if [ -f /usr/include/dds/dds.h ] && command -v idlc >/dev/null && [ -d /usr/include/fastdds ] \
+		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "ros2-deps: installing $(ROS2_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(ROS2_PACKAGES) >/dev/null; \
+	elif [ -f /usr/include/dds/dds.h ]; then \
+		echo "ros2-deps: Fast DDS, fastddsgen or g++ missing (not root: not installing); the Fast DDS interop test will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
+	else \
+		echo "ros2-deps: the ROS 2 bridge needs Cyclone DDS to compile (not root: not installing). Install: sudo apt-get install $(ROS2_PACKAGES)" >&2; exit 1; \
+	fi
+
 ## build: the commands into bin/
-build: viz-deps
+build: viz-deps ros2-deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 vet:

@@ -154,12 +154,35 @@ func TestServerUnit(t *testing.T) {
 	}
 }
 
+func TestROS2Unit(t *testing.T) {
+	u := unit(t, "saint-ros2.service")
+	start := one(t, u, "Service", "ExecStart")
+	for _, want := range []string{"/usr/local/bin/saint-ros2", "--nats nats://192.168.10.1:4222"} {
+		if !strings.Contains(start, want) {
+			t.Errorf("ExecStart %q lacks %q", start, want)
+		}
+	}
+	if one(t, u, "Service", "User") == "root" || one(t, u, "Service", "User") == "" {
+		t.Error("saint-ros2 must not run as root")
+	}
+	env := strings.Join(u["Service"]["Environment"], " ")
+	if !strings.Contains(env, "ROS_DOMAIN_ID=") || !strings.Contains(env, `NetworkInterface address=\"192.168.10.1\"`) {
+		t.Errorf("Environment %q: want ROS_DOMAIN_ID and Cyclone DDS on the internal address only", env)
+	}
+	if !strings.Contains(strings.Join(u["Unit"]["After"], " "), "saint-server.service") {
+		t.Error("saint-ros2 must start after saint-server: it joins the server's broker")
+	}
+	if one(t, u, "Service", "NoNewPrivileges") != "yes" || one(t, u, "Service", "ProtectSystem") != "strict" {
+		t.Error("the bridge unit is not hardened (NoNewPrivileges, ProtectSystem=strict)")
+	}
+}
+
 func TestUnitsVerify(t *testing.T) {
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Skip("systemd-analyze is not installed; the units were not verified by systemd")
 	}
-	out, _ := exec.Command(sa, "verify", "--man=no", "systemd/saint-node.service", "systemd/saint-server.service").CombinedOutput()
+	out, _ := exec.Command(sa, "verify", "--man=no", "systemd/saint-node.service", "systemd/saint-server.service", "systemd/saint-ros2.service").CombinedOutput()
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		// The commands are installed on the Pi, not here.
 		if line == "" || strings.Contains(line, "is not executable: No such file or directory") {

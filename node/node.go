@@ -16,8 +16,8 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
-	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
 )

@@ -18,6 +18,10 @@ const (
 	// spec's table): 250, above WebSocket commands and below the RC
 	// transmitter, which is the operator's hand on the robot.
 	SourceJoystick = "joystick" // 250
+	// SourceROS2 is a ROS 2 node on the robot's DDS domain, through the
+	// saint-ros2 bridge (not in the spec's table): 150, below the
+	// operator's WebSocket clients and above LiveLink animation.
+	SourceROS2 = "ros2" // 150
 )
 
 // RouteStatus is RouteStatus.msg: the router's current state, published

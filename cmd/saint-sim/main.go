@@ -74,6 +74,8 @@ func run() error {
 	replayFile := flag.String("replay", "", "play this MCAP recording back onto the bus at its recorded rate (scaled by --speed) instead of simulating the robot")
 	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. 127.0.0.1:8765 (empty: none)")
 	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
+	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
+	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -170,6 +172,14 @@ func run() error {
 		"data", *dataDir, "speed", *speed)
 	if a := addrs["foxglove"]; a != "" {
 		log.Info("Foxglove: open a Foxglove WebSocket connection", "url", "ws://"+displayAddr(a))
+	}
+
+	if *runROS2 {
+		stopROS2, err := startROS2(ctx, st, strings.Fields(*ros2Args), log)
+		if err != nil {
+			return err
+		}
+		defer stopROS2()
 	}
 
 	if *showViz {

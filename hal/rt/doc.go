@@ -9,6 +9,12 @@
 // unit settings that grant it. A robot whose loop runs without real-time
 // priority still runs; it only jitters more.
 //
+// The loop's executor then waits for its deadlines in a Waiter (ppoll on an
+// eventfd, on the loop's own thread, so the kernel's timer wakes the
+// real-time thread directly) and polls the clock for the last Spin before
+// each deadline; saint-node --rt sets both. Package rt/jitter measures what
+// that gives on the machine at hand.
+//
 // Only Linux implements it; elsewhere Enter locks the thread and reports
-// that nothing else is available.
+// that nothing else is available, and NewWaiter fails.
 package rt

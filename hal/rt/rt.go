@@ -18,8 +18,8 @@ const Spin = 100 * time.Microsecond
 // 0, SCHED_OTHER) never preempt it.
 const DefaultPriority = 49
 
-// Options says what Enter asks for. The zero value asks for everything with
-// defaults.
+// Options says what Enter asks for. The zero value asks for everything:
+// DefaultPriority, pinned to CPU 0, memory locked.
 type Options struct {
 	// Priority is the SCHED_FIFO priority, 1–99; 0 means DefaultPriority.
 	Priority int
@@ -37,7 +37,7 @@ type Report struct {
 	FIFO         bool // the thread is scheduled SCHED_FIFO
 	Priority     int  // at this priority
 	CPU          int  // pinned to this CPU; -1 when not pinned
-	MemoryLocked bool // mlockall(MCL_CURRENT|MCL_FUTURE) is in force
+	MemoryLocked bool // mlockall(MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT) is in force
 
 	// Problems lists each step not taken, in words that name the missing
 	// permission and the setting that grants it.

@@ -73,13 +73,26 @@ func Enter(o Options) Report {
 	if !o.NoMemoryLock {
 		if why := memlockBlocked(); why != "" {
 			r.Problems = append(r.Problems, why)
-		} else if err := unix.Mlockall(unix.MCL_CURRENT | unix.MCL_FUTURE); err != nil {
+		} else if err := lockMemory(); err != nil {
 			r.Problems = append(r.Problems, fmt.Sprintf("memory not locked: mlockall: %v (systemd: LimitMEMLOCK=infinity)", err))
 		} else {
 			r.MemoryLocked = true
 		}
 	}
 	return r
+}
+
+// lockMemory locks the process's pages in memory as they are first touched
+// (MCL_ONFAULT): never paged out afterwards, without the eager population
+// of plain MCL_FUTURE, which would make the Go runtime's reserved heap
+// arenas resident (a node measured 87 MB resident that way, 10 MB with
+// MCL_ONFAULT). Kernels before 4.4 lack MCL_ONFAULT: lock eagerly there.
+func lockMemory() error {
+	err := unix.Mlockall(unix.MCL_CURRENT | unix.MCL_FUTURE | unix.MCL_ONFAULT)
+	if errors.Is(err, unix.EINVAL) {
+		err = unix.Mlockall(unix.MCL_CURRENT | unix.MCL_FUTURE)
+	}
+	return err
 }
 
 func fifoProblem(prio int, err error) string {

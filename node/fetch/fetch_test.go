@@ -18,7 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -289,6 +293,61 @@ func BenchmarkDownload(b *testing.B) {
 			_ = os.Remove(out)
 			if err := c.Fetch(context.Background(), url, out, offer.SizeBytes, offer.ChecksumSHA256); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bus-chunks", func(b *testing.B) {
+		// The download as it was before HTTP: 256 KiB chunks as
+		// request/replies over NATS (base64 in JSON), each chunk appended
+		// and synced, the sha256 over the whole at the end.
+		ns, err := broker.Start(&broker.Options{Port: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ns.Shutdown()
+		srvBus, err := natsbus.Connect(ns.ClientURL(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer srvBus.Close()
+		cli, err := natsbus.Connect(ns.ClientURL(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cli.Close()
+		ex := executor.New(nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { _ = ex.Run(ctx) }()
+		if _, err := bus.ServeJSON(srvBus, msg.ServiceFirmwareDownload, ex, func(req msg.FirmwareDownloadRequest, reply func(msg.FirmwareDownloadResponse, error)) {
+			reply(repo.Download(req), nil)
+		}); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(img)))
+		for i := 0; i < b.N; i++ {
+			f, err := os.Create(out)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := sha256.New()
+			for off := int64(0); off < offer.SizeBytes; {
+				var resp msg.FirmwareDownloadResponse
+				if err := cli.Call(ctx, msg.ServiceFirmwareDownload, msg.FirmwareDownloadRequest{NodeID: "n", Version: offer.Version, Offset: off}, &resp); err != nil || !resp.Success {
+					b.Fatal(err, resp.Message)
+				}
+				if _, err := f.Write(resp.Data); err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Sync(); err != nil {
+					b.Fatal(err)
+				}
+				h.Write(resp.Data)
+				off += int64(len(resp.Data))
+			}
+			f.Close()
+			if hex.EncodeToString(h.Sum(nil)) != sum {
+				b.Fatal("wrong sum")
 			}
 		}
 	})

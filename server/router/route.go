@@ -277,6 +277,8 @@ func DefaultPriority(source string) int {
 		return 250
 	case msg.SourceWebSocket:
 		return 200
+	case msg.SourceROS2:
+		return 150
 	case msg.SourceLiveLink:
 		return 100
 	case msg.SourceAutonomous:
@@ -287,7 +289,7 @@ func DefaultPriority(source string) int {
 
 // Sources lists the input sources, highest default priority first.
 func Sources() []string {
-	return []string{msg.SourceSafety, msg.SourceRC, msg.SourceJoystick, msg.SourceWebSocket, msg.SourceLiveLink, msg.SourceAutonomous}
+	return []string{msg.SourceSafety, msg.SourceRC, msg.SourceJoystick, msg.SourceWebSocket, msg.SourceROS2, msg.SourceLiveLink, msg.SourceAutonomous}
 }
 
 // MaxPriority is the highest route priority, the safety source's.

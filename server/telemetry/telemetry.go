@@ -77,21 +77,29 @@ func simFeed(h *feature.Host) {
 }
 
 // withField adds "key": value to a JSON object (the arm an ArmState is
-// from); v is a message value from bus.SubscribeValues.
+// from); v is a message value from bus.SubscribeValues. The object is
+// rewritten only when the gateway encodes it for a subscribed client.
 func withField(key, value string) func(any) any {
-	return func(v any) any {
-		data, ok := v.(json.RawMessage)
-		if !ok {
-			var err error
-			if data, err = json.Marshal(v); err != nil {
-				return v
-			}
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(data, &m) != nil {
-			return data
-		}
-		m[key], _ = json.Marshal(value)
-		return m
+	return func(v any) any { return fieldAdded{key, value, v} }
+}
+
+// fieldAdded is v with "key": value added to its JSON object.
+type fieldAdded struct {
+	key, value string
+	v          any
+}
+
+// MarshalJSON implements json.Marshaler. A v that is not an object is
+// encoded as it is.
+func (f fieldAdded) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(f.v)
+	if err != nil {
+		return nil, err
 	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || m == nil {
+		return data, nil
+	}
+	m[f.key], _ = json.Marshal(f.value)
+	return json.Marshal(m)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
@@ -108,6 +109,7 @@ func New(o Options) (*Stack, error) {
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
 		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version,
+		Host: newWallHost(hostSampleEvery),
 	})
 	if err != nil {
 		return nil, err
@@ -306,6 +308,10 @@ func (s *Stack) AdoptionError(name string) string {
 	}
 	return s.adoptErr[s.Specs[i].ID]
 }
+
+// hostSampleEvery is how often, in wall time, the simulation samples the
+// machine it runs on for the server's system status.
+const hostSampleEvery = 2 * time.Second
 
 // simPower answers system shutdown and reboot without powering anything
 // off: the simulated robot has no power to cut.

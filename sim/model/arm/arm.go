@@ -250,10 +250,11 @@ func (a *Arm) SetDead(dead bool) {
 
 // PoseTolerance is how far (rad) every joint may move before the arm's
 // kinematics, loads and collisions are computed again. A servo holding
-// against gravity creeps by a few ulp per step for ever, one settling on
-// its goal by micro-radians per second; at 0.7 m of reach 1e-6 rad is
-// 0.7 µm, and the gravity torques it changes by a millionth.
-const PoseTolerance = 1e-6
+// against gravity creeps by a few ulp per step for ever, one sagging or
+// settling on its goal by milliradians per second; 1e-5 rad is 7 µm at
+// 0.7 m of reach, a 150th of a Feetech position step, and changes the
+// gravity torques by a hundred-thousandth.
+const PoseTolerance = 1e-5
 
 // forward computes the present pose's joint origins, axes and capsules,
 // unless no joint has moved by more than PoseTolerance since it last did.

@@ -54,7 +54,7 @@
 //
 // The kinematics, the loads above and the collision checks depend only on
 // the pose, so they are computed again only once a joint has moved by more
-// than PoseTolerance (1e-6 rad, 0.7 µm at the hand): an arm holding
+// than PoseTolerance (1e-5 rad, 7 µm at the hand): an arm holding
 // still costs its six servo steps. CheckPair rejects the two arms by their
 // bounding boxes before testing any pair of capsules, and the torso likewise.
 //

@@ -96,6 +96,8 @@ type Tracks struct {
 	travel [2]float64 // m of track travelled
 
 	scratch [nState]float64
+
+	alwaysIntegrate bool // tests: no shortcut at rest
 }
 
 // New returns the base at the origin facing +x, at rest, battery full,
@@ -217,6 +219,15 @@ func (t *Tracks) Step(dt float64) {
 	}
 	n := ode.Substeps(dt, math.Min(maxSubstep, 2*t.p.Motor.MaxSubstep()))
 	h := dt / float64(n)
+	if !t.alwaysIntegrate && t.atRest() {
+		// Every derivative is exactly zero: RK4 would leave the state as
+		// it is, and only the battery drains (quiescent current).
+		for k := 0; k < n; k++ {
+			t.bat.Draw(t.batI, h)
+		}
+		t.deriv(0, t.x[:], t.scratch[:])
+		return
+	}
 	for k := 0; k < n; k++ {
 		th0 := [2]float64{t.x[sThL], t.x[sThR]}
 		t.rk.Step(t.deriv, 0, t.x[:], h)
@@ -227,6 +238,18 @@ func (t *Tracks) Step(dt float64) {
 	}
 	// Leave the derived outputs consistent with the final state.
 	t.deriv(0, t.x[:], t.scratch[:])
+}
+
+// atRest reports whether every state derivative is exactly zero: the base
+// stands still, unpushed, with no current and no voltage on its motors.
+func (t *Tracks) atRest() bool {
+	t.deriv(0, t.x[:], t.scratch[:])
+	for _, d := range t.scratch {
+		if d != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Pose returns x, y (m) and heading (rad).

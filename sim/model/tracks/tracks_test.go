@@ -212,3 +212,35 @@ func TestStepConvergence(t *testing.T) {
 		t.Errorf("1 ms: (%.5f, %.5f, %.5f) %.4f A; 0.05 ms: (%.5f, %.5f, %.5f) %.4f A", x1, y1, h1, i1, x2, y2, h2, i2)
 	}
 }
+
+// A base at rest skips the integration: its state, battery and outputs
+// are what integrating gives, bit for bit, through rest, a push, driving
+// and braking.
+func TestRestShortcutChangesNothing(t *testing.T) {
+	fast, full := New(Default()), New(Default())
+	full.alwaysIntegrate = true
+	for step := range 6000 {
+		for _, b := range []*Tracks{fast, full} {
+			switch step {
+			case 1000:
+				b.ApplyForce(geom.Vec3{40, 0, 0})
+			case 1200:
+				b.ApplyForce(geom.Vec3{})
+			case 2500:
+				b.SetDrive(Left, 0.5, true)
+				b.SetDrive(Right, 0.5, true)
+			case 3500:
+				b.SetDrive(Left, 0, true)
+				b.SetDrive(Right, 0, true)
+			}
+			b.Step(1e-3)
+		}
+		if fast.x != full.x || fast.bat.SoC() != full.bat.SoC() || fast.BatteryCurrent() != full.BatteryCurrent() ||
+			fast.volts != full.volts || fast.travel != full.travel {
+			t.Fatalf("step %d: shortcut %v (SoC %v), integrated %v (SoC %v)", step, fast.x, fast.bat.SoC(), full.x, full.bat.SoC())
+		}
+		if step == 999 && (!fast.atRest() || fast.bat.SoC() >= 1) {
+			t.Fatalf("before the push: at rest %v, SoC %v (the battery must drain at rest)", fast.atRest(), fast.bat.SoC())
+		}
+	}
+}

@@ -2,7 +2,7 @@
 // blending, presets, and the route editor with its live preview.
 import { h, card, table, dot, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
-const SOURCES = ['rc', 'websocket', 'livelink', 'joystick', 'autonomous', 'safety'];
+const SOURCES = ['rc', 'websocket', 'ros2', 'livelink', 'joystick', 'autonomous', 'safety'];
 
 // loadTargets fetches the router's table of output targets (get_targets):
 // the routable targets' names, labels and property names. The table lives

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/cmd/internal/proctest"
+)
+
+// The Fast DDS client (testdata/fastdds/client.cpp), built once with type
+// support fastddsgen generates from ros2/idl.
+var fastdds struct {
+	once sync.Once
+	bin  string
+	err  error
+	skip string
+}
+
+func buildFastDDSClient(t *testing.T) string {
+	t.Helper()
+	fastdds.once.Do(func() {
+		for _, tool := range []string{"fastddsgen", "g++"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				fastdds.skip = tool + " not installed (make ros2-deps installs it)"
+				return
+			}
+		}
+		if _, err := os.Stat("/usr/include/fastdds/dds/domain/DomainParticipant.hpp"); err != nil {
+			fastdds.skip = "Fast DDS headers not installed (make ros2-deps installs libfastrtps-dev)"
+			return
+		}
+		dir := filepath.Join(buildBins(t), "fastdds")
+		if fastdds.err = os.MkdirAll(dir, 0o755); fastdds.err != nil {
+			return
+		}
+		idl, _ := filepath.Abs(filepath.Join("..", "..", "ros2", "idl"))
+		gen := exec.Command("fastddsgen", "-d", dir, "-I", ".", "-replace",
+			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "saint_os.idl")
+		gen.Dir = idl
+		if out, err := gen.CombinedOutput(); err != nil || strings.Contains(string(out), "ERROR") {
+			fastdds.err = fmt.Errorf("fastddsgen: %v\n%s", err, out)
+			return
+		}
+		src, _ := filepath.Abs(filepath.Join("testdata", "fastdds", "client.cpp"))
+		cxx, _ := filepath.Glob(filepath.Join(dir, "*.cxx"))
+		fastdds.bin = filepath.Join(dir, "client")
+		args := append([]string{"-std=c++11", "-O0", "-I", dir, "-o", fastdds.bin, src}, cxx...)
+		args = append(args, "-lfastrtps", "-lfastcdr")
+		if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
+			fastdds.err = fmt.Errorf("g++: %v\n%s", err, out)
+		}
+	})
+	if fastdds.skip != "" {
+		t.Skip(fastdds.skip)
+	}
+	if fastdds.err != nil {
+		t.Fatal(fastdds.err)
+	}
+	return fastdds.bin
+}
+
+// client is the running Fast DDS client, driven line by line.
+type client struct {
+	t   *testing.T
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startClient(t *testing.T, bin string, domain uint32) *client {
+	t.Helper()
+	profile, _ := filepath.Abs(filepath.Join("testdata", "fastdds", "loopback.xml"))
+	cmd := exec.Command(bin, profile, strconv.Itoa(int(domain)))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = in.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("the Fast DDS client did not exit")
+		}
+		if t.Failed() && stderr.Len() > 0 {
+			t.Logf("Fast DDS client stderr:\n%s", stderr.String())
+		}
+	})
+	return &client{t: t, in: in, out: bufio.NewScanner(out)}
+}
+
+// do sends one command and returns the reply's fields.
+func (c *client) do(cmd string) []string {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, cmd+"\n"); err != nil {
+		c.t.Fatalf("%s: %v", cmd, err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		if c.out.Scan() {
+			line <- c.out.Text()
+		}
+		close(line)
+	}()
+	select {
+	case l, ok := <-line:
+		if !ok {
+			c.t.Fatalf("%s: the Fast DDS client exited", cmd)
+		}
+		return strings.Fields(l)
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("%s: no answer from the Fast DDS client", cmd)
+	}
+	return nil
+}
+
+func float(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFastDDSInterop drives saint-sim --ros2 --adopt (at --speed 1) from a
+// Fast DDS 2.9 participant: Twist in and Odometry out (a), HeadState after
+// a head move over the WebSocket API (b), the adopt service with
+// rmw_cyclonedds_cpp's request header (c), and the e-stop holding against
+// its Twist (d).
+func TestFastDDSInterop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a C++ client and runs the simulation")
+	}
+	bin := buildFastDDSClient(t)
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	addrs := proctest.Start(t, filepath.Join(dir, "saint-sim"), "--ros2", "--adopt", "--speed", "1",
+		"--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	c := startClient(t, bin, domain)
+	if got := c.do("match"); len(got) == 0 || got[0] != "matched" {
+		t.Fatalf("match: %v", got)
+	}
+
+	// (a)
+	const speed = 0.3
+	start := c.do("drive 0 0.3")
+	got := c.do(fmt.Sprintf("drive %g 3", speed))
+	if len(got) != 4 || got[0] != "odom" {
+		t.Fatalf("drive: %v", got)
+	}
+	v, x, n := float(t, got[1]), float(t, got[2]), got[3]
+	t.Logf("Fast DDS: odometry %.3f m/s, moved %.2f m (%s samples)", v, x-float(t, start[2]), n)
+	if v < speed*0.9 || v > speed*1.1 {
+		t.Errorf("odometry speed %.3f m/s after 3 s of Twist at %.1f m/s, want within 10 %%", v, speed)
+	}
+	if x-float(t, start[2]) < 0.5 {
+		t.Errorf("odometry moved %.2f m in 3 s at %.1f m/s", x-float(t, start[2]), speed)
+	}
+	c.do("drive 0 1.5")
+
+	// (b)
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteJSON(map[string]any{"id": "1", "type": "command", "target": "head", "action": "move",
+		"params": map[string]any{"pan": 30.0, "speed": 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if err := ws.ReadJSON(&resp); err != nil || resp["status"] != "ok" {
+		t.Fatalf("head move over the WebSocket API: %v %v", resp, err)
+	}
+	var pan float64
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		h := c.do("head")
+		if pan = float(t, h[1]); pan > 29 && pan < 31 {
+			break
+		}
+	}
+	if pan < 29 || pan > 31 {
+		t.Errorf("HeadState pan %.1f over Fast DDS after a move to 30 over the WebSocket API", pan)
+	}
+
+	// (c)
+	got = c.do("adopt no-such-node head 987654321 3")
+	if len(got) < 4 || got[0] != "adopt" {
+		t.Fatalf("adopt: %v", got)
+	}
+	if got[1] != "false" || got[2] != "987654321" || got[3] != "3" || !strings.Contains(strings.Join(got, " "), "no-such-node") {
+		t.Errorf("adopting a node that does not exist: %v; want success false, the request header echoed and the node named", got)
+	}
+
+	// (d)
+	c.do("estop 1")
+	time.Sleep(500 * time.Millisecond)
+	before := c.do("drive 0 0.3")
+	got = c.do(fmt.Sprintf("drive %g 2", speed))
+	v, x = float(t, got[1]), float(t, got[2])
+	t.Logf("Fast DDS, e-stop latched: odometry %.3f m/s, moved %.3f m", v, x-float(t, before[2]))
+	if v > 0.02 || x-float(t, before[2]) > 0.05 {
+		t.Errorf("e-stop latched: odometry %.3f m/s, moved %.3f m under a Twist at %.1f m/s", v, x-float(t, before[2]), speed)
+	}
+}
+
+// TestFastDDSOverNATS is TestFastDDSInterop on the robot as it is
+// deployed: saint-server with its NATS broker, saint-node processes on
+// simulated boards, and saint-ros2 joining that broker. The Fast DDS
+// client adopts the nodes itself, over the adopt service.
+func TestFastDDSOverNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a C++ client and runs the robot as processes")
+	}
+	bin := buildFastDDSClient(t)
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	root := t.TempDir()
+	srv := proctest.Start(t, filepath.Join(dir, "saint-server"), "--data", filepath.Join(root, "server"), "--no-auth",
+		"--nats", "127.0.0.1:0", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--firmware-http", "127.0.0.1:0",
+		"--livelink", "off")
+	for _, n := range []struct{ id, hw string }{{"ros-tracks", "tracks"}, {"ros-head", "head"}} {
+		startNode(t, filepath.Join(dir, "saint-node"), "--server", srv["nats"], "--hal", "sim", "--sim-hw", n.hw,
+			"--id", n.id, "--state-dir", filepath.Join(root, n.id))
+	}
+	proctest.Start(t, filepath.Join(dir, "saint-ros2"), "--nats", srv["nats"])
+	c := startClient(t, bin, domain)
+	if got := c.do("match"); len(got) == 0 || got[0] != "matched" {
+		t.Fatalf("match: %v", got)
+	}
+
+	// (c) first: adopt the nodes over ROS 2.
+	for i, n := range []struct{ id, role, prefix string }{{"ros-tracks", "tracks", "/saint/tracks"}, {"ros-head", "head", "/saint/head"}} {
+		var got []string
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+			// A node that is still booting is not yet announcing itself.
+			if got = c.do(fmt.Sprintf("adopt %s %s 4242 %d", n.id, n.role, i*100+int(time.Now().UnixMilli()%100))); len(got) > 1 && got[1] == "true" {
+				break
+			}
+		}
+		if len(got) < 5 || got[1] != "true" || got[2] != "4242" || !strings.HasPrefix(got[4], n.prefix+"|") {
+			t.Fatalf("adopting %s over ROS 2: %v; want success, the header echoed and the prefix %s", n.id, got, n.prefix)
+		}
+	}
+
+	// (a) The adopted tracks node publishes odometry; a simulated board
+	// run alone has no physics (its encoders never turn), so the Twist is
+	// followed into the router instead: its RouteStatus, over Fast DDS,
+	// shows route ros2_direct sending the commanded speed to the tracks.
+	// TestFastDDSInterop measures the motion itself.
+	const speed = 0.3
+	var got []string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+		if got = c.do("drive 0 0.5"); got[3] != "0" {
+			break
+		}
+	}
+	if got[3] == "0" {
+		t.Fatal("no odometry from the adopted tracks node")
+	}
+	c.do("route")
+	c.do(fmt.Sprintf("drive %g 1.5", speed))
+	got = c.do("route")
+	t.Logf("Fast DDS over NATS, driving: %v", got)
+	if len(got) < 4 || float(t, got[1]) < speed-0.001 || float(t, got[1]) > speed+0.001 || got[2] != "ros2_direct" || got[3] != "false" {
+		t.Errorf("router status while driving at %.1f m/s over ROS 2: %v; want the tracks output at that speed from ros2_direct", speed, got)
+	}
+	if got = c.do("tracks"); len(got) < 4 || got[1] != "false" || got[3] == "0" {
+		t.Errorf("TrackState while driving: %v; want the tracks node reporting no e-stop", got)
+	}
+	c.do("drive 0 1.5")
+
+	// (b)
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+srv["ws"]+"/saint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteJSON(map[string]any{"id": "1", "type": "command", "target": "head", "action": "move",
+		"params": map[string]any{"pan": -20.0, "speed": 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if err := ws.ReadJSON(&resp); err != nil || resp["status"] != "ok" {
+		t.Fatalf("head move over the WebSocket API: %v %v", resp, err)
+	}
+	var pan float64
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if pan = float(t, c.do("head")[1]); pan < -19 && pan > -21 {
+			break
+		}
+	}
+	if pan > -19 || pan < -21 {
+		t.Errorf("HeadState pan %.1f over Fast DDS after a move to -20 over the WebSocket API", pan)
+	}
+
+	// (d)
+	c.do("estop 1")
+	time.Sleep(500 * time.Millisecond)
+	c.do("tracks")
+	c.do(fmt.Sprintf("drive %g 1.5", speed))
+	got = c.do("tracks")
+	t.Logf("Fast DDS over NATS, e-stop latched: %v", got)
+	if len(got) < 4 || got[1] != "true" || got[2] != "false" || got[3] == "0" {
+		t.Errorf("e-stop latched, Twist at %.1f m/s: TrackState %v; want the tracks node reporting the e-stop, motors disabled", speed, got)
+	}
+}
+
+// startNode runs saint-node (which has no --addr-file) until the test
+// ends; its log is shown if the test fails.
+func startNode(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("saint-node %v log:\n%s", args, log.String())
+		}
+	})
+}

@@ -1,0 +1,158 @@
+// Command saint-ros2 is the ROS 2 bridge: it joins the robot's bus
+// (NATS, as a node does) and a DDS domain through Eclipse Cyclone DDS,
+// and maps topics and services between them with ROS 2's conventions, so
+// that ROS 2 Humble nodes (rmw_cyclonedds_cpp or rmw_fastrtps_cpp) on the
+// robot's network see /saint/... topics of standard and saint_os types.
+// See docs/ros2.md.
+//
+//	saint-ros2 --nats nats://192.168.10.1:4222 [--domain N] [--deny '/saint/arms/**']
+//
+// The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
+// network configuration from CYCLONEDDS_URI, as under ROS 2.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/ros2/bridge"
+	"github.com/saint-os/saint/ros2/cyclone"
+)
+
+var version = "dev"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "saint-ros2:", err)
+		os.Exit(1)
+	}
+}
+
+// defaultDomain is ROS_DOMAIN_ID, as every ROS 2 process reads it.
+func defaultDomain() (uint, error) {
+	s := os.Getenv("ROS_DOMAIN_ID")
+	if s == "" {
+		return 0, nil
+	}
+	d, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || d > 232 {
+		return 0, fmt.Errorf("ROS_DOMAIN_ID %q: want 0 to 232", s)
+	}
+	return uint(d), nil
+}
+
+func patterns(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func run() error {
+	domain, err := defaultDomain()
+	if err != nil {
+		return err
+	}
+	natsURL := flag.String("nats", "nats://127.0.0.1:4222", "the robot's bus (saint-server's NATS)")
+	flag.UintVar(&domain, "domain", domain, "DDS domain (default ROS_DOMAIN_ID, else 0)")
+	allow := flag.String("allow", "", "comma-separated ROS names to bridge (path patterns; '/saint/arms/**' is everything below); empty: all")
+	deny := flag.String("deny", "", "comma-separated ROS names not to bridge, applied after --allow")
+	robotID := flag.String("robot-id", "", "robot namespace of the arms' motor middleware (robot_ID)")
+	addrFile := flag.String("addr-file", "", "write {\"nats\", \"domain\"} here as JSON once bridging")
+	verbose := flag.Bool("v", false, "debug logging")
+	showVersion := flag.Bool("version", false, "print the version and exit")
+	flag.Parse()
+	if *showVersion {
+		fmt.Println("saint-ros2", version)
+		return nil
+	}
+	if domain > 232 {
+		return fmt.Errorf("--domain %d: want 0 to 232", domain)
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	nb, err := natsbus.Connect(*natsURL, &natsbus.Options{Name: "saint-ros2", RetryConnect: true, Bus: bus.Options{Logger: log}})
+	if err != nil {
+		return err
+	}
+	defer nb.Close()
+	pp, err := cyclone.NewParticipant(uint32(domain))
+	if err != nil {
+		return err
+	}
+	defer pp.Close()
+
+	ex := executor.New(nil)
+	exCtx, stopExec := context.WithCancel(context.Background())
+	defer stopExec()
+	go func() { _ = ex.Run(exCtx) }()
+
+	br, err := bridge.New(bridge.Options{Bus: nb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
+		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
+	if err != nil {
+		return err
+	}
+	if err := br.Start(); err != nil {
+		return err
+	}
+	defer br.Stop()
+	if *addrFile != "" {
+		data, _ := json.Marshal(map[string]string{"nats": *natsURL, "domain": strconv.FormatUint(uint64(domain), 10)})
+		if err := os.WriteFile(*addrFile, data, 0o644); err != nil {
+			return err
+		}
+	}
+	log.Info("ROS 2 bridge running", "nats", *natsURL, "domain", domain, "cyclonedds_uri_set", os.Getenv("CYCLONEDDS_URI") != "")
+
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s := br.Stats()
+			log.Info("ROS 2 bridge stopping", "out", s.Out, "in", s.In, "calls", s.Calls, "rejected", s.Rejected)
+			return nil
+		case <-t.C:
+			s := br.Stats()
+			log.Debug("ROS 2 bridge", "out", s.Out, "in", s.In, "calls", s.Calls, "rejected", s.Rejected)
+		}
+	}
+}
+
+// participant adapts the Cyclone DDS participant to the bridge.
+type participant struct{ p *cyclone.Participant }
+
+func (p participant) NewWriter(topic, typeName string, q bridge.QoS) (bridge.Writer, error) {
+	w, err := p.p.NewWriter(topic, typeName, cyclone.QoS(q))
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (p participant) NewReader(topic, typeName string, q bridge.QoS, fn func([]byte)) error {
+	_, err := p.p.NewReader(topic, typeName, cyclone.QoS(q), fn)
+	return err
+}

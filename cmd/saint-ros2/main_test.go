@@ -1,0 +1,268 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/cmd/internal/proctest"
+	"github.com/saint-os/saint/ros2"
+	"github.com/saint-os/saint/ros2/cyclone"
+)
+
+// bins holds saint-sim, saint-ros2, saint-server and saint-node, built once into one folder so that
+// saint-sim --ros2 finds the bridge beside itself.
+var bins struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func buildBins(t *testing.T) string {
+	t.Helper()
+	bins.once.Do(func() {
+		bins.dir, bins.err = os.MkdirTemp("", "saint-ros2-test-")
+		if bins.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", bins.dir+string(filepath.Separator),
+			"github.com/saint-os/saint/cmd/saint-sim", "github.com/saint-os/saint/cmd/saint-ros2",
+			"github.com/saint-os/saint/cmd/saint-server", "github.com/saint-os/saint/cmd/saint-node")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			bins.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return bins.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bins.dir != "" {
+		os.RemoveAll(bins.dir)
+	}
+	os.Exit(code)
+}
+
+// peer is a ROS 2-conventions DDS participant of the test's own (Cyclone
+// DDS, like rmw_cyclonedds_cpp).
+type peer struct {
+	t   *testing.T
+	reg *ros2.Registry
+	p   *cyclone.Participant
+}
+
+func newPeer(t *testing.T, domain uint32) *peer {
+	t.Helper()
+	reg, err := ros2.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cyclone.NewParticipant(domain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return &peer{t: t, reg: reg, p: p}
+}
+
+func (p *peer) message(name string) *ros2.Message {
+	m, ok := p.reg.Message(name)
+	if !ok {
+		p.t.Fatalf("no %s", name)
+	}
+	return m
+}
+
+// subscribe returns a channel of the decoded samples of a ROS topic.
+func (p *peer) subscribe(topic, typ string) (<-chan map[string]any, *cyclone.Reader) {
+	m := p.message(typ)
+	ch := make(chan map[string]any, 256)
+	r, err := p.p.NewReader("rt"+topic, m.DDSTypeName(), cyclone.QoS{Reliable: true}, func(cdr []byte) {
+		v, _, err := p.reg.Decode(m, cdr)
+		if err != nil {
+			p.t.Errorf("%s: %v", topic, err)
+			return
+		}
+		select {
+		case ch <- v:
+		default:
+		}
+	})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return ch, r
+}
+
+func (p *peer) encode(typ string, v any, hdr *ros2.RequestHeader) []byte {
+	b, _ := json.Marshal(v)
+	var obj map[string]any
+	_ = json.Unmarshal(b, &obj)
+	cdr, err := p.reg.Encode(p.message(typ), obj, hdr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return cdr
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out after %v waiting for %s", d, what)
+}
+
+// loopbackDDS keeps this test's DDS traffic on loopback, in a domain of
+// its own, for the processes it starts and for itself.
+func loopbackDDS(t *testing.T) uint32 {
+	domain := uint32(1 + rand.IntN(200))
+	t.Setenv("CYCLONEDDS_URI", cyclone.LoopbackConfig)
+	t.Setenv("ROS_DOMAIN_ID", strconv.Itoa(int(domain)))
+	return domain
+}
+
+// odomSpeed drains ch and returns the last forward speed and x.
+func odomSpeed(ch <-chan map[string]any) (v, x float64, n int) {
+	for {
+		select {
+		case o := <-ch:
+			v = o["twist"].(map[string]any)["twist"].(map[string]any)["linear"].(map[string]any)["x"].(float64)
+			x = o["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
+			n++
+		default:
+			return v, x, n
+		}
+	}
+}
+
+// TestSimulationOverROS2 runs saint-sim --ros2 --adopt at real-time speed
+// and drives it as a ROS 2 node would, over DDS with ROS 2's conventions.
+func TestSimulationOverROS2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the simulation")
+	}
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	proctest.Start(t, filepath.Join(dir, "saint-sim"), "--ros2", "--adopt", "--speed", "1",
+		"--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	p := newPeer(t, domain)
+
+	odom, odomReader := p.subscribe(msg.TopicTracksOdom, "nav_msgs/Odometry")
+	heads, _ := p.subscribe(msg.TopicHeadState, "saint_os/HeadState")
+	twist, err := p.p.NewWriter("rt"+msg.TopicTracksCmdVel, "geometry_msgs::msg::dds_::Twist_", cyclone.QoS{Reliable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the bridge's odometry writer", func() bool { return odomReader.MatchedWriters() > 0 })
+	waitFor(t, 10*time.Second, "the bridge's cmd_vel reader", func() bool { return twist.MatchedReaders() > 0 })
+	select {
+	case h := <-heads:
+		if _, ok := h["pan"].(float32); !ok {
+			t.Errorf("HeadState %v", h)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no saint_os/HeadState on rt/saint/head/state")
+	}
+
+	// (a) Twist at 10 Hz: odometry reports the commanded speed.
+	const speed = 0.3
+	drive := func(d time.Duration, v float64) {
+		cdr := p.encode("geometry_msgs/Twist", msg.Twist{Linear: msg.Vector3{X: v}}, nil)
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if err := twist.Write(cdr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, x0, _ := odomSpeed(odom)
+	drive(3*time.Second, speed)
+	v, x1, n := odomSpeed(odom)
+	if n == 0 {
+		t.Fatal("no odometry while driving")
+	}
+	t.Logf("driving: odometry %.3f m/s, %.2f m in 3 s (%d samples)", v, x1-x0, n)
+	if v < speed*0.9 || v > speed*1.1 {
+		t.Errorf("odometry speed %.3f m/s after 3 s at %.1f m/s, want within 10 %%", v, speed)
+	}
+	if x1-x0 < 0.5 {
+		t.Errorf("odometry moved %.2f m in 3 s at %.1f m/s", x1-x0, speed)
+	}
+	drive(1500*time.Millisecond, 0)
+
+	// (c) The adopt service, with rmw_cyclonedds_cpp's request header.
+	svc, _ := p.reg.Service("saint_os/AdoptNode")
+	replies := make(chan struct {
+		v   map[string]any
+		hdr ros2.RequestHeader
+	}, 4)
+	rr, err := p.p.NewReader("rr/saint/nodes/adoptReply", svc.Response.DDSTypeName(), cyclone.QoS{Reliable: true}, func(cdr []byte) {
+		v, hdr, err := p.reg.Decode(svc.Response, cdr)
+		if err != nil {
+			t.Errorf("adopt reply: %v", err)
+			return
+		}
+		replies <- struct {
+			v   map[string]any
+			hdr ros2.RequestHeader
+		}{v, hdr}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq, err := p.p.NewWriter("rq/saint/nodes/adoptRequest", svc.Request.DDSTypeName(), cyclone.QoS{Reliable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the adopt service", func() bool { return rq.MatchedReaders() > 0 && rr.MatchedWriters() > 0 })
+	time.Sleep(200 * time.Millisecond) // the bridge's reader may not have matched our writer yet
+	hdr := ros2.RequestHeader{GUID: 0x5a1e7, Seq: 1}
+	if err := rq.Write(p.encode("saint_os/AdoptNode_Request", msg.AdoptNodeRequest{NodeID: "no-such-node", Role: "head"}, &hdr)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-replies:
+		t.Logf("adopt reply: %v", r.v)
+		if r.hdr != hdr {
+			t.Errorf("reply header %+v, want %+v", r.hdr, hdr)
+		}
+		if r.v["success"] != false || !strings.Contains(fmt.Sprint(r.v["message"]), "no-such-node") {
+			t.Errorf("adopting a node that does not exist: %v", r.v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply on rr/saint/nodes/adoptReply")
+	}
+
+	// (d) With the e-stop latched, a Twist moves nothing.
+	estop, err := p.p.NewWriter("rt"+msg.TopicTracksEStop, "saint_os::msg::dds_::EStop_", cyclone.QoS{Reliable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the bridge's estop reader", func() bool { return estop.MatchedReaders() > 0 })
+	time.Sleep(200 * time.Millisecond)
+	if err := estop.Write(p.encode("saint_os/EStop", msg.EStop{Active: true, Source: "ros2", Reason: "test"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	_, xs, _ := odomSpeed(odom)
+	drive(2*time.Second, speed)
+	v, xe, _ := odomSpeed(odom)
+	t.Logf("e-stop: odometry %.3f m/s, %.3f m", v, xe-xs)
+	if v > 0.02 || xe-xs > 0.05 {
+		t.Errorf("e-stop latched: odometry speed %.3f m/s, moved %.3f m under a %.1f m/s Twist", v, xe-xs, speed)
+	}
+}

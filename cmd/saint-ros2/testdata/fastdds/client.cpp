@@ -1,0 +1,267 @@
+// A ROS 2-conventions DDS client built on eProsima Fast DDS 2.9 (not
+// Cyclone DDS), with type support that fastddsgen generated from SAINT.OS's
+// IDL (ros2/idl). The Go test drives it line by line on stdin:
+//
+//   match                      wait until every endpoint matched a remote one
+//   drive SPEED SECONDS        publish geometry_msgs Twist at 10 Hz; print "odom V X N"
+//   head                       print "head PAN TILT ROLL N" of the HeadStates taken so far
+//   adopt NODE ROLE GUID SEQ   call the adopt service; print "adopt SUCCESS GUID SEQ PREFIX|MESSAGE"
+//   estop 0|1                  publish saint_os EStop; print "estop"
+//   tracks                     print "tracks ESTOP MOTORS_ENABLED N" of the latest saint_os TrackState
+//   route                      print "route LINEAR ROUTES ESTOP" of the router's tracks output
+//                              (its linear value, the routes driving it, the e-stop) in the
+//                              latest saint_os RouteStatus
+//   quit
+//
+// Usage: client PROFILE.xml DOMAIN
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/SampleInfo.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+
+#include "geometry_msgsPubSubTypes.h"
+#include "nav_msgsPubSubTypes.h"
+#include "saint_osPubSubTypes.h"
+
+using namespace eprosima::fastdds::dds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+DomainParticipant *participant;
+Publisher *publisher;
+Subscriber *subscriber;
+
+Topic *topic(TypeSupport type, const std::string &name) {
+  type.register_type(participant);
+  return participant->create_topic(name, type.get_type_name(), TOPIC_QOS_DEFAULT);
+}
+
+// ROS 2's default profile: reliable, volatile, keep last 10.
+DataWriter *writer(Topic *t) {
+  DataWriterQos q = DATAWRITER_QOS_DEFAULT;
+  q.reliability().kind = RELIABLE_RELIABILITY_QOS;
+  q.durability().kind = VOLATILE_DURABILITY_QOS;
+  q.history().kind = KEEP_LAST_HISTORY_QOS;
+  q.history().depth = 10;
+  return publisher->create_datawriter(t, q);
+}
+
+DataReader *reader(Topic *t) {
+  DataReaderQos q = DATAREADER_QOS_DEFAULT;
+  q.reliability().kind = RELIABLE_RELIABILITY_QOS;
+  q.durability().kind = VOLATILE_DURABILITY_QOS;
+  q.history().kind = KEEP_LAST_HISTORY_QOS;
+  q.history().depth = 100;
+  return subscriber->create_datareader(t, q);
+}
+
+bool matched(DataWriter *w) {
+  PublicationMatchedStatus st;
+  w->get_publication_matched_status(st);
+  return st.current_count > 0;
+}
+
+bool matched(DataReader *r) {
+  SubscriptionMatchedStatus st;
+  r->get_subscription_matched_status(st);
+  return st.current_count > 0;
+}
+
+struct Odom {
+  double v = 0, x = 0;
+  long n = 0;
+};
+
+void take_odom(DataReader *r, Odom &o) {
+  nav_msgs::msg::dds_::Odometry_ s;
+  SampleInfo info;
+  while (r->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+    if (info.valid_data) {
+      o.v = s.twist().twist().linear().x();
+      o.x = s.pose().pose().position().x();
+      o.n++;
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    std::cerr << "usage: client PROFILE.xml DOMAIN\n";
+    return 2;
+  }
+  auto *factory = DomainParticipantFactory::get_instance();
+  // Before anything reads a default QoS: a profile loaded later is
+  // silently ignored and discovery goes out on every interface.
+  if (factory->load_XML_profiles_file(argv[1]) != ReturnCode_t::RETCODE_OK) {
+    std::cerr << "cannot load " << argv[1] << "\n";
+    return 1;
+  }
+  participant = factory->create_participant_with_profile(std::stoi(argv[2]), "saint_loopback");
+  if (participant == nullptr) {
+    std::cerr << "cannot create the participant\n";
+    return 1;
+  }
+  publisher = participant->create_publisher(PUBLISHER_QOS_DEFAULT);
+  subscriber = participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+
+  DataWriter *cmd_vel = writer(topic(TypeSupport(new geometry_msgs::msg::dds_::Twist_PubSubType()), "rt/saint/tracks/cmd_vel"));
+  DataWriter *estop = writer(topic(TypeSupport(new saint_os::msg::dds_::EStop_PubSubType()), "rt/saint/tracks/estop"));
+  DataReader *odom = reader(topic(TypeSupport(new nav_msgs::msg::dds_::Odometry_PubSubType()), "rt/saint/tracks/odom"));
+  DataReader *head = reader(topic(TypeSupport(new saint_os::msg::dds_::HeadState_PubSubType()), "rt/saint/head/state"));
+  DataReader *route = reader(topic(TypeSupport(new saint_os::msg::dds_::RouteStatus_PubSubType()), "rt/saint/router/status"));
+  DataReader *tracks = reader(topic(TypeSupport(new saint_os::msg::dds_::TrackState_PubSubType()), "rt/saint/tracks/state"));
+  DataWriter *adopt_rq = writer(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Request_PubSubType()), "rq/saint/nodes/adoptRequest"));
+  DataReader *adopt_rr = reader(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Response_PubSubType()), "rr/saint/nodes/adoptReply"));
+  if (!cmd_vel || !estop || !odom || !head || !route || !tracks || !adopt_rq || !adopt_rr) {
+    std::cerr << "cannot create the endpoints\n";
+    return 1;
+  }
+
+  Odom o;
+  saint_os::msg::dds_::HeadState_ last_head;
+  long heads = 0;
+  auto take_heads = [&] {
+    saint_os::msg::dds_::HeadState_ s;
+    SampleInfo info;
+    while (head->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+      if (info.valid_data) {
+        last_head = s;
+        heads++;
+      }
+    }
+  };
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string cmd;
+    in >> cmd;
+    if (cmd == "match") {
+      auto end = Clock::now() + std::chrono::seconds(30);
+      while (!(matched(cmd_vel) && matched(estop) && matched(odom) && matched(head) && matched(route) && matched(tracks) && matched(adopt_rq) && matched(adopt_rr))) {
+        if (Clock::now() > end) {
+          std::cout << "unmatched" << std::endl;
+          return 1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      // Our writers matched the bridge's readers; give the bridge's side
+      // time to match ours, which a writer's status does not show.
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::cout << "matched" << std::endl;
+    } else if (cmd == "drive") {
+      double speed = 0, seconds = 0;
+      in >> speed >> seconds;
+      geometry_msgs::msg::dds_::Twist_ t;
+      t.linear().x(speed);
+      auto end = Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+      while (Clock::now() < end) {
+        cmd_vel->write(&t);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        take_odom(odom, o);
+      }
+      take_odom(odom, o);
+      std::cout << "odom " << o.v << " " << o.x << " " << o.n << std::endl;
+    } else if (cmd == "head") {
+      take_heads();
+      std::cout << "head " << last_head.pan() << " " << last_head.tilt() << " " << last_head.roll() << " " << heads << std::endl;
+    } else if (cmd == "adopt") {
+      std::string node, role;
+      uint64_t guid = 0;
+      int64_t seq = 0;
+      in >> node >> role >> guid >> seq;
+      saint_os::srv::dds_::AdoptNode_Request_ rq;
+      rq.cdds_request_header_guid(guid);
+      rq.cdds_request_header_seq(seq);
+      rq.node_id(node);
+      rq.role(role);
+      adopt_rq->write(&rq);
+      bool got = false;
+      auto end = Clock::now() + std::chrono::seconds(10);
+      while (!got && Clock::now() < end) {
+        saint_os::srv::dds_::AdoptNode_Response_ rr;
+        SampleInfo info;
+        while (adopt_rr->take_next_sample(&rr, &info) == ReturnCode_t::RETCODE_OK) {
+          if (!info.valid_data || rr.cdds_request_header_guid() != guid || rr.cdds_request_header_seq() != seq) {
+            continue;  // not the reply to this call
+          }
+          std::cout << "adopt " << (rr.success() ? "true" : "false") << " " << rr.cdds_request_header_guid() << " "
+                    << rr.cdds_request_header_seq() << " " << rr.assigned_topic_prefix() << "|" << rr.message() << std::endl;
+          got = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (!got) {
+        std::cout << "adopt timeout" << std::endl;
+      }
+    } else if (cmd == "estop") {
+      int on = 0;
+      in >> on;
+      saint_os::msg::dds_::EStop_ e;
+      e.active(on != 0);
+      e.source("ros2");
+      e.reason("Fast DDS interop test");
+      estop->write(&e);
+      std::cout << "estop" << std::endl;
+    } else if (cmd == "tracks") {
+      saint_os::msg::dds_::TrackState_ s, last;
+      SampleInfo info;
+      long n = 0;
+      while (tracks->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+        if (info.valid_data) {
+          last = s;
+          n++;
+        }
+      }
+      std::cout << "tracks " << (last.estop_active() ? "true" : "false") << " " << (last.motors_enabled() ? "true" : "false")
+                << " " << n << std::endl;
+    } else if (cmd == "route") {
+      saint_os::msg::dds_::RouteStatus_ s, last;
+      SampleInfo info;
+      long n = 0;
+      while (route->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+        if (info.valid_data) {
+          last = s;
+          n++;
+        }
+      }
+      float linear = 0;
+      std::string routes = "-";
+      for (const auto &o : last.outputs()) {
+        if (o.target() != "tracks") {
+          continue;
+        }
+        for (const auto &v : o.values()) {
+          if (v.name() == "linear") {
+            linear = v.value();
+          }
+        }
+        for (const auto &r : o.route_ids()) {
+          routes = (routes == "-" ? "" : routes + ",") + r;
+        }
+      }
+      std::cout << "route " << linear << " " << routes << " " << (last.estop_active() ? "true" : "false") << " " << n << std::endl;
+    } else if (cmd == "quit") {
+      break;
+    } else {
+      std::cout << "unknown " << cmd << std::endl;
+    }
+  }
+  participant->delete_contained_entities();
+  factory->delete_participant(participant);
+  return 0;
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/cmd/internal/stack"
+	"github.com/saint-os/saint/ros2/bridge"
+)
+
+// startROS2 gives the simulation's in-process bus a NATS broker on
+// loopback, relays the ROS 2 bridge's topics and services between them,
+// and runs saint-ros2 on that broker as a child process. A bridge that
+// fails leaves the simulation running. stop undoes it all.
+func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Logger) (stop func(), err error) {
+	local, err := broker.Start(&broker.Options{Host: "127.0.0.1", Port: -1, Logger: log.With("component", "nats")})
+	if err != nil {
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay"})
+	if err != nil {
+		local.Shutdown()
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	var ids []string
+	for _, sn := range st.Specs {
+		ids = append(ids, sn.ID)
+	}
+	var stopRelay func()
+	if err := st.Exec.Do(ctx, func() {
+		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Broker.Connect(nil), Remote: nb, Exec: st.Exec, NodeIDs: ids, Log: log})
+	}); err != nil || stopRelay == nil {
+		nb.Close()
+		local.Shutdown()
+		return nil, fmt.Errorf("--ros2: relay: %v", err)
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := bridge.Launch(bctx, append([]string{"--nats", local.ClientURL()}, args...), log); err != nil {
+			log.Error("ROS 2 bridge failed; the simulation keeps running", "err", err)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		_ = st.Exec.Do(context.Background(), stopRelay)
+		nb.Close()
+		local.Shutdown()
+	}, nil
+}

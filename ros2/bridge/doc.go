@@ -1,0 +1,26 @@
+// Package bridge maps the robot's bus onto a ROS 2 network: the logic of
+// saint-ros2, in pure Go, against a small DDS interface that the
+// Cyclone DDS participant (ros2/cyclone) implements and a fake in tests.
+//
+// Names follow ROS 2's DDS conventions: the bus topic /saint/head/state
+// is the DDS topic rt/saint/head/state; a service /saint/nodes/adopt is
+// the request topic rq/saint/nodes/adoptRequest and the reply topic
+// rr/saint/nodes/adoptReply, whose samples start with rmw_cyclonedds_cpp's
+// request header (ros2.RequestHeader), copied from request to reply so
+// the client pairs them. Node ids that are not valid ROS names are
+// mapped reversibly (ROSNodeName).
+//
+// State goes out as it is on the bus, converted to a standard ROS 2 type
+// where the spec names one (nav_msgs/Odometry, sensor_msgs/Image,
+// JointState, Imu, BatteryState) and to a saint_os type otherwise.
+// Commands come in as the router's source "ros2" (msg.SourceROS2, below
+// WebSocket and above LiveLink), on the router's input topic exactly as
+// the other inputs do, so priorities, blending and the e-stop hold for
+// them; the arm's motor middleware commands go to the middleware, which
+// accepts them only inside a control session.
+//
+// Bad input never moves anything: a sample that does not decode, a NaN
+// or infinite number, a value out of range is dropped with a warning
+// naming the topic and the field; a service call that fails is answered
+// with success false and the reason.
+package bridge

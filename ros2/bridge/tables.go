@@ -1,0 +1,294 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/saint-os/saint/bus/msg"
+)
+
+// Limits of the commands the bridge accepts, the same as the WebSocket
+// API's: a command outside them is refused, not clamped.
+const (
+	MaxLinear  = 10.0 // m/s, tracks
+	MaxAngular = 20.0 // rad/s, tracks
+	MaxJoints  = 16   // joints of an arm command
+)
+
+// topics is every bridged topic but the nodes' status (one per node,
+// bridged as nodes appear).
+func (b *Bridge) topics() []Topic {
+	out := func(name, typ string) Topic { return Topic{Name: name, Type: typ, QoS: DefaultQoS, Out: true} }
+	ts := []Topic{
+		out(msg.TopicTracksOdom, "nav_msgs/Odometry"),
+		out(msg.TopicTracksState, "saint_os/TrackState"),
+		out(msg.TopicTracksMotorCurrent, "saint_os/MotorCurrent"),
+		out(msg.TopicHeadState, "saint_os/HeadState"),
+		out(msg.TopicHeadMotion, "saint_os/HeadMotion"),
+		out(msg.TopicHeadSensors, "saint_os/SensorReadings"),
+		{Name: msg.TopicHeadCameraImageRaw, Type: "sensor_msgs/Image", QoS: SensorDataQoS, Out: true},
+		out(msg.TopicBalanceState, "saint_os/BalanceState"),
+		{Name: "/saint/balance/imu", Bus: msg.TopicBalanceState, Type: "sensor_msgs/Imu", QoS: DefaultQoS, Out: true, ToROS: b.balanceIMU},
+		out(msg.TopicUnadopted, "saint_os/NodeGPIOStatus"),
+		out(msg.TopicRouterStatus, "saint_os/RouteStatus"),
+		out(msg.TopicRCState, "saint_os/RCReceiverState"),
+		out(msg.TopicLiveLinkSubjects, "saint_os/LiveLinkSubject"),
+		out(msg.TopicConsoleInput, "saint_os/ConsoleInput"),
+		out(msg.TopicConsoleOverride, "saint_os/ConsoleOverride"),
+		out(msg.TopicConsoleAlerts, "saint_os/ConsoleAlert"),
+		{Name: msg.TopicTracksPower, Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(msg.TopicPrefix(msg.RoleTracks, ""))},
+
+		{Name: msg.TopicTracksCmdVel, Type: "geometry_msgs/Twist", QoS: DefaultQoS, In: cmdVel},
+		{Name: msg.TopicTracksEStop, Type: "saint_os/EStop", QoS: DefaultQoS, In: estop},
+		{Name: msg.TopicHeadCmd, Type: "saint_os/HeadCommand", QoS: DefaultQoS, In: headCommand},
+		{Name: msg.TopicHeadCameraCmd, Type: "saint_os/HeadCameraCommand", QoS: DefaultQoS, In: headCamera},
+	}
+	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
+		prefix := msg.TopicPrefix(msg.RoleArms, side)
+		ts = append(ts,
+			out(msg.ArmStateTopic(side), "saint_os/ArmState"),
+			out(msg.GripperStateTopic(side), "saint_os/GripperState"),
+			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorJointStates), "sensor_msgs/JointState"),
+			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorSessionStatus), "saint_os/SessionStatus"),
+			Topic{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix)},
+			Topic{Name: msg.ArmCmdTopic(side), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(side)},
+			Topic{Name: msg.GripperCmdTopic(side), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(side)},
+			Topic{Name: msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
+				In: passthrough(msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand))},
+		)
+	}
+	return ts
+}
+
+// services is every bridged service.
+func (b *Bridge) services() []Service {
+	ss := []Service{
+		{Name: msg.ServiceAdopt, Type: "saint_os/AdoptNode", Bus: msg.ServiceAdopt},
+		{Name: msg.ServiceReset, Type: "saint_os/ResetNode", Bus: msg.ServiceReset},
+		{Name: "/saint/nodes/gpio_probe", Type: "saint_os/GPIOProbe", BusFor: func(req map[string]any) (string, error) {
+			id, _ := req["node_id"].(string)
+			if !msg.ValidNodeID(id) {
+				return "", fmt.Errorf("node_id: want 1 to 64 letters, digits, '-' or '_', got %q", id)
+			}
+			return msg.NodeGPIOProbeService(id), nil
+		}},
+		{Name: msg.ServiceFirmwareCheck, Type: "saint_os/FirmwareCheck", Bus: msg.ServiceFirmwareCheck},
+		{Name: msg.ServiceSystemCommand, Type: "saint_os/SystemCommand", Bus: msg.ServiceSystemCommand},
+		{Name: msg.ServiceSystemStatus, Type: "saint_os/GetSystemStatus", Bus: msg.ServiceSystemStatus, Wrap: "status"},
+	}
+	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
+		prefix := msg.TopicPrefix(msg.RoleArms, side)
+		for _, s := range []struct{ name, typ string }{
+			{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
+			{msg.MotorRequestControl, "saint_os/RequestControl"},
+			{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
+			{msg.MotorResetZero, "saint_os/ResetZero"},
+		} {
+			name := msg.MotorName(prefix, b.o.RobotID, s.name)
+			ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
+		}
+		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
+	}
+	return ss
+}
+
+// num reads a number at a path of nested objects ("linear", "x"); a
+// missing field is 0.
+func num(v map[string]any, path ...string) float64 {
+	for i, k := range path {
+		x := v[k]
+		if i < len(path)-1 {
+			v, _ = x.(map[string]any)
+			continue
+		}
+		switch n := x.(type) {
+		case float32:
+			return float64(n)
+		case float64:
+			return n
+		case int64:
+			return float64(n)
+		case uint64:
+			return float64(n)
+		case json.Number:
+			f, _ := n.Float64()
+			return f
+		}
+	}
+	return 0
+}
+
+// inRange checks a command's field, which the decoder has already found
+// finite.
+func inRange(field string, v, lo, hi float64) error {
+	if math.IsNaN(v) || v < lo || v > hi {
+		return fmt.Errorf("%s: want %g to %g, got %g", field, lo, hi, v)
+	}
+	return nil
+}
+
+// routerInput is a command for the router from source ros2.
+func routerInput(target, command string, values map[string]float32) (string, any, error) {
+	return msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceROS2, Target: target, Command: command, Values: values}, nil
+}
+
+// cmdVel turns a geometry_msgs/Twist into the tracks' drive: forward
+// speed linear.x (m/s) and yaw rate angular.z (rad/s); the tracks cannot
+// move sideways, up or roll, so the other components are ignored.
+func cmdVel(v map[string]any) (string, any, error) {
+	lin, ang := num(v, "linear", "x"), num(v, "angular", "z")
+	if err := inRange("linear.x", lin, -MaxLinear, MaxLinear); err != nil {
+		return "", nil, err
+	}
+	if err := inRange("angular.z", ang, -MaxAngular, MaxAngular); err != nil {
+		return "", nil, err
+	}
+	return routerInput("tracks", "drive", map[string]float32{"linear": float32(lin), "angular": float32(ang)})
+}
+
+// estop engages (active true) or releases the emergency stop, through the
+// router as every e-stop source does.
+func estop(v map[string]any) (string, any, error) {
+	enable := float32(0)
+	if a, _ := v["active"].(bool); a {
+		enable = 1
+	}
+	return routerInput("", "estop", map[string]float32{"enable": enable})
+}
+
+func headCommand(v map[string]any) (string, any, error) {
+	vals := map[string]float32{}
+	for _, c := range []struct {
+		f      string
+		lo, hi float64
+	}{{"pan", -180, 180}, {"tilt", -90, 90}, {"roll", -45, 45}, {"speed", 0, 1}, {"jaw", 0, 1}} {
+		x := num(v, c.f)
+		if err := inRange(c.f, x, c.lo, c.hi); err != nil {
+			return "", nil, err
+		}
+		vals[c.f] = float32(x)
+	}
+	if vals["speed"] == 0 {
+		delete(vals, "speed") // 0 is the message's default: the head's own speed
+	}
+	return routerInput("head", "move", vals)
+}
+
+// headCamera turns the head camera's stream on or off, through the
+// router as the WebSocket API's head camera command does.
+func headCamera(v map[string]any) (string, any, error) {
+	enable := float32(0)
+	if on, _ := v["enable"].(bool); on {
+		enable = 1
+	}
+	return routerInput("head", "camera", map[string]float32{"enable": enable})
+}
+
+func armCommand(side string) func(map[string]any) (string, any, error) {
+	return func(v map[string]any) (string, any, error) {
+		pos, _ := v["target_positions"].([]any)
+		if len(pos) == 0 || len(pos) > MaxJoints {
+			return "", nil, fmt.Errorf("target_positions: want 1 to %d joint angles in degrees, got %d", MaxJoints, len(pos))
+		}
+		vals := map[string]float32{}
+		for i, p := range pos {
+			x := num(map[string]any{"p": p}, "p")
+			if err := inRange(fmt.Sprintf("target_positions[%d]", i), x, -360, 360); err != nil {
+				return "", nil, err
+			}
+			vals[fmt.Sprintf("joint_%d", i)] = float32(x)
+		}
+		sf := num(v, "speed_factor")
+		if err := inRange("speed_factor", sf, 0, 1); err != nil {
+			return "", nil, err
+		}
+		if sf > 0 {
+			vals["speed"] = float32(sf)
+		}
+		if im, _ := v["immediate"].(bool); im {
+			vals["immediate"] = 1
+		}
+		return routerInput("arms."+side, "move", vals)
+	}
+}
+
+func gripperCommand(side string) func(map[string]any) (string, any, error) {
+	return func(v map[string]any) (string, any, error) {
+		p, f := num(v, "position"), num(v, "force")
+		if err := inRange("position", p, 0, 1); err != nil {
+			return "", nil, err
+		}
+		if err := inRange("force", f, 0, 1000); err != nil {
+			return "", nil, err
+		}
+		vals := map[string]float32{"gripper": float32(p)}
+		if f > 0 {
+			vals["gripper_force"] = float32(f)
+		}
+		return routerInput("arms."+side, "gripper", vals)
+	}
+}
+
+// passthrough publishes the ROS message on the bus topic as it is: for
+// the arm motor middleware, which checks its own session ownership.
+func passthrough(topic string) func(map[string]any) (string, any, error) {
+	return func(v map[string]any) (string, any, error) { return topic, v, nil }
+}
+
+// batteryState turns a motor role's PowerState into sensor_msgs/BatteryState.
+// What the INA219 does not measure is NaN, ROS's "unknown"; the current is
+// negative while discharging, as BatteryState wants.
+func batteryState(location string) func(v map[string]any) (map[string]any, error) {
+	const (
+		healthUnknown = 0
+		healthGood    = 1
+		healthDead    = 3
+	)
+	return func(v map[string]any) (map[string]any, error) {
+		present, _ := v["present"].(bool)
+		cutoff, _ := v["cutoff"].(bool)
+		health := healthUnknown
+		switch {
+		case present && cutoff:
+			health = healthDead
+		case present:
+			health = healthGood
+		}
+		nan := math.NaN()
+		return map[string]any{
+			"header":              v["header"],
+			"voltage":             num(v, "voltage"),
+			"current":             -num(v, "current"),
+			"temperature":         nan,
+			"charge":              nan,
+			"capacity":            nan,
+			"design_capacity":     nan,
+			"percentage":          nan,
+			"power_supply_health": health,
+			"present":             present,
+			"location":            location,
+		}, nil
+	}
+}
+
+// balanceIMU turns the balancing base's state into sensor_msgs/Imu: the
+// orientation is the measured pitch about the y axis of base_link, the
+// angular velocity the pitch rate and the yaw rate; the base reports no
+// acceleration (covariance -1: no estimate).
+func (b *Bridge) balanceIMU(v map[string]any) (map[string]any, error) {
+	pitch := num(v, "pitch_deg") * math.Pi / 180
+	rate := num(v, "pitch_rate_dps") * math.Pi / 180
+	noAccel := make([]any, 9)
+	for i := range noAccel {
+		noAccel[i] = 0.0
+	}
+	noAccel[0] = -1.0
+	stamp := msg.TimeOf(b.o.Exec.Now())
+	return map[string]any{
+		"header":                         map[string]any{"stamp": map[string]any{"sec": float64(stamp.Sec), "nanosec": float64(stamp.Nanosec)}, "frame_id": "base_link"},
+		"orientation":                    map[string]any{"x": 0.0, "y": math.Sin(pitch / 2), "z": 0.0, "w": math.Cos(pitch / 2)},
+		"angular_velocity":               map[string]any{"y": rate, "z": num(v, "yaw_rate_rps")},
+		"linear_acceleration_covariance": noAccel,
+	}, nil
+}

@@ -1,0 +1,20 @@
+// Package cyclone is the bridge's DDS edge: a participant of Eclipse
+// Cyclone DDS (Debian cyclonedds-dev 0.10.2, the version ROS 2 Humble's
+// rmw_cyclonedds_cpp uses) that writes and takes samples of the ROS 2
+// interfaces as serialized XCDR1 bytes, so that the rest of the bridge
+// stays pure Go and type-agnostic.
+//
+// Types are found by their DDS name ("nav_msgs::msg::dds_::Odometry_")
+// among the topic descriptors idlc generated into this folder from
+// ros2/idl (go generate ./ros2). A write checks the bytes against the
+// type's descriptor (dds_stream_normalize_data) before turning them into
+// a sample, so malformed bytes are refused rather than read out of
+// bounds.
+//
+// Configuration is Cyclone's own: CYCLONEDDS_URI (network interface,
+// multicast, peers) is read by Cyclone when the first participant is
+// created, as it is for every ROS 2 process using rmw_cyclonedds_cpp.
+//
+// This is the only package of SAINT.OS that links C (cgo); only the
+// saint-ros2 command imports it.
+package cyclone

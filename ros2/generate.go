@@ -1,0 +1,3 @@
+package ros2
+
+//go:generate go run ./gen -idl idl -c cyclone
