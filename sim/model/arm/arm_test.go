@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/sim/model/geom"
 )
 
@@ -299,5 +301,35 @@ func BenchmarkStepMoving(b *testing.B) {
 		}
 		a.Step(dt)
 		CheckPair(a, other)
+	}
+}
+
+// The kinematics package (the arms role's and the visualizer's) places the
+// joints and the fingers where the simulated arm has them.
+func TestKinematicsPackageAgrees(t *testing.T) {
+	for _, side := range []string{"left", "right"} {
+		a := New(Default(side))
+		for i, q := range []float64{0.4, 1.1, -0.8, 0.6, -1.2} {
+			a.Joint(i).SetAngle(q)
+		}
+		a.Step(1e-3)
+		k := kinematics.DefaultArm(side)
+		chain := k.Chain(a.Positions())
+		for i, o := range a.Truth().(msg.SimArm).Joints {
+			if d := chain[i].Sub(mgl64.Vec3(o)).Len(); d > 1e-9 {
+				t.Errorf("%s joint %d: kinematics %v, simulator %v", side, i, chain[i], o)
+			}
+		}
+		if d := chain[NumJoints].Sub(mgl64.Vec3(a.Tip())).Len(); d > 1e-9 {
+			t.Errorf("%s tip: kinematics %v, simulator %v", side, chain[NumJoints], a.Tip())
+		}
+		p := a.Params()
+		for i := 0; i < NumJoints; i++ {
+			lo, hi := a.Joint(i).Limits()
+			if k.Lower[i] != lo || k.Upper[i] != hi || k.Links[i] != p.Links[i].Length {
+				t.Errorf("%s joint %d: kinematics limits [%g, %g] length %g, simulator [%g, %g] %g",
+					side, i, k.Lower[i], k.Upper[i], k.Links[i], lo, hi, p.Links[i].Length)
+			}
+		}
 	}
 }
