@@ -333,3 +333,33 @@ func TestKinematicsPackageAgrees(t *testing.T) {
 		}
 	}
 }
+
+// An arm in equilibrium is not integrated (holdRate, holdAccel), yet a new
+// goal moves it at once, and holding changes the pose by less than the
+// tolerance the skip states.
+func TestHoldingThenMoving(t *testing.T) {
+	a := New(Default("left"))
+	for k := 0; k < 2000; k++ {
+		a.Step(1e-3)
+	}
+	before := a.Positions()
+	for k := 0; k < 1000; k++ {
+		a.Step(1e-3)
+	}
+	for i, q := range a.Positions() {
+		if d := math.Abs(q - before[i]); d > 1e-6 {
+			t.Errorf("holding for 1 s moved joint %d by %g rad", i, d)
+		}
+	}
+	a.Joint(Elbow).SetGoal(-1.0)
+	a.Step(1e-3)
+	if a.Velocities()[Elbow] == 0 {
+		t.Fatal("a new elbow goal did not move the holding arm")
+	}
+	for k := 0; k < 1000; k++ {
+		a.Step(1e-3)
+	}
+	if got := a.Positions()[Elbow]; math.Abs(got+1.0) > 0.02 {
+		t.Fatalf("elbow at %g rad 1 s after a goal of −1 rad", got)
+	}
+}

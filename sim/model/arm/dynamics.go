@@ -14,6 +14,17 @@ import (
 // oracle measures no gain from 0.5 ms.
 const maxSubstep = 1e-3
 
+// An arm whose every joint is slower than holdRate (rad/s) and
+// accelerates less than holdAccel (rad/s²) is in equilibrium — servos
+// holding a pose against gravity, or a limp arm hanging still — and is not
+// integrated: over a step it would move by less than 10⁻⁹ rad. (Held, the
+// smooth friction law would let it creep by 10⁻¹³ rad/s for ever.) Any
+// change of command, load or push accelerates it past holdAccel.
+const (
+	holdRate  = 1e-6
+	holdAccel = 1e-3
+)
+
 // restRate is the joint rate (rad/s) below which an arm within
 // PoseTolerance of the pose its dynamics were last computed for reuses
 // them (rigid.Chain.UpdateNear): the Coriolis terms it then neglects are
@@ -127,6 +138,15 @@ func (a *Arm) stepRigid(dt float64) {
 	for _, s := range a.joints {
 		s.MoveSetpoint(dt)
 	}
+	for i, s := range a.joints {
+		d.x[i], d.x[NumJoints+i] = s.Angle(), s.Rate()
+	}
+	if d.holding() {
+		for i, s := range a.joints {
+			s.Place(d.x[i], d.x[NumJoints+i], s.DriveTorque(d.x[i], d.x[NumJoints+i]))
+		}
+		return
+	}
 	n := ode.Substeps(dt, maxSubstep)
 	h := dt / float64(n)
 	for k := 0; k < n; k++ {
@@ -139,6 +159,24 @@ func (a *Arm) stepRigid(dt float64) {
 			s.Place(d.x[i], d.x[NumJoints+i], s.DriveTorque(d.x[i], d.x[NumJoints+i]))
 		}
 	}
+}
+
+// holding reports whether the arm at state d.x is in equilibrium (holdRate,
+// holdAccel).
+func (d *dynamics) holding() bool {
+	for i := 0; i < NumJoints; i++ {
+		if !(math.Abs(d.x[NumJoints+i]) <= holdRate) {
+			return false
+		}
+	}
+	var dx [2 * NumJoints]float64
+	d.derivative(0, d.x[:], dx[:])
+	for i := 0; i < NumJoints; i++ {
+		if !(math.Abs(dx[NumJoints+i]) <= holdAccel) {
+			return false
+		}
+	}
+	return true
 }
 
 // stops ends every motion into a hard stop by the stop's impulse.

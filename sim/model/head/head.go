@@ -149,6 +149,15 @@ const (
 	restRate      = 1e-3
 )
 
+// A head whose axes are all slower than holdRate (rad/s) and accelerate
+// less than holdAccel (rad/s²) is in equilibrium — servos holding, or limp
+// and balanced level — and is not integrated: over a step it would move by
+// less than 10⁻⁹ rad.
+const (
+	holdRate  = 1e-6
+	holdAccel = 1e-3
+)
+
 // chainJoints describes the head as a rigid-body chain: pan (z), tilt (y)
 // and roll (x) meeting at the origin, the head a body of Mass whose centre
 // of mass sits GravityMoment/(Mass·g) above them, its inertia chosen so
@@ -184,6 +193,13 @@ func (h *Head) Step(dt float64) {
 	for _, s := range h.servos {
 		s.MoveSetpoint(dt)
 	}
+	if h.holding() {
+		for i, s := range h.servos {
+			s.Place(h.x[i], h.x[3+i], s.DriveTorque(h.x[i], h.x[3+i]))
+		}
+		h.alpha, h.omega = geom.Vec3{}, h.kinematics().w
+		return
+	}
 	n := ode.Substeps(dt, maxSubstep)
 	step := dt / float64(n)
 	for k := 0; k < n; k++ {
@@ -199,6 +215,25 @@ func (h *Head) Step(dt float64) {
 	w := h.kinematics().w
 	h.alpha = w.Sub(h.omega).Scale(1 / dt)
 	h.omega = w
+}
+
+// holding reports whether the head is in equilibrium (holdRate,
+// holdAccel).
+func (h *Head) holding() bool {
+	for i, s := range h.servos {
+		h.x[i], h.x[3+i] = s.Angle(), s.Rate()
+		if !(math.Abs(h.x[3+i]) <= holdRate) {
+			return false
+		}
+	}
+	var dx [6]float64
+	h.derivative(0, h.x[:], dx[:])
+	for i := 0; i < 3; i++ {
+		if !(math.Abs(dx[3+i]) <= holdAccel) {
+			return false
+		}
+	}
+	return true
 }
 
 // stops ends every motion into a hard stop by the stop's impulse, which
