@@ -52,6 +52,7 @@ var goTypes = map[string]any{
 	"saint_os/GripperState":              msg.GripperState{},
 	"saint_os/TrackState":                msg.TrackState{},
 	"saint_os/MotorCurrent":              msg.MotorCurrent{},
+	"saint_os/MotorSession":              msg.MotorSession{},
 	"saint_os/EStop":                     msg.EStop{},
 	"saint_os/ConsoleInput":              msg.ConsoleInput{},
 	"saint_os/ConsoleOverride":           msg.ConsoleOverride{},

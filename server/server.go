@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -29,6 +30,7 @@ import (
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/motors"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
@@ -96,6 +98,16 @@ type Options struct {
 	// RecordDir is where record_start writes MCAP recordings (default
 	// DataDir/recordings; without either, the server does not record).
 	RecordDir string
+	// RobotID puts the root motor middleware's names (server/motors)
+	// inside "/robot_{id}"; empty leaves them at the root.
+	RobotID string
+	// MotorGroups are the motor roles' middlewares the root middleware
+	// drives; nil means the Robot's, else motors.DefaultGroups (the two
+	// arms).
+	MotorGroups []motors.Group
+	// Robot is the robot configuration resolved from its robot_type
+	// (bringup.Resolve): motor groups, robot id, custom actions.
+	Robot *bringup.Robot
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -203,6 +215,12 @@ func New(o Options) (*Server, error) {
 	if o.ConfigDir != "" {
 		roles = filepath.Join(o.ConfigDir, "roles")
 	}
+	if o.Robot != nil && len(o.Robot.RoleConfigData) > 0 {
+		// The robot type chooses some role configurations of its own.
+		if roles, err = robotRoles(roles, o.DataDir, o.Robot); err != nil {
+			return nil, err
+		}
+	}
 	if s.firmware, err = firmware.Open(o.FirmwareDir, roles); err != nil {
 		return nil, err
 	}
@@ -240,10 +258,15 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	telemetry.Register(h)
 	balance.Register(h)
+	mot, err := motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot})
+	if err != nil {
+		return err
+	}
 	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
+		Sessions: mot,
 	}); err != nil {
 		return err
 	}

@@ -69,8 +69,12 @@ type RequestControlRequest struct {
 	TimeoutMS int `json:"timeout_ms"`
 	// Behavior is what the motors do on release or timeout: KEEP_MODE,
 	// DAMPING_MODE or ZERO_TORQUE_MODE; empty means DAMPING_MODE, the
-	// spec's recommendation.
+	// spec's recommendation (KEEP_MODE on position servos, which cannot
+	// damp).
 	Behavior string `json:"behavior"`
+	// MotorIDs, at the root middleware only, are the motors the session
+	// takes (robot-wide ids); empty means every motor.
+	MotorIDs []int `json:"motor_ids"`
 }
 
 // RequestControlResponse carries the session's uuid on success.
@@ -111,8 +115,8 @@ type ControlCommand struct {
 // SessionStatus is published on session_status at the state rate and
 // whenever the session changes. It never carries the uuid.
 type SessionStatus struct {
-	// State is "idle" (no session yet), "active", "released" or
-	// "timed_out".
+	// State is "idle" (no session yet), "active", "released",
+	// "timed_out" or "power_limited" (max_power exceeded).
 	State    string `json:"state"`
 	Client   string `json:"client"`
 	Mode     string `json:"mode"`
@@ -127,6 +131,9 @@ type SessionStatus struct {
 	LastError string `json:"last_error"`
 	// Calibrating is true while reset_zero runs.
 	Calibrating bool `json:"calibrating"`
+	// Sessions, at the root middleware only, lists every active session;
+	// the fields above describe the latest one that changed.
+	Sessions []MotorSession `json:"sessions"`
 }
 
 // JointStates is sensor_msgs/JointState on joint_states: the joints in

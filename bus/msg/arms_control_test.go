@@ -26,6 +26,12 @@ func TestArmsControlMessages(t *testing.T) {
 		&msg.ResetZeroResponse{Success: true, Message: "m", Positions: []float64{0.01}},
 		&msg.ArmHomeRequest{SpeedFactor: 0.5},
 		&msg.ArmHomeResponse{Success: true, Message: "m"},
+		&msg.RequestControlRequest{Client: "c", MotorIDs: []int{11, 12}},
+		&msg.SessionStatus{State: "active", Sessions: []msg.MotorSession{{Client: "c", MotorIDs: []int{11}, Behavior: msg.BehaviorKeep, Mode: msg.ModePosition, TimeoutMS: 500, Commands: 3, Groups: []string{"arms_left"}}}},
+		&msg.MotorsStatus{Groups: []msg.MotorGroupStatus{{Name: "head", Prefix: "/saint/head", Online: true, MotorIDs: []int{31}, HeldBy: "c"}}, Sessions: []msg.MotorSession{{Client: "c"}}},
+		&msg.PlayActionRequest{Name: "wave", Client: "c", Async: true},
+		&msg.PlayActionResponse{Success: true, Message: "m", DurationS: 3.9},
+		&msg.ListActionsResponse{Actions: []msg.ActionInfo{{Name: "wave", Description: "d", Joints: []string{"a"}, DurationS: 1}}},
 	} {
 		typ := reflect.TypeOf(v).Elem()
 		for i := 0; i < typ.NumField(); i++ {
@@ -50,5 +56,11 @@ func TestArmsControlMessages(t *testing.T) {
 	}
 	if got := msg.MotorName("/saint/arms/left", "", msg.MotorJointStates); got != "/saint/arms/left/joint_states" {
 		t.Errorf("MotorName = %q", got)
+	}
+	if got := msg.RootMotorName("", msg.MotorRequestControl); got != "/request_control" {
+		t.Errorf("RootMotorName = %q", got)
+	}
+	if got := msg.RootMotorName("7", msg.MotorJointStates); got != "/robot_7/joint_states" {
+		t.Errorf("RootMotorName = %q", got)
 	}
 }

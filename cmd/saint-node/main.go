@@ -51,7 +51,7 @@ func run() error {
 	hal := flag.String("hal", "pi", "hardware: pi (this Raspberry Pi) or sim (a simulated board)")
 	id := flag.String("id", "", "node id (default: from the board, pi-<serial>)")
 	stateDir := flag.String("state-dir", "/var/lib/saint", "where the node keeps its role and firmware")
-	simHW := flag.String("sim-hw", "bare", "with --hal sim: the simulated board's hardware: head, arms, tracks, console, balance, bare")
+	simHW := flag.String("sim-hw", "bare", "with --hal sim: the simulated board's hardware: head, arms, arms_can, tracks, console, balance, bare")
 	resetPin := flag.Int("reset-pin", node.DefaultResetPin, "BCM pin of the hard-reset button (held low 5 s); -1 for none")
 	showVersion := flag.Bool("version", false, "print the firmware version and exit")
 	verbose := flag.Bool("v", false, "debug logging")

@@ -45,6 +45,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/fixtures"
@@ -84,6 +85,8 @@ func run() error {
 	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")
 	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
 	recordMaxMin := flag.Float64("record-max-minutes", 30, "with --record: start a new file after this many minutes (0: no limit)")
+	robotType := bringup.RegisterFlags(flag.CommandLine)
+	robotID := flag.String("robot-id", "", "namespace of the robot's motor middleware: /robot_<id>/request_control … (default: the robot configuration's robot_id)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -97,6 +100,10 @@ func run() error {
 		if err := fixtures.WriteConfig(*configDir); err != nil {
 			return fmt.Errorf("writing configuration: %w", err)
 		}
+	}
+	robot, err := resolveRobot(*configDir, robotType)
+	if err != nil {
+		return err
 	}
 	host, portStr, err := net.SplitHostPort(*natsAddr)
 	if err != nil {
@@ -121,6 +128,7 @@ func run() error {
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
 		NoAuth: *noAuth, AllowedOrigins: origins, Version: version, FoxgloveAddr: *foxgloveAddr, RecordDir: *recordDir,
+		Robot: robot, RobotID: *robotID,
 	}
 	if *power {
 		opts.Power = systemctl{}
@@ -236,4 +244,14 @@ func advertise(ctx context.Context, iface, wsAddr string, log *slog.Logger) erro
 		}
 	}()
 	return nil
+}
+
+// resolveRobot resolves the robot configuration the launch flags name in
+// the configuration tree; nil when they name none.
+func resolveRobot(configDir string, robotType func() (string, error)) (*bringup.Robot, error) {
+	t, err := robotType()
+	if err != nil || t == "" {
+		return nil, err
+	}
+	return bringup.Resolve(os.DirFS(configDir), t)
 }

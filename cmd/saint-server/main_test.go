@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/cmd/internal/proctest"
+	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/server/auth"
 )
 
@@ -83,5 +84,25 @@ func noAuthRefusesPublicAddress(t *testing.T, bin string) {
 		"--nats", "127.0.0.1:0", "--firmware-http", "").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "loopback") {
 		t.Errorf("--no-auth on 0.0.0.0: err %v, output:\n%s", err, out)
+	}
+}
+
+// The robot_type flags resolve in the configuration tree; a wrong one is
+// an error listing the available ones.
+func TestResolveRobot(t *testing.T) {
+	dir := t.TempDir()
+	if err := fixtures.WriteConfig(dir); err != nil {
+		t.Fatal(err)
+	}
+	fixed := func(s string) func() (string, error) { return func() (string, error) { return s, nil } }
+	if r, err := resolveRobot(dir, fixed("")); r != nil || err != nil {
+		t.Errorf("no flags: %v, %v", r, err)
+	}
+	r, err := resolveRobot(dir, fixed("saint-T-0L10A2G3H0W"))
+	if err != nil || len(r.Actions) == 0 {
+		t.Fatalf("the reference robot: %v", err)
+	}
+	if _, err := resolveRobot(dir, fixed("pi_plus-S-12L8A0G2H0W")); err == nil || !strings.Contains(err.Error(), "available: saint-T-0L10A2G3H0W") {
+		t.Errorf("a robot type without configuration: %v", err)
 	}
 }

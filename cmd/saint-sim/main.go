@@ -37,6 +37,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/cmd/internal/scenario"
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
@@ -76,6 +77,7 @@ func run() error {
 	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
 	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
 	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
+	robotType := bringup.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -91,6 +93,10 @@ func run() error {
 			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		}
 		return runScenario(*scenarioFile, *outDir, *dataDir, *recordFile, log)
+	}
+	rt, err := robotType()
+	if err != nil {
+		return err
 	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
@@ -111,7 +117,14 @@ func run() error {
 			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
 	}
 
+	var robot *bringup.Robot
+	if rt != "" {
+		if robot, err = bringup.Resolve(os.DirFS(*configDir), rt); err != nil {
+			return err
+		}
+	}
 	st, err := stack.New(stack.Options{
+		Robot: robot,
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
 		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,

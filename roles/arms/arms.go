@@ -35,7 +35,8 @@ type Arms struct {
 	cfg  *armsConfig
 	mw   *motor.Middleware
 	fbus *feetech.Bus
-	ids  []uint8 // joint servo ids in joint order, then the gripper's
+	can  *armsCAN // the joints' actuators when they are on CAN, else nil
+	ids  []uint8  // joint motor ids in joint order, then the gripper's
 
 	servos []armsServo // per id of ids
 
@@ -63,12 +64,18 @@ type Arms struct {
 	over      bool
 }
 
-// armsServo is one servo's last report and what it was last told.
+// armsServo is one motor's last report and what it was last told.
 type armsServo struct {
-	present   feetech.Present
+	present   feetech.Present // a Feetech servo's report
 	reachable bool
 	polled    bool // answered at least once
 	statusErr uint8
+	// The report in the motor's frame, servo or actuator alike: rad, rad/s,
+	// N·m, |torque| as a fraction of the maximum, moving; fault is a CAN
+	// actuator's error report.
+	pos, vel, effort, load float64
+	moving                 bool
+	fault                  string
 	// torqueOn and limit are what the servo was last written.
 	torqueOn bool
 	limit    int // 0.1 % units; −1 unknown
@@ -144,9 +151,16 @@ func (a *Arms) open() error {
 	}
 	a.target, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]int, n)
 	a.gripForce = cfg.Gripper.DefaultForceN
+	calibrate := a.calibrateZero
+	if cfg.Actuators.Bus != "" {
+		if err := a.openCAN(); err != nil {
+			return err
+		}
+		calibrate = a.can.zero
+	}
 	if a.mw, err = motor.New(motor.Options{
-		Joints: j, MaxTorque: cfg.ServoMaxTorqueNM, NoLoadSpeed: cfg.ServoNoLoadSpeed, DampingKd: cfg.DampingKd,
-		Calibrate:      a.calibrateZero,
+		Joints: j, TorqueControlled: a.can != nil, MaxTorque: cfg.ServoMaxTorqueNM, DampingKd: cfg.DampingKd,
+		Calibrate:      calibrate,
 		SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
 	}); err != nil {
 		return err
@@ -289,10 +303,8 @@ func (a *Arms) holdPresent() {
 	a.traj, a.queued, a.holding = nil, nil, true
 }
 
-// motorAngle is joint i's reported angle, rad from its servo's centre.
-func (a *Arms) motorAngle(i int) float64 {
-	return a.fbus.Model().Radians(a.servos[i].present.Position)
-}
+// motorAngle is joint i's reported angle, rad from its motor's zero.
+func (a *Arms) motorAngle(i int) float64 { return a.servos[i].pos }
 
 // gripper takes a GripperCommand.
 func (a *Arms) gripper(c msg.GripperCommand) {
@@ -314,9 +326,18 @@ func (a *Arms) poll() {
 	if a.polling > 0 || a.fbus == nil {
 		return
 	}
-	a.polling = len(a.ids)
-	for k, id := range a.ids {
-		a.fbus.ReadPresent(id, func(p feetech.Present, err error) {
+	n := len(a.cfg.joints.JointNames)
+	first := 0
+	if a.can != nil {
+		// The actuators answered last period's commands already; only
+		// the gripper servo is read.
+		a.can.read(a.servos[:n], a.cfg.ServoMaxTorqueNM)
+		first = n
+	}
+	model := a.fbus.Model()
+	a.polling = len(a.ids) - first
+	for k := first; k < len(a.ids); k++ {
+		a.fbus.ReadPresent(a.ids[k], func(p feetech.Present, err error) {
 			s := &a.servos[k]
 			var se *feetech.StatusError
 			switch {
@@ -326,6 +347,15 @@ func (a *Arms) poll() {
 				s.present, s.reachable, s.polled, s.statusErr = p, true, true, se.Bits
 			default:
 				s.reachable = false
+			}
+			if s.reachable {
+				s.pos, s.vel = model.Radians(p.Position), float64(p.Speed)/model.StepsPerRadian()
+				s.load, s.moving = math.Abs(float64(p.Load))/1000, p.Moving
+				if k < n {
+					// The servo reports the load opposing its drive: the
+					// torque has the load's opposite sign.
+					s.effort = -float64(p.Load) / 1000 * a.cfg.ServoMaxTorqueNM[k]
+				}
 			}
 			if a.polling--; a.polling == 0 {
 				a.control()
@@ -342,16 +372,10 @@ func (a *Arms) control() {
 	a.cycle++
 	j := a.cfg.joints
 	n := len(j.JointNames)
-	model := a.fbus.Model()
 	fb := make([]motor.Feedback, n)
 	for i := range fb {
 		s := a.servos[i]
-		fb[i] = motor.Feedback{
-			Reachable: s.reachable,
-			Position:  model.Radians(s.present.Position),
-			Velocity:  float64(s.present.Speed) / model.StepsPerRadian(),
-			Effort:    a.effort(i),
-		}
+		fb[i] = motor.Feedback{Reachable: s.reachable, Position: s.pos, Velocity: s.vel, Effort: s.effort}
 	}
 	out, owns := a.mw.Update(fb)
 	if owns {
@@ -359,7 +383,7 @@ func (a *Arms) control() {
 		// The session's client drives; the role still says what it sees.
 		for i, f := range fb {
 			if !f.Reachable {
-				a.errorMessage = fmt.Sprintf("%s: servo %d does not answer", j.JointNames[i], a.ids[i])
+				a.errorMessage = fmt.Sprintf("%s: %s %d does not answer", j.JointNames[i], a.motorKind(), a.ids[i])
 				break
 			}
 		}
@@ -409,12 +433,6 @@ func (a *Arms) watchPower(ps msg.PowerState) {
 	}
 }
 
-// effort is joint i's torque from its servo's load. The servo reports
-// the load opposing its drive, so the torque has the load's opposite sign.
-func (a *Arms) effort(i int) float64 {
-	return -float64(a.servos[i].present.Load) / 1000 * a.cfg.ServoMaxTorqueNM[i]
-}
-
 // follow advances the trajectory, checks the joints, and returns their
 // position outputs (nil before the first full poll).
 func (a *Arms) follow() []motor.Output {
@@ -428,9 +446,11 @@ func (a *Arms) follow() []motor.Output {
 		// The first complete poll: hold where the arm is.
 		a.holdPresent()
 	}
+	rate := make([]float64, len(a.target))
 	if a.traj != nil {
-		q, _, done := a.traj.at(a.Env.Exec.Now())
+		q, dq, done := a.traj.at(a.Env.Exec.Now())
 		copy(a.target, q)
+		copy(rate, dq)
 		if done {
 			a.traj = nil
 			if g := a.queued; g != nil {
@@ -449,9 +469,12 @@ func (a *Arms) follow() []motor.Output {
 			a.holdPresent()
 		}
 	}
+	// A servo tracks the position with its own loop; an actuator with
+	// joints.yaml's gains and the trajectory's speed.
 	out := make([]motor.Output, len(a.target))
 	for i, q := range a.target {
-		out[i] = motor.Output{Torque: true, Position: j.ToMotor(i, q), TorqueLimit: 1}
+		out[i] = motor.Output{Torque: true, Position: j.ToMotor(i, q), TorqueLimit: 1,
+			Velocity: float64(j.Direction[i]) * rate[i], Kp: j.Kp[i], Kd: j.Kd[i]}
 	}
 	return out
 }
@@ -465,7 +488,10 @@ func (a *Arms) fault() string {
 		s := a.servos[i]
 		name := j.JointNames[i]
 		if !s.reachable {
-			return fmt.Sprintf("%s: servo %d does not answer", name, a.ids[i])
+			return fmt.Sprintf("%s: %s %d does not answer", name, a.motorKind(), a.ids[i])
+		}
+		if s.fault != "" {
+			return fmt.Sprintf("%s: actuator %d %s", name, a.ids[i], s.fault)
 		}
 		if s.statusErr&(feetech.ErrOverload|feetech.ErrOverheat|feetech.ErrOverCurrent|feetech.ErrVoltage) != 0 {
 			return fmt.Sprintf("%s: servo %d reports error 0x%02x", name, a.ids[i], s.statusErr)
@@ -482,7 +508,7 @@ func (a *Arms) fault() string {
 		if a.lagCount[i]++; a.lagCount[i] < c.Cycles {
 			continue
 		}
-		load := math.Abs(float64(a.servos[i].present.Load)) / 1000
+		load := a.servos[i].load
 		if load >= c.Load {
 			return fmt.Sprintf("collision: %s blocked %.0f° from its setpoint at %.0f%% load", j.JointNames[i], lag*180/math.Pi, load*100)
 		}
@@ -523,8 +549,12 @@ func (a *Arms) write(out []motor.Output) {
 		goals = append(goals, feetech.SyncData{ID: id, Data: b})
 		s.torqueOn = true
 	}
-	for i, o := range out {
-		put(i, o.Torque, o.Position, o.TorqueLimit)
+	if a.can != nil {
+		a.can.write(out)
+	} else {
+		for i, o := range out {
+			put(i, o.Torque, o.Position, o.TorqueLimit)
+		}
 	}
 	if g := a.cfg.Gripper; a.gripCommand {
 		pos := (g.ClosedDeg + a.gripTarget*(g.OpenDeg-g.ClosedDeg)) * math.Pi / 180
@@ -548,15 +578,14 @@ func (a *Arms) publish() {
 		return
 	}
 	j := a.cfg.joints
-	model := a.fbus.Model()
 	st := msg.ArmState{ErrorMessage: a.errorMessage, ErrorState: a.errorMessage != ""}
 	for i := range j.JointNames {
 		s := a.servos[i]
 		d := float64(j.Direction[i])
-		st.JointPositions = append(st.JointPositions, float32(j.ToURDF(i, model.Radians(s.present.Position))*180/math.Pi))
-		st.JointVelocities = append(st.JointVelocities, float32(d*float64(s.present.Speed)/model.StepsPerRadian()*180/math.Pi))
-		st.JointEfforts = append(st.JointEfforts, float32(d*a.effort(i)))
-		st.InMotion = st.InMotion || s.reachable && s.present.Moving
+		st.JointPositions = append(st.JointPositions, float32(j.ToURDF(i, s.pos)*180/math.Pi))
+		st.JointVelocities = append(st.JointVelocities, float32(d*s.vel*180/math.Pi))
+		st.JointEfforts = append(st.JointEfforts, float32(d*s.effort))
+		st.InMotion = st.InMotion || s.reachable && s.moving
 	}
 	st.InMotion = st.InMotion || a.traj != nil || a.queued != nil
 	_ = a.Env.Bus.Publish(a.Env.Prefix+"/state", st)
@@ -590,4 +619,12 @@ func (a *Arms) gripperState() msg.GripperState {
 		st.ErrorState, st.ErrorMessage = true, fmt.Sprintf("gripper: servo %d reports error 0x%02x", g.ID, s.statusErr)
 	}
 	return st
+}
+
+// motorKind names what drives the joints, for messages.
+func (a *Arms) motorKind() string {
+	if a.can != nil {
+		return "actuator"
+	}
+	return "servo"
 }

@@ -35,10 +35,18 @@ type armRig struct {
 
 func newArmRig(t *testing.T) *armRig {
 	t.Helper()
+	return newArmRigOn(t, false)
+}
+
+// newArmRigOn is newArmRig with the joints on MIT-mode CAN actuators
+// (fixtures/config/arms_can/arms_left.yaml on an arms_can board) when
+// onCAN.
+func newArmRigOn(t *testing.T, onCAN bool) *armRig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
-	r, err := robot.New(robot.Options{Exec: ex, Bus: b, Seed: 3})
+	r, err := robot.New(robot.Options{Exec: ex, Bus: b, Seed: 3, CANArms: onCAN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +66,9 @@ func newArmRig(t *testing.T) *armRig {
 	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
 	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
 	cfg := roletest.Config(t, "arms_left")
+	if onCAN {
+		cfg = canConfig(t, "left")
+	}
 	rig.role, err = roles.New(msg.RoleArms)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +79,21 @@ func newArmRig(t *testing.T) *armRig {
 	t.Cleanup(rig.role.Stop)
 	rig.Run(200 * time.Millisecond)
 	return rig
+}
+
+// canConfig parses fixtures/config/arms_can/arms_{side}.yaml.
+func canConfig(t *testing.T, side string) *roleconfig.Config {
+	t.Helper()
+	name := "arms_can/arms_" + side + ".yaml"
+	data, err := fs.ReadFile(fixtures.Config(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := roleconfig.ParseFile(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // call calls one of the arm's services and runs the executor until it

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/saint-os/saint/hal/device/mitmotor"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/roles/rolekit"
@@ -24,13 +25,16 @@ type armsConfig struct {
 	// MaxJointSpeedDPS is each joint's speed at speed_factor 1, °/s.
 	MaxJointSpeedDPS   []float64 `yaml:"max_joint_speed_dps"`
 	DefaultSpeedFactor float64   `yaml:"default_speed_factor"`
-	// ServoMaxTorqueNM is each joint servo's torque at 100 % load.
+	// ServoMaxTorqueNM is each joint servo's torque at 100 % load; with
+	// actuators, their models' torque limits when absent.
 	ServoMaxTorqueNM []float64 `yaml:"servo_max_torque_nm"`
-	// ServoNoLoadSpeed is each joint servo's unloaded speed, rad/s.
-	ServoNoLoadSpeed []float64 `yaml:"servo_no_load_speed"`
 	// DampingKd is each joint's damping in the middleware's DAMPING_MODE,
-	// N·m·s/rad.
+	// N·m·s/rad (actuators only: servos cannot damp); absent, joints.yaml's
+	// kd.
 	DampingKd []float64 `yaml:"damping_kd"`
+	// Actuators, when its bus is set, puts the joints on MIT-mode CAN
+	// actuators instead of Feetech servos.
+	Actuators armsActuatorsConfig `yaml:"actuators"`
 	// HomeDeg is the home pose, degrees.
 	HomeDeg []float64 `yaml:"home_deg"`
 
@@ -50,6 +54,7 @@ type armsConfig struct {
 	PowerConfig yaml.Node `yaml:"power"`
 
 	joints        *motor.Joints
+	models        []mitmotor.Model // the actuators', with Actuators
 	controlPeriod time.Duration
 	statePeriod   time.Duration
 }
@@ -106,11 +111,17 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 	if cfg.Joints != nil && !slices.Equal(cfg.Joints, cfg.joints.JointNames) {
 		return nil, c.Errorf("joints", "%v does not match motor.joint_names %v", cfg.Joints, cfg.joints.JointNames)
 	}
+	if err := cfg.checkActuators(c, n); err != nil {
+		return nil, err
+	}
+	if cfg.DampingKd == nil {
+		cfg.DampingKd = cfg.joints.Kd
+	}
 	for _, f := range []struct {
 		name string
 		v    []float64
 	}{{"max_joint_speed_dps", cfg.MaxJointSpeedDPS}, {"servo_max_torque_nm", cfg.ServoMaxTorqueNM},
-		{"servo_no_load_speed", cfg.ServoNoLoadSpeed}, {"damping_kd", cfg.DampingKd}} {
+		{"damping_kd", cfg.DampingKd}} {
 		if len(f.v) != n {
 			return nil, c.Errorf(f.name, "%d values, expected %d (one per joint)", len(f.v), n)
 		}
@@ -149,11 +160,42 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 		return nil, c.Errorf("gripper_servo.id", "%d is also a joint's motor in motor.map_index", cfg.Gripper.ID)
 	}
 	for i, id := range cfg.joints.MapIndex {
-		if id < 0 || id > 253 {
+		switch {
+		case cfg.Actuators.Bus != "" && (id < 1 || id > 127 || uint32(id) == cfg.Actuators.HostID):
+			return nil, c.Errorf(fmt.Sprintf("motor.map_index[%d]", i), "%d is not an actuator CAN id (1–127, not actuators.host_id)", id)
+		case id < 0 || id > 253:
 			return nil, c.Errorf(fmt.Sprintf("motor.map_index[%d]", i), "%d is not a Feetech servo id", id)
 		}
 	}
 	cfg.controlPeriod = time.Duration(float64(time.Second) / cfg.ControlRateHz)
 	cfg.statePeriod = time.Duration(float64(time.Second) / cfg.StateRateHz)
 	return &cfg, nil
+}
+
+// checkActuators resolves the actuators section's models; with it,
+// servo_max_torque_nm defaults to their torque limits.
+func (cfg *armsConfig) checkActuators(c *roleconfig.Config, n int) error {
+	ac := cfg.Actuators
+	if ac.Bus == "" {
+		if ac.Models != nil {
+			return c.Errorf("actuators.bus", "missing (the CAN interface of the actuators, can0)")
+		}
+		return nil
+	}
+	if len(ac.Models) != n {
+		return c.Errorf("actuators.models", "%d values, expected %d (one per joint)", len(ac.Models), n)
+	}
+	for i, name := range ac.Models {
+		m, err := mitmotor.ModelNamed(name)
+		if err != nil {
+			return c.Errorf(fmt.Sprintf("actuators.models[%d]", i), "%v", err)
+		}
+		cfg.models = append(cfg.models, m)
+	}
+	if cfg.ServoMaxTorqueNM == nil {
+		for _, m := range cfg.models {
+			cfg.ServoMaxTorqueNM = append(cfg.ServoMaxTorqueNM, m.Torque.Max)
+		}
+	}
+	return nil
 }

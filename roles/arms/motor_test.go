@@ -1,6 +1,8 @@
 package arms_test
 
 import (
+	"fmt"
+	"io/fs"
 	"math"
 	"regexp"
 	"strings"
@@ -8,7 +10,14 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles"
+	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/sim/robot"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -30,7 +39,12 @@ func (r *armRig) control(c msg.ControlCommand) {
 // control, commands without the uuid are refused with the reason, and
 // release lets the second in.
 func TestMotorControlOwnership(t *testing.T) {
-	r := newArmRig(t)
+	t.Run("feetech", func(t *testing.T) { testMotorControlOwnership(t, false) })
+	t.Run("can", func(t *testing.T) { testMotorControlOwnership(t, true) })
+}
+
+func testMotorControlOwnership(t *testing.T, onCAN bool) {
+	r := newArmRigOn(t, onCAN)
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", TimeoutMS: 2000})
 	if !a.Success || !uuidV4.MatchString(a.UUID) {
 		t.Fatalf("first request: %+v", a)
@@ -93,8 +107,14 @@ func TestMotorControlOwnership(t *testing.T) {
 	if rel := call[msg.ReleaseControlResponse](r, msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: a.UUID}); !rel.Success {
 		t.Errorf("release: %+v", rel)
 	}
-	if s := r.lastSession(); s.State != "released" || s.Applied != msg.BehaviorDamping {
-		t.Errorf("after release: %+v, want released into the default DAMPING_MODE", s)
+	// The default behaviour: DAMPING_MODE on actuators, KEEP_MODE on
+	// servos, which cannot damp.
+	want := msg.BehaviorKeep
+	if onCAN {
+		want = msg.BehaviorDamping
+	}
+	if s := r.lastSession(); s.State != "released" || s.Applied != want {
+		t.Errorf("after release: %+v, want released into the default %s", s, want)
 	}
 	c := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop"})
 	if !c.Success || c.UUID == a.UUID {
@@ -108,83 +128,118 @@ func TestMotorControlOwnership(t *testing.T) {
 
 // When a session times out, the motors do what it asked for: KEEP_MODE
 // holds the last command, DAMPING_MODE lets the forearm sink slowly with
-// the servos still powered, ZERO_TORQUE_MODE lets it fall with their
-// torque off.
+// the actuators damping it (refused on servos, which cannot damp),
+// ZERO_TORQUE_MODE lets it fall without torque.
 func TestMotorTimeoutBehaviours(t *testing.T) {
-	sink := map[string]float64{}
-	for _, behavior := range []string{msg.BehaviorKeep, msg.BehaviorDamping, msg.BehaviorZeroTorque} {
-		t.Run(behavior, func(t *testing.T) {
-			r := newArmRig(t)
-			s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 300, Behavior: behavior})
-			if !s.Success {
-				t.Fatal(s.Message)
-			}
-			// Forearm held out forward, upper arm hanging.
-			pose := []float64{0, math.Pi / 2, -math.Pi / 2, 0, 0}
-			for range 10 {
-				r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, Positions: pose})
-				r.Run(100 * time.Millisecond)
-			}
-			before := r.lastTruth().Positions[2]
-			if st := r.lastSession(); st.State != "active" {
-				t.Fatalf("session %+v before the timeout", st)
-			}
-			r.Run(500 * time.Millisecond) // no commands: the session times out
-			if st := r.lastSession(); st.State != "timed_out" || st.Applied != behavior {
-				t.Fatalf("session %+v, want timed_out into %s", st, behavior)
-			}
-			r.Run(500 * time.Millisecond)
-			elbow := r.robot.Feetech(0).Servo(3).Goal()
-			sink[behavior] = r.lastTruth().Positions[2] - before
-			switch behavior {
-			case msg.BehaviorKeep:
-				if !elbow.Torque || math.Abs(sink[behavior]) > 0.02 {
-					t.Errorf("KEEP: elbow torque %v, moved %.3f rad, want held", elbow.Torque, sink[behavior])
+	for _, onCAN := range []bool{false, true} {
+		sink := map[string]float64{}
+		for _, behavior := range []string{msg.BehaviorKeep, msg.BehaviorDamping, msg.BehaviorZeroTorque} {
+			t.Run(fmt.Sprintf("%s/can=%v", behavior, onCAN), func(t *testing.T) {
+				r := newArmRigOn(t, onCAN)
+				s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 300, Behavior: behavior})
+				if !onCAN && behavior == msg.BehaviorDamping {
+					if s.Success || !strings.Contains(s.Message, "DAMPING_MODE needs torque-controlled actuators") {
+						t.Errorf("DAMPING_MODE on servos: %+v, want refused", s)
+					}
+					return
 				}
-			case msg.BehaviorDamping:
-				if !elbow.Torque || sink[behavior] < 0.02 {
-					t.Errorf("DAMPING: elbow torque %v, sank %.3f rad, want powered and sinking", elbow.Torque, sink[behavior])
+				if !s.Success {
+					t.Fatal(s.Message)
 				}
-			case msg.BehaviorZeroTorque:
-				for id := uint8(1); id <= 5; id++ {
-					if r.robot.Feetech(0).Servo(id).Goal().Torque {
-						t.Errorf("ZERO_TORQUE: servo %d still has torque", id)
+				// Forearm held out forward, upper arm hanging.
+				pose := []float64{0, math.Pi / 2, -math.Pi / 2, 0, 0}
+				for range 10 {
+					r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, Positions: pose})
+					r.Run(100 * time.Millisecond)
+				}
+				before := r.lastTruth().Positions[2]
+				if st := r.lastSession(); st.State != "active" {
+					t.Fatalf("session %+v before the timeout", st)
+				}
+				r.Run(500 * time.Millisecond) // no commands: the session times out
+				if st := r.lastSession(); st.State != "timed_out" || st.Applied != behavior {
+					t.Fatalf("session %+v, want timed_out into %s", st, behavior)
+				}
+				r.Run(500 * time.Millisecond)
+				sink[behavior] = r.lastTruth().Positions[2] - before
+				powered := func(joint int) bool {
+					if onCAN {
+						return r.robot.Actuator(0, joint).Enabled()
+					}
+					return r.robot.Feetech(0).Servo(uint8(joint + 1)).Goal().Torque
+				}
+				switch behavior {
+				case msg.BehaviorKeep:
+					if !powered(2) || math.Abs(sink[behavior]) > 0.03 {
+						t.Errorf("KEEP: elbow powered %v, moved %.3f rad, want held", powered(2), sink[behavior])
+					}
+				case msg.BehaviorDamping:
+					// The actuator damps: kd = damping_kd, no stiffness.
+					c, _ := r.robot.Actuator(0, 2).Command()
+					if math.Abs(c.Kd-1.5) > 0.01 || c.Kp != 0 || sink[behavior] < 0.02 {
+						t.Errorf("DAMPING: elbow command %+v, sank %.3f rad, want kd 1.5 and sinking", c, sink[behavior])
+					}
+				case msg.BehaviorZeroTorque:
+					for joint := range 5 {
+						if powered(joint) {
+							t.Errorf("ZERO_TORQUE: joint %d still has torque", joint)
+						}
+					}
+					if math.Abs(sink[behavior]) < 0.3 {
+						t.Errorf("ZERO_TORQUE: elbow moved %.3f rad, want it to fall", sink[behavior])
 					}
 				}
-				if sink[behavior] < 0.3 {
-					t.Errorf("ZERO_TORQUE: elbow sank %.3f rad, want it to fall", sink[behavior])
+				// An ArmCommand takes the arm back from the release behaviour.
+				r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -45, 0, 0}, SpeedFactor: 1})
+				r.Run(1500 * time.Millisecond)
+				if q := r.lastTruth().Positions[2]; math.Abs(q+math.Pi/4) > 0.04 {
+					t.Errorf("after an ArmCommand the elbow is at %.3f rad, want −π/4", q)
 				}
-			}
-			// An ArmCommand takes the arm back from the release behaviour.
-			r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: []float32{0, 90, -45, 0, 0}, SpeedFactor: 1})
-			r.Run(1500 * time.Millisecond)
-			if q := r.lastTruth().Positions[2]; math.Abs(q+math.Pi/4) > 0.03 {
-				t.Errorf("after an ArmCommand the elbow is at %.3f rad, want −π/4", q)
-			}
-		})
-	}
-	if d, z := sink[msg.BehaviorDamping], sink[msg.BehaviorZeroTorque]; d >= z/2 {
-		t.Errorf("damped forearm sank %.3f rad, free one %.3f: damping does not slow it", d, z)
+			})
+		}
+		if d, z := sink[msg.BehaviorDamping], sink[msg.BehaviorZeroTorque]; onCAN && math.Abs(d) >= math.Abs(z)/2 {
+			t.Errorf("damped forearm sank %.3f rad, free one %.3f: damping does not slow it", d, z)
+		}
 	}
 }
 
-// TORQUE mode pushes with the commanded torque (the servo's output, as
-// the simulator measures it), MIXED runs kp/kd on the executor.
+// On servos TORQUE and MIXED are refused with the reason; on actuators
+// each mode reaches the actuator as its law: the torque it applies is
+// kp·(p_des − p) + kd·(v_des − v) + τ_ff, clamped, on what it measures.
 func TestMotorTorqueAndMixedModes(t *testing.T) {
 	r := newArmRig(t)
 	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 1000})
-	// shoulder_pan turns about the vertical: no gravity, only friction.
+	r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeTorque, MotorIDs: []int{1}, Torques: []float64{0.8}})
+	r.Run(50 * time.Millisecond)
+	if st := r.lastSession(); !strings.Contains(st.LastError, "TORQUE needs torque-controlled actuators") || st.Commands != 0 {
+		t.Errorf("TORQUE on servos: %+v", st)
+	}
+
+	r = newArmRigOn(t, true)
+	s = call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 1000})
+	act := func(joint int) (applied, law float64) {
+		d := r.robot.Actuator(0, joint)
+		c, _ := d.Command()
+		p, v, tau := d.LastLoop()
+		m := d.Model()
+		return tau, math.Max(m.Torque.Min, math.Min(c.Kp*(c.Position-p)+c.Kd*(c.Velocity-v)+c.Torque, m.Torque.Max))
+	}
+	// TORQUE: shoulder_pan turns about the vertical; the actuator applies
+	// the torque, with zero gains.
 	for range 5 {
 		r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeTorque, MotorIDs: []int{1}, Torques: []float64{0.8}})
 		r.Run(50 * time.Millisecond)
 	}
-	tr := r.lastTruth()
-	if e := tr.Efforts[0]; math.Abs(e-0.8) > 0.25 {
-		t.Errorf("shoulder_pan effort %.2f N·m under a 0.8 N·m command", e)
+	if applied, _ := act(0); math.Abs(applied-0.8) > 0.02 {
+		t.Errorf("TORQUE 0.8 N·m: the actuator applies %.3f N·m", applied)
 	}
-	if tr.Velocities[0] <= 0.05 {
-		t.Errorf("shoulder_pan turns at %.2f rad/s under a positive torque", tr.Velocities[0])
+	if c, _ := r.robot.Actuator(0, 0).Command(); c.Kp != 0 || c.Kd != 0 {
+		t.Errorf("TORQUE sent gains: %+v", c)
 	}
+	if tr := r.lastTruth(); tr.Velocities[0] <= 0.05 || math.Abs(tr.Efforts[0]-0.8) > 0.02 {
+		t.Errorf("shoulder_pan turns at %.2f rad/s with %.2f N·m under a 0.8 N·m command", tr.Velocities[0], tr.Efforts[0])
+	}
+	// MIXED, shoulder_pan position-controlled back to −0.5 rad.
 	for range 30 {
 		r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeMixed, MotorIDs: []int{1}, Positions: []float64{-0.5}, Torques: []float64{0}, Kp: []float64{4}, Kd: []float64{0.4}})
 		r.Run(100 * time.Millisecond)
@@ -192,8 +247,70 @@ func TestMotorTorqueAndMixedModes(t *testing.T) {
 	if q := r.lastTruth().Positions[0]; math.Abs(q+0.5) > 0.05 {
 		t.Errorf("MIXED kp 4 kd 0.4 to −0.5 rad: shoulder_pan at %.3f rad", q)
 	}
-	if s := r.lastSession(); s.Mode != msg.ModeMixed || s.Rejected != 0 {
-		t.Errorf("session %+v", s)
+	// MIXED mid-move, with a feed-forward: the law holds at the actuator.
+	r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeMixed, MotorIDs: []int{1}, Positions: []float64{0.6}, Velocities: []float64{0.3}, Torques: []float64{0.2}, Kp: []float64{6}, Kd: []float64{0.5}})
+	r.Run(30 * time.Millisecond)
+	if c, _ := r.robot.Actuator(0, 0).Command(); math.Abs(c.Kp-6) > 0.2 || math.Abs(c.Torque-0.2) > 0.02 || math.Abs(c.Velocity-0.3) > 0.05 {
+		t.Errorf("MIXED reached the actuator as %+v", c)
+	}
+	if applied, law := act(0); math.Abs(applied-law) > 1e-9 || math.Abs(applied) < 0.5 {
+		t.Errorf("MIXED: the actuator applies %.3f N·m, its law gives %.3f", applied, law)
+	}
+	// POSITION with the command's gains, mid-move: the law holds at the
+	// actuator, whatever the joint is doing.
+	r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, MotorIDs: []int{1}, Positions: []float64{0.4}, Velocities: []float64{0.2}, Kp: []float64{8}, Kd: []float64{0.5}})
+	r.Run(30 * time.Millisecond)
+	if applied, law := act(0); math.Abs(applied-law) > 1e-9 {
+		t.Errorf("POSITION: the actuator applies %.3f N·m, its law gives %.3f", applied, law)
+	}
+	if st := r.lastSession(); st.Rejected != 0 {
+		t.Errorf("session %+v", st)
+	}
+}
+
+// MIXED, per motor: the elbow torque-controlled (kp = kd = 0) against
+// gravity while the other joints hold their positions. With no torque it
+// falls; with the torque position control needed to hold it there, it
+// stays.
+func TestMotorMixedTorqueAgainstGravity(t *testing.T) {
+	r := newArmRigOn(t, true)
+	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "test", TimeoutMS: 1000})
+	pose := []float64{0, math.Pi / 2, -math.Pi / 2, 0, 0}
+	for range 20 {
+		r.control(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, Positions: pose})
+		r.Run(100 * time.Millisecond)
+	}
+	hold := r.robot.Actuator(0, 2).Torque() // what holds the forearm out
+	if math.Abs(hold) < 0.2 {
+		t.Fatalf("the forearm held out takes %.3f N·m: no gravity to work against", hold)
+	}
+	mixed := func(tau float64) msg.ControlCommand {
+		kp := []float64{80, 80, 0, 20, 20}
+		kd := []float64{2, 2, 0, 0.3, 0.3}
+		return msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeMixed, Positions: pose, Torques: []float64{0, 0, tau, 0, 0}, Kp: kp, Kd: kd}
+	}
+	start := r.lastTruth().Positions[2]
+	for range 10 {
+		r.control(mixed(hold))
+		r.Run(50 * time.Millisecond)
+	}
+	if applied := r.robot.Actuator(0, 2).Torque(); math.Abs(applied-hold) > 0.02 {
+		t.Errorf("elbow applies %.3f N·m, commanded %.3f", applied, hold)
+	}
+	if moved := r.lastTruth().Positions[2] - start; math.Abs(moved) > 0.1 {
+		t.Errorf("torque-controlled elbow with its holding torque moved %.3f rad in 0.5 s", moved)
+	}
+	start = r.lastTruth().Positions[2]
+	for range 10 {
+		r.control(mixed(0))
+		r.Run(50 * time.Millisecond)
+	}
+	if moved := r.lastTruth().Positions[2] - start; math.Abs(moved) < 0.3 || moved*hold > 0 {
+		t.Errorf("torque-controlled elbow with no torque moved %.3f rad in 0.5 s, want a fall against its holding torque %.3f", moved, hold)
+	}
+	// The joints position-controlled meanwhile stayed put.
+	if q := r.lastTruth().Positions[1]; math.Abs(q-pose[1]) > 0.05 {
+		t.Errorf("shoulder_lift at %.3f rad, want %.3f", q, pose[1])
 	}
 }
 
@@ -201,7 +318,16 @@ func TestMotorTorqueAndMixedModes(t *testing.T) {
 // bus; on an arm resting in a pose it makes that pose every motor's zero,
 // so each reports within 0.1 rad of zero.
 func TestMotorResetZero(t *testing.T) {
-	r := newArmRig(t)
+	t.Run("feetech", func(t *testing.T) { testMotorResetZero(t, false) })
+	t.Run("can", func(t *testing.T) { testMotorResetZero(t, true) })
+}
+
+func testMotorResetZero(t *testing.T, onCAN bool) {
+	r := newArmRigOn(t, onCAN)
+	link := "arms_left/feetech/4"
+	if onCAN {
+		link = "arms_left/can/4"
+	}
 	// The arm hanging straight down rests there with its torque off.
 	hanging := []float32{20, 90, 0, 0, 30}
 	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
@@ -216,7 +342,7 @@ func TestMotorResetZero(t *testing.T) {
 	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
 	r.Run(time.Second)
 
-	if err := r.robot.World().CutLink("arms_left/feetech/4"); err != nil {
+	if err := r.robot.World().CutLink(link); err != nil {
 		t.Fatal(err)
 	}
 	r.Run(200 * time.Millisecond)
@@ -224,7 +350,7 @@ func TestMotorResetZero(t *testing.T) {
 	if z.Success || !strings.Contains(z.Message, "wrist_pitch (motor 4) does not answer") {
 		t.Errorf("reset_zero with a servo off the bus: %+v", z)
 	}
-	if err := r.robot.World().RestoreLink("arms_left/feetech/4"); err != nil {
+	if err := r.robot.World().RestoreLink(link); err != nil {
 		t.Fatal(err)
 	}
 	r.Publish(msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCommand{TargetPositions: hanging, SpeedFactor: 1})
@@ -255,7 +381,11 @@ func TestMotorResetZero(t *testing.T) {
 		}
 	}
 	// The motors are left without torque.
-	if r.robot.Feetech(0).Servo(2).Goal().Torque {
+	if onCAN {
+		if r.robot.Actuator(0, 1).Enabled() {
+			t.Error("shoulder_lift actuator enabled after calibration")
+		}
+	} else if r.robot.Feetech(0).Servo(2).Goal().Torque {
 		t.Error("shoulder_lift has torque after calibration")
 	}
 	// One calibration at a time: a second call while the first runs is
@@ -267,5 +397,40 @@ func TestMotorResetZero(t *testing.T) {
 	r.Run(time.Second)
 	if first == nil || second == nil || !first.Success || second.Success || !strings.Contains(second.Message, "already running") {
 		t.Errorf("two calls at once: %+v, %+v", first, second)
+	}
+}
+
+// The actuators section's errors name the file, the line and the field.
+func TestArmsCANConfigErrors(t *testing.T) {
+	data, err := fs.ReadFile(fixtures.Config(), "arms_can/arms_left.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		from, to, want string
+	}{
+		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_10, ak60_6]", "arms_left.yaml:29: actuators.models: 4 values, expected 5 (one per joint)"},
+		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_11, ak60_6, ak60_6]", `arms_left.yaml:29: actuators.models[2]: mitmotor: unknown actuator model "ak70_11" (known: [ak10_9`},
+		{"  map_index:   [1, 2, 3, 4, 5]", "  map_index:   [1, 2, 3, 4, 200]", "arms_left.yaml:78: motor.map_index[4]: 200 is not an actuator CAN id"},
+		{"  bus: can0", "  bus: can7", `arms: can7 (joint actuators): simboard: CAN "can7"`},
+	} {
+		bad := strings.Replace(string(data), tc.from, tc.to, 1)
+		if bad == string(data) {
+			t.Fatalf("no line %q", tc.from)
+		}
+		cfg, err := roleconfig.ParseFile("arms_left.yaml", []byte(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := executor.NewVirtual()
+		r, err := robot.New(robot.Options{Exec: ex, Seed: 1, CANArms: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		role, _ := roles.New(msg.RoleArms)
+		err = role.Start(rolekit.Env{Exec: ex, Bus: mem.New(), Board: r.Board(robot.ArmsLeftPart), Config: cfg, Prefix: "/saint/arms/left"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.to, err, tc.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/servo"
+	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/roles/rolekit"
 )
 
@@ -43,6 +44,12 @@ type Head struct {
 
 	sensor headSensors
 	camera headCamera
+
+	// mw is the motor middleware over the three axes (motor.go); limp
+	// axes get no pulses (ZERO_TORQUE_MODE).
+	mw      *motor.Middleware
+	limp    [3]bool
+	robotID string
 }
 
 // headConfig is the head's part of the role configuration.
@@ -131,6 +138,9 @@ func (h *Head) open() error {
 	h.speed = h.cfg.defaultSpeed
 	h.lastCmd = env.Exec.Now()
 	h.drive()
+	if err := h.openMotors(); err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
 
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/cmd", bus.QoS{Depth: 4}, h.command); err != nil {
 		return fmt.Errorf("head: %w", err)
@@ -164,6 +174,8 @@ type headParams struct {
 	SensorsRateHz    float64 `yaml:"sensors_rate_hz"`
 	CommandTimeoutMS float64 `yaml:"command_timeout_ms"`
 	CameraAutostart  bool    `yaml:"camera_autostart"`
+	// RobotID namespaces the head's motor middleware (robot_{id}).
+	RobotID string `yaml:"robot_id"`
 }
 
 // headLimits is the head's limits: section: each axis's [min, max] in
@@ -193,6 +205,7 @@ func (h *Head) configure() error {
 		return err
 	}
 	h.params = p
+	h.robotID = p.RobotID
 	for i, ax := range []struct {
 		name   string
 		limits []float64
@@ -237,6 +250,10 @@ func (h *Head) configure() error {
 // at speed × max_velocity. The WebSocket "head home" arrives as a command
 // to (0, 0, 0).
 func (h *Head) command(c msg.HeadCommand) {
+	if err := h.mw.Yield(); err != nil {
+		h.Env.Log.Warn("head command refused", "err", err)
+		return
+	}
 	goals := [3]float64{float64(c.Pan), float64(c.Tilt), float64(c.Roll)}
 	for i, g := range goals {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
@@ -299,6 +316,13 @@ func (h *Head) clampAlert(axes, previous, what string) {
 
 // control runs the profile one step and drives the servos.
 func (h *Head) control(dt float64) {
+	if h.middleware() {
+		for i := range h.axes {
+			h.axes[i].step(dt, h.cfg.maxVelocity*h.speed, h.cfg.maxAcceleration)
+		}
+		h.drive()
+		return
+	}
 	if !h.timedOut && h.Env.Exec.Now().Sub(h.lastCmd) >= h.cfg.commandTimeout {
 		h.timedOut = true
 		h.Env.Log.Info("no head command within the timeout: holding the last position", "timeout", h.cfg.commandTimeout)
@@ -313,6 +337,14 @@ func (h *Head) control(dt float64) {
 func (h *Head) drive() {
 	for i := range h.axes {
 		a := &h.axes[i]
+		if h.limp[i] {
+			if _, on := a.servo.Commanded(); on {
+				if err := a.servo.Halt(); err != nil {
+					h.Env.Log.Warn("servo", "function", a.function, "err", err)
+				}
+			}
+			continue
+		}
 		if _, err := a.servo.SetAngle(a.pos); err != nil {
 			h.Env.Log.Warn("servo", "function", a.function, "err", err)
 		}
@@ -348,6 +380,7 @@ func (h *Head) publishState() {
 		Speed:    float32(h.speed), Moving: h.moving(),
 		Clamped: append([]string(nil), h.clamped...), CommandTimeout: h.timedOut,
 	})
+	h.mw.PublishState()
 }
 
 // Stop implements rolekit.Role: it stops streaming and sampling, then

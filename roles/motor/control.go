@@ -1,6 +1,7 @@
 package motor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -18,14 +19,22 @@ type Feedback struct {
 
 // Output is what one motor is told for the next control period, in the
 // motor's frame.
+//
+// A position servo (Feetech) takes Position and TorqueLimit. A
+// torque-controlled actuator takes Position, Velocity, Kp, Kd and
+// FeedForward and runs τ = Kp·(Position − p) + Kd·(Velocity − v) +
+// FeedForward itself, between commands.
 type Output struct {
 	// Torque false releases the motor (no holding torque).
 	Torque bool
 	// Position is the goal, rad from the motor's zero.
 	Position float64
 	// TorqueLimit is the fraction (0–1) of the motor's maximum torque it
-	// may use.
+	// may use (position servos).
 	TorqueLimit float64
+	// Velocity (rad/s), Kp (N·m/rad), Kd (N·m·s/rad) and FeedForward
+	// (N·m) complete a torque-controlled actuator's command.
+	Velocity, Kp, Kd, FeedForward float64
 }
 
 // setpoint is one joint's share of an accepted command, URDF frame.
@@ -37,8 +46,10 @@ type setpoint struct {
 
 // decode checks a ControlCommand against the joint table and returns one
 // setpoint per joint (nil for joints the command leaves alone). Positions
-// are clamped to [lower, upper].
-func decode(j *Joints, c msg.ControlCommand) ([]*setpoint, error) {
+// are clamped to [lower, upper]. On position servos (torqueControlled
+// false) only POSITION without gains can be honoured; anything else is
+// refused with the reason.
+func decode(j *Joints, c msg.ControlCommand, torqueControlled bool) ([]*setpoint, error) {
 	idx := make([]int, 0, len(j.JointNames))
 	if len(c.MotorIDs) == 0 {
 		for i := range j.JointNames {
@@ -92,6 +103,14 @@ func decode(j *Joints, c msg.ControlCommand) ([]*setpoint, error) {
 			return nil, err
 		}
 	}
+	if !torqueControlled {
+		switch {
+		case c.Mode == msg.ModeTorque || c.Mode == msg.ModeMixed:
+			return nil, fmt.Errorf("mode: %s needs torque-controlled actuators; these motors are position servos (Feetech STS) with no torque mode: send POSITION", c.Mode)
+		case len(c.Kp) > 0 || len(c.Kd) > 0:
+			return nil, errors.New("kp, kd: these motors are position servos (Feetech STS) whose position-loop gains are EPROM settings, not per-command values: send POSITION without kp and kd")
+		}
+	}
 	for k, v := range c.Kp {
 		if v < 0 {
 			return nil, fmt.Errorf("kp[%d]: %g, expected ≥ 0", k, v)
@@ -117,6 +136,9 @@ func decode(j *Joints, c msg.ControlCommand) ([]*setpoint, error) {
 			// kd count as zero.
 			s.torqueMode, s.tau, s.kp, s.kd = true, c.Torques[k], 0, 0
 		case msg.ModeMixed:
+			// Each motor takes its own law: kp = kd = 0 makes it
+			// torque-controlled, gains make it position-controlled with a
+			// feed-forward torque.
 			s.torqueMode = true
 			s.q, s.dq, s.tau = j.Clamp(i, c.Positions[k]), at(c.Velocities, k, 0), c.Torques[k]
 		default:
@@ -133,31 +155,4 @@ func decode(j *Joints, c msg.ControlCommand) ([]*setpoint, error) {
 //	τ = kp·(q_des − q) + kd·(dq_des − dq) + τ_ff
 func Torque(kp, kd, qDes, q, dqDes, dq, tauFF float64) float64 {
 	return kp*(qDes-q) + kd*(dqDes-dq) + tauFF
-}
-
-// TorqueOutput is the nearest Feetech command to a torque τ: the servos
-// have no torque mode, but their position loop saturates its drive a few
-// degrees from the goal, and the torque limit register caps that drive
-// (the PWM duty), of which the motor's back-EMF takes τ_max·ω/ω₀. A goal
-// reach beyond the present position, in the drive's direction, with the
-// limit at |τ + τ_max·ω/ω₀|/τ_max, makes the servo push with about τ.
-// maxTorque is the servo's stall torque (100 % load), noLoadSpeed ω₀ its
-// speed unloaded (rad/s); position and velocity are the present ones.
-func TorqueOutput(tau, position, velocity, reach, maxTorque, noLoadSpeed float64) Output {
-	drive := tau
-	if noLoadSpeed > 0 {
-		drive += maxTorque * velocity / noLoadSpeed
-	}
-	lim := 0.0
-	if maxTorque > 0 {
-		lim = math.Min(1, math.Abs(drive)/maxTorque)
-	}
-	goal := position
-	switch {
-	case drive > 0:
-		goal += reach
-	case drive < 0:
-		goal -= reach
-	}
-	return Output{Torque: true, Position: goal, TorqueLimit: lim}
 }

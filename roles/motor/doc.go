@@ -11,11 +11,13 @@
 // directions, clamping limits, default gains, URDF offsets and the power
 // budget; its errors name the line and the field.
 //
-// The package holds the logic only. The role that owns the motors (the
-// arms role, on Feetech servos) polls them, hands their feedback to
-// Middleware.Update every control period and applies the outputs it gets
-// back while the middleware owns the motors. Torques are computed on the
-// executor (τ = kp·(q_des − q) + kd·(dq_des − dq) + τ_ff) and turned into
-// the nearest command a position servo with a torque limit understands
-// (TorqueOutput).
+// The package holds the logic only. The role that owns the motors polls
+// them, hands their feedback to Middleware.Update every control period and
+// applies the outputs it gets back while the middleware owns the motors.
+// On torque-controlled actuators (Options.TorqueControlled, MIT-mode CAN)
+// an output is the actuator's own law, τ = kp·(q_des − q) + kd·(dq_des − dq)
+// + τ_ff, which it runs between commands: every mode and behaviour is
+// honoured. On position servos (Feetech STS) only POSITION without gains,
+// KEEP_MODE and ZERO_TORQUE_MODE can be; the rest is refused with the
+// reason rather than imitated.
 package motor

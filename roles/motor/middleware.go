@@ -24,26 +24,25 @@ const (
 	// DefaultSessionTimeout is how long a session may go without a command
 	// when neither the request nor the configuration says.
 	DefaultSessionTimeout = 500 * time.Millisecond
-	// DefaultTorqueReach is how far beyond the present position a torque
-	// command puts the servo's goal (TorqueOutput).
-	DefaultTorqueReach = 0.3 // rad
 )
 
 // Options configures a Middleware.
 type Options struct {
 	Joints *Joints
-	// MaxTorque is each joint motor's torque at 100 % load, N·m, and
-	// NoLoadSpeed its speed unloaded, rad/s (see TorqueOutput).
-	MaxTorque   []float64
-	NoLoadSpeed []float64
+	// TorqueControlled says the motors run the PD + torque law themselves
+	// (MIT-mode actuators): every mode and behaviour can be honoured. false
+	// means position servos (Feetech STS): POSITION without gains only,
+	// KEEP_MODE or ZERO_TORQUE_MODE on release; the rest is refused.
+	TorqueControlled bool
+	// MaxTorque is each joint motor's torque limit, N·m: feed-forward
+	// torques are clamped to it.
+	MaxTorque []float64
 	// DampingKd is each joint's damping in DAMPING_MODE, N·m·s/rad; nil
 	// means joints.yaml's kd.
 	DampingKd []float64
 	// SessionTimeout is the default_timeout_ms of sessions whose request
 	// gives none; 0 means DefaultSessionTimeout.
 	SessionTimeout time.Duration
-	// TorqueReach: see TorqueOutput; 0 means DefaultTorqueReach.
-	TorqueReach float64
 	// Calibrate makes every motor's present position its zero, in the
 	// motor's persistent memory, and calls done on the executor.
 	Calibrate func(done func(error))
@@ -57,6 +56,9 @@ const (
 	stateActive   = "active"
 	stateReleased = "released"
 	stateTimedOut = "timed_out"
+	// statePowerLimited: the session ended because the motors' power
+	// stayed above max_power for max_power_duration.
+	statePowerLimited = "power_limited"
 )
 
 // Middleware is the arm's motor middleware: it arbitrates control between
@@ -87,6 +89,9 @@ type Middleware struct {
 
 	fb []Feedback
 
+	overSince time.Time // since when the motors' power is above max_power
+	over      bool
+
 	calibrating bool
 	calibrated  bool // the motors' zero was written; waiting for positions
 	calReply    func(msg.ResetZeroResponse, error)
@@ -101,9 +106,6 @@ func New(o Options) (*Middleware, error) {
 	if len(o.MaxTorque) != len(o.Joints.JointNames) {
 		return nil, fmt.Errorf("motor: Options.MaxTorque: %d values, expected %d (one per joint)", len(o.MaxTorque), len(o.Joints.JointNames))
 	}
-	if len(o.NoLoadSpeed) != len(o.Joints.JointNames) {
-		return nil, fmt.Errorf("motor: Options.NoLoadSpeed: %d values, expected %d (one per joint)", len(o.NoLoadSpeed), len(o.Joints.JointNames))
-	}
 	if o.DampingKd == nil {
 		o.DampingKd = o.Joints.Kd
 	}
@@ -112,9 +114,6 @@ func New(o Options) (*Middleware, error) {
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
-	}
-	if o.TorqueReach <= 0 {
-		o.TorqueReach = DefaultTorqueReach
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Reader
@@ -201,8 +200,13 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	behavior := req.Behavior
 	switch behavior {
 	case "":
-		behavior = msg.BehaviorDamping
-	case msg.BehaviorKeep, msg.BehaviorDamping, msg.BehaviorZeroTorque:
+		behavior = m.DefaultBehavior()
+	case msg.BehaviorDamping:
+		if !m.o.TorqueControlled {
+			refuse("behavior: DAMPING_MODE needs torque-controlled actuators; these motors are position servos (Feetech STS): choose KEEP_MODE (hold the last position) or ZERO_TORQUE_MODE")
+			return
+		}
+	case msg.BehaviorKeep, msg.BehaviorZeroTorque:
 	default:
 		refuse("behavior: %q is not KEEP_MODE, DAMPING_MODE or ZERO_TORQUE_MODE", req.Behavior)
 		return
@@ -227,6 +231,16 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	m.owns = true
 	m.publishSession()
 	reply(msg.RequestControlResponse{Success: true, UUID: m.uuid, Message: "control granted"}, nil)
+}
+
+// DefaultBehavior is the release behaviour of a session whose request
+// names none: DAMPING_MODE as the protocol recommends, on position servos
+// (which cannot damp) KEEP_MODE, holding the last position.
+func (m *Middleware) DefaultBehavior() string {
+	if m.o.TorqueControlled {
+		return msg.BehaviorDamping
+	}
+	return msg.BehaviorKeep
 }
 
 // holdHere returns position setpoints at the present positions.
@@ -274,7 +288,7 @@ func (m *Middleware) command(c msg.ControlCommand) {
 	err := m.check(c.UUID)
 	var sp []*setpoint
 	if err == nil {
-		sp, err = decode(m.o.Joints, c)
+		sp, err = decode(m.o.Joints, c, m.o.TorqueControlled)
 	}
 	if err != nil {
 		m.rejected++
@@ -303,6 +317,7 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 	if m.state == stateActive && now.Sub(m.lastCommand) > m.timeout {
 		m.end(stateTimedOut)
 	}
+	m.watchPower(now)
 	if m.calibrated {
 		m.checkCalibration()
 	}
@@ -317,9 +332,10 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 		case m.state == stateActive || m.applied == msg.BehaviorKeep:
 			out[i] = m.drive(i, m.setpoints[i], f)
 		case m.applied == msg.BehaviorDamping:
-			// τ = −kd·dq (the same in either frame): the joint moves only
-			// as fast as what pushes it overcomes the damping.
-			out[i] = m.torque(i, -m.o.DampingKd[i]*f.Velocity, f)
+			// τ = −kd·dq: the joint moves only as fast as what pushes it
+			// overcomes the damping. Only torque-controlled actuators get
+			// here (request refuses DAMPING_MODE on position servos).
+			out[i] = Output{Torque: true, Position: f.Position, Kd: m.o.DampingKd[i]}
 		default: // ZERO_TORQUE_MODE
 			out[i] = Output{}
 		}
@@ -327,25 +343,56 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 	return out, true
 }
 
-// drive turns joint i's setpoint into its motor's output.
+// drive turns joint i's setpoint into its motor's output, in the motor's
+// frame: q_motor = direction·(q_urdf − urdf_offset), velocities and torques
+// times direction.
 func (m *Middleware) drive(i int, s *setpoint, f Feedback) Output {
 	j := m.o.Joints
 	if s == nil {
-		return Output{Torque: true, Position: f.Position, TorqueLimit: 1}
+		return Output{Torque: true, Position: f.Position, TorqueLimit: 1, Kp: j.Kp[i], Kd: j.Kd[i]}
 	}
-	if !s.torqueMode {
-		// POSITION: the servo's own position loop tracks the goal.
+	if !m.o.TorqueControlled {
+		// POSITION (the only mode decode lets through): the servo's own
+		// position loop tracks the goal.
 		return Output{Torque: true, Position: j.ToMotor(i, s.q), TorqueLimit: 1}
 	}
 	d := float64(j.Direction[i])
-	q, dq := j.ToURDF(i, f.Position), d*f.Velocity
-	tau := Torque(s.kp, s.kd, s.q, q, s.dq, dq, s.tau)
-	return m.torque(i, d*tau, f)
+	lim := m.o.MaxTorque[i]
+	o := Output{Torque: true, Position: j.ToMotor(i, s.q), Velocity: d * s.dq, Kp: s.kp, Kd: s.kd,
+		FeedForward: math.Max(-lim, math.Min(d*s.tau, lim))}
+	if s.torqueMode && s.kp == 0 {
+		// Torque only: the position does not act; send the present one so
+		// that the frame stays inside the actuator's range.
+		o.Position = f.Position
+	}
+	return o
 }
 
-// torque is the output making motor i push with tau (motor frame).
-func (m *Middleware) torque(i int, tau float64, f Feedback) Output {
-	return TorqueOutput(tau, f.Position, f.Velocity, m.o.TorqueReach, m.o.MaxTorque[i], m.o.NoLoadSpeed[i])
+// watchPower enforces the joint table's max_power on an active session:
+// the motors' mechanical power Σ|τ·ω| above it for max_power_duration ends
+// the session into its release behaviour.
+func (m *Middleware) watchPower(now time.Time) {
+	j := m.o.Joints
+	if j.MaxPower <= 0 || m.state != stateActive {
+		m.over = false
+		return
+	}
+	p := 0.0
+	for _, f := range m.fb {
+		p += math.Abs(f.Effort * f.Velocity)
+	}
+	if p <= j.MaxPower {
+		m.over = false
+		return
+	}
+	if !m.over {
+		m.over, m.overSince = true, now
+	}
+	if now.Sub(m.overSince).Seconds() >= j.MaxPowerDuration {
+		m.over = false
+		m.lastError = fmt.Sprintf("power %.0f W above max_power %.0f W for %.1f s: session ended into %s", p, j.MaxPower, j.MaxPowerDuration, m.behavior)
+		m.end(statePowerLimited)
+	}
 }
 
 // PublishState publishes joint_states and session_status.

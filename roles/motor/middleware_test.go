@@ -37,12 +37,18 @@ type rig struct {
 }
 
 func newRig(t *testing.T, calibrate func(done func(error))) *rig {
+	return newRigWith(t, Options{TorqueControlled: true, Calibrate: calibrate})
+}
+
+// newRigWith completes o with the table's joints and 2 N·m motors.
+func newRigWith(t *testing.T, o Options) *rig {
 	t.Helper()
 	j, err := ParseJoints([]byte(table))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw, err := New(Options{Joints: j, MaxTorque: []float64{2, 2}, NoLoadSpeed: []float64{5, 5}, Calibrate: calibrate})
+	o.Joints, o.MaxTorque = j, []float64{2, 2}
+	mw, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,24 +170,40 @@ func TestSessionsAndCommands(t *testing.T) {
 		r.run(40 * time.Millisecond)
 	}
 	// POSITION, clamped to upper; joint b reversed with an offset: URDF 1.0
-	// is motor −(1.0 − 0.5).
-	send(msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{5, 1}})
-	if !r.owns || r.out[0].Position != 1 || r.out[1].Position != -0.5 || r.out[0].TorqueLimit != 1 {
-		t.Errorf("POSITION outputs %+v", r.out)
+	// is motor −(1.0 − 0.5). Gains from joints.yaml, no torque.
+	send(msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{5, 1}, Velocities: []float64{0, 0.3}})
+	want := []Output{
+		{Torque: true, Position: 1, Kp: 10, Kd: 1},
+		{Torque: true, Position: -0.5, Velocity: -0.3, Kp: 20, Kd: 2},
 	}
-	// TORQUE on motor 4 only: 1 N·m URDF is −1 N·m at the reversed motor;
-	// at rest that is half its 2 N·m, goal below the present position.
+	if !r.owns || r.out[0] != want[0] || r.out[1] != want[1] {
+		t.Errorf("POSITION outputs %+v, want %+v", r.out, want)
+	}
+	// POSITION with the command's gains.
+	send(msg.ControlCommand{Mode: msg.ModePosition, MotorIDs: []int{3}, Positions: []float64{0.2}, Kp: []float64{40}, Kd: []float64{0.5}})
+	if o := r.out[0]; o.Kp != 40 || o.Kd != 0.5 || o.Position != 0.2 || o.FeedForward != 0 {
+		t.Errorf("POSITION with gains: %+v", o)
+	}
+	// TORQUE on motor 4 only: 1 N·m URDF is −1 N·m at the reversed motor,
+	// with zero gains; motor 3 keeps its position command.
+	r.fb[1].Position = 0.25
 	send(msg.ControlCommand{Mode: msg.ModeTorque, MotorIDs: []int{4}, Torques: []float64{1}})
-	if o := r.out[1]; o.TorqueLimit != 0.5 || o.Position >= 0 || r.out[0].Position != 1 {
+	if o := r.out[1]; o != (Output{Torque: true, Position: 0.25, FeedForward: -1}) || r.out[0].Position != 0.2 {
 		t.Errorf("TORQUE outputs %+v", r.out)
 	}
-	// MIXED: τ = kp·(q_des − q) + kd·(dq_des − dq) + τ_ff on motor 3 at
-	// q 0.1, dq 0.2: 2·(0.5 − 0.1) + 1·(0 − 0.2) + 0.3 = 0.9 N·m, plus
-	// the back-EMF share 2·0.2/5 = 0.08.
-	r.fb[0].Position, r.fb[0].Velocity = 0.1, 0.2
-	send(msg.ControlCommand{Mode: msg.ModeMixed, MotorIDs: []int{3}, Positions: []float64{0.5}, Torques: []float64{0.3}, Kp: []float64{2}, Kd: []float64{1}})
-	if o := r.out[0]; math.Abs(o.TorqueLimit-0.98/2) > 1e-9 || o.Position <= 0.1 {
-		t.Errorf("MIXED output %+v, want limit 0.49 and a goal above", o)
+	// Beyond the motor's 2 N·m the feed-forward is clamped.
+	send(msg.ControlCommand{Mode: msg.ModeTorque, MotorIDs: []int{3}, Torques: []float64{-9}})
+	if o := r.out[0]; o.FeedForward != -2 {
+		t.Errorf("TORQUE −9 N·m on a 2 N·m motor: %+v", o)
+	}
+	// MIXED, per motor: motor 3 position-controlled with a feed-forward,
+	// motor 4 torque-controlled (kp = kd = 0).
+	send(msg.ControlCommand{Mode: msg.ModeMixed, Positions: []float64{0.5, 0}, Torques: []float64{0.3, 0.7}, Kp: []float64{2, 0}, Kd: []float64{1, 0}})
+	if o := r.out[0]; o != (Output{Torque: true, Position: 0.5, Kp: 2, Kd: 1, FeedForward: 0.3}) {
+		t.Errorf("MIXED motor 3: %+v", o)
+	}
+	if o := r.out[1]; o != (Output{Torque: true, Position: 0.25, FeedForward: -0.7}) {
+		t.Errorf("MIXED motor 4: %+v", o)
 	}
 	for _, tc := range []struct {
 		c   msg.ControlCommand
@@ -201,12 +223,12 @@ func TestSessionsAndCommands(t *testing.T) {
 	r.fb[0].Velocity = 1
 	r.run(300 * time.Millisecond)
 	s := status[len(status)-1]
-	if s.State != "timed_out" || s.Applied != msg.BehaviorDamping || s.Commands != 3 || s.Rejected != 4 {
+	if s.State != "timed_out" || s.Applied != msg.BehaviorDamping || s.Commands != 5 || s.Rejected != 4 {
 		t.Errorf("after the timeout: %+v", s)
 	}
-	// Damping opposes the motion: moving up at 1 rad/s, the goal is below.
-	if !r.owns || !r.out[0].Torque || r.out[0].Position >= 0.1 {
-		t.Errorf("damping output %+v", r.out[0])
+	// Damping: kd only, the actuator computes −kd·dq.
+	if o := r.out[0]; !r.owns || o != (Output{Torque: true, Position: r.fb[0].Position, Kd: 1}) {
+		t.Errorf("damping output %+v", o)
 	}
 	b, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "b"})
 	if !b.Success || b.UUID == a.UUID {
@@ -220,7 +242,7 @@ func (brokenReader) Read([]byte) (int, error) { return 0, errors.New("entropy ex
 
 func TestRequestWithoutRandomness(t *testing.T) {
 	j, _ := ParseJoints([]byte(table))
-	mw, err := New(Options{Joints: j, MaxTorque: []float64{1, 1}, NoLoadSpeed: []float64{1, 1}, Rand: brokenReader{}})
+	mw, err := New(Options{Joints: j, MaxTorque: []float64{1, 1}, Rand: brokenReader{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,28 +253,92 @@ func TestRequestWithoutRandomness(t *testing.T) {
 	}
 }
 
-func TestTorqueOutput(t *testing.T) {
-	// At rest: limit |τ|/τ_max, goal on τ's side.
-	if o := TorqueOutput(-1, 0.2, 0, 0.3, 4, 5); o.TorqueLimit != 0.25 || math.Abs(o.Position+0.1) > 1e-12 || !o.Torque {
-		t.Errorf("at rest %+v", o)
-	}
-	// Moving with the torque, the back-EMF share is added: 1 + 4·2/5.
-	if o := TorqueOutput(1, 0, 2, 0.3, 4, 5); math.Abs(o.TorqueLimit-2.6/4) > 1e-12 || o.Position != 0.3 {
-		t.Errorf("moving %+v", o)
-	}
-	// Beyond the servo: limit 1.
-	if o := TorqueOutput(10, 0, 0, 0.3, 4, 5); o.TorqueLimit != 1 {
-		t.Errorf("saturated %+v", o)
-	}
+func TestTorqueLaw(t *testing.T) {
 	if got := Torque(2, 1, 0.5, 0.1, 0, 0.2, 0.3); math.Abs(got-0.9) > 1e-12 {
 		t.Errorf("Torque = %g, want 0.9", got)
 	}
 }
 
+// On position servos what they cannot do is refused with the reason, not
+// imitated: TORQUE, MIXED, gains with POSITION, DAMPING_MODE.
+func TestPositionServoRefusals(t *testing.T) {
+	r := newRigWith(t, Options{})
+	var status []msg.SessionStatus
+	if _, err := bus.SubscribeJSON(r.bus, "/saint/arms/left/robot_7/session_status", bus.QoS{Depth: 100}, r.ex, func(_ string, s msg.SessionStatus) { status = append(status, s) }); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "a", Behavior: msg.BehaviorDamping})
+	if d.Success || !strings.Contains(d.Message, "DAMPING_MODE needs torque-controlled actuators") {
+		t.Errorf("DAMPING_MODE on position servos: %+v", d)
+	}
+	a, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "a"})
+	if !a.Success {
+		t.Fatal(a.Message)
+	}
+	for _, tc := range []struct {
+		c   msg.ControlCommand
+		why string
+	}{
+		{msg.ControlCommand{Mode: msg.ModeTorque, Torques: []float64{0, 0}}, "mode: TORQUE needs torque-controlled actuators"},
+		{msg.ControlCommand{Mode: msg.ModeMixed, Positions: []float64{0, 0}, Torques: []float64{0, 0}, Kp: []float64{1, 1}, Kd: []float64{0, 0}}, "mode: MIXED needs torque-controlled actuators"},
+		{msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{0, 0}, Kp: []float64{1, 1}}, "kp, kd: these motors are position servos"},
+	} {
+		tc.c.UUID = a.UUID
+		if err := r.bus.Publish("/saint/arms/left/robot_7/control_command", tc.c); err != nil {
+			t.Fatal(err)
+		}
+		r.run(40 * time.Millisecond)
+		if s := status[len(status)-1]; !strings.Contains(s.LastError, tc.why) {
+			t.Errorf("%s: last_error %q, want %q", tc.c.Mode, s.LastError, tc.why)
+		}
+	}
+	if err := r.bus.Publish("/saint/arms/left/robot_7/control_command", msg.ControlCommand{UUID: a.UUID, Positions: []float64{0.3, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(40 * time.Millisecond)
+	if o := r.out[0]; o != (Output{Torque: true, Position: 0.3, TorqueLimit: 1}) {
+		t.Errorf("POSITION on a servo: %+v", o)
+	}
+	// Released without a behaviour: KEEP_MODE, the servos hold.
+	call[msg.ReleaseControlResponse](r, msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: a.UUID})
+	r.run(40 * time.Millisecond)
+	if s := status[len(status)-1]; s.Applied != msg.BehaviorKeep || r.out[0].Position != 0.3 {
+		t.Errorf("after release: %+v, output %+v", s, r.out[0])
+	}
+}
+
+// max_power: the motors' power Σ|τ·ω| above it for max_power_duration ends
+// the session into its behaviour.
+func TestMaxPower(t *testing.T) {
+	j, err := ParseJoints([]byte(table + "max_power: 10\nmax_power_duration: 0.2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, nil)
+	r.mw.o.Joints = j
+	a, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "a", TimeoutMS: 5000})
+	r.fb[0].Effort, r.fb[0].Velocity = 2, 4  // 8 W
+	r.fb[1].Effort, r.fb[1].Velocity = -1, 1 // 1 W
+	r.run(500 * time.Millisecond)
+	if r.mw.state != stateActive {
+		t.Fatalf("9 W ended the session under a 10 W budget: %s", r.mw.state)
+	}
+	r.fb[1].Velocity = 3 // 11 W
+	r.run(150 * time.Millisecond)
+	if r.mw.state != stateActive {
+		t.Fatalf("ended after 150 ms over a 200 ms budget")
+	}
+	r.run(100 * time.Millisecond)
+	if r.mw.state != statePowerLimited || r.mw.applied != msg.BehaviorDamping || !strings.Contains(r.mw.lastError, "power 11 W above max_power 10 W for 0.2 s") {
+		t.Errorf("after 250 ms at 11 W: state %s, applied %s, %q", r.mw.state, r.mw.applied, r.mw.lastError)
+	}
+	_ = a
+}
+
 // Commands decoded in Go (not over JSON) may carry what JSON cannot.
 func TestDecodeRefusesNonFinite(t *testing.T) {
 	j, _ := ParseJoints([]byte(table))
-	if _, err := decode(j, msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{math.Inf(1), 0}}); err == nil || !strings.Contains(err.Error(), "positions[0]: not a finite number") {
+	if _, err := decode(j, msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{math.Inf(1), 0}}, true); err == nil || !strings.Contains(err.Error(), "positions[0]: not a finite number") {
 		t.Errorf("decode: %v", err)
 	}
 }

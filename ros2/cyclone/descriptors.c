@@ -44,6 +44,7 @@ static const struct {
   {"saint_os::msg::dds_::LiveLinkFrame_", &saint_os_msg_dds__LiveLinkFrame__desc},
   {"saint_os::msg::dds_::LiveLinkSubject_", &saint_os_msg_dds__LiveLinkSubject__desc},
   {"saint_os::msg::dds_::MotorCurrent_", &saint_os_msg_dds__MotorCurrent__desc},
+  {"saint_os::msg::dds_::MotorSession_", &saint_os_msg_dds__MotorSession__desc},
   {"saint_os::msg::dds_::NamedValue_", &saint_os_msg_dds__NamedValue__desc},
   {"saint_os::msg::dds_::NodeAnnouncement_", &saint_os_msg_dds__NodeAnnouncement__desc},
   {"saint_os::msg::dds_::NodeGPIOStatus_", &saint_os_msg_dds__NodeGPIOStatus__desc},

@@ -691,6 +691,59 @@ extern const dds_topic_descriptor_t saint_os_msg_dds__MotorCurrent__desc;
 #define saint_os_msg_dds__MotorCurrent__free(d,o) \
 dds_sample_free ((d), &saint_os_msg_dds__MotorCurrent__desc, (o))
 
+#ifndef DDS_SEQUENCE_LONG_DEFINED
+#define DDS_SEQUENCE_LONG_DEFINED
+typedef struct dds_sequence_long
+{
+  uint32_t _maximum;
+  uint32_t _length;
+  int32_t *_buffer;
+  bool _release;
+} dds_sequence_long;
+
+#define dds_sequence_long__alloc() \
+((dds_sequence_long*) dds_alloc (sizeof (dds_sequence_long)));
+
+#define dds_sequence_long_allocbuf(l) \
+((int32_t *) dds_alloc ((l) * sizeof (int32_t)))
+#endif /* DDS_SEQUENCE_LONG_DEFINED */
+
+#ifndef DDS_SEQUENCE_STRING_DEFINED
+#define DDS_SEQUENCE_STRING_DEFINED
+typedef struct dds_sequence_string
+{
+  uint32_t _maximum;
+  uint32_t _length;
+  char **_buffer;
+  bool _release;
+} dds_sequence_string;
+
+#define dds_sequence_string__alloc() \
+((dds_sequence_string*) dds_alloc (sizeof (dds_sequence_string)));
+
+#define dds_sequence_string_allocbuf(l) \
+((char **) dds_alloc ((l) * sizeof (char*)))
+#endif /* DDS_SEQUENCE_STRING_DEFINED */
+
+typedef struct saint_os_msg_dds__MotorSession_
+{
+  char * client;
+  dds_sequence_long motor_ids;
+  char * behavior;
+  char * mode;
+  int32_t timeout_ms;
+  uint64_t commands;
+  dds_sequence_string groups;
+} saint_os_msg_dds__MotorSession_;
+
+extern const dds_topic_descriptor_t saint_os_msg_dds__MotorSession__desc;
+
+#define saint_os_msg_dds__MotorSession___alloc() \
+((saint_os_msg_dds__MotorSession_*) dds_alloc (sizeof (saint_os_msg_dds__MotorSession_)));
+
+#define saint_os_msg_dds__MotorSession__free(d,o) \
+dds_sample_free ((d), &saint_os_msg_dds__MotorSession__desc, (o))
+
 typedef struct saint_os_msg_dds__NodeAnnouncement_
 {
   char * node_id;
@@ -1071,6 +1124,23 @@ extern const dds_topic_descriptor_t saint_os_msg_dds__SensorReadings__desc;
 #define saint_os_msg_dds__SensorReadings__free(d,o) \
 dds_sample_free ((d), &saint_os_msg_dds__SensorReadings__desc, (o))
 
+#ifndef DDS_SEQUENCE_SAINT_OS_MSG_DDS__MOTORSESSION__DEFINED
+#define DDS_SEQUENCE_SAINT_OS_MSG_DDS__MOTORSESSION__DEFINED
+typedef struct dds_sequence_saint_os_msg_dds__MotorSession_
+{
+  uint32_t _maximum;
+  uint32_t _length;
+  struct saint_os_msg_dds__MotorSession_ *_buffer;
+  bool _release;
+} dds_sequence_saint_os_msg_dds__MotorSession_;
+
+#define dds_sequence_saint_os_msg_dds__MotorSession___alloc() \
+((dds_sequence_saint_os_msg_dds__MotorSession_*) dds_alloc (sizeof (dds_sequence_saint_os_msg_dds__MotorSession_)));
+
+#define dds_sequence_saint_os_msg_dds__MotorSession__allocbuf(l) \
+((struct saint_os_msg_dds__MotorSession_ *) dds_alloc ((l) * sizeof (struct saint_os_msg_dds__MotorSession_)))
+#endif /* DDS_SEQUENCE_SAINT_OS_MSG_DDS__MOTORSESSION__DEFINED */
+
 typedef struct saint_os_msg_dds__SessionStatus_
 {
   char * state;
@@ -1083,6 +1153,7 @@ typedef struct saint_os_msg_dds__SessionStatus_
   uint64_t rejected;
   char * last_error;
   bool calibrating;
+  dds_sequence_saint_os_msg_dds__MotorSession_ sessions;
 } saint_os_msg_dds__SessionStatus_;
 
 extern const dds_topic_descriptor_t saint_os_msg_dds__SessionStatus__desc;
@@ -1558,6 +1629,23 @@ extern const dds_topic_descriptor_t saint_os_srv_dds__ReleaseControl_Response__d
 #define saint_os_srv_dds__ReleaseControl_Response__free(d,o) \
 dds_sample_free ((d), &saint_os_srv_dds__ReleaseControl_Response__desc, (o))
 
+#ifndef DDS_SEQUENCE_LONG_DEFINED
+#define DDS_SEQUENCE_LONG_DEFINED
+typedef struct dds_sequence_long
+{
+  uint32_t _maximum;
+  uint32_t _length;
+  int32_t *_buffer;
+  bool _release;
+} dds_sequence_long;
+
+#define dds_sequence_long__alloc() \
+((dds_sequence_long*) dds_alloc (sizeof (dds_sequence_long)));
+
+#define dds_sequence_long_allocbuf(l) \
+((int32_t *) dds_alloc ((l) * sizeof (int32_t)))
+#endif /* DDS_SEQUENCE_LONG_DEFINED */
+
 typedef struct saint_os_srv_dds__RequestControl_Request_
 {
   uint64_t cdds_request_header_guid;
@@ -1565,6 +1653,7 @@ typedef struct saint_os_srv_dds__RequestControl_Request_
   char * client;
   int32_t timeout_ms;
   char * behavior;
+  dds_sequence_long motor_ids;
 } saint_os_srv_dds__RequestControl_Request_;
 
 extern const dds_topic_descriptor_t saint_os_srv_dds__RequestControl_Request__desc;

@@ -42,6 +42,21 @@ type Options struct {
 	// cleared, routes changed) for the activity log. It runs on the
 	// executor or on a WebSocket handler's goroutine, and must not block.
 	OnEvent func(level, message string)
+	// Sessions, if set, holds the motors of each output the router drives
+	// (the root motor middleware, server/motors): an output is held while
+	// a route drives it and released when none does and on an emergency
+	// stop; one whose motors another client's session holds is not sent.
+	Sessions OutputSessions
+}
+
+// OutputSessions holds the motors behind the router's outputs for it, so
+// that no other client drives them meanwhile. Both run on the executor.
+type OutputSessions interface {
+	// Hold takes target's motors for the router; an error says who holds
+	// them instead.
+	Hold(target string) error
+	// Release gives them back.
+	Release(target string)
 }
 
 // DefaultTickHz is the output rate when Options.TickHz is 0.
@@ -137,6 +152,8 @@ type contribution struct {
 type output struct {
 	target    string
 	active    bool
+	held      bool               // Options.Sessions holds its motors
+	refused   string             // why the last Hold failed, "" when it did not
 	winner    string             // route driving it (priority and blend modes)
 	routeIDs  []string           // active routes, highest priority first
 	last      map[string]float64 // values last sent
@@ -637,6 +654,11 @@ func (r *Router) EStop(source, reason string) {
 	for _, t := range EStopTopics() {
 		r.publish(t, msg.EStop{Active: true, Source: source, Reason: reason})
 	}
+	// The motors the router held go back (the motor middleware ends
+	// every session on an e-stop).
+	for _, name := range r.names {
+		r.release(r.outputs[name])
+	}
 	// Targets that stop (the tracks) are sent their stop at once.
 	for _, name := range r.names {
 		if t := r.targets[name]; t.Stop != nil {
@@ -746,12 +768,42 @@ func (r *Router) update(o *output, now time.Time) {
 			r.publishAll(t.Encode(t.Stop))
 		}
 		o.active, o.winner, o.blending = false, "", false
+		r.release(o)
 		return
 	}
 	vals := r.combine(o, cs, now)
 	o.active = true
 	o.last = vals
+	if !r.hold(o) {
+		return
+	}
 	r.send(o.target, vals)
+}
+
+// hold takes the motors of an output about to be sent, and reports
+// whether it may be sent. During an emergency stop nothing is taken.
+func (r *Router) hold(o *output) bool {
+	if r.o.Sessions == nil || o.held || r.estop.active {
+		return true // during an e-stop, send sends only stop values
+	}
+	if err := r.o.Sessions.Hold(o.target); err != nil {
+		if o.refused != err.Error() {
+			o.refused = err.Error()
+			r.event("warn", fmt.Sprintf("router output %s not sent: %v", o.target, err))
+		}
+		return false
+	}
+	o.held, o.refused = true, ""
+	return true
+}
+
+// release gives back an output's motors.
+func (r *Router) release(o *output) {
+	o.refused = ""
+	if o.held {
+		o.held = false
+		r.o.Sessions.Release(o.target)
+	}
 }
 
 // combine is the blending of the spec's Priority and Blending.

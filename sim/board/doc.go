@@ -13,6 +13,10 @@
 //	         fixtures/config/roles/head.yaml maps them); a CSI camera
 //	arms     PCA9685 PWM controller at 1:0x40; INA219 power monitor at
 //	         1:0x41; a Feetech smart-servo bus on UART ttyAMA0
+//	arms_can the arm on torque-controlled MIT-mode actuators: INA219 at
+//	         1:0x41; a CAN interface can0 (1 Mbit/s, no header pins) to
+//	         the joints' actuators 1–5; the gripper's Feetech servo on
+//	         UART ttyAMA0
 //	tracks   BTS7960 H-bridges: left RPWM/LPWM GPIO12/13, right 18/19,
 //	         enables GPIO5 (left) and 6 (right), pulled down by the
 //	         harness so a released pin leaves the bridges off; quadrature

@@ -45,7 +45,7 @@ func (b *Board) Scan() []board.Peripheral {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		out = append(out, board.Peripheral{Type: "can", Address: n, Description: descCAN, Responsive: true})
+		out = append(out, board.Peripheral{Type: "can", Address: n, Description: b.canDesc, Responsive: true})
 	}
 	if b.uartDesc != "" {
 		out = append(out, board.Peripheral{Type: "uart", Address: UART, Description: b.uartDesc, Responsive: true})

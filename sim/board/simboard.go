@@ -38,10 +38,13 @@ const (
 	Console Profile = "console"
 	Balance Profile = "balance"
 	Bare    Profile = "bare"
+	// ArmsCAN is an arm on torque-controlled MIT-mode CAN actuators: the
+	// arms profile with a CAN interface for the joints.
+	ArmsCAN Profile = "arms_can"
 )
 
 // Profiles returns every profile.
-func Profiles() []Profile { return []Profile{Head, Arms, Tracks, Console, Balance, Bare} }
+func Profiles() []Profile { return []Profile{Head, Arms, ArmsCAN, Tracks, Console, Balance, Bare} }
 
 // Pins wired the same on every profile.
 const (
@@ -109,6 +112,7 @@ type Board struct {
 	expected []expectedI2C // chips the harness puts on I²C bus 1, by address
 	spi00    *qmi8658.Device
 	can      map[string]*cantest.Bus
+	canDesc  string         // what is on the CAN interfaces
 	uart     *uarttest.Port // the Pi's end of ttyAMA0
 	uartPeer *uarttest.Port // the device's end
 	uartDesc string         // what is on the line, "" for nothing
@@ -133,6 +137,7 @@ const (
 	descSSD1306 = i2cid.SSD1306
 	descQMI8658 = "QMI8658 IMU"
 	descCAN     = "CAN bus 500 kbit/s (VESC 68, 56)"
+	descCANArm  = "CAN bus 1 Mbit/s (MIT-mode actuators 1-5)"
 	descFeetech = "Feetech smart-servo bus"
 	descIOLink  = "balance IO board link"
 	descCamera  = "Raspberry Pi Camera Module (CSI)"
@@ -194,6 +199,15 @@ func New(o *Options) (*Board, error) {
 		attach(0x40, descPCA9685, b.pca)
 		attach(0x41, descINA219, b.ina)
 		b.uartDesc = descFeetech
+	case ArmsCAN:
+		// The joints' actuators on can0 (a USB adapter or a CAN HAT's
+		// SPI controller, no header pins in use), the gripper's Feetech
+		// servo on the UART, the supply monitor on I²C.
+		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
+		attach(0x41, descINA219, b.ina)
+		b.can["can0"] = cantest.New(b.clk)
+		b.canDesc = descCANArm
+		b.uartDesc = descFeetech
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
@@ -219,6 +233,7 @@ func New(o *Options) (*Board, error) {
 			buses[n] = boardtest.BusPin{Dir: board.DirSPI, Owner: "spi0"}
 		}
 		b.can["can0"] = cantest.New(b.clk)
+		b.canDesc = descCAN
 		b.uartDesc = descIOLink
 	case Bare:
 	default:
@@ -371,6 +386,18 @@ func (b *Board) PressReset(pressed bool) {
 // Level returns the level of GPIO bcm: what an output drives (an H-bridge
 // enable), what an input reads.
 func (b *Board) Level(bcm int) (gpio.Level, error) { return b.base.Level(bcm) }
+
+// SetRecording turns on, or off, the records the test doubles under the
+// board keep of what its drivers did (GPIO outputs, PWM settings, CAN
+// frames sent; its UART keeps none): tests read them, a simulated robot
+// that runs for hours turns them off. Call it before the board's drivers
+// run.
+func (b *Board) SetRecording(on bool) {
+	b.base.SetRecording(on)
+	for _, c := range b.can {
+		c.SetRecording(on)
+	}
+}
 
 // PWMState returns the PWM output commanded on GPIO bcm: frequency, duty
 // (0–1) and whether it runs. A servo's pulse width is duty / freqHz. A pin

@@ -42,6 +42,11 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 			"i2c 1:0x41 INA219 power monitor true",
 			"uart ttyAMA0 Feetech smart-servo bus true",
 		},
+		ArmsCAN: {
+			"i2c 1:0x41 INA219 power monitor true",
+			"can can0 CAN bus 1 Mbit/s (MIT-mode actuators 1-5) true",
+			"uart ttyAMA0 Feetech smart-servo bus true",
+		},
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
 		},
@@ -414,5 +419,31 @@ func TestTracksBridgeEnablesArePulledDown(t *testing.T) {
 	}
 	if l, _ := b.Level(5); l != gpio.Low {
 		t.Errorf("released enable reads %v, want low", l)
+	}
+}
+
+// With recording off the board's drivers still work, and the doubles under
+// it keep no record of CAN frames, PWM settings or GPIO outputs.
+func TestBoardWithoutRecording(t *testing.T) {
+	b := newBoard(t, &Options{Profile: Balance})
+	b.SetRecording(false)
+	hw := b.Hardware()
+	bus, err := hw.CAN("can0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	bus.Receive(func(can.Frame, time.Time) { n++ })
+	_ = bus.Send(can.Frame{ID: 3<<8 | 68, Extended: true, Length: 4})
+	cb, _ := b.CANBus("can0")
+	pin, err := hw.PWM(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pin.PWM(0.5, 50); err != nil {
+		t.Fatal(err)
+	}
+	if f, d, on := b.PWMState(12); n != 1 || len(cb.Sent()) != 0 || !on || d != 0.5 || f != 50 {
+		t.Errorf("delivered %d, recorded %d frames; PWM %v Hz %v on %v", n, len(cb.Sent()), f, d, on)
 	}
 }

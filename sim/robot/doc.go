@@ -29,6 +29,14 @@
 //	         balance: IMU → QMI8658 twin; wheels → VESC status (ERPM,
 //	               currents, duty, voltage, tachometer)
 //
+// With Options.CANArms the arms' boards have the arms_can profile: the
+// joints are MIT-mode actuator twins (sim/twin/mitmotor) 1–5 on each arm
+// board's can0 (ArmActuatorModel names their models), whose control law
+// runs on the executor every millisecond; the physics applies the torque
+// each computed (inputs) and reports the joints' angles and speeds to them
+// (outputs). The gripper stays Feetech servo 6 on the UART. Links
+// "arms_left/can/1"…"5" take an actuator off the bus.
+//
 // A positive command drives a motor forward on either side: the harness
 // is wired so that the same sign means the same direction left and right.
 //

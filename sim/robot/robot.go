@@ -20,6 +20,7 @@ import (
 	simcam "github.com/saint-os/saint/sim/twin/camera"
 	"github.com/saint-os/saint/sim/twin/encoder"
 	"github.com/saint-os/saint/sim/twin/feetech"
+	"github.com/saint-os/saint/sim/twin/mitmotor"
 	"github.com/saint-os/saint/sim/twin/mpu6050"
 	"github.com/saint-os/saint/sim/twin/qmi8658"
 	"github.com/saint-os/saint/sim/twin/vesc"
@@ -90,6 +91,10 @@ type Options struct {
 	NodeIDs map[Part]string
 	// Hash keeps the world's trajectory hash (world.Options.Hash).
 	Hash bool
+	// CANArms puts both arms' joints on torque-controlled MIT-mode CAN
+	// actuators (boards with the arms_can profile, actuators 1–5 on can0;
+	// the gripper stays a Feetech servo, id 6 on the UART).
+	CANArms bool
 }
 
 // Robot is the simulated robot.
@@ -113,7 +118,8 @@ type Robot struct {
 	encoder    [2]*encoder.Encoder
 	encCut     [2]bool
 	vesc       [2]*vesc.Device
-	vescI      [2]float64 // integral of the speed loops, A
+	vescI      [2]float64                         // integral of the speed loops, A
+	actuators  [2][arm.NumJoints]*mitmotor.Device // with Options.CANArms
 }
 
 // New builds the robot: boards, twins, models, and the world that steps
@@ -132,20 +138,35 @@ func New(o Options) (*Robot, error) {
 		prof := simboard.Profile(p)
 		if p == ArmsLeftPart || p == ArmsRightPart {
 			prof = simboard.Arms
+			if o.CANArms {
+				prof = simboard.ArmsCAN
+			}
 		}
 		b, err := simboard.New(&simboard.Options{Profile: prof, NodeID: id, Exec: o.Exec, Seed: subSeed(o.Seed, string(p))})
 		if err != nil {
 			return nil, fmt.Errorf("robot: %s board: %w", p, err)
 		}
+		// The robot runs for as long as the simulation: no records of
+		// every pin change and CAN frame.
+		b.SetRecording(false)
 		r.boards[p] = b
 	}
 	r.Head = head.New(head.Default(), nil) // the MPU6050 twin adds the noise
 	r.Arms[0] = arm.New(arm.Default("left"))
 	r.Arms[1] = arm.New(arm.Default("right"))
+	if o.CANArms {
+		for side, name := range []string{"left", "right"} {
+			p, err := CANArmParams(name)
+			if err != nil {
+				return nil, err
+			}
+			r.Arms[side] = arm.New(p)
+		}
+	}
 	r.Tracks = tracks.New(tracks.Default())
 	r.Balance = balance.New(balance.Default(), nil) // the QMI8658 twin adds the noise
 
-	if err := r.wireTwins(); err != nil {
+	if err := r.wireTwins(o.CANArms); err != nil {
 		return nil, err
 	}
 	for _, m := range []world.Model{
@@ -169,14 +190,21 @@ func subSeed(seed uint64, name string) uint64 {
 	return seed ^ h.Sum64()
 }
 
-func (r *Robot) wireTwins() error {
+func (r *Robot) wireTwins(canArms bool) error {
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
 		port, err := r.boards[p].UARTPeer(simboard.UART)
 		if err != nil {
 			return err
 		}
 		fb := feetech.New(port, nil)
-		for id := uint8(1); id <= FeetechGripperID; id++ {
+		first := uint8(1)
+		if canArms {
+			if err := r.wireCANArm(side, p); err != nil {
+				return err
+			}
+			first = FeetechGripperID // the joints are on CAN
+		}
+		for id := first; id <= FeetechGripperID; id++ {
 			if _, err := fb.Add(id); err != nil {
 				return fmt.Errorf("robot: %s feetech servo %d: %w", p, id, err)
 			}
@@ -225,6 +253,13 @@ func (r *Robot) Stop() {
 	for _, v := range r.vesc {
 		v.Close()
 	}
+	for _, side := range r.actuators {
+		for _, d := range side {
+			if d != nil {
+				d.Close()
+			}
+		}
+	}
 }
 
 // readInputs turns what the boards' drivers did into model commands.
@@ -262,13 +297,18 @@ func (r *Robot) readInputs() {
 func (r *Robot) readArm(side int, b *simboard.Board) {
 	a, fb := r.Arms[side], r.feetech[side]
 	pca := b.PCA9685()
-	pulses := !pca.Asleep() && pca.Frequency() >= servo.MinFrameHz && pca.Frequency() <= servo.MaxFrameHz
+	pulses := pca != nil && !pca.Asleep() && pca.Frequency() >= servo.MinFrameHz && pca.Frequency() <= servo.MaxFrameHz
 	model := fb.Model()
 	var goals [arm.NumJoints + 1]feetech.Goal
 	var found [arm.NumJoints + 1]bool
 	ids := [arm.NumJoints + 1]uint8{1, 2, 3, 4, 5, FeetechGripperID} // joints, gripper
 	fb.Goals(ids[:], goals[:], found[:])
-	for i := 0; i < arm.NumJoints+1; i++ {
+	first := 0
+	if r.canArm() {
+		r.readCANArm(side)
+		first = arm.NumJoints // only the gripper is a Feetech servo
+	}
+	for i := first; i < arm.NumJoints+1; i++ {
 		s := a.Gripper()
 		if i < arm.NumJoints {
 			s = a.Joint(i)
@@ -396,7 +436,12 @@ func (r *Robot) writeArm(side int, b *simboard.Board) {
 	a, fb := r.Arms[side], r.feetech[side]
 	model := fb.Model()
 	amps := 0.15
-	for i := 0; i < arm.NumJoints+1; i++ {
+	first := 0
+	if r.canArm() {
+		amps += r.writeCANArm(side)
+		first = arm.NumJoints
+	}
+	for i := first; i < arm.NumJoints+1; i++ {
 		s := a.Gripper()
 		if i < arm.NumJoints {
 			s = a.Joint(i)
@@ -447,15 +492,25 @@ func (r *Robot) registerDisturbances() {
 		fb := r.feetech[side]
 		for id := uint8(1); id <= FeetechGripperID; id++ {
 			s := fb.Servo(id)
+			if s == nil {
+				continue // a joint on CAN
+			}
 			w.AddLink(fmt.Sprintf("%s/feetech/%d", p, id), func(c bool) error { s.SetConnected(c); return nil })
 		}
 		// The whole bus: the cable from the Pi's UART to the first servo.
 		w.AddLink(fmt.Sprintf("%s/feetech", p), func(c bool) error {
 			for id := uint8(1); id <= FeetechGripperID; id++ {
-				fb.Servo(id).SetConnected(c)
+				if s := fb.Servo(id); s != nil {
+					s.SetConnected(c)
+				}
 			}
 			return nil
 		})
+		for _, d := range r.actuators[side] {
+			if d != nil {
+				w.AddLink(fmt.Sprintf("%s/can/%d", p, d.ID()), func(c bool) error { d.SetConnected(c); return nil })
+			}
+		}
 		a := r.Arms[side]
 		for i := 0; i < arm.NumJoints; i++ {
 			s := a.Joint(i)

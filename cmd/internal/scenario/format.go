@@ -24,6 +24,10 @@ type Scenario struct {
 	Adopt []string `yaml:"adopt"`
 	// ReadyTimeout bounds the wait for the adopted nodes to be active.
 	ReadyTimeout Duration `yaml:"ready_timeout"`
+	// RobotType brings the robot up from robot_config/<robot_type>/
+	// (bringup): its motor groups, custom actions, role configurations
+	// and simulated hardware.
+	RobotType string `yaml:"robot_type"`
 	// RoleConfig overrides values of the fixture role configurations,
 	// by role key and dotted path ("speed_loop.kp": 0).
 	RoleConfig map[string]map[string]any `yaml:"role_config"`

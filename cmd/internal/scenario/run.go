@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/stack"
@@ -74,9 +75,16 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Report, error) {
 		return nil, err
 	}
 
+	var robot *bringup.Robot
+	if sc.RobotType != "" {
+		var err error
+		if robot, err = bringup.Resolve(os.DirFS(configDir), sc.RobotType); err != nil {
+			return nil, err
+		}
+	}
 	st, err := stack.New(stack.Options{
 		ConfigDir: configDir, DataDir: filepath.Join(work, "data"), WSAddr: "127.0.0.1:0",
-		Seed: sc.Seed, Version: "scenario", Log: o.Log,
+		Seed: sc.Seed, Version: "scenario", Log: o.Log, Robot: robot,
 	})
 	if err != nil {
 		return nil, err

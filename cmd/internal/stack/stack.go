@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/clock"
@@ -69,6 +70,9 @@ type Options struct {
 	Seed     uint64
 	Version  string
 	Log      *slog.Logger
+	// Robot is the robot configuration (bringup) the server runs with;
+	// nil: none (the root motor middleware over the default groups).
+	Robot *bringup.Robot
 }
 
 // Stack is the whole simulated robot: server, physics, nodes, RC.
@@ -108,7 +112,7 @@ func New(o Options) (*Stack, error) {
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
-		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version,
+		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot,
 		Host: newWallHost(hostSampleEvery),
 	})
 	if err != nil {
@@ -122,7 +126,10 @@ func New(o Options) (*Stack, error) {
 	for _, sn := range s.Specs {
 		ids[sn.Part()] = sn.ID
 	}
-	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids})
+	// A robot type whose arms are on CAN actuators (sim_profile arms_can)
+	// gets the simulated robot with them.
+	canArms := o.Robot != nil && o.Robot.SimProfile("arms_left") == string(simboard.ArmsCAN)
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids, CANArms: canArms})
 	if err != nil {
 		return nil, err
 	}

@@ -338,6 +338,18 @@ func (b *Board) PWMState(bcm int) (freqHz, duty float64, on bool) {
 	return s.FreqHz, s.Duty, s.On
 }
 
+// SetRecording turns the record of every pin's outputs (the GPIO pins'
+// Outs, the PWM pins' History) on, the default, or off, for a simulation
+// that runs for hours.
+func (b *Board) SetRecording(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.pins {
+		p.io.SetRecording(on)
+		p.pwm.SetRecording(on)
+	}
+}
+
 // Hardware implements board.Board.
 func (b *Board) Hardware() board.Hardware { return hardware{b} }
 

@@ -22,10 +22,11 @@ import (
 type Bus struct {
 	clk clock.Clock
 
-	mu   sync.Mutex
-	rx   callbacks.Set[func(can.Frame, time.Time)]
-	sent []can.Frame
-	fail error
+	mu       sync.Mutex
+	rx       callbacks.Set[func(can.Frame, time.Time)]
+	sent     []can.Frame
+	noRecord bool // SetRecording(false): Send keeps no record
+	fail     error
 }
 
 // New returns an empty bus whose frames are stamped by clk; nil means a clock
@@ -49,9 +50,20 @@ func (b *Bus) Send(f can.Frame) error {
 		b.mu.Unlock()
 		return err
 	}
-	b.sent = append(b.sent, f)
+	if !b.noRecord {
+		b.sent = append(b.sent, f)
+	}
 	b.deliver(f, b.clk.Now())
 	return nil
+}
+
+// SetRecording turns the record of sent frames (Sent) on, the default, or
+// off: a simulated robot's CAN bus carries thousands of frames a second
+// for hours.
+func (b *Bus) SetRecording(on bool) {
+	b.mu.Lock()
+	b.noRecord = !on
+	b.mu.Unlock()
 }
 
 // Inject delivers f to the receivers as if another node had sent it at at.

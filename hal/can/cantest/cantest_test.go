@@ -98,3 +98,23 @@ func TestFail(t *testing.T) {
 		t.Errorf("Send after Fail(nil) = %v, sent %d", err, len(b.Sent()))
 	}
 }
+
+// With recording off frames still reach the receivers, and Sent stays
+// empty.
+func TestSendWithoutRecording(t *testing.T) {
+	b := New(nil)
+	b.SetRecording(false)
+	var got []can.Frame
+	b.Receive(func(f can.Frame, _ time.Time) { got = append(got, f) })
+	if err := b.Send(can.Frame{ID: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(b.Sent()) != 0 {
+		t.Errorf("delivered %d, recorded %d", len(got), len(b.Sent()))
+	}
+	b.SetRecording(true)
+	_ = b.Send(can.Frame{ID: 8})
+	if s := b.Sent(); len(s) != 1 || s[0].ID != 8 {
+		t.Errorf("recording back on: sent %+v", s)
+	}
+}

@@ -25,6 +25,7 @@ type Pin struct {
 	ext      gpio.Level // what it drives
 	level    gpio.Level // the line as Read sees it
 	outs     []gpio.EdgeEvent
+	noRecord bool // SetRecording(false): Out keeps no record
 	watchers []*watcher
 }
 
@@ -80,8 +81,18 @@ func (p *Pin) Out(l gpio.Level) error {
 	defer p.mu.Unlock()
 	p.output = true
 	p.level = l
-	p.outs = append(p.outs, gpio.EdgeEvent{Level: l, Time: p.clk.Now()})
+	if !p.noRecord {
+		p.outs = append(p.outs, gpio.EdgeEvent{Level: l, Time: p.clk.Now()})
+	}
 	return nil
+}
+
+// SetRecording turns the record of Out calls (Outs) on, the default, or
+// off, for a simulation that runs for hours.
+func (p *Pin) SetRecording(on bool) {
+	p.mu.Lock()
+	p.noRecord = !on
+	p.mu.Unlock()
 }
 
 // WatchEdges implements gpio.EdgeWatcher. Watchers are called in the order

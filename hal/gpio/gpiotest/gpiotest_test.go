@@ -151,3 +151,19 @@ func TestName(t *testing.T) {
 		t.Errorf("Name %q Number %d", p.Name(), p.Number())
 	}
 }
+
+// With recording off an output still drives its level, and Outs stays
+// empty.
+func TestOutWithoutRecording(t *testing.T) {
+	p := NewPin(5, nil)
+	p.SetRecording(false)
+	_ = p.Out(gpio.High)
+	if p.Read() != gpio.High || len(p.Outs()) != 0 {
+		t.Errorf("level %v, %d outputs recorded", p.Read(), len(p.Outs()))
+	}
+	p.SetRecording(true)
+	_ = p.Out(gpio.Low)
+	if o := p.Outs(); len(o) != 1 || o[0].Level != gpio.Low {
+		t.Errorf("recording back on: outs %+v", o)
+	}
+}

@@ -35,10 +35,11 @@ func (s Setting) Pulse() time.Duration {
 type Pin struct {
 	clk clock.Clock
 
-	mu   sync.Mutex
-	cur  Setting
-	log  []Setting
-	fail error
+	mu       sync.Mutex
+	cur      Setting
+	log      []Setting
+	noRecord bool // SetRecording(false): PWM and Halt keep no history
+	fail     error
 }
 
 // NewPin returns a halted pin. clk stamps each Setting; nil means a clock
@@ -83,7 +84,18 @@ func (p *Pin) Halt() error {
 func (p *Pin) set(s Setting) {
 	s.Time = p.clk.Now()
 	p.cur = s
-	p.log = append(p.log, s)
+	if !p.noRecord {
+		p.log = append(p.log, s)
+	}
+}
+
+// SetRecording turns the History record on, the default, or off. A
+// simulation that runs for hours turns it off: a motor driver sets its
+// duty many times a second.
+func (p *Pin) SetRecording(on bool) {
+	p.mu.Lock()
+	p.noRecord = !on
+	p.mu.Unlock()
 }
 
 // State returns the current output.

@@ -63,3 +63,20 @@ func TestFail(t *testing.T) {
 		t.Errorf("after Fail(nil): %v, %+v", err, p.State())
 	}
 }
+
+// With recording off the output still changes, and no history is kept.
+func TestPinWithoutRecording(t *testing.T) {
+	p := NewPin(nil)
+	p.SetRecording(false)
+	if err := p.PWM(0.25, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.State(); !s.On || s.Duty != 0.25 || len(p.History()) != 0 {
+		t.Errorf("state %+v, history %d entries", s, len(p.History()))
+	}
+	p.SetRecording(true)
+	_ = p.Halt()
+	if h := p.History(); len(h) != 1 || h[0].On {
+		t.Errorf("recording back on: history %+v", h)
+	}
+}

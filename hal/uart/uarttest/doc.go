@@ -8,4 +8,6 @@
 // the other. Playback is a scripted conversation for driver tests (each
 // write the driver must make and the device's answer), on the same engine
 // as i2ctest's and spitest's (hal/internal/conntest).
+// A simulation that runs for hours turns the record off
+// (SetRecording(false)): the bytes still flow, nothing is kept.
 package uarttest

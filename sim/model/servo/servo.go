@@ -72,6 +72,10 @@ type Servo struct {
 	torqueLim float64 // fraction of stall, 0–1
 	enabled   bool
 	dead      bool
+	// direct: a torque-controlled actuator drives the output with
+	// directTau instead of the servo's position loop.
+	direct    bool
+	directTau float64
 
 	theta, omega float64
 	torque       float64 // motor torque at the output, last step, N·m
@@ -181,6 +185,18 @@ func (s *Servo) SetTorqueLimit(fraction float64) {
 // SetTorqueEnabled switches the drive; disabled, the output is limp.
 func (s *Servo) SetTorqueEnabled(on bool) { s.enabled = on }
 
+// SetDirectTorque makes the output a torque-controlled actuator (on true):
+// the drive is tau N·m, clamped to ±StallTorque, instead of the position
+// loop's, with no back-EMF fall-off (the actuator's current loop makes up
+// for it). Torque enable and death still cut it. false returns to the
+// position loop. Non-finite torques count as 0.
+func (s *Servo) SetDirectTorque(on bool, tau float64) {
+	if !ode.Finite(tau) {
+		tau = 0
+	}
+	s.direct, s.directTau = on, tau
+}
+
 // SetDead kills (true) or revives the servo: a dead servo gives no torque.
 func (s *Servo) SetDead(dead bool) { s.dead = dead }
 
@@ -215,6 +231,9 @@ func (s *Servo) Limits() (lo, hi float64) { return s.lo, s.hi }
 func (s *Servo) motorTorque(theta, omega float64) float64 {
 	if s.dead || !s.enabled {
 		return 0
+	}
+	if s.direct {
+		return ode.Clamp(s.directTau, -s.p.StallTorque, s.p.StallTorque)
 	}
 	brake := s.p.StallTorque / s.p.NoLoadSpeed * omega
 	if !s.hasCmd {

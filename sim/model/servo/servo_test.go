@@ -197,3 +197,33 @@ func BenchmarkStep(b *testing.B) {
 		s.Step(dt, 1e-3, 0, -0.1)
 	}
 }
+
+// A torque-driven output accelerates as τ/J against its load, clamped to
+// the stall torque, and is cut by torque enable and death.
+func TestDirectTorque(t *testing.T) {
+	p := STS3215()
+	s := New(p)
+	s.SetDirectTorque(true, 0.5)
+	const load = 0.01
+	s.Step(0.01, load, 0, 0)
+	j := p.RotorInertia + load
+	if want := 0.5 / j * 0.01; math.Abs(s.Rate()-want) > 1e-9 || s.Torque() != 0.5 {
+		t.Errorf("rate %v, torque %v; want %v, 0.5", s.Rate(), s.Torque(), want)
+	}
+	s.SetDirectTorque(true, 1e6)
+	s.Step(1e-4, load, 0, 0)
+	if s.Torque() != p.StallTorque {
+		t.Errorf("torque %v, want the stall torque %v", s.Torque(), p.StallTorque)
+	}
+	s.SetTorqueEnabled(false)
+	s.Step(1e-4, load, 0, 0)
+	if s.Torque() != 0 {
+		t.Errorf("disabled: torque %v", s.Torque())
+	}
+	s.SetTorqueEnabled(true)
+	s.SetDirectTorque(false, 0)
+	s.Step(1e-4, load, 0, 0)
+	if s.Torque() != 0 { // no command: the position loop is limp
+		t.Errorf("back on the position loop with no goal: torque %v", s.Torque())
+	}
+}

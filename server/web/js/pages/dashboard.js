@@ -17,6 +17,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   const sys = h('dl', { class: 'kv', id: 'system-status' });
   const nodes = h('ul', { class: 'list', id: 'node-summary' });
   const inputs = h('ul', { class: 'list', id: 'input-summary' });
+  const motors = h('ul', { class: 'list', id: 'motor-sessions' });
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
   const logLevel = h('select', { id: 'dash-log-level', 'aria-label': 'Minimum level' },
     [['', 'All levels'], ['INFO', 'Info+'], ['WARN', 'Warnings+'], ['ERROR', 'Errors']].map(([v, t]) => h('option', { value: v }, t)));
@@ -33,6 +34,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     h('div', { class: 'grid two' },
       card('Nodes', nodes, h('p', {}, h('a', { href: '#/nodes' }, 'Manage nodes →'))),
       card('Inputs', inputs, h('p', {}, h('a', { href: '#/inputs' }, 'Input details →')))),
+    card('Motor control', motors),
     card('Quick actions', h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', id: 'adopt-new', onclick: adoptNew }, 'Adopt New Node'),
       estopBtn,
@@ -97,6 +99,17 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       h('li', {}, dot(i.active, ''), h('strong', {}, i.source), ` ${i.enabled ? '' : 'disabled · '}${i.detail || (i.active ? 'active' : 'idle')}`)));
   }
 
+  // showMotors lists the motor groups and who holds each (the root motor
+  // middleware's sessions).
+  function showMotors(st) {
+    const rows = (st.groups || []).map((g) =>
+      h('li', { 'data-group': g.name }, dot(g.online, ''), h('strong', {}, g.name),
+        ` motors ${(g.motor_ids || []).join(', ') || '–'} · `,
+        g.held_by ? h('span', { class: 'alert' }, `held by ${g.held_by}`) : 'free'));
+    if (!rows.length) rows.push(h('li', { class: 'muted' }, 'No motor groups'));
+    motors.replaceChildren(...rows);
+  }
+
   function addLog(e) {
     if (logLevel.value && LEVELS.indexOf(e.level) < LEVELS.indexOf(logLevel.value)) return;
     log.prepend(logLine(e));
@@ -105,6 +118,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
 
   function refresh() {
     api.command('system', 'status').then(showStatus).catch((err) => toast(err.message, 'error'));
+    api.command('motors', 'status').then(showMotors).catch(() => {});
   }
 
   function loadLog() {
@@ -117,6 +131,6 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
 
   refresh();
   loadLog();
-  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog)];
+  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog), api.subscribe('motors', showMotors)];
   return () => offs.forEach((off) => off());
 }

@@ -1,0 +1,118 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/roles/motor"
+)
+
+// command sends {"type":"command","target":target,...} and returns the
+// answer.
+func (c *wsClient) command(target, action string, params any) response {
+	c.t.Helper()
+	c.seq++
+	id := fmt.Sprint(c.seq)
+	if err := c.conn.WriteJSON(map[string]any{"id": id, "type": "command", "target": target, "action": action, "params": params}); err != nil {
+		c.t.Fatal(err)
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var r response
+		if err := c.conn.ReadJSON(&r); err != nil {
+			c.t.Fatal(err)
+		}
+		if r.ID == id {
+			return r
+		}
+	}
+}
+
+// The root motor middleware over the WebSocket API: two clients, one arm;
+// the second is refused while the first holds it, commands reach the arm's
+// middleware, release frees it.
+func TestMotorsOverWebSocket(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobot(t, func(string) bus.Bus { return broker.Connect(nil) }, nil)
+	// The left arm's middleware, as the arms role serves it on its node.
+	j, err := motor.ParseJoints([]byte("joint_names: [a, b]\nmap_index: [1, 2]\ndirection: [1, 1]\nlower: [-2, -2]\nupper: [2, 2]\nkp: [10, 10]\nkd: [1, 1]\nurdf_offset: [0, 0]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := motor.New(motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := broker.Connect(nil)
+	var out []motor.Output
+	if err := r.ex.Do(context.Background(), func() {
+		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), ""); err != nil {
+			t.Error(err)
+		}
+		r.ex.Every(20*time.Millisecond, func() { out, _ = mw.Update([]motor.Feedback{{Reachable: true}, {Reachable: true}}) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.ex.Do(context.Background(), mw.Close) }()
+
+	addrs := r.srv.Addrs()
+	a := dialWS(t, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	b := dialWS(t, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	var av msg.GetAvailableMotorsResponse
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
+		res := a.command("motors", msg.MotorGetAvailableMotors, nil)
+		if err := json.Unmarshal(res.Data, &av); err != nil || len(av.MotorIDs) != 2 {
+			return fmt.Errorf("get_available_motors: %s %s", res.Data, res.Message)
+		}
+		return nil
+	})
+	if av.MotorIDs[0] != 11 || av.JointNames[1] != "left_b" {
+		t.Errorf("motors %+v", av)
+	}
+	var ga msg.RequestControlResponse
+	res := a.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-a", TimeoutMS: 5000})
+	if err := json.Unmarshal(res.Data, &ga); err != nil || !ga.Success {
+		t.Fatalf("request_control: %s %s", res.Data, res.Message)
+	}
+	var gb msg.RequestControlResponse
+	res = b.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-b"})
+	if err := json.Unmarshal(res.Data, &gb); err != nil || gb.Success || !strings.Contains(gb.Message, `held by client "ws-a"`) {
+		t.Errorf("second client: %s", res.Data)
+	}
+	if res = b.command("motors", msg.MotorControlCommand, msg.ControlCommand{UUID: "x", Positions: []float64{1, 1}}); res.Status == "ok" {
+		t.Errorf("a command without the session's uuid: %+v", res)
+	}
+	if res = a.command("motors", msg.MotorControlCommand, msg.ControlCommand{UUID: ga.UUID, Mode: msg.ModePosition, Positions: []float64{0.4, -0.4}}); res.Status != "ok" {
+		t.Fatalf("control_command: %+v", res)
+	}
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		var got []motor.Output
+		_ = r.ex.Do(context.Background(), func() { got = out })
+		if len(got) != 2 || got[0].Position != 0.4 || got[1].Position != -0.4 {
+			return fmt.Errorf("the arm's outputs %+v", got)
+		}
+		return nil
+	})
+	var st msg.MotorsStatus
+	res = b.command("motors", "status", nil)
+	if err := json.Unmarshal(res.Data, &st); err != nil || len(st.Sessions) != 1 || st.Groups[0].HeldBy != "ws-a" {
+		t.Errorf("status: %s", res.Data)
+	}
+	var rel msg.ReleaseControlResponse
+	res = a.command("motors", msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: ga.UUID})
+	if err := json.Unmarshal(res.Data, &rel); err != nil || !rel.Success {
+		t.Errorf("release: %s", res.Data)
+	}
+	res = b.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-b"})
+	if err := json.Unmarshal(res.Data, &gb); err != nil || !gb.Success {
+		t.Errorf("second client after release: %s", res.Data)
+	}
+}
