@@ -27,11 +27,25 @@ func armGoals(t float64) [arm.NumJoints + 1]float64 {
 }
 
 // armRun drives an arm with params p through armGoals beside MuJoCo and
-// returns the traces, joints then gripper.
-func armRun(t *testing.T, p arm.Params) []*trace {
+// returns the traces, joints then gripper. With an object the arm first
+// closes its gripper on it (width m, mass kg), so MuJoCo's hand, written
+// afterwards, carries it; the object presses on MuJoCo's fingers by the
+// Go model's spring law.
+func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 	t.Helper()
 	const duration = 5.0
 	a := arm.New(p)
+	if objWidth > 0 {
+		a.Grasp(objWidth, objMass)
+		a.SetGripperOpening(0)
+		for k := 0; k < 2000 && !a.Holding(); k++ {
+			a.Step(worldStep)
+		}
+		if !a.Holding() {
+			t.Fatal("the gripper did not close on the object")
+		}
+		a.Step(worldStep)
+	}
 	mj := load(t, a.MJCF(worldStep/oracleSubsteps))
 	if mj.Nq() != arm.NumJoints+1 {
 		t.Fatalf("MuJoCo arm has %d joints, want %d", mj.Nq(), arm.NumJoints+1)
@@ -42,10 +56,11 @@ func armRun(t *testing.T, p arm.Params) []*trace {
 		shadow[i] = servo.New(p.Joints[i].Servo)
 		friction[i], coulomb[i] = p.Joints[i].Friction, p.Joints[i].Coulomb
 		shadow[i].SetAngle(a.Joint(i).Angle())
-		mj.Qpos()[i] = a.Joint(i).Angle()
+		mj.Qpos()[i], mj.Qvel()[i] = a.Joint(i).Angle(), a.Joint(i).Rate()
 	}
 	shadow[arm.NumJoints] = servo.New(p.Gripper.Servo)
 	friction[arm.NumJoints] = arm.GripperFriction
+	mj.Qpos()[arm.NumJoints], mj.Qvel()[arm.NumJoints] = a.Gripper().Angle(), a.Gripper().Rate()
 	mj.Forward()
 	var traces []*trace
 	for i := 0; i <= arm.NumJoints; i++ {
@@ -63,6 +78,9 @@ func armRun(t *testing.T, p arm.Params) []*trace {
 	}
 	for k := 0; k < int(duration/worldStep); k++ {
 		goals := armGoals(float64(k) * worldStep)
+		if objWidth > 0 {
+			goals[arm.NumJoints], _ = a.Gripper().Limits() // keep squeezing the object
+		}
 		for i, g := range goals {
 			servoOf(i).SetGoal(g)
 			shadow[i].SetGoal(g)
@@ -72,6 +90,10 @@ func armRun(t *testing.T, p arm.Params) []*trace {
 			q, v, f := mj.Qpos(), mj.Qvel(), mj.QfrcApplied()
 			for i := range shadow {
 				f[i] = shadow[i].DriveTorque(q[i], v[i]) - friction[i]*v[i] - coulomb[i]*math.Tanh(v[i]/0.01)
+			}
+			g := p.Gripper
+			if gap := g.MaxGap/2 + 2*g.FingerLever*q[arm.NumJoints]; objWidth > 0 && gap < objWidth {
+				f[arm.NumJoints] += 2 * g.Stiffness * (objWidth - gap) * g.FingerLever
 			}
 			mj.Step()
 		}
@@ -106,14 +128,14 @@ func TestArm(t *testing.T) {
 		params arm.Params
 	}{{"arm", geared}, {"arm_low_ratio", direct}} {
 		t.Run(c.name, func(t *testing.T) {
-			rigid := armRun(t, c.params)
+			rigid := armRun(t, c.params, 0, 0)
 			for _, tr := range rigid {
 				tr.check(t, 1e-3)
 			}
 			plotTraces(t, c.name, rigid)
 			diag := c.params
 			diag.DiagonalInertia = true
-			approx := armRun(t, diag)
+			approx := armRun(t, diag, 0, 0)
 			for _, tr := range approx {
 				maxDiff, _ := tr.maxAbs()
 				t.Logf("diagonal approximation: %-14s RMS %.3g rad, max %.3g rad", tr.name, tr.rms(), maxDiff)
@@ -126,4 +148,14 @@ func TestArm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestArmHoldingObject: the arm moves through the same profile holding a
+// 0.5 kg object 4 cm wide, whose mass the chain carries at the fingers.
+func TestArmHoldingObject(t *testing.T) {
+	traces := armRun(t, arm.Default("right"), 0.04, 0.5)
+	for _, tr := range traces[:arm.NumJoints] {
+		tr.check(t, 1e-3)
+	}
+	plotTraces(t, "arm_holding", traces[:arm.NumJoints])
 }
