@@ -7,14 +7,14 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps mujoco-deps
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
-test: viz-deps test-deps ros2-deps mujoco-deps vet staticcheck
+test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 
@@ -72,6 +72,17 @@ ros2-deps:
 		echo "ros2-deps: Fast DDS, fastddsgen or g++ missing (not root: not installing); the Fast DDS interop test will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
 	else \
 		echo "ros2-deps: the ROS 2 bridge needs Cyclone DDS to compile (not root: not installing). Install: sudo apt-get install $(ROS2_PACKAGES)" >&2; exit 1; \
+	fi
+
+## qemu-deps: qemu's user-mode arm64 emulator, with which cmd/e2e runs the linux/arm64 firmware image
+## as a node; installed with apt-get when missing and run as root
+qemu-deps:
+	@if [ "$$(go env GOARCH)" = arm64 ] || command -v qemu-aarch64-static >/dev/null || command -v qemu-aarch64 >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "qemu-deps: installing qemu-user-static"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null; \
+	else \
+		echo "qemu-deps: qemu-user-static missing (not root: not installing); the arm64 firmware test will skip. Install: sudo apt-get install qemu-user-static"; \
 	fi
 
 ## build: the commands into bin/

@@ -23,7 +23,7 @@ type importRule struct {
 
 // importRules returns the import rule (docs/architecture.md): only cmd/
 // (and tests) choose real or simulated hardware. Every hardware backend is
-// listed: the periph.io adapters, SocketCAN, the serial ports, the V4L2
+// listed: the periph.io adapters, sysfs PWM, SocketCAN, the serial ports, the V4L2
 // camera and the Raspberry Pi board itself.
 func importRules() []importRule {
 	const hw = "real hardware backends are chosen by cmd/, not by the code that runs on them"
@@ -32,6 +32,8 @@ func importRules() []importRule {
 		{"github.com/saint-os/saint/sim", sim},
 		{"github.com/saint-os/saint/hal/periph", hw},
 		{"github.com/saint-os/saint/hal/socketcan", hw},
+		{"github.com/saint-os/saint/hal/sysfspwm", hw},
+		{"github.com/saint-os/saint/hal/rpicam", hw},
 		{"github.com/saint-os/saint/hal/serial", hw},
 		{"github.com/saint-os/saint/hal/v4l2", hw},
 		{"github.com/saint-os/saint/hal/board/pi", hw},
@@ -205,6 +207,9 @@ func TestForbiddenImport(t *testing.T) {
 		{"github.com/saint-os/saint/hal/peripheral", false},
 		{"github.com/saint-os/saint/hal/socketcan", true},
 		{"github.com/saint-os/saint/hal/serial", true},
+		{"github.com/saint-os/saint/hal/sysfspwm", true},
+		{"github.com/saint-os/saint/hal/sysfspwm/sysfspwmtest", true},
+		{"github.com/saint-os/saint/hal/rpicam", true},
 		{"github.com/saint-os/saint/hal/gpio", false},
 		{"github.com/saint-os/saint/hal/board/boardtest", false},
 		{"github.com/saint-os/saint/hal/v4l2", true},

@@ -34,6 +34,12 @@ func unit(t *testing.T, name string) map[string]map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return parseUnit(t, name, data)
+}
+
+// parseUnit parses the text of a unit file.
+func parseUnit(t *testing.T, name string, data []byte) map[string]map[string][]string {
+	t.Helper()
 	u := map[string]map[string][]string{}
 	section := ""
 	var cont string
@@ -138,10 +144,13 @@ func TestServerUnit(t *testing.T) {
 		t.Errorf("Restart=%s, want on-failure", got)
 	}
 	start := one(t, u, "Service", "ExecStart")
-	for _, want := range []string{"/usr/local/bin/saint-server", "--data /var/lib/saint-server", "--nats 192.168.10.1:4222", "--firmware-http 192.168.10.1:8080", "--ws :9090", "--http :80"} {
+	for _, want := range []string{"/usr/local/bin/saint-server", "--data /var/lib/saint-server", "--nats 192.168.10.1:4222", "--firmware-http 192.168.10.1:8080", "--ws :9090", "--http :80", "--mdns ${SAINT_MDNS}"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("ExecStart %q lacks %q", start, want)
 		}
+	}
+	if env := strings.Join(u["Service"]["Environment"], " "); !strings.Contains(env, "SAINT_MDNS=auto") {
+		t.Errorf("Environment=%s: mDNS must be on by default on the robot (SAINT_MDNS=auto)", env)
 	}
 	if caps := one(t, u, "Service", "AmbientCapabilities"); caps != "CAP_NET_BIND_SERVICE" {
 		t.Errorf("AmbientCapabilities=%s, want only CAP_NET_BIND_SERVICE (port 80)", caps)
@@ -256,7 +265,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 	if err := os.WriteFile(image+".sha256", []byte(hex.EncodeToString(sum[:])+"  saint_node.img\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--can", "can0:500000", "--args", "--reset-pin 21")
+	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--can", "can0:500000", "--args", "--reset-pin 21", "--pwm")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -266,6 +275,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 		"install -m 0644 /tmp/saint-node-install/saint-node.env /etc/default/saint-node",
 		"raspi-config nonint do_i2c 0", "usermod -a -G gpio,i2c,spi,dialout,video saint",
 		"systemctl daemon-reload && systemctl enable --now saint-node",
+		"grep -q '^dtoverlay=pwm-2chan' $c || echo 'dtoverlay=pwm-2chan,pin=12,func=4,pin2=13,func2=4' >>$c",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("flash_node.sh plan lacks %q:\n%s", want, out)

@@ -161,14 +161,19 @@ func New(opts Options) (*Node, error) {
 	if !msg.ValidNodeID(id) {
 		return nil, fmt.Errorf("node: id %q: want 1-64 letters, digits, '-' or '_'", id)
 	}
-	return &Node{
+	n := &Node{
 		o:       opts,
 		store:   store,
 		id:      id,
-		log:     opts.Log.With("node", id),
 		state:   msg.StateBoot,
 		version: opts.FirmwareVersion,
-	}, nil
+	}
+	// Warnings and errors of the node and its role also go to the server.
+	alerts := newAlertHandler(opts.Log.Handler(), id, opts.Exec.Clock(), func(a msg.NodeLog) {
+		_ = opts.Bus.Publish(msg.NodeLogTopic(id), a)
+	})
+	n.log = slog.New(alerts).With("node", id)
+	return n, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -231,7 +232,7 @@ func TestAdoptStartsRoleHardwareAndPersists(t *testing.T) {
 	for _, want := range []struct {
 		bcm  int
 		name string
-	}{{12, "pan_servo"}, {13, "tilt_servo"}, {18, "roll_servo"}} {
+	}{{12, "pan_servo"}, {13, "tilt_servo"}} {
 		var pin *msg.GPIOPin
 		var probe msg.GPIOProbeResponse
 		r.call(msg.NodeGPIOProbeService("node-1"), msg.GPIOProbeRequest{}, &probe)
@@ -247,6 +248,10 @@ func TestAdoptStartsRoleHardwareAndPersists(t *testing.T) {
 		if !on || freq != 50 || duty != 0.075 {
 			t.Errorf("GPIO%d PWM = %v Hz duty %v on %v, want a 1.5 ms servo pulse at 50 Hz", want.bcm, freq, duty, on)
 		}
+	}
+	// The roll servo is on the head's PCA9685, channel 0.
+	if freq, duty, on := r.board.PCA9685().PWMState(0); !on || math.Abs(duty/freq-1.5e-3) > 5e-6 {
+		t.Errorf("PCA9685 channel 0 = %v Hz duty %v on %v, want a 1.5 ms servo pulse", freq, duty, on)
 	}
 	rec, cfg, ok, err := r.node.Store().LoadRole()
 	if !ok || err != nil || rec.AssignedRole != "head" || !bytes.Contains(cfg, []byte("pan_servo")) {
@@ -575,5 +580,43 @@ func TestFirmwareOverHTTP(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(r.dir, "firmware", "current.img")); !bytes.Equal(got, image) {
 		t.Error("refused image replaced the installed one")
+	}
+}
+
+// A role's warnings reach the server on the node's log topic: a head
+// command beyond the configured limits is clamped and said so.
+func TestRoleWarningsReachTheLogTopic(t *testing.T) {
+	r := newRig(t, simboard.Head)
+	var logs []msg.NodeLog
+	if _, err := bus.SubscribeJSON(r.client, msg.TopicNodeLogs, bus.QoS{Depth: 1000}, r.ex, func(topic string, v msg.NodeLog) {
+		if topic != msg.NodeLogTopic("node-1") {
+			t.Errorf("node log on %s", topic)
+		}
+		logs = append(logs, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(time.Second)
+	if resp := r.adopt("head", ""); !resp.Success {
+		t.Fatalf("adopt: %+v", resp)
+	}
+	for i := 0; i < 30; i++ {
+		if err := r.client.Publish(msg.TopicHeadCmd, msg.HeadCommand{Tilt: 120, Speed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		r.run(500 * time.Millisecond)
+	}
+	var clamps []msg.NodeLog
+	for _, l := range logs {
+		if l.Source == "head" && strings.Contains(l.Message, "clamped") {
+			clamps = append(clamps, l)
+		}
+	}
+	// 15 s of clamped commands: the first at once, the next no sooner than
+	// 10 s later (the head re-alerts the same clamp after 10 s; the node's
+	// own limit would hold back anything more often).
+	if len(clamps) != 2 || clamps[0].Level != msg.NodeLogWarning || clamps[0].NodeID != "node-1" ||
+		clamps[1].Timestamp-clamps[0].Timestamp < node.AlertRepeat.Seconds() {
+		t.Fatalf("clamp alerts %+v, want two, 10 s apart", clamps)
 	}
 }

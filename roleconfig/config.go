@@ -22,6 +22,38 @@ type GPIOFunction struct {
 	Pull      string  `yaml:"pull,omitempty"` // up, down, none
 }
 
+// PWMOutput is one entry of a role's pwm_outputs: a named PWM function
+// (roll_servo, left_rpwm ...) on a channel of a PCA9685, for the outputs
+// beyond the Pi's two hardware PWM channels. Every channel of one chip runs
+// at the chip's one frequency.
+type PWMOutput struct {
+	// Bus is the I²C bus; nil means 1, the header's.
+	Bus *int `yaml:"bus,omitempty"`
+	// PCA9685 is the chip's I²C address (0x40–0x77); the chip must be
+	// listed in i2c_devices with driver pca9685.
+	PCA9685 int `yaml:"pca9685"`
+	// Channel is the output, 0–15.
+	Channel int `yaml:"channel"`
+	// Frequency is the PWM frequency in Hz: 24–1526, what the chip's
+	// prescaler reaches (50 for hobby servos).
+	Frequency float64 `yaml:"frequency"`
+}
+
+// I2CBus returns the output's I²C bus, 1 unless the configuration says
+// otherwise.
+func (o PWMOutput) I2CBus() int {
+	if o.Bus == nil {
+		return 1
+	}
+	return *o.Bus
+}
+
+// PCA9685 frequency range: the prescaler's 3–255 from the 25 MHz oscillator.
+const (
+	PCA9685MinHz = 24
+	PCA9685MaxHz = 1526
+)
+
 // I2CDevice is a required device on an I²C bus.
 type I2CDevice struct {
 	Bus     int    `yaml:"bus"`
@@ -63,6 +95,7 @@ type Config struct {
 	Version  string `yaml:"version"`
 
 	GPIOMapping map[string]GPIOFunction `yaml:"gpio_mapping,omitempty"`
+	PWMOutputs  map[string]PWMOutput    `yaml:"pwm_outputs,omitempty"`
 	I2CDevices  []I2CDevice             `yaml:"i2c_devices,omitempty"`
 	SPIDevices  []SPIDevice             `yaml:"spi_devices,omitempty"`
 	CAN         []Port                  `yaml:"can,omitempty"`
@@ -259,6 +292,9 @@ func (c *Config) Validate() error {
 			return bad(field+".driver", "missing: the chip's driver, such as mpu6050")
 		}
 	}
+	if err := c.validatePWMOutputs(); err != nil {
+		return err
+	}
 	for i, d := range c.SPIDevices {
 		field := fmt.Sprintf("spi_devices[%d]", i)
 		if d.Bus < 0 {
@@ -315,6 +351,64 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validatePWMOutputs checks pwm_outputs: a listed chip, a free channel, one
+// frequency per chip, a name no gpio_mapping function has.
+func (c *Config) validatePWMOutputs() error {
+	type chipKey struct{ bus, addr int }
+	channels := map[chipKey]map[int]string{}
+	freqs := map[chipKey]string{}
+	for _, name := range c.PWMOutputNames() {
+		o := c.PWMOutputs[name]
+		field := "pwm_outputs." + name
+		if _, ok := c.GPIOMapping[name]; ok {
+			return c.Errorf(field, "gpio_mapping has a function of the same name")
+		}
+		bus := o.I2CBus()
+		if bus < 0 {
+			return c.Errorf(field+".bus", "%d is not an I²C bus number (0 or more)", bus)
+		}
+		if o.PCA9685 < 0x40 || o.PCA9685 > 0x77 {
+			return c.Errorf(field+".pca9685", "0x%02x is not a PCA9685 address (0x40–0x77)", o.PCA9685)
+		}
+		listed := false
+		for _, d := range c.I2CDevices {
+			listed = listed || (d.Bus == bus && d.Address == o.PCA9685 && d.Driver == "pca9685")
+		}
+		if !listed {
+			return c.Errorf(field+".pca9685", "no PCA9685 at 0x%02x on bus %d in i2c_devices (add {bus: %d, address: 0x%02x, driver: pca9685})", o.PCA9685, bus, bus, o.PCA9685)
+		}
+		if o.Channel < 0 || o.Channel > 15 {
+			return c.Errorf(field+".channel", "%d is not a PCA9685 channel (0–15)", o.Channel)
+		}
+		if o.Frequency < PCA9685MinHz || o.Frequency > PCA9685MaxHz {
+			return c.Errorf(field+".frequency", "%v Hz is outside what a PCA9685 runs (%d–%d Hz)", o.Frequency, PCA9685MinHz, PCA9685MaxHz)
+		}
+		k := chipKey{bus, o.PCA9685}
+		if other, ok := freqs[k]; ok && c.PWMOutputs[other].Frequency != o.Frequency {
+			return c.Errorf(field+".frequency", "%v Hz, but %s on the same PCA9685 runs at %v Hz and the chip has one frequency", o.Frequency, other, c.PWMOutputs[other].Frequency)
+		}
+		freqs[k] = name
+		if channels[k] == nil {
+			channels[k] = map[int]string{}
+		}
+		if other, ok := channels[k][o.Channel]; ok {
+			return c.Errorf(field+".channel", "channel %d of the PCA9685 at 0x%02x is already used by %s", o.Channel, o.PCA9685, other)
+		}
+		channels[k][o.Channel] = name
+	}
+	return nil
+}
+
+// PWMOutputNames returns the pwm_outputs names in a stable order.
+func (c *Config) PWMOutputNames() []string {
+	names := make([]string, 0, len(c.PWMOutputs))
+	for n := range c.PWMOutputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func number(v any) (float64, bool) {

@@ -127,3 +127,57 @@ func TestParseWithoutFile(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+const headPCA = head + `pwm_outputs:
+  roll_servo:
+    pca9685: 0x40
+    channel: 0
+    frequency: 50
+  jaw_servo:
+    pca9685: 0x40
+    channel: 1
+    frequency: 50
+`
+
+// PWM outputs on a PCA9685 name a listed chip, a free channel and the
+// chip's one frequency.
+func TestPWMOutputs(t *testing.T) {
+	withChip := strings.Replace(headPCA, "limits:", "  - bus: 1\n    address: 0x40\n    driver: pca9685\n    purpose: servos\nlimits:", 1)
+	c, err := ParseFile("head.yaml", []byte(withChip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PWMOutputNames(); len(got) != 2 || got[0] != "jaw_servo" || got[1] != "roll_servo" {
+		t.Errorf("PWMOutputNames() = %v", got)
+	}
+	if o := c.PWMOutputs["roll_servo"]; o.I2CBus() != 1 || o.PCA9685 != 0x40 || o.Channel != 0 || o.Frequency != 50 {
+		t.Errorf("roll_servo = %+v", o)
+	}
+	if _, ok := c.Params["pwm_outputs"]; ok {
+		t.Error("pwm_outputs left in Params, where a role's decoder would call it unknown")
+	}
+
+	for _, tc := range []struct {
+		name, old, new, field, want string
+	}{
+		{"chip not listed", "driver: pca9685", "driver: ina219", "pwm_outputs.jaw_servo.pca9685", "no PCA9685 at 0x40 on bus 1"},
+		{"not a PCA9685 address", "pca9685: 0x40\n    channel: 0", "pca9685: 0x20\n    channel: 0", "pwm_outputs.roll_servo.pca9685", "not a PCA9685 address"},
+		{"channel out of range", "channel: 1", "channel: 16", "pwm_outputs.jaw_servo.channel", "0–15"},
+		{"channel used twice", "channel: 1", "channel: 0", "pwm_outputs.roll_servo.channel", "already used by jaw_servo"},
+		{"frequency beyond the chip", "channel: 1\n    frequency: 50", "channel: 1\n    frequency: 20000", "pwm_outputs.jaw_servo.frequency", "24–1526 Hz"},
+		{"two frequencies on one chip", "channel: 1\n    frequency: 50", "channel: 1\n    frequency: 60", "pwm_outputs.roll_servo.frequency", "one frequency"},
+		{"name also in gpio_mapping", "  roll_servo:\n    pca9685", "  tilt_servo:\n    pca9685", "pwm_outputs.tilt_servo", "same name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := strings.Replace(withChip, tc.old, tc.new, 1)
+			if data == withChip {
+				t.Fatalf("%q is not in the config", tc.old)
+			}
+			_, err := ParseFile("head.yaml", []byte(data))
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.want) || fe.Line == 0 {
+				t.Errorf("got %v, want field %s with %q and a line", err, tc.field, tc.want)
+			}
+		})
+	}
+}

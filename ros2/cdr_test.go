@@ -86,8 +86,9 @@ func TestAlignmentAndRequestHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pan tilt roll (12), camera_active (1), 3 bytes of padding, jaw (4).
-	if len(data) != 4+20 || data[4+12] != 1 || math.Float32frombits(binary.LittleEndian.Uint32(data[4+16:])) != 0.5 {
+	// pan tilt roll (12), camera_active (1), 3 bytes of padding, jaw (4),
+	// eyes_pan and eyes_tilt (8).
+	if len(data) != 4+28 || data[4+12] != 1 || math.Float32frombits(binary.LittleEndian.Uint32(data[4+16:])) != 0.5 {
 		t.Errorf("HeadState = % x", data)
 	}
 

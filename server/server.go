@@ -24,6 +24,7 @@ import (
 	"github.com/saint-os/saint/server/adoption"
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/balance"
+	"github.com/saint-os/saint/server/camera"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
@@ -31,6 +32,7 @@ import (
 	"github.com/saint-os/saint/server/inputs/livelink"
 	"github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/server/motors"
+	"github.com/saint-os/saint/server/nodealerts"
 	"github.com/saint-os/saint/server/recording"
 	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/settings"
@@ -51,7 +53,7 @@ type Options struct {
 	// Exec is the executor the server's logic runs on. Nil means a
 	// wall-clock executor that the server runs itself.
 	Exec *executor.Executor
-	// ConfigDir is the configuration tree (server.yaml, roles/, routes/).
+	// ConfigDir is the configuration tree (rc_receiver.yaml, roles/, routes/).
 	ConfigDir string
 	// DataDir holds what the server writes (adoption registry, logs).
 	DataDir string
@@ -256,7 +258,9 @@ func (s *Server) register() error {
 	adoption.Register(h, s.adoption)
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
+	nodealerts.Register(h)
 	telemetry.Register(h)
+	camera.Register(h)
 	balance.Register(h)
 	mot, err := motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot})
 	if err != nil {
@@ -275,8 +279,8 @@ func (s *Server) register() error {
 	}
 	system.Register(h, system.Options{
 		Version: o.Version, Power: o.Power, Host: o.Host, Settings: s.settings, Adoption: s.adoption,
-		EStopActive: s.router.EStopActive,
-		Inputs:      []func(time.Time) msg.InputStatus{s.rc.InputStatus},
+		EStopActive: s.router.EStopActive, EStop: s.router.EStop, ClearEStop: s.router.ClearEStop,
+		Inputs: []func(time.Time) msg.InputStatus{s.rc.InputStatus},
 	})
 	admin.Register(h, admin.Options{
 		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,

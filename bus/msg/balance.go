@@ -11,7 +11,22 @@ const (
 	// ServiceBalanceConsole runs one debug console line
 	// (BalanceConsoleRequest → BalanceConsoleResponse).
 	ServiceBalanceConsole = "/saint/balance/console"
+	// TopicBalanceCmdVel takes Twist (linear.x m/s, angular.z rad/s,
+	// counter-clockwise positive) from the server's router: the base follows
+	// it while it is fresh (the role's can_timeout_ms), unless the Orin's
+	// CAN 0x300 frames are; without either it takes the RC sticks.
+	TopicBalanceCmdVel = "/saint/balance/cmd_vel"
+	// TopicBalanceArm takes BalanceArm, the router's arm switch: held on
+	// for the arming hold (3 s) it arms the base, if the base's own checks
+	// allow it; switched off it disarms.
+	TopicBalanceArm = "/saint/balance/arm"
 )
+
+// BalanceArm is the state of the router's arm switch for the balancing
+// base.
+type BalanceArm struct {
+	Arm bool `json:"arm"`
+}
 
 // BalanceState is the balancing base's state.
 type BalanceState struct {
@@ -23,7 +38,8 @@ type BalanceState struct {
 	// Mode is the CAN 0x302 mode: off, balance, manual, estop.
 	Mode string `json:"mode"`
 	// Source is where the speed command comes from: "can" while the Orin's
-	// 0x300 frames are fresh, else "rc".
+	// 0x300 frames are fresh, else "bus" while the router's cmd_vel is,
+	// else "rc".
 	Source       string   `json:"source"`
 	Pitch        float64  `json:"pitch_deg"`
 	PitchRate    float64  `json:"pitch_rate_dps"`

@@ -11,6 +11,10 @@ type HeadState struct {
 	// Not in HeadState.msg: the router's head target controls a jaw, so
 	// the state reports it.
 	Jaw float32 `json:"jaw,omitempty"`
+	// EyesPan and EyesTilt are where the eyes look, degrees, on heads
+	// with eye servos (the router's "eyes_pan" and "eyes_tilt").
+	EyesPan  float32 `json:"eyes_pan,omitempty"`
+	EyesTilt float32 `json:"eyes_tilt,omitempty"`
 }
 
 // HeadCommand is HeadCommand.msg, taken on TopicHeadCmd: where to point
@@ -24,4 +28,9 @@ type HeadCommand struct {
 	// router's "jaw" output (face capture's jawOpen); heads without a jaw
 	// ignore it.
 	Jaw float32 `json:"jaw,omitempty"`
+	// EyesPan (positive looks left) and EyesTilt (positive looks up) turn
+	// the eyes, degrees, on heads with eye servos; others ignore them.
+	// Additions to HeadCommand.msg for the router's head "eyes".
+	EyesPan  float32 `json:"eyes_pan,omitempty"`
+	EyesTilt float32 `json:"eyes_tilt,omitempty"`
 }

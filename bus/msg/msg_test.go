@@ -149,12 +149,12 @@ var specMsgs = []struct {
 float32 pan      # -180 to 180 degrees
 float32 tilt     # -90 to 90 degrees
 float32 roll     # -45 to 45 degrees
-bool camera_active`, msg.HeadState{}, []string{"jaw"}},
+bool camera_active`, msg.HeadState{}, []string{"jaw", "eyes_pan", "eyes_tilt"}},
 	{`# HeadCommand.msg
 float32 pan
 float32 tilt
 float32 roll
-float32 speed    # 0.0 to 1.0`, msg.HeadCommand{}, []string{"jaw"}},
+float32 speed    # 0.0 to 1.0`, msg.HeadCommand{}, []string{"jaw", "eyes_pan", "eyes_tilt"}},
 	{`# ArmState.msg
 float32[] joint_positions    # Array of joint angles
 float32[] joint_velocities

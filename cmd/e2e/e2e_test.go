@@ -210,8 +210,8 @@ type server struct {
 func serverDataDir(root string) string { return filepath.Join(root, "server") }
 
 // newServer starts saint-server with its data in serverDataDir(root) and
-// waits until it is up.
-func newServer(t *testing.T, root string) *server {
+// waits until it is up. extra flags come last and so win over the defaults.
+func newServer(t *testing.T, root string, extra ...string) *server {
 	t.Helper()
 	s := &server{
 		data:     serverDataDir(root),
@@ -221,11 +221,11 @@ func newServer(t *testing.T, root string) *server {
 		wsAddr:   freeAddr(t),
 		fwAddr:   freeAddr(t),
 	}
-	s.proc = startProc(t, root, "saint-server", bin.server,
-		"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
+	args := []string{"--data", s.data, "--nats", s.natsAddr, "--http", s.httpAddr, "--ws", s.wsAddr,
 		"--firmware-http", s.fwAddr, "--addr-file", s.addrFile, "--no-auth",
 		// The test's nodes run on this machine: uploads are built for it.
-		"--firmware-arch", runtime.GOARCH)
+		"--firmware-arch", runtime.GOARCH}
+	s.proc = startProc(t, root, "saint-server", bin.server, append(args, extra...)...)
 	s.waitUp()
 	return s
 }
@@ -693,7 +693,9 @@ func TestAdoptionLifecycle(t *testing.T) {
 		checkHeader(t, n.id, st.Pins)
 	}
 	checkPeripheral(t, head.id, un[head.id].Peripherals, "1:0x68", "MPU6050")
+	checkPeripheral(t, head.id, un[head.id].Peripherals, "1:0x40", "PCA9685")
 	checkPeripheral(t, tracks.id, un[tracks.id].Peripherals, "1:0x40", "INA219")
+	checkPeripheral(t, tracks.id, un[tracks.id].Peripherals, "1:0x41", "PCA9685")
 	checkPeripheral(t, arms.id, un[arms.id].Peripherals, "1:0x40", "PCA9685")
 	checkPeripheral(t, arms.id, un[arms.id].Peripherals, "1:0x41", "INA219")
 	if t.Failed() {
@@ -726,7 +728,9 @@ func TestAdoptionLifecycle(t *testing.T) {
 	}
 	var gs gpioStatus
 	c.mustGet("get_gpio_status", map[string]any{"node_id": head.id}, &gs)
-	servos := map[string]string{"GPIO12": "pan_servo", "GPIO13": "tilt_servo", "GPIO18": "roll_servo"}
+	// Pan and tilt on the two hardware PWM channels; roll is on the
+	// PCA9685, no header pin.
+	servos := map[string]string{"GPIO12": "pan_servo", "GPIO13": "tilt_servo"}
 	for _, p := range gs.Pins {
 		if user, ok := servos[p.PinName]; ok {
 			if !p.InUse || p.UsedBy != user || p.Direction != "pwm" {

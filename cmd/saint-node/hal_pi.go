@@ -4,22 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/board/pi"
+	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/hal/periph"
 	"github.com/saint-os/saint/hal/pwm"
+	"github.com/saint-os/saint/hal/rpicam"
 	"github.com/saint-os/saint/hal/serial"
 	"github.com/saint-os/saint/hal/socketcan"
 	"github.com/saint-os/saint/hal/spi"
+	"github.com/saint-os/saint/hal/sysfspwm"
 	"github.com/saint-os/saint/hal/uart"
+	"github.com/saint-os/saint/hal/v4l2"
 )
 
 // SPI devices are opened at this clock and mode: every chip a role drives
@@ -31,27 +36,47 @@ const (
 )
 
 // openPiBoard builds the board of the Raspberry Pi this runs on, its buses
-// served by hal/periph (GPIO, PWM, I²C, SPI), hal/socketcan (CAN) and
-// hal/serial (UART). On a machine that is not a Raspberry Pi it says what
-// is missing.
+// served by hal/periph (GPIO, I²C, SPI), hal/sysfspwm (hardware PWM through
+// /sys/class/pwm, which needs no root), hal/socketcan (CAN) and hal/serial
+// (UART). On a machine that is not a Raspberry Pi it says what is missing.
 func openPiBoard(nodeID string) (board.Board, error) {
 	clk := clock.Real{}
 	host, hostErr := periph.Open(&periph.Options{Clock: clk})
-	hw := &piHardware{host: host, clk: clk}
+	pwms, pwmErr := sysfspwm.Open(nil)
+	hw := &piHardware{host: host, pwm: pwms, clk: clk}
 	b, boardErr := pi.New(&pi.Options{
-		NodeID:   nodeID,
-		Hardware: hw,
+		NodeID:     nodeID,
+		Hardware:   hw,
+		OpenCamera: openPiCamera,
 	})
-	if err := errors.Join(boardErr, hostErr); err != nil {
+	if err := errors.Join(boardErr, hostErr, pwmErr); err != nil {
 		return nil, fmt.Errorf("--hal pi: this machine cannot run a Raspberry Pi node (use --hal sim elsewhere):\n%w", err)
 	}
 	return b, nil
+}
+
+// openPiCamera opens a camera the Pi board found: a CSI camera ("csi0")
+// through Raspberry Pi OS's rpicam-vid, a USB camera ("video2") through
+// V4L2 (YUYV or MJPEG).
+func openPiCamera(p board.Peripheral) (camera.Camera, error) {
+	if n, ok := strings.CutPrefix(p.Address, "csi"); ok {
+		idx, err := strconv.Atoi(n)
+		if err != nil {
+			return nil, fmt.Errorf("camera %q: not a CSI camera number", p.Address)
+		}
+		return rpicam.New(rpicam.Options{Index: idx}), nil
+	}
+	if strings.HasPrefix(p.Address, "video") {
+		return v4l2.New(v4l2.Options{Path: "/dev/" + p.Address}), nil
+	}
+	return nil, fmt.Errorf("camera %q (%s): no backend for it", p.Address, p.Description)
 }
 
 // piHardware opens each bus once, on first use, and keeps it for the life of
 // the process. It implements board.Hardware.
 type piHardware struct {
 	host *periph.Host
+	pwm  *sysfspwm.Host
 	clk  clock.Clock
 
 	mu   sync.Mutex
@@ -63,7 +88,9 @@ type piHardware struct {
 
 func (h *piHardware) GPIO(bcm int) (gpio.PinIO, error) { return h.host.GPIO(bcm) }
 
-func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.host.PWM(bcm) }
+// PWM opens the hardware PWM channel of GPIO12, 13, 18 or 19 through the
+// kernel's PWM subsystem (the pwm-2chan overlay on a Pi 4 or Pi 5).
+func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.pwm.PWM(bcm) }
 
 func (h *piHardware) I2C(bus int) (i2c.Bus, error) {
 	h.mu.Lock()

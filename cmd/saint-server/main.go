@@ -52,7 +52,7 @@ import (
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
-	"github.com/saint-os/saint/server/mdns"
+	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/recording"
 )
 
@@ -74,13 +74,13 @@ func run() error {
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	noAuth := flag.Bool("no-auth", false, "no API token (development only; the API then listens on loopback only)")
-	joystick := flag.String("joystick", "/dev/input/js0", "Linux joystick device read into the router as source joystick, reopened when plugged in (empty: none)")
+	joystickDev := flag.String("joystick", joystick.DefaultDevice, "Linux joystick device read into the router as source joystick, reopened when plugged in (empty: none)")
 	power := flag.Bool("power", true, "let the system shutdown and reboot commands power the machine off or reboot it")
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
 	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
-	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS on this interface (e.g. wlan0); empty disables")
+	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS as HOSTNAME.local (the system.hostname setting) and _saint._tcp: \"auto\" on every interface that is up, or comma-separated interface names (e.g. wlan0); empty disables (saint-server.service sets auto)")
 	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. :8765, behind the API token (empty: none)")
 	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")
 	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
@@ -158,8 +158,8 @@ func run() error {
 	}
 	srv.SetRCPorts(openSerial)
 	srv.SetRCPins(gpioPins())
-	if *joystick != "" {
-		if err := srv.AddJoystick(*joystick); err != nil {
+	if *joystickDev != "" {
+		if err := srv.AddJoystick(*joystickDev); err != nil {
 			return err
 		}
 	}
@@ -190,10 +190,8 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *mdnsIface != "" {
-		if err := advertise(ctx, *mdnsIface, srv.Addrs()["ws"], log); err != nil {
-			return err
-		}
+	if err := startMDNS(ctx, *mdnsIface, srv.Addrs()["ws"], srv.Settings(), log); err != nil {
+		return err
 	}
 	<-ctx.Done()
 	log.Info("shutting down")
@@ -221,30 +219,6 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-
-// advertise announces the WebSocket API on iface by multicast DNS as
-// saint-server.local and _saint._tcp, until ctx ends.
-func advertise(ctx context.Context, iface, wsAddr string, log *slog.Logger) error {
-	ifi, err := net.InterfaceByName(iface)
-	if err != nil {
-		return fmt.Errorf("--mdns %s: %w", iface, err)
-	}
-	_, portStr, err := net.SplitHostPort(wsAddr)
-	if err != nil {
-		return fmt.Errorf("--mdns: the WebSocket API is not listening (%q)", wsAddr)
-	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
-	if err != nil {
-		return fmt.Errorf("--mdns: WebSocket port %q: %w", portStr, err)
-	}
-	go func() {
-		svc := mdns.Service{Port: uint16(port), TXT: []string{"path=/saint", "version=" + version}}
-		if err := mdns.Advertise(ctx, svc, ifi, log.With("component", "mdns")); err != nil && ctx.Err() == nil {
-			log.Error("mdns advertising stopped", "err", err)
-		}
-	}()
-	return nil
-}
 
 // resolveRobot resolves the robot configuration the launch flags name in
 // the configuration tree; nil when they name none.

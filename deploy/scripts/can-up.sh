@@ -1,7 +1,7 @@
 #!/bin/sh
 # can-up.sh brings up the CAN interfaces a node uses, before saint-node
-# starts (ExecStartPre=+ in saint-node.service: it runs as root, the node
-# does not). SAINT_CAN in /etc/default/saint-node lists them as
+# starts (ExecStartPre=! in saint-node.service: it runs as root holding only
+# CAP_NET_ADMIN, the node runs as saint with no capabilities). SAINT_CAN in /etc/default/saint-node lists them as
 # IFACE:BITRATE, e.g. SAINT_CAN="can0:500000 can1:1000000". Nothing to do
 # without it.
 set -eu

@@ -15,6 +15,9 @@
 #   --server URL         the server's NATS URL (default nats://192.168.10.1:4222)
 #   --can IFACE:BITRATE  bring up a CAN interface (repeatable), e.g. can0:500000
 #   --args "ARGS"        extra saint-node arguments, e.g. "--reset-pin 21"
+#   --pwm                turn on the two hardware PWM channels on GPIO12 and
+#                        GPIO13 (dtoverlay=pwm-2chan in config.txt, Pi 4 and
+#                        Pi 5; the head node); reboot the node afterwards
 #   --factory            forget the node's role and installed firmware
 #
 # SAINT_DRY_RUN=1 prints the commands instead of running them; SSH_OPTS
@@ -30,6 +33,7 @@ SERVER=nats://192.168.10.1:4222
 CAN=
 NODE_ARGS=
 FACTORY=0
+PWM=0
 SSH_OPTS=${SSH_OPTS:-}
 
 while [ $# -gt 0 ]; do
@@ -40,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--can) CAN="$CAN ${2:?--can needs IFACE:BITRATE}"; shift 2 ;;
 	--args) NODE_ARGS=${2?--args needs a value}; shift 2 ;;
 	--factory) FACTORY=1; shift ;;
-	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	--pwm) PWM=1; shift ;;
+	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -86,6 +91,10 @@ copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/scripts/
 
 # I2C and SPI on (Raspberry Pi OS); the groups the unit asks for.
 remote "if command -v raspi-config >/dev/null; then raspi-config nonint do_i2c 0; raspi-config nonint do_spi 0; fi"
+if [ "$PWM" = 1 ]; then
+	# The overlay the node's sysfs PWM backend expects (docs/hardware.md).
+	remote "c=/boot/firmware/config.txt; [ -f \$c ] || c=/boot/config.txt; grep -q '^dtoverlay=pwm-2chan' \$c || echo 'dtoverlay=pwm-2chan,pin=12,func=4,pin2=13,func2=4' >>\$c"
+fi
 remote "for g in gpio i2c spi dialout video; do getent group \$g >/dev/null || groupadd --system \$g; done"
 remote "id saint >/dev/null 2>&1 || useradd --system --home-dir /var/lib/saint --shell /usr/sbin/nologin saint"
 remote "usermod -a -G gpio,i2c,spi,dialout,video saint"
@@ -101,3 +110,6 @@ remote "systemctl daemon-reload && systemctl enable --now saint-node"
 remote "rm -rf $REMOTE_STAGE"
 echo "node provisioned on $TARGET: $(basename "$IMAGE") as /usr/local/bin/saint-node, server $SERVER."
 echo "It announces itself unadopted within seconds: adopt it in the web UI (Nodes) or with saintctl adopt."
+if [ "$PWM" = 1 ]; then
+	echo "Hardware PWM takes effect after a reboot: ssh $TARGET sudo reboot"
+fi

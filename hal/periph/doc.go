@@ -14,7 +14,9 @@
 //   - Hardware PWM through periph's bcm283x driver on GPIO12, 13, 18 and 19
 //     of a Pi 0–4: GPIO12 and 18 timed by DMA from the PWM clock, each with
 //     its own signal, GPIO13 and 19 the PWM1 channel (one signal for both).
-//     It maps /dev/mem, so it needs root. Other pins, a Pi 5 (whose PWM is
+//     It maps /dev/mem, so it needs root: saint-node drives hardware PWM
+//     through hal/sysfspwm (/sys/class/pwm) instead, and this path is kept
+//     for the smoke test and for tools that run as root. Other pins, a Pi 5 (whose PWM is
 //     on the RP1) and machines without a bcm283x get an error naming the
 //     pin; servos that need more channels go on a PCA9685 over I²C.
 //   - I²C and SPI through i2creg and spireg (/dev/i2c-N, /dev/spidevB.C).

@@ -107,15 +107,24 @@ type Balance struct {
 
 	canVel   canmsg.Velocity
 	canVelAt time.Time
-	canRx    uint64
-	canTx    uint64
-	canErr   uint64
-	canBad   uint64
-	linkTx   uint64
-	linkTxE  uint64
-	lastLED  uint8
-	started  time.Time
-	refusals uint64
+
+	// The router's drive command and arm switch (the server's routes:
+	// WebSocket, its RC receiver, a joystick).
+	busSpeed, busYaw float64
+	busVelAt         time.Time
+	busArm           bool      // the switch's last state
+	busArmSince      time.Time // when it went on
+	busArmTried      bool      // an arming attempt was made in this on-period
+	busArmSeenOff    bool      // the switch was off since the last reboot
+	canRx            uint64
+	canTx            uint64
+	canErr           uint64
+	canBad           uint64
+	linkTx           uint64
+	linkTxE          uint64
+	lastLED          uint8
+	started          time.Time
+	refusals         uint64
 
 	lvl level // level calibration (level.go)
 }
@@ -178,6 +187,16 @@ func (b *Balance) open() error {
 		}); err != nil {
 			return err
 		}
+		if err := rolekit.Subscribe(&b.Kit, prefix+"/cmd_vel", bus.QoS{Depth: 1}, func(t msg.Twist) {
+			if finite(t.Linear.X) && finite(t.Angular.Z) {
+				b.busSpeed, b.busYaw, b.busVelAt = t.Linear.X, t.Angular.Z, b.ex.Now()
+			}
+		}); err != nil {
+			return err
+		}
+		if err := rolekit.Subscribe(&b.Kit, prefix+"/arm", bus.QoS{Reliability: bus.Reliable, Depth: 4}, b.onArmSwitch); err != nil {
+			return err
+		}
 		if err := rolekit.Serve(&b.Kit, prefix+"/console", func(req msg.BalanceConsoleRequest, reply func(msg.BalanceConsoleResponse, error)) {
 			out, ok := b.Console(req.Line)
 			reply(msg.BalanceConsoleResponse{Output: out, OK: ok}, nil)
@@ -229,6 +248,9 @@ func (b *Balance) reboot() {
 		YawKp: b.cfg.YawKp, MaxCurrent: b.cfg.MaxCurrentA,
 	})
 	b.rcArmed = false
+	// A switch already on at power-on arms nothing: it must be seen off,
+	// then held on again.
+	b.busArm, b.busArmSeenOff = false, false
 	b.motorsOff()
 }
 
@@ -265,6 +287,7 @@ func (b *Balance) loop() {
 	}
 	b.updateSpeed(now)
 	b.checkFaults(now)
+	b.checkArmSwitch(now)
 	if b.state != StateArmed {
 		b.motorsOff()
 		return
@@ -374,12 +397,17 @@ func (b *Balance) fault(code uint8) {
 }
 
 // command returns the speed (m/s) and yaw rate (rad/s) to follow: the
-// Orin's while its 0x300 frames are fresh, else the RC sticks; the speed
-// limited by the hard cap.
+// Orin's while its 0x300 frames are fresh, else the router's cmd_vel while
+// it is (the same timeout), else the RC sticks; the speed limited by the
+// hard cap.
 func (b *Balance) command(now time.Time) (speed, yawRate float64) {
 	if now.Sub(b.canVelAt) <= b.canTimeout() {
 		speed = float64(b.canVel.SpeedMMPS) / 1000
 		yawRate = float64(b.canVel.SteerMrad) / 1000
+	} else if !b.busVelAt.IsZero() && now.Sub(b.busVelAt) <= b.canTimeout() {
+		speed, yawRate = b.busSpeed, b.busYaw
+		steer := b.cfg.MaxSteerMrad / 1000
+		yawRate = math.Max(-steer, math.Min(steer, yawRate))
 	} else if now.Sub(b.rcAt) <= b.watchdog() {
 		speed = float64(b.rc.Throttle) / link.StickFull * b.maxSpeed
 		// Steer right (positive stick) turns right: negative yaw rate.
@@ -391,11 +419,48 @@ func (b *Balance) command(now time.Time) (speed, yawRate float64) {
 
 // source names where command takes the speed from.
 func (b *Balance) source(now time.Time) string {
-	if now.Sub(b.canVelAt) <= b.canTimeout() {
+	switch {
+	case now.Sub(b.canVelAt) <= b.canTimeout():
 		return "can"
+	case !b.busVelAt.IsZero() && now.Sub(b.busVelAt) <= b.canTimeout():
+		return "bus"
 	}
 	return "rc"
 }
+
+// onArmSwitch takes the router's arm switch. Off disarms at once; on arms
+// once it has stayed on for arm_hold_ms (checkArmSwitch), through arm's
+// checks, one attempt per switching on.
+func (b *Balance) onArmSwitch(a msg.BalanceArm) {
+	now := b.ex.Now()
+	switch {
+	case a.Arm && !b.busArm:
+		b.busArmSince, b.busArmTried = now, !b.busArmSeenOff
+	case !a.Arm && b.busArm:
+		b.disarm()
+	}
+	if !a.Arm {
+		b.busArmSeenOff = true
+	}
+	b.busArm = a.Arm
+}
+
+// checkArmSwitch arms the base when the router's arm switch has been held
+// on long enough.
+func (b *Balance) checkArmSwitch(now time.Time) {
+	if !b.busArm || b.busArmTried || now.Sub(b.busArmSince) < time.Duration(b.cfg.ArmHoldMS)*time.Millisecond {
+		return
+	}
+	b.busArmTried = true
+	if b.state == StateArmed {
+		return
+	}
+	if err := b.arm(now); err != nil {
+		b.Env.Log.Warn("arming from the arm switch refused", "reason", err.Error())
+	}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // updateSpeed estimates the forward speed from the wheels: each motor's
 // rate relative to the body plus the body's pitch rate is the wheel's.

@@ -708,3 +708,100 @@ func BenchmarkBalancingMillisecond(b *testing.B) {
 		g.Run(time.Millisecond)
 	}
 }
+
+// The router's cmd_vel drives the armed base while it is fresh, under the
+// speed cap; the Orin's CAN command comes first; without either the base
+// takes the RC sticks again after can_timeout_ms.
+func TestBalanceDrivesFromTheRouter(t *testing.T) {
+	g := newBalanceRig(t, nil)
+	g.mustArm()
+	for _, p := range []string{"speed_limit 20", "speed_limit 30"} {
+		if r := g.console(p); !r.OK {
+			t.Fatalf("%s: %+v", p, r)
+		}
+	}
+	drive := func(v float64) *executor.Timer {
+		return g.Ex.Every(50*time.Millisecond, func() {
+			g.Publish(msg.TopicBalanceCmdVel, msg.Twist{Linear: msg.Vector3{X: v}})
+		})
+	}
+	tm := drive(1.0) // asks 1 m/s: the 30 % cap allows 0.6
+	x0, _ := g.robot.Balance.Position()
+	g.Run(5 * time.Second)
+	x1, v := g.robot.Balance.Position()
+	if math.Abs(v-0.6) > 0.12 || x1-x0 < 1.5 || g.state.Source != "bus" || math.Abs(g.state.TargetSpeed-0.6) > 1e-9 {
+		t.Errorf("driven by the router: speed %.3f m/s, travelled %.2f m, source %q, target %.3f; want 0.6 capped, ≥ 1.5 m, from bus",
+			v, x1-x0, g.state.Source, g.state.TargetSpeed)
+	}
+	// The Orin's 0x300 wins while fresh.
+	orin := g.Ex.Every(50*time.Millisecond, func() { _ = g.can.Send(canmsg.Velocity{SpeedMMPS: 0}.Frame()) })
+	g.Run(3 * time.Second)
+	if _, v := g.robot.Balance.Position(); math.Abs(v) > 0.08 || g.state.Source != "can" {
+		t.Errorf("with the Orin asking 0: speed %.3f, source %q; want ≈ 0 from can", v, g.state.Source)
+	}
+	orin.Stop()
+	g.Run(time.Second)
+	if g.state.Source != "bus" {
+		t.Errorf("the Orin silent, the router still driving: source %q, want bus", g.state.Source)
+	}
+	// The router falls silent: RC (sticks centred) after the timeout.
+	tm.Stop()
+	g.Run(450 * time.Millisecond)
+	if g.state.Source != "bus" {
+		t.Errorf("source %q 450 ms after the last cmd_vel, want bus until 500 ms", g.state.Source)
+	}
+	g.Run(4 * time.Second)
+	if _, v := g.robot.Balance.Position(); math.Abs(v) > 0.08 || g.state.Source != "rc" || !g.state.Armed {
+		t.Errorf("after the router's timeout: speed %.3f, source %q, armed %v; want standing, from rc, still armed", v, g.state.Source, g.state.Armed)
+	}
+	// Disarmed, the router's command moves nothing.
+	g.console("disarm")
+	tm = drive(0.5)
+	defer tm.Stop()
+	g.Run(time.Second)
+	if !g.motorsOff() {
+		t.Error("the router's cmd_vel drove a disarmed base")
+	}
+}
+
+// The router's arm switch: a switch on at power-on arms nothing; switched
+// on again it arms after the 3 s hold, only upright; off disarms at once.
+func TestBalanceArmSwitch(t *testing.T) {
+	g := newBalanceRig(t, nil)
+	release := g.hold(0)
+	defer release()
+	arm := func(on bool) { g.Publish(msg.TopicBalanceArm, msg.BalanceArm{Arm: on}); g.Run(5 * time.Millisecond) }
+	arm(true)
+	g.Run(4 * time.Second)
+	if g.state.Armed || !g.motorsOff() {
+		t.Fatal("armed by a switch that was on since power-on")
+	}
+	arm(false)
+	arm(true)
+	g.Run(2500 * time.Millisecond)
+	if g.state.Armed {
+		t.Fatal("armed after a 2.5 s hold, want 3 s")
+	}
+	g.Run(600 * time.Millisecond)
+	if !g.state.Armed || g.motorsOff() {
+		t.Fatalf("not armed after a 3.1 s hold: %+v", g.state)
+	}
+	arm(false)
+	if !g.motorsOff() {
+		t.Fatal("motors on after the switch went off")
+	}
+	g.Run(150 * time.Millisecond) // a BalanceState at 10 Hz
+	if g.state.Armed {
+		t.Fatalf("still armed with the switch off: %+v", g.state)
+	}
+
+	// Lying on its bumper: the base's own check refuses.
+	release()
+	g.robot.Balance.SetPitch(15*balDeg, 0)
+	g.Run(500 * time.Millisecond)
+	arm(true)
+	g.Run(3500 * time.Millisecond)
+	if g.state.Armed || !g.motorsOff() || !balContains(g.state.Faults, "arm_refused") {
+		t.Errorf("arm switch on a fallen base: %+v, want refused", g.state)
+	}
+}

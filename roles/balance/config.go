@@ -40,6 +40,10 @@ type Config struct {
 	PolePairs       int       `yaml:"pole_pairs"`
 	WheelRadiusM    float64   `yaml:"wheel_radius_m"`
 	IMUHeightM      float64   `yaml:"imu_height_m"`
+	// ArmHoldMS is how long the router's arm switch (/saint/balance/arm)
+	// must stay on before the base tries to arm: the reference's 3 s
+	// button hold, for arming from the server's RC receiver or a joystick.
+	ArmHoldMS int `yaml:"arm_hold_ms"`
 
 	// StateRateHz is the BalanceState rate on the bus: the configuration's
 	// top-level state_rate_hz, not a field of this section.
@@ -71,6 +75,7 @@ func DefaultConfig() Config {
 		MaxSpeedMMPS: 2000, MaxSteerMrad: 2000, SpeedLimitPct: 10,
 		TelemetryRateHz: 10, LinkStateHz: 50,
 		VESCLeftID: 68, VESCRightID: 56, PolePairs: 15, WheelRadiusM: 0.0825, IMUHeightM: 0.15,
+		ArmHoldMS: 3000,
 	}
 }
 
@@ -95,6 +100,7 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 		{"watchdog_ms", float64(bc.WatchdogMS)}, {"can_timeout_ms", float64(bc.CANTimeoutMS)},
 		{"max_speed_mmps", bc.MaxSpeedMMPS}, {"telemetry_rate_hz", bc.TelemetryRateHz},
 		{"link_state_rate_hz", bc.LinkStateHz}, {"pole_pairs", float64(bc.PolePairs)}, {"wheel_radius_m", bc.WheelRadiusM},
+		{"arm_hold_ms", float64(bc.ArmHoldMS)},
 	}
 	for _, p := range pos {
 		if !(p.v > 0) {

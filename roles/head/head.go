@@ -35,9 +35,13 @@ type Head struct {
 	speed    float64 // speed factor of the move in progress
 	jaw      float64
 	jawServo *servo.Servo // nil without a jaw_servo function
-	clamped  []string
-	lastCmd  time.Time
-	timedOut bool
+	// eyes are pan and tilt of the eyes, degrees, and their servos (nil
+	// without eyes_pan_servo / eyes_tilt_servo functions).
+	eyes      [2]float64
+	eyeServos [2]*servo.Servo
+	clamped   []string
+	lastCmd   time.Time
+	timedOut  bool
 	// lastClampAlert and the axes it named rate-limit the clamp alert.
 	lastClampAlert time.Time
 	alertedAxes    string
@@ -134,6 +138,18 @@ func (h *Head) open() error {
 			return fmt.Errorf("head: gpio_mapping.jaw_servo: %w", err)
 		}
 		h.jawServo = s
+	}
+	for i, e := range eyeAxes() {
+		pin := h.Pins.PWM(e.function)
+		if pin == nil {
+			continue
+		}
+		// A hobby servo, 500–2500 µs over 180°, limited to the eye's range.
+		s, err := servo.New(pin, &servo.Config{Range: 180, MinAngle: -e.limit, MaxAngle: e.limit, FreqHz: h.Pins.Frequency(e.function)})
+		if err != nil {
+			return fmt.Errorf("head: %s: %w", e.function, err)
+		}
+		h.eyeServos[i] = s
 	}
 	h.speed = h.cfg.defaultSpeed
 	h.lastCmd = env.Exec.Now()
@@ -286,6 +302,11 @@ func (h *Head) command(c msg.HeadCommand) {
 	if h.jawServo != nil && !math.IsNaN(float64(c.Jaw)) {
 		h.jaw = max(0, min(1, float64(c.Jaw)))
 	}
+	for i, v := range [2]float32{c.EyesPan, c.EyesTilt} {
+		if s := h.eyeServos[i]; s != nil && !math.IsNaN(float64(v)) {
+			h.eyes[i] = s.Clamp(float64(v))
+		}
+	}
 	if len(cut) > 0 {
 		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
 	}
@@ -354,7 +375,24 @@ func (h *Head) drive() {
 			h.Env.Log.Warn("servo", "function", "jaw_servo", "err", err)
 		}
 	}
+	for i, s := range h.eyeServos {
+		if s == nil {
+			continue
+		}
+		if _, err := s.SetAngle(h.eyes[i]); err != nil {
+			h.Env.Log.Warn("servo", "function", eyeAxes()[i].function, "err", err)
+		}
+	}
 }
+
+// eyeAxis is an eye servo function and its range (±deg).
+type eyeAxis struct {
+	function string
+	limit    float64
+}
+
+// eyeAxes are the eyes' optional servo functions: pan, then tilt.
+func eyeAxes() [2]eyeAxis { return [2]eyeAxis{{"eyes_pan_servo", 45}, {"eyes_tilt_servo", 30}} }
 
 func (h *Head) moving() bool {
 	for _, a := range h.axes {
@@ -371,7 +409,7 @@ func (h *Head) publishState() {
 	}
 	pos := angles(func(a headAxis) float64 { return a.pos })
 	_ = h.Env.Bus.Publish(h.Env.Prefix+"/state", msg.HeadState{Pan: pos.Pan, Tilt: pos.Tilt, Roll: pos.Roll,
-		CameraActive: h.camera.active(), Jaw: float32(h.jaw)})
+		CameraActive: h.camera.active(), Jaw: float32(h.jaw), EyesPan: float32(h.eyes[0]), EyesTilt: float32(h.eyes[1])})
 	_ = h.Env.Bus.Publish(h.Env.Prefix+"/motion", msg.HeadMotion{
 		Header:   msg.Header{Stamp: msg.TimeOf(h.Env.Exec.Now()), FrameID: "head"},
 		Position: pos,

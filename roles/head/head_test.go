@@ -3,6 +3,7 @@ package head_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -61,13 +62,22 @@ func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
 	return &headRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, robot: r, board: board, role: role}
 }
 
+// servoPWM reads the PWM a head servo gets: from its header pin, or from
+// the PCA9685 channel of a servo with no pin.
+func (g *headRig) servoPWM(s headServo) (freq, duty float64, on bool) {
+	if s.bcm == 0 {
+		return g.board.PCA9685().PWMState(s.channel)
+	}
+	return g.board.PWMState(s.bcm)
+}
+
 // servoAngle reads the angle a servo is commanded to from its pulse.
-func (g *headRig) servoAngle(bcm int, travelDeg float64) (float64, bool) {
-	freq, duty, on := g.board.PWMState(bcm)
+func (g *headRig) servoAngle(s headServo) (float64, bool) {
+	freq, duty, on := g.servoPWM(s)
 	if !on || freq == 0 {
 		return 0, false
 	}
-	return (duty/freq*1e6 - 1500) / 1000 * travelDeg / 2, true
+	return (duty/freq*1e6 - 1500) / 1000 * s.travel / 2, true
 }
 
 // truth returns the physical head's pan, tilt and roll in degrees.
@@ -76,11 +86,30 @@ func (g *headRig) truth() [3]float64 {
 	return [3]float64{a[0] / headDegree, a[1] / headDegree, a[2] / headDegree}
 }
 
-// headServoPins are the head's servo pins and travels (head.yaml).
-var headServoPins = [3]struct {
-	bcm    int
-	travel float64
-}{{12, 360}, {13, 180}, {18, 90}}
+// headServo is one of the head's servos as head.yaml wires it: on a header
+// pin, or (bcm 0) on a channel of the head's PCA9685, whose 12-bit counts
+// (4.9 µs at 50 Hz) make the angle a servo gets coarser by resolution.
+type headServo struct {
+	name       string
+	bcm        int
+	channel    int
+	travel     float64
+	resolution float64 // degrees per PWM step
+}
+
+func (s headServo) String() string {
+	if s.bcm == 0 {
+		return fmt.Sprintf("%s servo (PCA9685 channel %d)", s.name, s.channel)
+	}
+	return fmt.Sprintf("%s servo (GPIO%d)", s.name, s.bcm)
+}
+
+// headServos are the head's pan, tilt and roll servos (head.yaml).
+var headServos = [3]headServo{
+	{name: "pan", bcm: 12, travel: 360},
+	{name: "tilt", bcm: 13, travel: 180},
+	{name: "roll", channel: robot.HeadRollChannel, travel: 90, resolution: 90.0 / 2000 * 1e6 / (4096 * 50)},
+}
 
 // TestHeadMoveFollowsTheProfileAndArrives commands a move and watches the
 // servo pulses every millisecond: no axis moves faster than max_velocity ×
@@ -112,14 +141,14 @@ func TestHeadMoveFollowsTheProfileAndArrives(t *testing.T) {
 		start := g.Ex.Now()
 		sampler := g.Ex.Every(time.Millisecond, func() {
 			done := true
-			for i, s := range headServoPins {
-				a, on := g.servoAngle(s.bcm, s.travel)
+			for i, s := range headServos {
+				a, on := g.servoAngle(s)
 				if !on {
-					t.Errorf("GPIO%d servo pulse off during the move", s.bcm)
+					t.Errorf("%v: pulse off during the move", s)
 				}
 				maxRate[i] = math.Max(maxRate[i], math.Abs(a-prev[i])/0.001)
 				prev[i] = a
-				if math.Abs(a-tc.goal[i]) > 1e-6 {
+				if math.Abs(a-tc.goal[i]) > 1e-6+s.resolution/2 {
 					done = false
 				}
 			}
@@ -133,7 +162,8 @@ func TestHeadMoveFollowsTheProfileAndArrives(t *testing.T) {
 		// The profile steps every 20 ms: a step's travel shows in one
 		// millisecond sample, so the rate per step is the sample's / 20.
 		for i, r := range maxRate {
-			if perStep := r / 20; perStep > vmax*1.0001 {
+			// One PWM step of rounding either side of a profile step.
+			if perStep := r / 20; perStep > vmax*1.0001+2*headServos[i].resolution/0.020 {
 				t.Errorf("speed %g: axis %d moved at %.1f°/s, max %.1f°/s", tc.speed, i, perStep, vmax)
 			}
 		}
@@ -273,10 +303,10 @@ func TestHeadDeadmanHolds(t *testing.T) {
 	if !(*motion)[len(*motion)-1].CommandTimeout {
 		t.Error("no command timeout reported 3.9 s after the last command")
 	}
-	for i, s := range headServoPins[:2] {
-		a, on := g.servoAngle(s.bcm, s.travel)
+	for i, s := range headServos[:2] {
+		a, on := g.servoAngle(s)
 		if want := []float64{30, 60}[i]; !on || math.Abs(a-want) > 1e-6 {
-			t.Errorf("GPIO%d: servo at %.2f° (pulse on %v), want holding %.0f°", s.bcm, a, on, want)
+			t.Errorf("%v at %.2f° (pulse on %v), want holding %.0f°", s, a, on, want)
 		}
 	}
 	// Tilted 60°, gravity pulls the head down: the powered servo holds it.
@@ -295,9 +325,9 @@ func TestHeadStopReleasesServos(t *testing.T) {
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
 	g.Run(200 * time.Millisecond)
 	g.role.Stop()
-	for _, s := range headServoPins {
-		if _, _, on := g.board.PWMState(s.bcm); on {
-			t.Errorf("GPIO%d servo PWM still on after Stop", s.bcm)
+	for _, s := range headServos {
+		if _, _, on := g.servoPWM(s); on {
+			t.Errorf("%v: PWM still on after Stop", s)
 		}
 	}
 	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
@@ -485,5 +515,38 @@ func BenchmarkHeadCameraFrame(b *testing.B) {
 	}
 	if frames < b.N {
 		b.Fatalf("%d frames for %d iterations", frames, b.N)
+	}
+}
+
+// Eyes on two PCA9685 channels follow eyes_pan and eyes_tilt at once,
+// within their range, and the state reports them.
+func TestHeadEyes(t *testing.T) {
+	g := newHeadRig(t, func(c *roleconfig.Config) {
+		c.PWMOutputs["eyes_pan_servo"] = roleconfig.PWMOutput{PCA9685: 0x40, Channel: 2, Frequency: 50}
+		c.PWMOutputs["eyes_tilt_servo"] = roleconfig.PWMOutput{PCA9685: 0x40, Channel: 3, Frequency: 50}
+	})
+	states := roletest.Collect[msg.HeadState](t, g.Bus, g.Ex, msg.TopicHeadState)
+	eye := func(ch int) float64 { // degrees from the pulse, 180° over 500–2500 µs
+		f, d, on := g.board.PCA9685().PWMState(ch)
+		if !on {
+			t.Fatalf("eye channel %d off", ch)
+		}
+		return (d/f*1e6 - 1500) / 1000 * 90
+	}
+	if a := eye(2); math.Abs(a) > 0.5 {
+		t.Errorf("eye pan at start %.2f°, want centred", a)
+	}
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, EyesPan: 20, EyesTilt: -50, Speed: 1})
+	g.Run(100 * time.Millisecond)
+	// One 12-bit count at 50 Hz is 0.44° of a 180° servo.
+	if a := eye(2); math.Abs(a-20) > 0.5 {
+		t.Errorf("eye pan %.2f°, want 20", a)
+	}
+	if a := eye(3); math.Abs(a+30) > 0.5 {
+		t.Errorf("eye tilt %.2f°, want -30 (its limit)", a)
+	}
+	g.Run(200 * time.Millisecond)
+	if s := (*states)[len(*states)-1]; s.EyesPan != 20 || s.EyesTilt != -30 {
+		t.Errorf("state %+v, want eyes 20 / -30", s)
 	}
 }

@@ -56,15 +56,15 @@ func TestHeadMotorMiddleware(t *testing.T) {
 	}
 	// Roll is clamped to its ±45° limit.
 	for i, want := range []float64{0.5 / headDegree, -0.3 / headDegree, 45} {
-		p := headServoPins[i]
-		if a, on := g.servoAngle(p.bcm, p.travel); !on || math.Abs(a-want) > 1e-6 {
-			t.Errorf("GPIO%d: %.3f° (on %v), want %.3f°", p.bcm, a, on, want)
+		p := headServos[i]
+		if a, on := g.servoAngle(p); !on || math.Abs(a-want) > max(1e-6, p.resolution) {
+			t.Errorf("%v: %.3f° (on %v), want %.3f°", p, a, on, want)
 		}
 	}
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 0, Speed: 1})
 	g.Publish("/saint/head/control_command", msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeTorque, Torques: []float64{0, 0, 0}})
 	g.Run(100 * time.Millisecond)
-	if a, _ := g.servoAngle(12, 360); math.Abs(a-0.5/headDegree) > 1e-6 {
+	if a, _ := g.servoAngle(headServos[0]); math.Abs(a-0.5/headDegree) > 1e-6 {
 		t.Errorf("a HeadCommand during the session moved pan to %.2f°", a)
 	}
 	if last := (*status)[len(*status)-1]; !strings.Contains(last.LastError, "TORQUE needs torque-controlled actuators") {
@@ -75,15 +75,15 @@ func TestHeadMotorMiddleware(t *testing.T) {
 	}
 	// The session times out into ZERO_TORQUE_MODE: no pulses.
 	g.Run(600 * time.Millisecond)
-	for _, p := range headServoPins {
-		if _, _, on := g.board.PWMState(p.bcm); on {
-			t.Errorf("GPIO%d still pulsing after ZERO_TORQUE_MODE", p.bcm)
+	for _, p := range headServos {
+		if _, _, on := g.servoPWM(p); on {
+			t.Errorf("%v still pulsing after ZERO_TORQUE_MODE", p)
 		}
 	}
 	// A HeadCommand takes the head back.
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 10, Speed: 1})
 	g.Run(time.Second)
-	if a, on := g.servoAngle(12, 360); !on || math.Abs(a-10) > 1e-6 {
+	if a, on := g.servoAngle(headServos[0]); !on || math.Abs(a-10) > 1e-6 {
 		t.Errorf("after a HeadCommand pan at %.2f° (on %v), want 10°", a, on)
 	}
 }

@@ -297,7 +297,17 @@ func (p *Monitor) publish() {
 	}
 }
 
+// alert shows text on the console and logs it: warnings and errors also
+// reach the server as the node's alerts.
 func (p *Monitor) alert(level, text string) {
+	switch level {
+	case msg.AlertError, msg.AlertCritical:
+		p.env.Log.Error(text)
+	case msg.AlertWarning:
+		p.env.Log.Warn(text)
+	default:
+		p.env.Log.Info(text)
+	}
 	a := msg.ConsoleAlert{Level: level, Message: text, Source: p.env.NodeID,
 		Timestamp: float64(p.env.Exec.Now().UnixNano()) / 1e9}
 	if err := p.env.Bus.Publish(msg.TopicConsoleAlerts, a); err != nil {

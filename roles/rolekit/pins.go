@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/saint-os/saint/hal/board"
+	"github.com/saint-os/saint/hal/device/pca9685"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/pwm"
 	"github.com/saint-os/saint/roleconfig"
@@ -13,19 +14,25 @@ import (
 // function gets when it is claimed, before the role drives it.
 const servoNeutralPulseUS = 1500.0
 
-// Pins is the set of header pins a role claimed from its gpio_mapping,
-// opened and put in their configured mode. Actuators start safe: servos at
-// neutral, motor PWM at zero duty, outputs low.
+// Pins is the set of header pins a role claimed from its gpio_mapping and
+// the PCA9685 channels of its pwm_outputs, opened and put in their
+// configured mode. Actuators start safe: servos at neutral, motor PWM at
+// zero duty, outputs low. A role sees a PWM function the same whether a
+// header pin or a PCA9685 channel produces it.
 type Pins struct {
 	board board.Board
 	pwm   map[string]pwm.Pin
 	out   map[string]gpio.PinIO
 	in    map[string]gpio.PinIO
 	freq  map[string]float64
+	chips map[pcaKey]*pca9685.Dev
 }
 
-// claimPins claims and opens every function of cfg.GPIOMapping. On error,
-// everything claimed so far is released.
+// pcaKey is a PCA9685 by bus and address.
+type pcaKey struct{ bus, addr int }
+
+// claimPins claims and opens every function of cfg.GPIOMapping and
+// cfg.PWMOutputs. On error, everything claimed so far is released.
 func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 	p := &Pins{
 		board: b,
@@ -33,6 +40,7 @@ func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 		out:   map[string]gpio.PinIO{},
 		in:    map[string]gpio.PinIO{},
 		freq:  map[string]float64{},
+		chips: map[pcaKey]*pca9685.Dev{},
 	}
 	hw := b.Hardware()
 	for _, name := range cfg.FunctionNames() {
@@ -42,13 +50,54 @@ func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 			return nil, fmt.Errorf("gpio_mapping.%s (GPIO%d): %w", name, f.Pin, err)
 		}
 	}
+	for _, name := range cfg.PWMOutputNames() {
+		o := cfg.PWMOutputs[name]
+		if err := p.openPCA(hw, name, o); err != nil {
+			p.release()
+			return nil, fmt.Errorf("pwm_outputs.%s (PCA9685 0x%02x channel %d): %w", name, o.PCA9685, o.Channel, err)
+		}
+	}
 	return p, nil
+}
+
+// openPCA opens a PCA9685 channel, configuring the chip (all channels off,
+// at the output's frequency) the first time one of its channels is used.
+// The frequency recorded is the chip's real one, which the prescaler
+// rounds: drivers then ask for exactly what it runs.
+func (p *Pins) openPCA(hw board.Hardware, name string, o roleconfig.PWMOutput) error {
+	k := pcaKey{o.I2CBus(), o.PCA9685}
+	dev := p.chips[k]
+	if dev == nil {
+		bus, err := hw.I2C(k.bus)
+		if err != nil {
+			return err
+		}
+		if dev, err = pca9685.New(bus, &pca9685.Opts{Addr: uint16(k.addr), FreqHz: o.Frequency}); err != nil {
+			return err
+		}
+		p.chips[k] = dev
+	}
+	pin, err := dev.Channel(o.Channel)
+	if err != nil {
+		return err
+	}
+	freq := dev.Frequency()
+	duty := 0.0
+	if freq <= 400 {
+		duty = servoNeutralPulseUS * 1e-6 * freq
+	}
+	if err := pin.PWM(duty, freq); err != nil {
+		return err
+	}
+	p.pwm[name], p.freq[name] = pin, freq
+	return nil
 }
 
 // PWM returns the pwm function name, nil when the mapping has none.
 func (p *Pins) PWM(name string) pwm.Pin { return p.pwm[name] }
 
-// Frequency returns the configured frequency of the pwm function name, Hz.
+// Frequency returns the frequency of the pwm function name, Hz: the
+// configured one on a header pin, what the chip really runs on a PCA9685.
 func (p *Pins) Frequency(name string) float64 { return p.freq[name] }
 
 // Output returns the output function name, nil when the mapping has none.

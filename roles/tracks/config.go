@@ -37,6 +37,9 @@ type tracksConfig struct {
 	EstopMode    string  `yaml:"estop_mode"`
 	// Power is the power monitor's section, decoded by power.ConfigOf.
 	Power yaml.Node `yaml:"power"`
+	// MotorCurrent is the per-track current sensing: an INA219 on each
+	// H-bridge's supply.
+	MotorCurrent motorCurrentConfig `yaml:"motor_current"`
 }
 
 // tracksLimits is the limits: section.
@@ -73,6 +76,22 @@ type tracksDrive struct {
 	SpeedBandwidthHz float64 `yaml:"speed_bandwidth_hz"`
 }
 
+// motorCurrentConfig is the motor_current: section: an INA219 in the
+// supply line of each BTS7960 (what the bridge draws: the motor's current
+// times the duty while driving, negative while it brakes back into the
+// supply). Addresses 0 mean not fitted: the currents then read 0.
+type motorCurrentConfig struct {
+	Bus          int     `yaml:"bus"`
+	LeftAddress  int     `yaml:"left_address"`
+	RightAddress int     `yaml:"right_address"`
+	ShuntOhms    float64 `yaml:"shunt_ohms"`
+	MaxCurrent   float64 `yaml:"max_current"`
+	RateHz       float64 `yaml:"rate_hz"`
+}
+
+// fitted reports whether the section names both sensors.
+func (m motorCurrentConfig) fitted() bool { return m.LeftAddress != 0 || m.RightAddress != 0 }
+
 // tracksOdometry is the odometry: section.
 type tracksOdometry struct {
 	RateHz       float64 `yaml:"rate_hz"`
@@ -104,6 +123,7 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 			TwistCovariance: []float64{1e-3, 1e-3, 1e6, 1e6, 1e6, 1e-2}},
 		Speed:        speedGains{Kp: 0.3, Ki: 3, FeedForwardVoltsPerMPS: 20, NominalVoltage: 24, MaxDuty: 0.95, MaxCorrection: 0.25, StallTimeoutMS: 500},
 		CmdTimeoutMS: 500, StateRateHz: 20,
+		MotorCurrent: motorCurrentConfig{Bus: 1, ShuntOhms: 0.01, MaxCurrent: 30, RateHz: 20},
 	})
 	if err != nil {
 		return nil, err
@@ -128,6 +148,19 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 	}{{"cmd_timeout_ms", c.CmdTimeoutMS}, {"state_rate_hz", c.StateRateHz}} {
 		if !(p.v > 0) {
 			return nil, cfg.Errorf(p.name, "%v, want a positive number", p.v)
+		}
+	}
+	if m := c.MotorCurrent; m.fitted() {
+		if m.LeftAddress < 0x40 || m.LeftAddress > 0x4F || m.RightAddress < 0x40 || m.RightAddress > 0x4F || m.LeftAddress == m.RightAddress {
+			return nil, cfg.Errorf("motor_current", "left_address 0x%02x, right_address 0x%02x: want two different INA219 addresses (0x40–0x4F)", m.LeftAddress, m.RightAddress)
+		}
+		for _, p := range []struct {
+			name string
+			v    float64
+		}{{"shunt_ohms", m.ShuntOhms}, {"max_current", m.MaxCurrent}, {"rate_hz", m.RateHz}} {
+			if !(p.v > 0) || math.IsInf(p.v, 0) {
+				return nil, cfg.Errorf("motor_current."+p.name, "%v, want a positive number", p.v)
+			}
 		}
 	}
 	c.cmdTimeout = time.Duration(c.CmdTimeoutMS * float64(time.Millisecond))

@@ -10,6 +10,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/bts7960"
 	"github.com/saint-os/saint/hal/device/encoder"
+	"github.com/saint-os/saint/hal/device/ina219"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/roles/power"
 	"github.com/saint-os/saint/roles/rolekit"
@@ -46,6 +47,8 @@ type Tracks struct {
 	haveCmd  bool
 	ref      [2]float64       // v and ω on their way to target, within the acceleration limits
 	speed    [2]float64       // measured track speeds, m/s
+	current  [2]float64       // each bridge's supply current, A (0 without motor_current)
+	currentS [2]*ina219.Dev   // the per-track current sensors, nil when not fitted
 	estop    msg.EStop        // the latched emergency stop, Active while engaged
 	cutoff   bool             // the supply is at cutoff
 	braking  bool             // stopped with the motors shorted until they stand still
@@ -78,9 +81,9 @@ func (t *Tracks) open() error {
 	for side, name := range [2]string{"left", "right"} {
 		rp, lp, en := t.Pins.PWM(name+"_rpwm"), t.Pins.PWM(name+"_lpwm"), t.Pins.Output(name+"_enable")
 		if rp == nil || lp == nil || en == nil {
-			return fmt.Errorf("gpio_mapping: %s_rpwm, %s_lpwm (pwm) and %s_enable (output) are required", name, name, name)
+			return fmt.Errorf("gpio_mapping or pwm_outputs: %s_rpwm, %s_lpwm (pwm) and %s_enable (output) are required", name, name, name)
 		}
-		freq := env.Config.GPIOMapping[name+"_rpwm"].Frequency
+		freq := t.Pins.Frequency(name + "_rpwm")
 		br, err := bts7960.New(bts7960.Pins{RPWM: rp, LPWM: lp, REN: en}, &bts7960.Options{FreqHz: freq})
 		if err != nil {
 			return fmt.Errorf("%s H-bridge: %w", name, err)
@@ -111,6 +114,9 @@ func (t *Tracks) open() error {
 	}
 	t.OnStop(t.power.Stop)
 	t.power.OnReading(t.publishMotorCurrent)
+	if err := t.openCurrentSensors(); err != nil {
+		return err
+	}
 
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/cmd_vel", bus.QoS{Depth: 1}, t.command); err != nil {
 		return err
@@ -420,21 +426,60 @@ func (t *Tracks) publishState() {
 	t.publish(t.Env.Prefix+"/state", msg.TrackState{
 		LeftVelocity:  float32(t.speed[0]),
 		RightVelocity: float32(t.speed[1]),
+		LeftCurrent:   float32(t.current[0]),
+		RightCurrent:  float32(t.current[1]),
 		EStopActive:   t.estop.Active,
 		MotorsEnabled: t.motorsEnabled(),
 	})
 }
 
+// openCurrentSensors opens the INA219 of each track's bridge supply
+// (motor_current) and reads them at their rate; without the section the
+// per-track currents read 0.
+func (t *Tracks) openCurrentSensors() error {
+	m := t.cfg.MotorCurrent
+	if !m.fitted() {
+		return nil
+	}
+	bus, err := t.Env.Board.Hardware().I2C(m.Bus)
+	if err != nil {
+		return fmt.Errorf("motor_current: I²C bus %d: %w", m.Bus, err)
+	}
+	for side, addr := range [2]int{m.LeftAddress, m.RightAddress} {
+		dev, err := ina219.New(bus, &ina219.Opts{Addr: uint16(addr), ShuntOhms: m.ShuntOhms, MaxCurrent: m.MaxCurrent})
+		if err != nil {
+			return fmt.Errorf("motor_current: %s track: %w", [2]string{"left", "right"}[side], err)
+		}
+		t.currentS[side] = dev
+	}
+	failing := [2]bool{}
+	t.Every(time.Duration(float64(time.Second)/m.RateHz), func() {
+		for side, dev := range t.currentS {
+			r, err := dev.Sense()
+			if err != nil {
+				if !failing[side] {
+					t.Env.Log.Warn("track current sensor not answering", "side", [2]string{"left", "right"}[side], "err", err)
+				}
+				failing[side], t.current[side] = true, 0
+				continue
+			}
+			failing[side], t.current[side] = false, r.Current
+		}
+	})
+	return nil
+}
+
 // publishMotorCurrent publishes each supply reading as MotorCurrent:
-// Total is the INA219's battery current; Left and Right stay 0 because
-// the BTS7960 current sense pins are not wired.
+// Total is the battery INA219's current, Left and Right the tracks'
+// bridges' (motor_current; 0 when not fitted).
 func (t *Tracks) publishMotorCurrent(p msg.PowerState) {
 	if !p.Present {
 		return
 	}
 	t.publish(t.Env.Prefix+"/motor_current", msg.MotorCurrent{
 		Header: msg.Header{Stamp: p.Header.Stamp, FrameID: t.cfg.Odometry.ChildFrameID},
-		Total:  p.Current,
+		Left:   float32(t.current[0]), Right: float32(t.current[1]),
+		Total: p.Current,
 	})
 }
 

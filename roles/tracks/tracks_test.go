@@ -205,12 +205,25 @@ func TestTracksReachCommandedSpeedWithinAccelerationLimit(t *testing.T) {
 	if n := len(g.odom); n < 98 || n > 101 {
 		t.Errorf("%d odometry messages in 2 s, want 50 Hz", n)
 	}
-	// motor_current carries the INA219's battery current at its 10 Hz.
+	// motor_current carries the battery INA219's current at its 10 Hz,
+	// and each bridge's supply current from its own INA219: what the
+	// motor takes, by power balance, V·I of the motor over the battery's.
 	if n := len(g.amps); n < 19 || n > 22 {
 		t.Fatalf("%d motor_current messages in 2 s, want 10 Hz", n)
 	}
-	if a := g.amps[len(g.amps)-1]; math.Abs(float64(a.Total)-g.lastTruth().BatteryA) > 0.3 || a.Total < 0.4 || a.Left != 0 || a.Right != 0 {
-		t.Errorf("motor_current %+v, battery draws %.3f A", a, g.lastTruth().BatteryA)
+	truth := g.lastTruth()
+	a := g.amps[len(g.amps)-1]
+	if math.Abs(float64(a.Total)-truth.BatteryA) > 0.3 || a.Total < 0.4 {
+		t.Errorf("motor_current %+v, battery draws %.3f A", a, truth.BatteryA)
+	}
+	for side, got := range [2]float32{a.Left, a.Right} {
+		want := truth.Voltage[side] * truth.Current[side] / truth.BatteryV
+		if want < 0.02 || math.Abs(float64(got)-want) > 0.02+0.1*want {
+			t.Errorf("track %d current %.3f A, want the bridge's %.3f A", side, got, want)
+		}
+	}
+	if st := g.lastState(); st.LeftCurrent == 0 || st.RightCurrent == 0 || math.Abs(float64(st.LeftCurrent-a.Left)) > 0.05 {
+		t.Errorf("TrackState currents %v / %v, want the sensors'", st.LeftCurrent, st.RightCurrent)
 	}
 }
 
@@ -514,9 +527,9 @@ func TestTracksStopLeavesMotorsSafe(t *testing.T) {
 	g.Ex.Post(g.role.Stop)
 	g.Run(10 * time.Millisecond)
 	b := g.robot.Board(robot.TracksPart)
-	for _, pin := range []int{robot.TracksLeftRPWM, robot.TracksLeftLPWM, robot.TracksRightRPWM, robot.TracksRightLPWM} {
-		if _, duty, on := b.PWMState(pin); on && duty != 0 {
-			t.Errorf("GPIO%d still driven at duty %.3f after Stop", pin, duty)
+	for _, ch := range []int{robot.TracksLeftRPWMCh, robot.TracksLeftLPWMCh, robot.TracksRightRPWMCh, robot.TracksRightLPWMCh} {
+		if _, duty, on := b.PCA9685().PWMState(ch); on && duty != 0 {
+			t.Errorf("PCA9685 channel %d still driven at duty %.3f after Stop", ch, duty)
 		}
 	}
 	// Released, the enable lines are inputs again (their pull-ups may
@@ -564,7 +577,7 @@ func TestTracksConfigErrorsNameTheField(t *testing.T) {
 			t.Errorf("error %v, want one naming %s", err, tc.field)
 		}
 		// A failed start gives every pin back.
-		if err := r.Board(robot.TracksPart).Claim(robot.TracksLeftRPWM, board.DirPWM, "test"); err != nil {
+		if err := r.Board(robot.TracksPart).Claim(robot.TracksLeftEnable, board.DirOutput, "test"); err != nil {
 			t.Errorf("after a failed start: %v", err)
 		}
 	}

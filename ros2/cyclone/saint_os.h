@@ -507,6 +507,8 @@ typedef struct saint_os_msg_dds__HeadCommand_
   float roll;
   float speed;
   float jaw;
+  float eyes_pan;
+  float eyes_tilt;
 } saint_os_msg_dds__HeadCommand_;
 
 extern const dds_topic_descriptor_t saint_os_msg_dds__HeadCommand__desc;
@@ -561,6 +563,8 @@ typedef struct saint_os_msg_dds__HeadState_
   float roll;
   bool camera_active;
   float jaw;
+  float eyes_pan;
+  float eyes_tilt;
 } saint_os_msg_dds__HeadState_;
 
 extern const dds_topic_descriptor_t saint_os_msg_dds__HeadState__desc;

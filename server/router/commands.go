@@ -32,6 +32,8 @@ func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.HandleCommand("tracks", "drive", r.tracksDrive)
 	g.HandleCommand("tracks", "stop", r.tracksStop)
 	g.HandleCommand("tracks", "estop", r.estopCommand)
+	g.HandleCommand("balance", "drive", r.balanceDrive)
+	g.HandleCommand("balance", "stop", r.balanceStop)
 	g.HandleCommand("system", "estop", r.estopCommand)
 
 	g.Handle("router", "get_targets", r.getTargets)
@@ -163,13 +165,13 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 }
 
 func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "pan", "tilt", "roll", "jaw"); err != nil || !ok {
+	if ok, err := present(params, "pan", "tilt", "roll", "jaw", "eyes_pan", "eyes_tilt"); err != nil || !ok {
 		if err == nil {
-			err = fieldErr("pan", "want at least one of pan, tilt, roll (degrees) or jaw")
+			err = fieldErr("pan", "want at least one of pan, tilt, roll (degrees), jaw, eyes_pan or eyes_tilt")
 		}
 		return nil, err
 	}
-	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw")...)
+	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
 	if err != nil {
 		return nil, err
 	}
@@ -396,6 +398,32 @@ func (r *Router) tracksDrive(ctx context.Context, _ *ws.Client, params json.RawM
 		}
 	}
 	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandDrive, Values: vals})
+}
+
+// balanceDrive is tracks drive for the balancing base: the base follows it
+// while it is armed and the commands keep coming (within its 500 ms
+// command timeout), capped by its speed limit.
+func (r *Router) balanceDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
+		if err == nil {
+			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
+		}
+		return nil, err
+	}
+	vals, err := r.propertyParams(params, TargetBalance, same("linear", "angular")...)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range r.targets[TargetBalance].Stop {
+		if !hasKey(vals, k) {
+			vals[k] = v
+		}
+	}
+	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandDrive, Values: vals})
+}
+
+func (r *Router) balanceStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandStop, Values: clone(r.targets[TargetBalance].Stop)})
 }
 
 func (r *Router) tracksStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {

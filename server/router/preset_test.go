@@ -1,9 +1,13 @@
 package router
 
 import (
+	"encoding/json"
 	"io/fs"
+	"math"
 	"testing"
+	"time"
 
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/fixtures"
 )
 
@@ -31,5 +35,83 @@ func TestShippedPresets(t *testing.T) {
 		if len(cfg.Routes) == 0 || cfg.Blending == nil {
 			t.Errorf("%s: %d routes, blending %v", name, len(cfg.Routes), cfg.Blending)
 		}
+	}
+}
+
+// The shipped default routes drive the balancing base from the RC
+// transmitter, and the tracks, the base and the head from a gamepad, with
+// the mapping docs/rc.md documents.
+func TestShippedDefaultRoutesDriveEveryBase(t *testing.T) {
+	sub, err := fs.Sub(fixtures.Config(), "routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := newRigOpts(t, Options{Presets: sub})
+	last := func(topic string) json.RawMessage {
+		t.Helper()
+		got := rg.got[topic]
+		if len(got) == 0 {
+			t.Fatalf("nothing on %s", topic)
+		}
+		return got[len(got)-1].data
+	}
+	twist := func(topic string) msg.Twist {
+		var tw msg.Twist
+		if err := json.Unmarshal(last(topic), &tw); err != nil {
+			t.Fatal(err)
+		}
+		return tw
+	}
+	arm := func() msg.BalanceArm {
+		var a msg.BalanceArm
+		if err := json.Unmarshal(last(msg.TopicBalanceArm), &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+
+	// RC: right stick forward and right, the aux2 switch on.
+	stop := rg.every(20*time.Millisecond, func() Input {
+		return Input{Source: msg.SourceRC, Values: map[string]float64{
+			msg.RCChannelProperty(1): 0.5, msg.RCChannelProperty(2): 0.8, msg.RCChannelProperty(6): 1, msg.RCChannelProperty(8): 1}}
+	})
+	rg.run(200 * time.Millisecond)
+	if tw := twist(msg.TopicBalanceCmdVel); math.Abs(tw.Linear.X-0.8) > 1e-9 || tw.Angular.Z >= 0 {
+		t.Errorf("RC sticks → balance %+v, want 0.8 m/s forward, turning right", tw)
+	}
+	if !arm().Arm {
+		t.Error("RC channel 8 on did not turn the balance arm switch on")
+	}
+	stop()
+	rg.run(time.Second)
+	rg.reset()
+
+	// The gamepad: left stick full up and a little right, A held, right
+	// stick right.
+	stop = rg.every(100*time.Millisecond, func() Input {
+		return Input{Source: msg.SourceJoystick, Subject: "js0", Values: map[string]float64{
+			"axis_0": 0.5, "axis_1": -1, "axis_3": 1, "axis_4": 0, "button_0": 1, "button_1": 0}}
+	})
+	rg.run(300 * time.Millisecond)
+	for _, topic := range []string{msg.TopicTracksCmdVel, msg.TopicBalanceCmdVel} {
+		if tw := twist(topic); math.Abs(tw.Linear.X-1) > 1e-9 || tw.Angular.Z >= 0 {
+			t.Errorf("gamepad left stick → %s %+v, want 1 m/s forward, turning right", topic, tw)
+		}
+	}
+	if !arm().Arm {
+		t.Error("gamepad A did not turn the balance arm switch on")
+	}
+	heads := rg.heads()
+	if len(heads) == 0 || heads[len(heads)-1].Pan >= -80 {
+		t.Errorf("gamepad right stick right → head %+v, want panned right", heads)
+	}
+	stop()
+	// B is the emergency stop.
+	rg.do(func() {
+		_ = rg.r.Submit(Input{Source: msg.SourceJoystick, Subject: "js0", Values: map[string]float64{"button_1": 1}})
+	})
+	rg.run(50 * time.Millisecond)
+	if es := rg.estops(); len(es) == 0 || !es[len(es)-1].Active {
+		t.Errorf("gamepad B: e-stops %+v, want engaged", es)
 	}
 }

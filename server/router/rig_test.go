@@ -35,7 +35,7 @@ var outputTopics = []string{
 	msg.TopicHeadCmd, msg.ArmCmdTopic(msg.ArmLeft), msg.ArmCmdTopic(msg.ArmRight),
 	msg.GripperCmdTopic(msg.ArmLeft), msg.GripperCmdTopic(msg.ArmRight),
 	msg.TopicTracksCmdVel, msg.TopicTracksEStop, msg.TopicRouterStatus, msg.TopicHeadCameraCmd,
-	"/saint/balance/estop",
+	"/saint/balance/estop", msg.TopicBalanceCmdVel, msg.TopicBalanceArm,
 }
 
 // newRig starts a router whose default preset is cfg (YAML).

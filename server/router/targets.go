@@ -209,15 +209,23 @@ func TargetNames() []string {
 	return out
 }
 
+// MaxEyesPan and MaxEyesTilt bound the head's eyes, degrees.
+const (
+	MaxEyesPan  = 45.0
+	MaxEyesTilt = 30.0
+)
+
 func headTarget() Target {
 	return Target{
 		Name: TargetHead, Label: "Head", Routable: true,
-		Description: "the head's pan, tilt and roll, its jaw, and its camera stream",
+		Description: "the head's pan, tilt and roll, its jaw and eyes, and its camera stream",
 		Properties: []Property{
 			{Name: "pan", Unit: UnitDegrees, Min: -180, Max: 180, Description: "turn, positive to the left"},
 			{Name: "tilt", Unit: UnitDegrees, Min: -90, Max: 90, Description: "nod, positive up"},
 			{Name: "roll", Unit: UnitDegrees, Min: -45, Max: 45, Description: "tilt sideways"},
 			{Name: "jaw", Unit: UnitFraction, Min: 0, Max: 1, Description: "jaw opening, 0 closed to 1 open"},
+			{Name: "eyes_pan", Unit: UnitDegrees, Min: -MaxEyesPan, Max: MaxEyesPan, Description: "where the eyes look, positive to the left"},
+			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -MaxEyesTilt, Max: MaxEyesTilt, Description: "where the eyes look, positive up"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the head's top speed"},
 			estopProperty(),
 		},
@@ -226,6 +234,7 @@ func headTarget() Target {
 			return []Publication{{msg.TopicHeadCmd, msg.HeadCommand{
 				Pan: f32(t.value(v, "pan")), Tilt: f32(t.value(v, "tilt")), Roll: f32(t.value(v, "roll")),
 				Speed: f32(t.value(v, "speed")), Jaw: f32(t.value(v, "jaw")),
+				EyesPan: f32(t.value(v, "eyes_pan")), EyesTilt: f32(t.value(v, "eyes_tilt")),
 			}}}
 		},
 	}
@@ -304,13 +313,38 @@ func tracksTarget() Target {
 	}
 }
 
+// MaxBalanceLinear and MaxBalanceAngular bound what a route may ask of the
+// balancing base (m/s, rad/s); the base caps it again with its own speed
+// limit (10 % of 2 m/s at power-on) and steer limit.
+const (
+	MaxBalanceLinear  = 2.0
+	MaxBalanceAngular = 2.0
+)
+
 func balanceTarget() Target {
 	return Target{
-		Name: TargetBalance, Label: "Balance",
-		Description: "the balancing base: it takes its speed from its own CAN and RC links, and the router's emergency stop",
-		Properties:  []Property{},
-		Messages:    []Message{{msg.TopicBalanceEStop, "EStop"}},
-		EStopTopic:  msg.TopicBalanceEStop,
+		Name: TargetBalance, Label: "Balance", Routable: true,
+		Description: "the balancing base's forward and turning velocity and its arm switch; the base decides: it " +
+			"drives only armed, arms only upright and safe, and the Orin's CAN commands come first",
+		Properties: []Property{
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxBalanceLinear, Max: MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxBalanceAngular, Max: MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "arm", Unit: UnitSwitch, Min: 0, Max: 1, Description: "held on for 3 s arms the base (if upright and safe), off disarms it"},
+			estopProperty(),
+		},
+		Messages:   []Message{{msg.TopicBalanceCmdVel, "Twist"}, {msg.TopicBalanceArm, "BalanceArm"}, {msg.TopicBalanceEStop, "EStop"}},
+		EStopTopic: msg.TopicBalanceEStop,
+		// A driver lost: stand still, balancing (never disarm: the base
+		// would fall).
+		Stop: Values{"linear": 0, "angular": 0},
+		encode: func(t *Target, v Values) []Publication {
+			out := []Publication{{msg.TopicBalanceCmdVel, msg.Twist{
+				Linear: msg.Vector3{X: t.value(v, "linear")}, Angular: msg.Vector3{Z: t.value(v, "angular")}}}}
+			if a, ok := v["arm"]; ok {
+				out = append(out, Publication{msg.TopicBalanceArm, msg.BalanceArm{Arm: a >= SwitchOn}})
+			}
+			return out
+		},
 	}
 }
 

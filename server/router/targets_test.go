@@ -87,6 +87,13 @@ func TestTargetEncoding(t *testing.T) {
 	if len(pubs) != 1 || pubs[0].Topic != msg.TopicHeadCmd || pubs[0].Message != (msg.HeadCommand{Pan: 30, Jaw: 0.5, Speed: 1}) {
 		t.Errorf("head encodes %+v, want HeadCommand pan 30, jaw 0.5 at full speed", pubs)
 	}
+	pubs = head.Encode(router.Values{"eyes_pan": -12, "eyes_tilt": 8})
+	if len(pubs) != 1 || pubs[0].Message != (msg.HeadCommand{EyesPan: -12, EyesTilt: 8, Speed: 1}) {
+		t.Errorf("head eyes encode %+v, want HeadCommand eyes -12 / 8", pubs)
+	}
+	if !router.ValidProperty(router.TargetHead, "eyes_pan") || router.ValidProperty(router.TargetHead, "eyes") {
+		t.Error("eyes_pan is not a head property, or a bare eyes is")
+	}
 	left := table[router.TargetArmsLeft]
 	pubs = left.Encode(router.Values{"joint_2": 45, "immediate": 1, "gripper": 0.25})
 	if len(pubs) != 2 {
@@ -104,6 +111,19 @@ func TestTargetEncoding(t *testing.T) {
 	pubs = tracks.Encode(tracks.Stop)
 	if len(pubs) != 1 || pubs[0].Topic != msg.TopicTracksCmdVel || pubs[0].Message != (msg.Twist{}) {
 		t.Errorf("tracks stop encodes %+v, want a zero Twist", pubs)
+	}
+	balance := table[router.TargetBalance]
+	if !balance.Routable {
+		t.Error("balance is not routable")
+	}
+	pubs = balance.Encode(router.Values{"linear": 0.3, "angular": -0.5, "arm": 1})
+	if len(pubs) != 2 || pubs[0].Topic != msg.TopicBalanceCmdVel || pubs[0].Message != (msg.Twist{Linear: msg.Vector3{X: 0.3}, Angular: msg.Vector3{Z: -0.5}}) ||
+		pubs[1].Topic != msg.TopicBalanceArm || pubs[1].Message != (msg.BalanceArm{Arm: true}) {
+		t.Errorf("balance encodes %+v, want a Twist and the arm switch on", pubs)
+	}
+	pubs = balance.Encode(balance.Stop)
+	if len(pubs) != 1 || pubs[0].Topic != msg.TopicBalanceCmdVel || pubs[0].Message != (msg.Twist{}) {
+		t.Errorf("balance stop encodes %+v, want a zero Twist and no arm switch (disarming would drop the base)", pubs)
 	}
 	if got := router.EStopTopics(); strings.Join(got, ",") != msg.TopicTracksEStop+","+msg.TopicBalanceEStop {
 		t.Errorf("e-stop topics %v", got)

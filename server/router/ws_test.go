@@ -52,7 +52,8 @@ func startLive(t testing.TB, dataDir string) *live {
 	}
 	l.r = r
 	topics := []string{msg.TopicHeadCmd, msg.TopicHeadCameraCmd, msg.ArmCmdTopic("left"), msg.ArmCmdTopic("right"),
-		msg.GripperCmdTopic("left"), msg.GripperCmdTopic("right"), msg.TopicTracksCmdVel, msg.TopicTracksEStop}
+		msg.GripperCmdTopic("left"), msg.GripperCmdTopic("right"), msg.TopicTracksCmdVel, msg.TopicTracksEStop,
+		msg.TopicBalanceCmdVel}
 	if err := l.ex.Do(ctx, func() {
 		for _, topic := range topics {
 			topic := topic
@@ -225,6 +226,16 @@ func TestWebSocketRobotCommands(t *testing.T) {
 	c.ok(`{"type": "command", "target": "tracks", "action": "stop", "params": {}}`)
 	waitFor(l, msg.TopicTracksCmdVel, func(tw msg.Twist) bool { return tw == msg.Twist{} })
 
+	c.ok(`{"type": "command", "target": "head", "action": "move", "params": {"eyes_pan": 15}}`)
+	waitFor(l, msg.TopicHeadCmd, func(h msg.HeadCommand) bool { return h.EyesPan == 15 })
+	c.fails(`{"type": "command", "target": "head", "action": "move", "params": {"eyes_tilt": 60}}`, "eyes_tilt")
+	c.ok(`{"type": "command", "target": "balance", "action": "drive", "params": {"linear": 0.2, "angular": -0.3}}`)
+	waitFor(l, msg.TopicBalanceCmdVel, func(tw msg.Twist) bool { return tw.Linear.X == 0.2 && tw.Angular.Z == -0.3 })
+	c.ok(`{"type": "command", "target": "balance", "action": "stop", "params": {}}`)
+	waitFor(l, msg.TopicBalanceCmdVel, func(tw msg.Twist) bool { return tw == msg.Twist{} })
+	c.fails(`{"type": "command", "target": "balance", "action": "drive", "params": {"linear": 5}}`, "linear")
+	c.fails(`{"type": "command", "target": "balance", "action": "drive", "params": {}}`, "linear")
+
 	// E-stop: latched, refuses motion, released explicitly.
 	c.ok(`{"type": "command", "target": "tracks", "action": "drive", "params": {"linear": 0.4}}`)
 	waitFor(l, msg.TopicTracksCmdVel, func(tw msg.Twist) bool { return tw.Linear.X == 0.4 })
@@ -343,7 +354,7 @@ func TestWebSocketRouterCommands(t *testing.T) {
 	}
 	var st msg.RouteStatus
 	_ = json.Unmarshal(c.ok(`{"type": "router", "action": "get_status", "params": {}}`), &st)
-	if st.State != msg.RouterIdle || len(st.Outputs) != 4 {
+	if st.State != msg.RouterIdle || len(st.Outputs) != len(router.TargetNames()) {
 		t.Fatalf("get_status: %+v", st)
 	}
 }

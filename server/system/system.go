@@ -44,6 +44,10 @@ type Options struct {
 	// EStopActive reports whether the emergency stop is latched
 	// (executor).
 	EStopActive func() bool
+	// EStop engages the emergency stop for source, ClearEStop releases it
+	// (executor); nil refuses the bus commands estop and clear_estop.
+	EStop      func(source, reason string)
+	ClearEStop func(source string)
 	// Inputs are the input sources' lines of the INPUTS box after the
 	// WebSocket's (executor).
 	Inputs []func(now time.Time) msg.InputStatus
@@ -91,7 +95,127 @@ func Register(h *feature.Host, o Options) *System {
 	feature.Serve(h, msg.ServiceSystemStatus, func(_ msg.SystemStatusRequest, reply func(msg.SystemStatus, error)) {
 		reply(s.Status(), nil)
 	})
+	feature.Serve(h, msg.ServiceSystemShutdown, func(req msg.SystemCommandRequest, reply func(msg.SystemCommandResponse, error)) {
+		if req.Command != "" && req.Command != msg.CommandShutdown {
+			reply(msg.SystemCommandResponse{Message: fmt.Sprintf("command: %q, this service only shuts down (use %s)", req.Command, msg.ServiceSystemCommand)}, nil)
+			return
+		}
+		req.Command = msg.CommandShutdown
+		s.busCommand(req, reply)
+	})
+	feature.Serve(h, msg.ServiceSystemCommand, s.busCommand)
 	return s
+}
+
+// busCommand serves msg.ServiceSystemCommand on the executor: the commands
+// of the dashboard's quick actions for programs on the bus (an autonomy
+// stack, a ROS bridge). DelaySeconds postpones the command; the answer
+// then says it is scheduled.
+func (s *System) busCommand(req msg.SystemCommandRequest, reply func(msg.SystemCommandResponse, error)) {
+	fail := func(format string, args ...any) {
+		reply(msg.SystemCommandResponse{Message: fmt.Sprintf(format, args...)}, nil)
+	}
+	if req.DelaySeconds < 0 || req.DelaySeconds > 3600 {
+		fail("delay_seconds: %v, want 0–3600", req.DelaySeconds)
+		return
+	}
+	var run func() (string, error)
+	switch req.Command {
+	case msg.CommandShutdown, msg.CommandReboot:
+		if req.Command == msg.CommandReboot && req.NodeID != "" {
+			if !msg.ValidNodeID(req.NodeID) {
+				fail("node_id: %q is not a node id", req.NodeID)
+				return
+			}
+			if req.DelaySeconds == 0 {
+				s.rebootNode(req.NodeID, reply)
+				return
+			}
+			run = func() (string, error) {
+				s.rebootNode(req.NodeID, func(msg.SystemCommandResponse, error) {})
+				return "", nil
+			}
+			break
+		}
+		if s.o.Power == nil {
+			fail("%s is not available on this server (no power control)", req.Command)
+			return
+		}
+		run = func() (string, error) {
+			s.h.Log.Warn("system "+req.Command+" requested on the bus", "source", "system", "reason", req.Reason)
+			if req.Command == msg.CommandShutdown {
+				return "shutting down", s.o.Power.Shutdown(req.Reason)
+			}
+			return "rebooting", s.o.Power.Reboot(req.Reason)
+		}
+	case msg.CommandEStop, msg.CommandClearEStop:
+		if s.o.EStop == nil || s.o.ClearEStop == nil {
+			fail("%s is not available on this server (no router)", req.Command)
+			return
+		}
+		run = func() (string, error) {
+			if req.Command == msg.CommandEStop {
+				reason := req.Reason
+				if reason == "" {
+					reason = "system command"
+				}
+				s.o.EStop(msg.SourceSafety, reason)
+				return "emergency stop engaged", nil
+			}
+			s.o.ClearEStop(msg.SourceSafety)
+			if s.o.EStopActive() {
+				return "", errors.New("the emergency stop is still engaged by another source")
+			}
+			return "emergency stop released", nil
+		}
+	case msg.CommandRestart:
+		fail("restart: the server software restarts under its service manager (systemctl restart saint-server), not on request")
+		return
+	default:
+		fail("command: %q, want one of %s, %s, %s, %s, %s", req.Command,
+			msg.CommandShutdown, msg.CommandReboot, msg.CommandRestart, msg.CommandEStop, msg.CommandClearEStop)
+		return
+	}
+	if req.DelaySeconds > 0 {
+		delay := time.Duration(float64(req.DelaySeconds) * float64(time.Second))
+		s.h.Exec.After(delay, func() {
+			if _, err := run(); err != nil {
+				s.h.Log.Error("system "+req.Command+" failed", "source", "system", "err", err)
+			}
+		})
+		reply(msg.SystemCommandResponse{Success: true, Message: fmt.Sprintf("%s in %v", req.Command, delay)}, nil)
+		return
+	}
+	out, err := run()
+	if err != nil {
+		fail("%s: %v", req.Command, err)
+		return
+	}
+	reply(msg.SystemCommandResponse{Success: true, Message: out}, nil)
+}
+
+// rebootNode asks node id to reboot its software, off the executor, and
+// replies with its answer.
+func (s *System) rebootNode(id string, reply func(msg.SystemCommandResponse, error)) {
+	go func() {
+		var resp msg.NodeUpdateResponse
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if err := s.h.Bus.Call(ctx, msg.NodeUpdateService(id), msg.NodeUpdateRequest{NodeID: id}, &resp); err != nil {
+			if errors.Is(err, bus.ErrNoResponders) {
+				reply(msg.SystemCommandResponse{Message: "node " + id + " is not online"}, nil)
+				return
+			}
+			reply(msg.SystemCommandResponse{Message: "reboot " + id + ": " + err.Error()}, nil)
+			return
+		}
+		if !resp.Success {
+			reply(msg.SystemCommandResponse{Message: "reboot refused by " + id + ": " + resp.Message}, nil)
+			return
+		}
+		s.h.Log.Info("node reboot requested on the bus", "source", "system", "node", id)
+		reply(msg.SystemCommandResponse{Success: true, Message: resp.Message}, nil)
+	}()
 }
 
 // Status builds the SystemStatus. Call it on the executor.

@@ -9,18 +9,23 @@
 // A Profile decides what is wired to the Pi, as the robot's harness would:
 //
 //	head     MPU6050 IMU at I²C 1:0x68, its INT (data ready) on GPIO17;
-//	         pan, tilt and roll servos on GPIO12, 13 and 18 (PWM, as
-//	         fixtures/config/roles/head.yaml maps them); a CSI camera
+//	         pan and tilt servos on GPIO12 and 13 (the two hardware PWM
+//	         channels of a Pi 4 and a Pi 5), roll and jaw on channels 0
+//	         and 1 of a PCA9685 at 1:0x40, as fixtures/config/roles/head.yaml
+//	         maps them; a CSI camera
 //	arms     PCA9685 PWM controller at 1:0x40; INA219 power monitor at
 //	         1:0x41; a Feetech smart-servo bus on UART ttyAMA0
 //	arms_can the arm on torque-controlled MIT-mode actuators: INA219 at
 //	         1:0x41; a CAN interface can0 (1 Mbit/s, no header pins) to
 //	         the joints' actuators 1–5; the gripper's Feetech servo on
 //	         UART ttyAMA0
-//	tracks   BTS7960 H-bridges: left RPWM/LPWM GPIO12/13, right 18/19,
+//	tracks   BTS7960 H-bridges: left RPWM/LPWM on channels 0/1 of a
+//	         PCA9685 at 1:0x41, right on 2/3 (four independent signals,
+//	         which a Pi's two PWM channels cannot give),
 //	         enables GPIO5 (left) and 6 (right), pulled down by the
 //	         harness so a released pin leaves the bridges off; quadrature
 //	         encoders on GPIO17/27 (left) and 22/23 (right); INA219 at 1:0x40
+//	         (battery), 1:0x44 and 1:0x45 (left and right bridge supply)
 //	console  SSD1306 OLED at 1:0x3C; buttons on GPIO5, 6 and 26 (to ground,
 //	         inputs with pull-ups)
 //	balance  QMI8658 IMU on SPI 0.0, its INT2 (data ready) on GPIO25; a
@@ -35,7 +40,7 @@
 // start as inputs with the SoC's power-on pulls (GPIO0–8 up, 9–27 down).
 //
 // The IMU interrupt pins are chosen clear of every role configuration in
-// fixtures/config/roles: head.yaml uses GPIO12, 13 and 18, balance.yaml
+// fixtures/config/roles: head.yaml uses GPIO12 and 13, balance.yaml
 // only SPI0 (GPIO8–11), CAN (USB) and UART0; GPIO17 is the usual choice for
 // an MPU6050's INT on a Pi, and GPIO25 the free pin next to SPI0. The
 // QMI8658A drives data ready on INT2 (CTRL7.DRDY_DIS), so that is the line

@@ -41,6 +41,7 @@ func Example() {
 	freq, duty, _ := b.PWMState(12)
 	fmt.Printf("pan pulse %.1f ms\n", duty/freq*1e3)
 	// Output:
+	// i2c 1:0x40: PCA9685 PWM controller
 	// i2c 1:0x68: MPU6050 IMU
 	// camera csi0: Raspberry Pi Camera Module (CSI)
 	// pin 32 GPIO12 pwm pwm_7 used by pan_servo

@@ -61,6 +61,20 @@ const (
 	QMI8658INT2 = 25
 )
 
+// PCA9685 addresses on I²C bus 1 (the arms' is at 0x40 too).
+const (
+	// HeadPCA9685 drives the head's roll servo (channel 0) and jaw
+	// (channel 1).
+	HeadPCA9685 = 0x40
+	// TracksPCA9685 drives the BTS7960 inputs: left RPWM/LPWM on channels
+	// 0/1, right on 2/3. The A0 jumper moves it off the INA219's 0x40.
+	TracksPCA9685 = 0x41
+	// TracksLeftINA219 and TracksRightINA219 measure each bridge's supply
+	// current (A2 jumper, and A2+A0).
+	TracksLeftINA219  = 0x44
+	TracksRightINA219 = 0x45
+)
+
 // UART is the name of the Pi's primary UART on GPIO14/15.
 const UART = "ttyAMA0"
 
@@ -118,10 +132,12 @@ type Board struct {
 	uartDesc string         // what is on the line, "" for nothing
 	camera   bool
 
-	mpu  *mpu6050.Device
-	pca  *pca9685.Device
-	ina  *ina219.Device
-	oled *ssd1306.Device
+	mpu *mpu6050.Device
+	pca *pca9685.Device
+	ina *ina219.Device
+	// trackINA are the tracks' per-bridge supply monitors, left and right.
+	trackINA [2]*ina219.Device
+	oled     *ssd1306.Device
 }
 
 type expectedI2C struct {
@@ -192,6 +208,9 @@ func New(o *Options) (*Board, error) {
 		}
 		b.mpu = mpu6050.NewWith(mo)
 		attach(0x68, descMPU6050, b.mpu)
+		// The servos beyond the Pi's two hardware PWM channels.
+		b.pca = pca9685.New()
+		attach(HeadPCA9685, descPCA9685, b.pca)
 		b.camera = true
 	case Arms:
 		b.pca = pca9685.New()
@@ -211,6 +230,14 @@ func New(o *Options) (*Board, error) {
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)
+		// The bridges' four PWM inputs: more than the Pi's two channels.
+		b.pca = pca9685.New()
+		attach(TracksPCA9685, descPCA9685, b.pca)
+		// Each bridge's supply current (0.01 Ω shunts).
+		for side, addr := range [2]uint16{TracksLeftINA219, TracksRightINA219} {
+			b.trackINA[side] = ina219.NewWith(&ina219.Options{Clock: chipClock, ShuntOhms: 0.01})
+			attach(addr, descINA219, b.trackINA[side])
+		}
 		// The harness pulls the bridges' enables down (10 kΩ): GPIO5 and 6
 		// power up pulled high, and a released or not yet configured pin
 		// must leave the bridges off, never braking or driving.
@@ -441,6 +468,10 @@ func (b *Board) PCA9685() *pca9685.Device { return b.pca }
 
 // INA219 returns the power monitor twin (arms, tracks), or nil.
 func (b *Board) INA219() *ina219.Device { return b.ina }
+
+// TrackINA219 returns the tracks board's supply monitor of the left (0) or
+// right (1) bridge, or nil on other boards.
+func (b *Board) TrackINA219(side int) *ina219.Device { return b.trackINA[side] }
 
 // SSD1306 returns the console's display twin, or nil.
 func (b *Board) SSD1306() *ssd1306.Device { return b.oled }

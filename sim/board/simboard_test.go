@@ -34,6 +34,7 @@ func scanString(ps []board.Peripheral) string {
 func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 	want := map[Profile][]string{
 		Head: {
+			"i2c 1:0x40 PCA9685 PWM controller true",
 			"i2c 1:0x68 MPU6050 IMU true",
 			"camera csi0 Raspberry Pi Camera Module (CSI) true",
 		},
@@ -49,6 +50,9 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 		},
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
+			"i2c 1:0x41 PCA9685 PWM controller true",
+			"i2c 1:0x44 INA219 power monitor true",
+			"i2c 1:0x45 INA219 power monitor true",
 		},
 		Console: {
 			"i2c 1:0x3c SSD1306 OLED display true",
@@ -116,7 +120,7 @@ func TestI2CNACKAndDriverReads(t *testing.T) {
 	if z := int16(uint16(acc[4])<<8 | uint16(acc[5])); z != 16384 {
 		t.Errorf("resting ACCEL_Z = %d, want 16384 (1 g)", z)
 	}
-	if b.MPU6050() == nil || b.PCA9685() != nil {
+	if b.MPU6050() == nil || b.PCA9685() == nil || b.QMI8658() != nil {
 		t.Error("twin accessors do not follow the profile")
 	}
 }

@@ -10,14 +10,16 @@
 //
 // Every physics step runs, in this order:
 //
-//	inputs   head: PWM on GPIO12/13/18 (pan, tilt, roll) → servo pulses
+//	inputs   head: PWM on GPIO12/13 (pan, tilt) and PCA9685 0x40
+//	               channel 0 (roll) → servo pulses
 //	         arms: PCA9685 channels 0–5 (a valid servo pulse wins) or the
 //	               Feetech bus, ids 1–5 (joints) and 6 (gripper): goal
 //	               position, speed or time, torque enable and torque
 //	               limit → joint servos
 //	               (acceleration is not modelled)
-//	         tracks: BTS7960 twins on GPIO12/13 + enable 5 (left) and
-//	               18/19 + enable 6 (right) → motor duty or coast
+//	         tracks: BTS7960 twins on PCA9685 0x41 channels 0/1 +
+//	               enable GPIO5 (left) and 2/3 + enable GPIO6 (right)
+//	               → motor duty or coast
 //	         balance: VESC twins 68 (left) and 56 (right) on can0 →
 //	               wheel current, duty, brake or speed/position loops
 //	models   head, arm_left, arm_right, arm contact check, tracks, balance
@@ -25,7 +27,8 @@
 //	         arms: joint state → Feetech present position/speed/load;
 //	               servo supply → INA219 at 0x41
 //	         tracks: sprocket angles → quadrature encoder twins on
-//	               GPIO17/27 (left) and 22/23 (right); battery → INA219 0x40
+//	               GPIO17/27 (left) and 22/23 (right); battery → INA219 0x40;
+//	               each bridge's supply current → INA219 0x44 (left), 0x45
 //	         balance: IMU → QMI8658 twin; wheels → VESC status (ERPM,
 //	               currents, duty, voltage, tachometer)
 //

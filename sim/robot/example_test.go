@@ -28,9 +28,12 @@ func Example() {
 		p, _ := hw.GPIO(en)
 		_ = p.Out(gpio.High)
 	}
-	for _, in := range []int{robot.TracksLeftRPWM, robot.TracksRightRPWM} {
-		p, _ := hw.PWM(in)
-		_ = p.PWM(0.6, 20000)
+	pca, err := robot.TracksPWM(hw)
+	if err != nil {
+		panic(err)
+	}
+	for _, ch := range []int{robot.TracksLeftRPWMCh, robot.TracksRightRPWMCh} {
+		_ = pca.SetDuty(ch, 0.6)
 	}
 	_ = ex.RunFor(context.Background(), 2*time.Second)
 	x, y, heading := r.Tracks.Pose()

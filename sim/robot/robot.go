@@ -9,6 +9,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/board"
 	ft "github.com/saint-os/saint/hal/device/feetech"
+	pcadrv "github.com/saint-os/saint/hal/device/pca9685"
 	"github.com/saint-os/saint/hal/executor"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/model/arm"
@@ -59,12 +60,20 @@ func DefaultNodeID(p Part) string {
 
 // Pins and ids of the harness (see the package doc and sim/board).
 const (
-	HeadPanPin, HeadTiltPin, HeadRollPin = 12, 13, 18
+	HeadPanPin, HeadTiltPin = 12, 13
+	// HeadRollChannel is the roll servo's channel on the head's PCA9685
+	// (simboard.HeadPCA9685).
+	HeadRollChannel = 0
 
-	TracksLeftRPWM, TracksLeftLPWM, TracksLeftEnable    = 12, 13, 5
-	TracksRightRPWM, TracksRightLPWM, TracksRightEnable = 18, 19, 6
-	TracksLeftEncA, TracksLeftEncB                      = 17, 27
-	TracksRightEncA, TracksRightEncB                    = 22, 23
+	// The BTS7960 PWM inputs are channels of the tracks' PCA9685
+	// (simboard.TracksPCA9685); the enables are GPIOs.
+	TracksLeftRPWMCh, TracksLeftLPWMCh, TracksLeftEnable    = 0, 1, 5
+	TracksRightRPWMCh, TracksRightLPWMCh, TracksRightEnable = 2, 3, 6
+	// TracksPWMHz is what the tracks' PCA9685 runs at: its fastest,
+	// 25 MHz / (4096 × 4).
+	TracksPWMHz                      = 1526
+	TracksLeftEncA, TracksLeftEncB   = 17, 27
+	TracksRightEncA, TracksRightEncB = 22, 23
 
 	VESCLeftID, VESCRightID = 68, 56
 	// FeetechGripperID is the gripper's id; joints are 1–5.
@@ -212,8 +221,9 @@ func (r *Robot) wireTwins(canArms bool) error {
 		r.feetech[side] = fb
 	}
 	tb := r.boards[TracksPart]
-	r.bridges[tracks.Left] = bts7960.New(tb, bts7960.Wiring{RPWM: TracksLeftRPWM, LPWM: TracksLeftLPWM, REN: TracksLeftEnable, LEN: TracksLeftEnable})
-	r.bridges[tracks.Right] = bts7960.New(tb, bts7960.Wiring{RPWM: TracksRightRPWM, LPWM: TracksRightLPWM, REN: TracksRightEnable, LEN: TracksRightEnable})
+	pca := tb.PCA9685()
+	r.bridges[tracks.Left] = bts7960.New(tb, bts7960.Wiring{PWM: pca, RPWM: TracksLeftRPWMCh, LPWM: TracksLeftLPWMCh, REN: TracksLeftEnable, LEN: TracksLeftEnable})
+	r.bridges[tracks.Right] = bts7960.New(tb, bts7960.Wiring{PWM: pca, RPWM: TracksRightRPWMCh, LPWM: TracksRightLPWMCh, REN: TracksRightEnable, LEN: TracksRightEnable})
 	cpr := int(math.Round(r.Tracks.Params().EncoderCPR))
 	r.encoder[tracks.Left] = encoder.New(encoder.BoardLine(tb, TracksLeftEncA), encoder.BoardLine(tb, TracksLeftEncB), encoder.Options{CountsPerRev: cpr})
 	r.encoder[tracks.Right] = encoder.New(encoder.BoardLine(tb, TracksRightEncA), encoder.BoardLine(tb, TracksRightEncB), encoder.Options{CountsPerRev: cpr})
@@ -265,12 +275,21 @@ func (r *Robot) Stop() {
 // readInputs turns what the boards' drivers did into model commands.
 func (r *Robot) readInputs() {
 	hb := r.boards[HeadPart]
-	for axis, pin := range [3]int{HeadPanPin, HeadTiltPin, HeadRollPin} {
+	for axis := range 3 {
 		if r.headPWMCut[axis] {
 			r.Head.Servo(axis).Release()
 			continue
 		}
-		f, d, on := hb.PWMState(pin)
+		var f, d float64
+		var on bool
+		switch axis {
+		case 0:
+			f, d, on = hb.PWMState(HeadPanPin)
+		case 1:
+			f, d, on = hb.PWMState(HeadTiltPin)
+		default:
+			f, d, on = hb.PCA9685().PWMState(HeadRollChannel)
+		}
 		r.Head.SetPWM(axis, f, d, on)
 	}
 	for side, p := range []Part{ArmsLeftPart, ArmsRightPart} {
@@ -403,7 +422,20 @@ func (r *Robot) writeOutputs() {
 			e.SetAngle(r.Tracks.SprocketAngle(side), now)
 		}
 	}
-	if ina := r.boards[TracksPart].INA219(); ina != nil {
+	tb := r.boards[TracksPart]
+	for side := 0; side < 2; side++ {
+		if ina := tb.TrackINA219(side); ina != nil {
+			// A bridge draws from the supply what its motor takes, by
+			// power balance: negative while the motor brakes into it.
+			vb := r.Tracks.BatteryVoltage()
+			i := 0.0
+			if vb > 0 {
+				i = r.Tracks.MotorVoltage(side) * r.Tracks.MotorCurrent(side) / vb
+			}
+			ina.Set(vb, i)
+		}
+	}
+	if ina := tb.INA219(); ina != nil {
 		ina.Set(r.Tracks.BatteryVoltage(), r.Tracks.BatteryCurrent())
 	}
 	acc, gyr = r.Balance.TrueIMU()
@@ -547,6 +579,18 @@ func (r *Robot) registerDisturbances() {
 		w.AddLink("head/pwm/"+name, func(c bool) error { r.headPWMCut[a] = !c; return nil })
 		w.AddDevice("head/"+name, r.Head.Servo(axis).SetDead)
 	}
+}
+
+// TracksPWM opens the tracks' PCA9685 the way the tracks role does (every
+// channel off, at TracksPWMHz), for tests and tools that drive the bridges
+// directly: SetDuty(TracksLeftRPWMCh, 0.5) with the left enable high drives
+// the left track forward.
+func TracksPWM(hw board.Hardware) (*pcadrv.Dev, error) {
+	bus, err := hw.I2C(1)
+	if err != nil {
+		return nil, err
+	}
+	return pcadrv.New(bus, &pcadrv.Opts{Addr: simboard.TracksPCA9685, FreqHz: TracksPWMHz})
 }
 
 // NodeBoard is the board a node on part runs on: Board(p), and for the

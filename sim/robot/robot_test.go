@@ -24,6 +24,7 @@ import (
 	vescdrv "github.com/saint-os/saint/hal/device/vesc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/model/arm"
 	"github.com/saint-os/saint/sim/model/head"
 	"github.com/saint-os/saint/sim/model/tracks"
@@ -70,17 +71,16 @@ func TestTracksEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pwmPin := func(n int, duty float64) {
-		p, err := hw.PWM(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.PWM(duty, 20000); err != nil {
-			t.Fatal(err)
-		}
+	pca, err := robot.TracksPWM(hw)
+	if err != nil {
+		t.Fatal(err)
 	}
-	pwmPin(robot.TracksLeftRPWM, 0.4)
-	pwmPin(robot.TracksRightRPWM, 0.6)
+	if err := pca.SetDuty(robot.TracksLeftRPWMCh, 0.4); err != nil {
+		t.Fatal(err)
+	}
+	if err := pca.SetDuty(robot.TracksRightRPWMCh, 0.6); err != nil {
+		t.Fatal(err)
+	}
 	cpr := int(r.Tracks.Params().EncoderCPR)
 	decoder := func(a, b int) *encdrv.Decoder {
 		pa, _ := hw.GPIO(a)
@@ -134,9 +134,15 @@ func TestHeadEndToEnd(t *testing.T) {
 	// pan ±180° over 500–2500 µs, tilt ±90°, roll ±45°.
 	servo(robot.HeadPanPin, 1500+1000*45.0/180)
 	servo(robot.HeadTiltPin, 1500+1000*30.0/90)
-	servo(robot.HeadRollPin, 1500)
 	i2c, err := hw.I2C(1)
 	if err != nil {
+		t.Fatal(err)
+	}
+	pca, err := pcadrv.New(i2c, &pcadrv.Opts{Addr: simboard.HeadPCA9685})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pca.SetPulse(robot.HeadRollChannel, 1500*time.Microsecond); err != nil {
 		t.Fatal(err)
 	}
 	imu, err := mpudrv.New(i2c, nil)
@@ -385,8 +391,8 @@ func TestEncoderCableCut(t *testing.T) {
 	hw := r.Board(robot.TracksPart).Hardware()
 	en, _ := hw.GPIO(robot.TracksLeftEnable)
 	_ = en.Out(gpio.High)
-	p, _ := hw.PWM(robot.TracksLeftRPWM)
-	_ = p.PWM(0.5, 20000)
+	pca, _ := robot.TracksPWM(hw)
+	_ = pca.SetDuty(robot.TracksLeftRPWMCh, 0.5)
 	pa, _ := hw.GPIO(robot.TracksLeftEncA)
 	pb, _ := hw.GPIO(robot.TracksLeftEncB)
 	d, err := encdrv.New(pa.(encdrv.Pin), pb.(encdrv.Pin), nil)
@@ -518,8 +524,8 @@ func TestDeterminism(t *testing.T) {
 		hw := r.Board(robot.TracksPart).Hardware()
 		en, _ := hw.GPIO(robot.TracksLeftEnable)
 		_ = en.Out(gpio.High)
-		p, _ := hw.PWM(robot.TracksLeftRPWM)
-		_ = p.PWM(0.7, 20000)
+		pca, _ := robot.TracksPWM(hw)
+		_ = pca.SetDuty(robot.TracksLeftRPWMCh, 0.7)
 		hp, _ := r.Board(robot.HeadPart).Hardware().PWM(robot.HeadTiltPin)
 		_ = hp.PWM(0.09, 50)
 		can0, _ := r.Board(robot.BalancePart).Hardware().CAN("can0")
@@ -580,8 +586,8 @@ func BenchmarkRobotSecond(b *testing.B) {
 	hw := r.Board(robot.TracksPart).Hardware()
 	en, _ := hw.GPIO(robot.TracksLeftEnable)
 	_ = en.Out(gpio.High)
-	p, _ := hw.PWM(robot.TracksLeftRPWM)
-	_ = p.PWM(0.5, 20000)
+	pca, _ := robot.TracksPWM(hw)
+	_ = pca.SetDuty(robot.TracksLeftRPWMCh, 0.5)
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
@@ -653,8 +659,8 @@ func TestWorldStepAllocatesNothing(t *testing.T) {
 	hw := r.Board(robot.TracksPart).Hardware()
 	en, _ := hw.GPIO(robot.TracksLeftEnable)
 	_ = en.Out(gpio.High)
-	p, _ := hw.PWM(robot.TracksLeftRPWM)
-	_ = p.PWM(0.5, 20000)
+	pca, _ := robot.TracksPWM(hw)
+	_ = pca.SetDuty(robot.TracksLeftRPWMCh, 0.5)
 	runFor(t, ex, 100*time.Millisecond)
 	w := r.World()
 	before := r.Arms[0].Positions()

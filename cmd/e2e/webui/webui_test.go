@@ -521,7 +521,20 @@ func TestWebUI(t *testing.T) {
 			t.Fatalf("/nodes/sim-head led to %q", got)
 		}
 		p.until("head state", `document.querySelector('#role-state [data-key="Pan"]') !== null`)
+		// The simulator's rendered camera view, through the server's
+		// "camera" topic.
+		p.click("#camera-toggle")
+		p.until("camera frames", `(() => { const i = document.querySelector('#camera-view');
+			return i.complete && i.naturalWidth === 640 && i.naturalHeight === 480; })()`)
+		if got := p.eval(`(() => { const i = document.querySelector('#camera-view'); const c = document.createElement('canvas');
+			c.width = i.naturalWidth; c.height = i.naturalHeight; const g = c.getContext('2d'); g.drawImage(i, 0, 0);
+			const d = g.getImageData(0, 0, c.width, c.height).data; const seen = new Set();
+			for (let k = 0; k < d.length; k += 4 * 97) seen.add((d[k] >> 5) + ',' + (d[k+1] >> 5) + ',' + (d[k+2] >> 5));
+			return seen.size > 4 ? 'picture' : 'flat ' + seen.size; })()`); got != "picture" {
+			t.Errorf("the camera view is %s, want the rendered scene", got)
+		}
 		p.shot("node-details")
+		p.click("#camera-toggle")
 	})
 
 	t.Run("route preview", func(t *testing.T) {
@@ -588,6 +601,37 @@ func TestWebUI(t *testing.T) {
 		p.shot("routes")
 	})
 
+	t.Run("balance drive", func(t *testing.T) {
+		p.t = t
+		adopt(t, api, map[string]string{"sim-balance": "balance"})
+		// The base's speed cap, raised on its console as a pilot does.
+		for _, line := range []string{"speed_limit 20", "speed_limit 30"} {
+			if _, err := api.send(map[string]any{"type": "command", "target": "balance", "action": "console", "params": map[string]any{"line": line}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.open(s.url("/nodes/sim-balance"), "#drive-forward")
+		p.until("balance state", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'disarmed'`)
+		p.click("#balance-arm")
+		p.until("armed", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'armed'`)
+		p.setValue("#drive-speed", "0.5")
+		p.do("hold Forward", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`document.querySelector('#drive-forward').dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}))`)(ctx, t)
+			return err
+		}))
+		p.until("driven from the page", `(document.querySelector('#role-state [data-key="Source"]') || {}).textContent === 'bus' &&
+			parseFloat((document.querySelector('#role-state [data-key="Speed"]') || {textContent: '0'}).textContent) > 0.3`)
+		p.shot("node-balance-drive")
+		p.do("let go", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[chromedp.Void](`document.querySelector('#drive-forward').dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))`)(ctx, t)
+			return err
+		}))
+		p.until("stopped", `document.querySelector('#drive-status').textContent === 'Stopped' &&
+			Math.abs(parseFloat(document.querySelector('#role-state [data-key="Speed"]').textContent)) < 0.1`)
+		p.click("#balance-disarm")
+		p.until("disarmed", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'disarmed'`)
+	})
+
 	t.Run("estop", func(t *testing.T) {
 		p.t = t
 		p.open(s.url("/"), "#estop-all")
@@ -599,9 +643,12 @@ func TestWebUI(t *testing.T) {
 		p.until("warnings only, the stop among them", `(() => { const lines = [...document.querySelectorAll('#activity-log li')];
 			return lines.length > 0 && lines.every((l) => /lvl-(WARN|ERROR)/.test(l.className)) &&
 				lines.some((l) => l.textContent.includes('emergency stop engaged')); })()`)
+		// The tracks node's own warning comes back as its alert.
+		p.until("the node's alert on the dashboard", `(document.querySelector('#node-summary [data-alerts="sim-tracks"]') || {textContent: ''}).textContent.includes('emergency stop engaged')`)
 		p.shot("dashboard-estop")
 		p.open(s.url("/nodes/sim-tracks"), "#role-state")
 		p.until("the tracks report the stop", `(document.querySelector('#role-state [data-key="E-Stop"]') || {}).textContent === 'ACTIVE: motors stopped'`)
+		p.until("the node page lists the alert", `(document.querySelector('#node-alerts [data-source="tracks"]') || {textContent: ''}).textContent.includes('emergency stop engaged')`)
 		p.shot("node-tracks-estop")
 		p.open(s.url("/"), "#estop-release")
 		p.click("#estop-release")

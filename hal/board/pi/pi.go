@@ -14,6 +14,7 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/board/linuxhost"
 	"github.com/saint-os/saint/hal/board/rpi"
+	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/can"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
@@ -43,6 +44,11 @@ type Options struct {
 	// Address returns the node's IP address for Info; nil means the first
 	// non-loopback IPv4 address of the machine.
 	Address func() string
+	// OpenCamera returns the camera behind a camera peripheral the board
+	// found ("csi0": a CSI sensor; "video2": a USB camera); nil means the
+	// board offers no camera. cmd/saint-node streams CSI cameras through
+	// rpicam-vid (hal/rpicam) and USB cameras through V4L2 (hal/v4l2).
+	OpenCamera func(board.Peripheral) (camera.Camera, error)
 }
 
 // Details are identity facts beyond board.Info.
@@ -60,6 +66,7 @@ type Board struct {
 	hw       board.Hardware
 	identify func(i2c.Bus, uint16) string
 	address  func() string
+	camera   func(board.Peripheral) (camera.Camera, error)
 
 	mu   sync.Mutex
 	pins []*pin // header order
@@ -118,6 +125,7 @@ func New(o *Options) (*Board, error) {
 		hw:       o.Hardware,
 		identify: o.IdentifyI2C,
 		address:  o.Address,
+		camera:   o.OpenCamera,
 		bcm:      map[int]*pin{},
 	}
 	b.host = linuxhost.NewSampler(root, o.DiskUsage)
@@ -201,6 +209,19 @@ func (b *Board) Info() board.Info {
 	info := b.info
 	info.Address = b.address()
 	return info
+}
+
+// Camera implements camera.Provider: the first CSI camera the board finds,
+// else the first USB camera, opened by Options.OpenCamera.
+func (b *Board) Camera() (camera.Camera, error) {
+	cams := b.scanCameras()
+	if len(cams) == 0 {
+		return nil, fmt.Errorf("pi: no CSI sensor bound to its driver (/sys/bus/i2c/drivers/imx708 ...; camera_auto_detect=1 in config.txt) and no USB camera (/sys/class/video4linux): %w", camera.ErrNotFitted)
+	}
+	if b.camera == nil {
+		return nil, fmt.Errorf("pi: %s found but no camera backend: %w", cams[0].Description, camera.ErrNotFitted)
+	}
+	return b.camera(cams[0])
 }
 
 // Details returns the hostname and decoded revision code.
@@ -507,6 +528,7 @@ func firstIPv4() string {
 
 var (
 	_ board.Board      = (*Board)(nil)
+	_ camera.Provider  = (*Board)(nil)
 	_ board.Hardware   = hardware{}
 	_ gpio.PinIO       = (*trackedPin)(nil)
 	_ gpio.EdgeWatcher = (*watchedPin)(nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/board/boardtest"
+	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/sim/twin"
@@ -382,5 +383,25 @@ func TestMetrics(t *testing.T) {
 	}
 	if m.MemoryUsagePct == 0 {
 		t.Error("memory not read after a temperature error")
+	}
+}
+
+// The board offers its camera: the CSI sensor first (the recorded Pi 4
+// has an IMX708 and a USB webcam), through Options.OpenCamera.
+func TestCameraProvider(t *testing.T) {
+	b := newPi4(t, nil)
+	if _, err := b.Camera(); !errors.Is(err, camera.ErrNotFitted) || !strings.Contains(err.Error(), "IMX708") {
+		t.Errorf("without a camera backend: %v, want ErrNotFitted naming the sensor found", err)
+	}
+	var asked []board.Peripheral
+	b = newPi4(t, &Options{OpenCamera: func(p board.Peripheral) (camera.Camera, error) {
+		asked = append(asked, p)
+		return nil, errors.New("opened")
+	}})
+	if _, err := b.Camera(); err == nil || err.Error() != "opened" {
+		t.Fatalf("Camera(): %v, want OpenCamera's answer", err)
+	}
+	if len(asked) != 1 || asked[0].Address != "csi0" || !strings.Contains(asked[0].Description, "IMX708") {
+		t.Errorf("OpenCamera got %+v, want the CSI camera csi0", asked)
 	}
 }

@@ -18,11 +18,15 @@ import (
 // Sink takes the joystick's inputs: the server's *router.Router.
 type Sink = router.Sink
 
+// DefaultDevice is the first joystick the Linux joydev driver creates:
+// saint-server's --joystick default.
+const DefaultDevice = "/dev/input/js0"
+
 // Options configures a Joystick.
 type Options struct {
 	// Exec is the executor the joystick's state lives on (required).
 	Exec *executor.Executor
-	// Device is the joystick device, "/dev/input/js0" (required).
+	// Device is the joystick device, DefaultDevice on a robot (required).
 	Device string
 	// Router takes the inputs (required). Submit runs on Exec.
 	Router Sink

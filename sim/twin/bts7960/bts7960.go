@@ -15,9 +15,17 @@ type Pins interface {
 }
 
 // Wiring names the GPIOs (BCM) the module's inputs are wired to. REN and LEN
-// may be the same pin.
+// may be the same pin. With PWM set, RPWM and LPWM are channels of that
+// PWM controller (a PCA9685) instead of GPIOs.
 type Wiring struct {
 	RPWM, LPWM, REN, LEN int
+	PWM                  PWMSource
+}
+
+// PWMSource is a PWM controller's outputs, as the PCA9685 twin reports
+// them.
+type PWMSource interface {
+	PWMState(ch int) (freqHz, duty float64, on bool)
 }
 
 // Mode is what the bridge does to the motor.
@@ -63,8 +71,12 @@ func (b *Bridge) high(bcm int) bool {
 
 // Output reads the pins and returns what the bridge puts across the motor.
 func (b *Bridge) Output() Output {
-	fr, dr, onR := b.pins.PWMState(b.w.RPWM)
-	fl, dl, onL := b.pins.PWMState(b.w.LPWM)
+	var pwms PWMSource = b.pins
+	if b.w.PWM != nil {
+		pwms = b.w.PWM
+	}
+	fr, dr, onR := pwms.PWMState(b.w.RPWM)
+	fl, dl, onL := pwms.PWMState(b.w.LPWM)
 	if !onR {
 		dr = 0
 	}

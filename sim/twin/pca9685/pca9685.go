@@ -215,6 +215,15 @@ func (d *Device) rawDuty(ch int) float64 {
 	return float64((off-on)&0xFFF) / 4096
 }
 
+// PWMState returns channel ch as a PWM output: the chip's frequency, the
+// duty (as Duty) and whether the channel produces pulses at all.
+func (d *Device) PWMState(ch int) (freqHz, duty float64, on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	duty = d.duty(ch)
+	return d.freq(), duty, duty > 0
+}
+
 // Pulse returns how long channel ch is high in each period, rounded to the
 // nanosecond: what a servo on it sees. A channel outside 0–15 reads 0.
 func (d *Device) Pulse(ch int) time.Duration {

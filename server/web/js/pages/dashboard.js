@@ -65,7 +65,19 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     } catch (err) { toast(err.message, 'error'); }
   }
 
+  // The nodes' active alerts (their warnings and errors of the last
+  // minute), refreshed with every status and every 2 s.
+  let nodeAlerts = {};
+  let lastStatus = null;
+  function loadAlerts() {
+    api.management('get_node_alerts', {}).then((r) => {
+      nodeAlerts = r.nodes || {};
+      if (lastStatus) showStatus(lastStatus);
+    }).catch(() => {});
+  }
+
   function showStatus(s) {
+    lastStatus = s;
     banner.hidden = !s.estop_active;
     estopBtn.disabled = !!s.estop_active;
     const kv = [
@@ -84,11 +96,16 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       if (!n.online) alerts.push('offline');
       else if (n.state !== 'ACTIVE') alerts.push(n.state);
       if (n.cpu_temp >= 70) alerts.push(`hot ${n.cpu_temp.toFixed(0)} °C`);
+      const raised = nodeAlerts[n.node_id] || [];
+      const list = raised.length ? h('ul', { class: 'node-alerts', 'data-alerts': n.node_id },
+        raised.slice(0, 3).map((a) => h('li', { class: `lvl-${a.level === 'error' ? 'ERROR' : 'WARN'}` },
+          `${a.level === 'error' ? '✖' : '⚠'} [${a.source}] ${a.message}${a.count > 1 ? ` (×${a.count})` : ''}`)),
+        raised.length > 3 ? h('li', { class: 'muted' }, `and ${raised.length - 3} more`) : null) : null;
       return h('li', { 'data-node': n.node_id },
         dot(n.online, ''), h('a', { href: `#/nodes/${encodeURIComponent(n.node_id)}` }, n.display_name || roleLabel(n.role, n.instance)),
         ` ${roleLabel(n.role, n.instance)} `, n.online ? 'Online' : 'Offline',
         n.online && n.cpu_temp ? ` ${n.cpu_temp.toFixed(0)} °C` : '',
-        alerts.length ? h('span', { class: 'alert' }, ` ⚠ ${alerts.join(', ')}`) : null);
+        alerts.length ? h('span', { class: 'alert' }, ` ⚠ ${alerts.join(', ')}`) : null, list);
     });
     if (s.unadopted_count) {
       rows.push(h('li', { id: 'unadopted-summary' }, '? ', h('a', { href: '#/nodes' }, `${s.unadopted_count} unadopted`), ' waiting for adoption'));
@@ -131,6 +148,8 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
 
   refresh();
   loadLog();
-  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog), api.subscribe('motors', showMotors)];
+  loadAlerts();
+  const alertTimer = setInterval(loadAlerts, 2000);
+  const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog), api.subscribe('motors', showMotors), () => clearInterval(alertTimer)];
   return () => offs.forEach((off) => off());
 }

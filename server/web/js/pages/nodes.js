@@ -98,7 +98,7 @@ export function nodesPage({ api, toast, confirm, go }, view) {
 // roleState shows the live state of the node's role from its topic.
 function roleStateView(api, info) {
   const box = h('dl', { class: 'kv', id: 'role-state' }, h('dt', {}, 'State'), h('dd', {}, info.state || '–'));
-  const topic = { head: 'head', arms: 'arms', tracks: 'tracks' }[info.role];
+  const topic = { head: 'head', arms: 'arms', tracks: 'tracks', balance: 'balance' }[info.role];
   if (!topic) return { box, off: () => {} };
   let last = 0;
   const off = api.subscribe(topic, (d) => {
@@ -108,6 +108,11 @@ function roleStateView(api, info) {
     if (topic === 'head') {
       rows.push(['Pan', `${fmtNum(d.pan, 1)}°`], ['Tilt', `${fmtNum(d.tilt, 1)}°`], ['Roll', `${fmtNum(d.roll, 1)}°`],
         ['Jaw', fmtNum(d.jaw)], ['Camera', d.camera_active ? 'Active' : 'Off']);
+    } else if (topic === 'balance') {
+      rows.push(['Balance', d.state], ['Source', d.source], ['Pitch', `${fmtNum(d.pitch_deg, 1)}°`],
+        ['Speed', `${fmtNum(d.speed_mps)} m/s (target ${fmtNum(d.target_speed_mps)})`],
+        ['Speed limit', `${d.speed_limit_pct} %`], ['Faults', (d.faults || []).join(', ') || 'none'],
+        ['Battery', `${fmtNum(d.battery_v, 1)} V`]);
     } else if (topic === 'tracks') {
       rows.push(['E-Stop', d.estop_active ? 'ACTIVE: motors stopped' : 'released'],
         ['Motors', d.motors_enabled ? 'enabled' : 'disabled'],
@@ -123,6 +128,80 @@ function roleStateView(api, info) {
     box.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-key': k }, v)]));
   });
   return { box, off };
+}
+
+// drivePad drives a base (target "tracks" or "balance") from the page: a
+// direction button held (pointer, or Space/Enter) resends "drive" every
+// 100 ms, as the router's routes expect of a live source; letting go sends
+// "stop". The balancing base also gets Arm and Disarm, which the base itself
+// may refuse (the reason is shown).
+function drivePad(api, toast, target) {
+  const speed = h('input', { type: 'number', id: 'drive-speed', value: '0.3', min: '0', max: '2', step: '0.1', 'data-field': 'linear' });
+  const status = h('p', { class: 'muted', id: 'drive-status', role: 'status' }, 'Stopped');
+  let timer = null;
+  const stop = () => {
+    if (!timer) return;
+    clearInterval(timer);
+    timer = null;
+    status.textContent = 'Stopped';
+    api.command(target, 'stop', {}).catch((err) => toast(err.message, 'error'));
+  };
+  const start = (label, dl, da) => {
+    stop();
+    const v = Math.max(0, Number(speed.value) || 0);
+    const send = () => api.command(target, 'drive', { linear: dl * v, angular: da * 2 * v }).catch((err) => {
+      stop();
+      toast(err.message, 'error');
+    });
+    status.textContent = `Driving: ${label}`;
+    send();
+    timer = setInterval(send, 100);
+  };
+  const button = (id, label, dl, da) => h('button', {
+    type: 'button', id, 'aria-label': `Drive ${label} while held`,
+    onpointerdown: (e) => { e.preventDefault(); start(label, dl, da); },
+    onpointerup: stop, onpointerleave: stop, onpointercancel: stop, onblur: stop,
+    onkeydown: (e) => { if ((e.key === ' ' || e.key === 'Enter') && !timer) { e.preventDefault(); start(label, dl, da); } },
+    onkeyup: (e) => { if (e.key === ' ' || e.key === 'Enter') stop(); },
+  }, label);
+  const pad = h('div', { class: 'actions', id: 'drive-pad' },
+    button('drive-forward', 'Forward', 1, 0), button('drive-back', 'Back', -1, 0),
+    button('drive-left', 'Left', 0, 1), button('drive-right', 'Right', 0, -1),
+    h('button', { type: 'button', id: 'drive-stop', onclick: stop }, 'Stop'));
+  const arming = target !== 'balance' ? null : h('div', { class: 'actions' },
+    h('button', { type: 'button', id: 'balance-arm', class: 'primary', onclick: async () => {
+      try { toast((await api.command('balance', 'arm', {})).message); } catch (err) { toast(err.message, 'error'); }
+    } }, 'Arm'),
+    h('button', { type: 'button', id: 'balance-disarm', onclick: async () => {
+      try { toast((await api.command('balance', 'disarm', {})).message); } catch (err) { toast(err.message, 'error'); }
+    } }, 'Disarm'));
+  const box = h('div', { id: 'drive' }, arming, field('Speed (m/s)', speed), pad, status);
+  return { box, off: stop };
+}
+
+// cameraView shows the head camera's frames from the "camera" topic (JPEGs
+// the server encodes from the head's stream) and turns the stream on and
+// off with the head camera command.
+function cameraView(api, toast) {
+  const img = h('img', { id: 'camera-view', alt: 'Head camera', width: '640', height: '480' });
+  const info = h('p', { class: 'muted', id: 'camera-info' }, 'Camera off');
+  let on = false;
+  const toggle = h('button', { type: 'button', id: 'camera-toggle', onclick: async () => {
+    try {
+      await api.command('head', 'camera', { enable: !on });
+      on = !on;
+      toggle.textContent = on ? 'Stop camera' : 'Start camera';
+      if (!on) info.textContent = 'Camera off';
+    } catch (err) { toast(err.message, 'error'); }
+  } }, 'Start camera');
+  const off = api.subscribe('camera', (d) => {
+    if (d.camera !== 'head') return;
+    img.src = `data:image/jpeg;base64,${d.jpeg}`;
+    img.width = d.width;
+    img.height = d.height;
+    info.textContent = `${d.width}×${d.height}, frame ${d.seq}`;
+  });
+  return { box: h('div', { id: 'camera' }, h('div', { class: 'actions' }, toggle), img, info), off };
 }
 
 export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
@@ -183,12 +262,35 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
     api.management('get_gpio_status', { node_id: id }).then(showGPIO).catch(() => {});
     const role = roleStateView(api, info);
     offs.push(role.off);
+    let cam = null;
+    if (info.role === 'head') {
+      cam = cameraView(api, toast);
+      offs.push(cam.off);
+    }
+    let drive = null;
+    if (info.role === 'tracks' || info.role === 'balance') {
+      drive = drivePad(api, toast, info.role);
+      offs.push(drive.off);
+    }
     const activity = h('ol', { class: 'log', id: 'node-activity' });
+    // The node's active alerts: its warnings and errors of the last minute.
+    const alertsBox = h('ul', { class: 'list', id: 'node-alerts' }, h('li', { class: 'muted' }, 'No active alerts'));
+    const loadAlerts = () => api.management('get_node_alerts', { node_id: id }).then((r) => {
+      alertsBox.replaceChildren(...(r.alerts.length ? r.alerts.map((a) => h('li', { class: `lvl-${a.level === 'error' ? 'ERROR' : 'WARN'}`, 'data-source': a.source },
+        h('strong', {}, a.level.toUpperCase()), ` [${a.source}] ${a.message}`,
+        h('span', { class: 'muted' }, ` ×${a.count}, last ${ago(a.last * 1000, api.serverNow())}`))) : [h('li', { class: 'muted' }, 'No active alerts')]));
+    }).catch(() => {});
+    loadAlerts();
+    const alertTimer = setInterval(loadAlerts, 2000);
+    offs.push(() => clearInterval(alertTimer));
     view.append(
       card('Display name', renameForm),
       h('div', { class: 'grid two' }, card('Hardware info', hw), card('Current state', role.box)),
+      drive ? card('Drive', drive.box) : '',
+      cam ? card('Camera', cam.box) : '',
       h('div', { class: 'grid two' }, card('System metrics', metrics),
         card('GPIO status', gpioBox)),
+      card('Alerts', alertsBox),
       card('Recent activity', activity));
     offs.push(api.subscribe('nodes', (s) => { if (s.node_id === id) { info.state = s.state; showMetrics(s); } }));
     offs.push(api.subscribe('logs', (e) => {
