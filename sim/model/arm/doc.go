@@ -25,7 +25,8 @@
 //	M(q)·q̈ + C(q, q̇)·q̇ + g(q) = τ
 //
 // with M from the composite-rigid-body algorithm and C·q̇ + g from recursive
-// Newton–Euler, integrated by RK4 over the world step. A joint that runs
+// Newton–Euler, integrated by the explicit midpoint rule over the world
+// step. A joint that runs
 // into its hard stop is stopped by an impulse there, which changes the
 // other joints' rates as the stop's reaction moves the chain. Efforts are
 // the servos' output torques. The MuJoCo oracle (sim/oracle/mujoco) holds
