@@ -7,14 +7,14 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
 ## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
-test: viz-deps test-deps ros2-deps qemu-deps vet staticcheck
+test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 
@@ -44,6 +44,18 @@ test-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEST_PACKAGES) >/dev/null; \
 	else \
 		echo "test-deps: node, npm or zstd missing (not root: not installing); the Foxglove client-library tests will skip. Install: sudo apt-get install $(TEST_PACKAGES)"; \
+	fi
+
+## mujoco-deps: MuJoCo (libmujoco-dev), the reference simulator the physics models are checked against
+## in sim/oracle/mujoco (cgo, tests only); installed with apt-get when missing and run as root
+MUJOCO_PACKAGES := libmujoco-dev
+mujoco-deps:
+	@if [ -f /usr/include/mujoco/mujoco.h ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "mujoco-deps: installing $(MUJOCO_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(MUJOCO_PACKAGES) >/dev/null; \
+	else \
+		echo "mujoco-deps: the physics oracle tests need MuJoCo's headers and library (not root: not installing). Install: sudo apt-get install $(MUJOCO_PACKAGES)" >&2; exit 1; \
 	fi
 
 ## ros2-deps: Eclipse Cyclone DDS (the ROS 2 bridge, saint-ros2, links it; idlc for go generate ./ros2)

@@ -13,6 +13,7 @@ require (
 	go.bug.st/serial v1.8.0
 	go.einride.tech/can v0.17.0
 	golang.org/x/sys v0.49.0
+	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
 	gopkg.in/yaml.v3 v3.0.1
 	periph.io/x/conn/v3 v3.7.3
@@ -51,5 +52,4 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 )

@@ -17,8 +17,9 @@
 // role.yaml and role_config.yaml, written with write, fsync and rename
 // (package persist) and in that order, so a node killed at any moment
 // comes back either unadopted or active in its role; the installed and
-// previous firmware images; and a download in progress, which resumes
-// where it stopped. The node takes its time from its executor's clock and
+// previous firmware images; a download in progress, which resumes where it
+// stopped; and the running role's own state (rolekit.Env.State: a
+// calibration, one file per name under role_state/, written the same way). The node takes its time from its executor's clock and
 // its hardware from a board.Board, so the same node runs on a Raspberry
 // Pi and in the simulator. docs/architecture.md draws the lifecycle.
 package node

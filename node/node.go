@@ -628,6 +628,7 @@ func (n *Node) activate(rec RoleRecord, cfgData []byte) error {
 		NodeID: n.id, Exec: n.o.Exec, Bus: n.o.Bus, Board: n.o.Board, Config: cfg,
 		Prefix: msg.TopicPrefix(rec.AssignedRole, rec.Instance),
 		Log:    n.log.With("role", msg.RoleKey(rec.AssignedRole, rec.Instance)),
+		State:  roleState{n.store},
 	}
 	if err := role.Start(env); err != nil {
 		n.o.Board.ReleaseAll()

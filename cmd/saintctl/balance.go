@@ -13,7 +13,7 @@ import (
 // saul-tee reference's serial console), which saintctl balance forwards.
 const balanceUsage = `usage: saintctl balance CMD [ARGS...]
   help | status | pid KP KI KD | arm | disarm | estop | tilt_limit DEG |
-  speed_limit PCT | can_stats | uart_stats | reboot`
+  speed_limit PCT | can_stats | uart_stats | calibrate | reboot`
 
 // balanceCmd runs one console line on the balance role through the
 // server ({"type":"command","target":"balance","action":"console"}) and

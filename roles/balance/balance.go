@@ -130,6 +130,8 @@ type Balance struct {
 	lastLED          uint8
 	started          time.Time
 	refusals         uint64
+
+	lvl level // level calibration (level.go)
 }
 
 // Start implements rolekit.Role.
@@ -142,6 +144,7 @@ func (b *Balance) Start(env rolekit.Env) error {
 	if err := b.Begin(env, "balance", b.open); err != nil {
 		return err
 	}
+	b.loadLevel(env.State)
 	b.reboot()
 	b.started = b.ex.Now()
 	return nil
@@ -287,7 +290,7 @@ func (b *Balance) loop() {
 		sin, cos := math.Sincos(b.pitch)
 		acc[0] -= b.accel*cos + h*b.pitchAccel
 		acc[2] -= b.accel*sin - h*gyro[1]*gyro[1]
-		b.pitch = b.filter.Update(acc, gyro, dt)
+		b.pitch = b.trackLevel(b.filter.Update(acc, gyro, dt), gyro, dt)
 		b.pitchRate, b.yawRate = gyro[1], gyro[2]
 	}
 	b.updateSpeed(now)

@@ -18,6 +18,7 @@ tilt_limit <deg>       set tilt cutoff angle (default 25)
 speed_limit <pct>      set speed cap percentage (default 10)
 can_stats              CAN bus counters (tx/rx/errors/busoff)
 uart_stats             inter-board UART frame counters
+calibrate              take the present pitch as level (disarmed, still, on level ground) and store it
 reboot                 soft reboot`
 
 // Console runs one line of the balance board's debug console (the
@@ -100,6 +101,8 @@ func (b *Balance) Console(line string) (string, bool) {
 		return b.canStats(), true
 	case "uart_stats":
 		return b.uartStats(), true
+	case "calibrate":
+		return b.calibrateLevel()
 	case "reboot":
 		b.reboot()
 		return "reboot: disarmed, limits and gains from the configuration", true
@@ -117,7 +120,7 @@ func (b *Balance) consoleStatus() string {
 		"pid Kp=%g Ki=%g Kd=%g out %.2f A (L %.2f A, R %.2f A)\ntilt_limit %g° speed_limit %d %% faults %s\n%s\n%s",
 		s.State, s.Mode, s.Source, s.Pitch, s.PitchRate, s.Speed, s.TargetSpeed,
 		s.Kp, s.Ki, s.Kd, s.PIDOut, s.CurrentLeft, s.CurrentRight, s.TiltLimit, s.SpeedLimit, faults,
-		b.canStats(), b.uartStats())
+		b.canStats(), b.uartStats()) + "\n" + b.levelStatus()
 }
 
 func (b *Balance) canStats() string {

@@ -1,6 +1,7 @@
 // Package rolekit is what every role module is built on: the Env a role
-// starts with, the Role interface, and Kit, the bookkeeping every role
-// shares.
+// starts with (with State, where the node keeps what the role must not
+// lose — MemState is its in-memory fake), the Role interface, and Kit, the
+// bookkeeping every role shares.
 //
 // Kit claims and opens the pins of the role's gpio_mapping (actuators at
 // their safe value: servo PWM at neutral, motor PWM at zero, outputs low),

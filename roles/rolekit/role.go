@@ -20,6 +20,9 @@ type Env struct {
 	// "/saint/arms/left".
 	Prefix string
 	Log    *slog.Logger
+	// State keeps what the role must not lose (calibrations) on the node;
+	// nil when the node has no storage for it.
+	State State
 }
 
 // Role is one of the generic node's role modules. Start and Stop run on

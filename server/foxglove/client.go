@@ -27,7 +27,7 @@ const CommandPrefix = "/saint/command/"
 // caller is a known session.
 var publishCommands = map[string]bool{
 	"head/move": true, "head/home": true, "head/camera": true,
-	"arms/move": true, "arms/home": true, "arms/gripper": true,
+	"arms/move": true, "arms/home": true, "arms/gripper": true, "arms/move_pose": true,
 	"tracks/drive": true, "tracks/stop": true, "tracks/estop": true,
 	"system/estop": true,
 }

@@ -28,6 +28,7 @@ func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.HandleCommand("arms", "move", r.armsMove)
 	g.HandleCommand("arms", "home", r.armsHome)
 	g.HandleCommand("arms", "gripper", r.armsGripper)
+	g.HandleCommand("arms", "move_pose", r.armsMovePose)
 	g.HandleCommand("tracks", "drive", r.tracksDrive)
 	g.HandleCommand("tracks", "stop", r.tracksStop)
 	g.HandleCommand("tracks", "estop", r.estopCommand)

@@ -5,10 +5,10 @@
 // router's routes and e-stop; trails of the tracked base's two poses; and
 // the plotted signals (viz/plot).
 //
-// Arm kinematics (ArmChain) use github.com/go-gl/mathgl: from the shoulder
-// mount, joint 0 pans about z, joints 1–3 pitch about y, joint 4 rolls
-// about x, and each link runs along the joint frame's x (the first along
-// z) — the geometry of the arms in docs/sim.md — so the joint angles a
-// node reports are drawn as the arm they describe, next to the ground
-// truth's own joint positions.
+// Arm kinematics (ArmChain) are the kinematics package's, which the arms
+// role and the simulator's tests use too: from the shoulder mount, joint 0
+// pans about z, joints 1–3 pitch about y, joint 4 rolls about x, and each
+// link runs along the joint frame's x (the first along z) — the geometry of
+// the arms in docs/sim.md — so the joint angles a node reports are drawn as
+// the arm they describe, next to the ground truth's own joint positions.
 package scene

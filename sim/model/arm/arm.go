@@ -61,6 +61,12 @@ type Params struct {
 	Links   [NumJoints]Link // link i follows joint i
 	Gripper Gripper
 	Torso   geom.Capsule // the body the arm must not hit
+
+	// DiagonalInertia selects the older approximation: each joint a
+	// servo loaded by the mass matrix's diagonal and gravity alone, no
+	// coupling between joints. It is kept so the oracle tests can say
+	// what it neglects; the default is the full rigid-body dynamics.
+	DiagonalInertia bool
 }
 
 // Default returns the arm described in the package doc for side "left"
@@ -132,6 +138,8 @@ type Arm struct {
 	pair         pairCheck
 
 	groundHit, selfHit, otherHit bool
+
+	dyn dynamics // the joints' rigid-body dynamics
 }
 
 // New returns an arm at rest with the upper arm hanging (shoulder_lift 90°)
@@ -148,6 +156,7 @@ func New(p Params) *Arm {
 	for i := range a.joints {
 		a.joints[i] = servo.New(p.Joints[i].Servo)
 	}
+	a.dyn.init(a)
 	a.joints[ShoulderLift].SetAngle(math.Pi / 2)
 	a.joints[Elbow].SetAngle(-math.Pi / 2)
 	for _, j := range a.joints {
@@ -321,12 +330,16 @@ func (a *Arm) Step(dt float64) {
 		return
 	}
 	a.forward()
-	a.loads()
-	for i := 0; i < NumJoints; i++ {
-		j := a.p.Joints[i]
-		s := a.joints[i]
-		tau := a.gravity[i] - j.Coulomb*math.Tanh(s.Rate()/0.01)
-		s.Step(dt, a.inertia[i], j.Friction, tau)
+	if a.p.DiagonalInertia {
+		a.loads()
+		for i := 0; i < NumJoints; i++ {
+			j := a.p.Joints[i]
+			s := a.joints[i]
+			tau := a.gravity[i] - j.Coulomb*math.Tanh(s.Rate()/0.01)
+			s.Step(dt, a.inertia[i], j.Friction, tau)
+		}
+	} else {
+		a.stepRigid(dt)
 	}
 	a.stepGripper(dt)
 	a.forward()
@@ -351,7 +364,7 @@ func (a *Arm) loads() {
 			lever := a.axis[i].Cross(c.Sub(a.origin[i]))
 			inertia += l.Mass * lever.Dot(lever)
 			along := a.axis[i].Dot(a.dir[k])
-			inertia += l.Mass*l.Length*l.Length/12*(1-along*along) + l.Mass*l.Radius*l.Radius/2*along*along
+			inertia += cylinderPerp(l)*(1-along*along) + l.Mass*l.Radius*l.Radius/2*along*along
 			tau += lever.Dot(g.Scale(l.Mass))
 		}
 		if held {
@@ -363,6 +376,13 @@ func (a *Arm) loads() {
 	}
 }
 
+// The finger mechanism's inertia at the gripper servo (kg·m²) and its
+// viscous friction (N·m·s/rad).
+const (
+	gripperInertia  = 1e-5
+	GripperFriction = 0.01
+)
+
 func (a *Arm) stepGripper(dt float64) {
 	gp := a.p.Gripper
 	var ext float64
@@ -373,7 +393,7 @@ func (a *Arm) stepGripper(dt float64) {
 			ext = 2 * a.graspForce * gp.FingerLever
 		}
 	}
-	a.gripper.Step(dt, 1e-5, 0.01, ext)
+	a.gripper.Step(dt, gripperInertia, GripperFriction, ext)
 	if a.objWidth > 0 {
 		if gap := a.GripperGap(); gap < a.objWidth {
 			a.graspForce = gp.Stiffness * (a.objWidth - gap)

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/sim/model/geom"
 )
 
@@ -299,5 +301,65 @@ func BenchmarkStepMoving(b *testing.B) {
 		}
 		a.Step(dt)
 		CheckPair(a, other)
+	}
+}
+
+// The kinematics package (the arms role's and the visualizer's) places the
+// joints and the fingers where the simulated arm has them.
+func TestKinematicsPackageAgrees(t *testing.T) {
+	for _, side := range []string{"left", "right"} {
+		a := New(Default(side))
+		for i, q := range []float64{0.4, 1.1, -0.8, 0.6, -1.2} {
+			a.Joint(i).SetAngle(q)
+		}
+		a.Step(1e-3)
+		k := kinematics.DefaultArm(side)
+		chain := k.Chain(a.Positions())
+		for i, o := range a.Truth().(msg.SimArm).Joints {
+			if d := chain[i].Sub(mgl64.Vec3(o)).Len(); d > 1e-9 {
+				t.Errorf("%s joint %d: kinematics %v, simulator %v", side, i, chain[i], o)
+			}
+		}
+		if d := chain[NumJoints].Sub(mgl64.Vec3(a.Tip())).Len(); d > 1e-9 {
+			t.Errorf("%s tip: kinematics %v, simulator %v", side, chain[NumJoints], a.Tip())
+		}
+		p := a.Params()
+		for i := 0; i < NumJoints; i++ {
+			lo, hi := a.Joint(i).Limits()
+			if k.Lower[i] != lo || k.Upper[i] != hi || k.Links[i] != p.Links[i].Length {
+				t.Errorf("%s joint %d: kinematics limits [%g, %g] length %g, simulator [%g, %g] %g",
+					side, i, k.Lower[i], k.Upper[i], k.Links[i], lo, hi, p.Links[i].Length)
+			}
+		}
+	}
+}
+
+// An arm in equilibrium is not integrated (holdRate, holdAccel), yet a new
+// goal moves it at once, and holding changes the pose by less than the
+// tolerance the skip states.
+func TestHoldingThenMoving(t *testing.T) {
+	a := New(Default("left"))
+	for k := 0; k < 2000; k++ {
+		a.Step(1e-3)
+	}
+	before := a.Positions()
+	for k := 0; k < 1000; k++ {
+		a.Step(1e-3)
+	}
+	for i, q := range a.Positions() {
+		if d := math.Abs(q - before[i]); d > 1e-6 {
+			t.Errorf("holding for 1 s moved joint %d by %g rad", i, d)
+		}
+	}
+	a.Joint(Elbow).SetGoal(-1.0)
+	a.Step(1e-3)
+	if a.Velocities()[Elbow] == 0 {
+		t.Fatal("a new elbow goal did not move the holding arm")
+	}
+	for k := 0; k < 1000; k++ {
+		a.Step(1e-3)
+	}
+	if got := a.Positions()[Elbow]; math.Abs(got+1.0) > 0.02 {
+		t.Fatalf("elbow at %g rad 1 s after a goal of −1 rad", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/sim/model/geom"
+	"github.com/saint-os/saint/sim/model/ode"
+	"github.com/saint-os/saint/sim/model/rigid"
 	"github.com/saint-os/saint/sim/model/servo"
 )
 
@@ -30,6 +32,7 @@ type Axis struct {
 type Params struct {
 	Axes          [3]Axis   // pan, tilt, roll
 	GravityMoment float64   // m·g·d, N·m: the head's weight times its offset above the tilt/roll axes
+	Mass          float64   // m, kg: the head on the tilt and roll axes (with GravityMoment it places the centre of mass)
 	IMUOffset     geom.Vec3 // IMU position from the axes' intersection, head frame, m
 	GyroNoise     float64   // rad/s, standard deviation per sample
 	AccelNoise    float64   // m/s², standard deviation per sample
@@ -46,6 +49,7 @@ func Default() Params {
 	return Params{
 		Axes:          [3]Axis{axis(360, 4e-3), axis(180, 4.6e-3), axis(90, 4.6e-3)},
 		GravityMoment: 1.2 * StandardGravity * 0.04,
+		Mass:          1.2,
 		IMUOffset:     geom.Vec3{0.05, 0, 0.03},
 		GyroNoise:     0.002, AccelNoise: 0.09, GyroBias: 0.01,
 	}
@@ -60,18 +64,22 @@ type Head struct {
 
 	omega, alpha geom.Vec3 // angular velocity and acceleration, robot frame
 
+	chain         *rigid.Chain // the three axes' rigid-body dynamics
+	q, qd, tau, a []float64    // its workspace
+	x             [6]float64   // angles and rates, integrated together
+	rk            ode.RK4
+	deriv         ode.Deriv
+
 	// The trigonometry of the last pose seen, reused while the head holds
 	// still (it does, mostly): the same inputs give the same numbers.
 	kin headKinematics
 	imu imuReading
 }
 
-// headKinematics is gravity's moment on each axis and the angular velocity
-// for angles a and rates r.
+// headKinematics is the angular velocity for angles a and rates r.
 type headKinematics struct {
 	valid bool
 	a, r  [3]float64
-	ext   [3]float64
 	w     geom.Vec3
 }
 
@@ -100,6 +108,9 @@ func New(p Params, rng *rand.Rand) *Head {
 	for i := range h.servos {
 		h.servos[i] = servo.New(p.Axes[i].Servo)
 	}
+	h.chain = rigid.New(geom.Vec3{}, geom.Vec3{0, 0, -StandardGravity}, chainJoints(p))
+	h.q, h.qd, h.tau, h.a = make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	h.deriv = h.derivative
 	if rng != nil {
 		for i := range h.bias {
 			h.bias[i] = p.GyroBias * rng.NormFloat64()
@@ -126,21 +137,140 @@ func (h *Head) SetDead(dead bool) {
 	}
 }
 
-// Step implements world.Model.
-func (h *Head) Step(dt float64) {
-	ext := h.kinematics().ext
-	for i, s := range h.servos {
-		s.Step(dt, h.p.Axes[i].Inertia, h.p.Axes[i].Friction, ext[i])
+// maxSubstep bounds the integration substep, s: RK4 at 1 ms matches the
+// oracle as closely as at 0.5 ms.
+const maxSubstep = 1e-3
+
+// A head within poseTolerance (rad) of the pose its dynamics were last
+// computed for, every axis slower than restRate (rad/s), reuses them
+// (rigid.Chain.UpdateNear), as a holding arm does.
+const (
+	poseTolerance = 1e-6
+	restRate      = 1e-3
+)
+
+// A head whose axes are all slower than holdRate (rad/s) and accelerate
+// less than holdAccel (rad/s²) is in equilibrium — servos holding, or limp
+// and balanced level — and is not integrated: over a step it would move by
+// less than 10⁻⁹ rad.
+const (
+	holdRate  = 1e-6
+	holdAccel = 1e-3
+)
+
+// chainJoints describes the head as a rigid-body chain: pan (z), tilt (y)
+// and roll (x) meeting at the origin, the head a body of Mass whose centre
+// of mass sits GravityMoment/(Mass·g) above them, its inertia chosen so
+// that, level, its moment about each axis is that axis's Inertia; each
+// servo's rotor inertia is its joint's armature.
+func chainJoints(p Params) []rigid.Joint {
+	m := p.Mass
+	if !(m > 0) || math.IsInf(m, 0) {
+		m = Default().Mass
 	}
-	if dt > 0 && !math.IsInf(dt, 0) {
-		w := h.kinematics().w
-		h.alpha = w.Sub(h.omega).Scale(1 / dt)
-		h.omega = w
+	d := p.GravityMoment / (m * StandardGravity)
+	if !ode.Finite(d) {
+		d = 0
+	}
+	md2 := m * d * d
+	pos := func(v float64) float64 { return math.Max(v, 1e-9) }
+	in := geom.Mat3{{pos(p.Axes[Roll].Inertia - md2), 0, 0}, {0, pos(p.Axes[Tilt].Inertia - md2), 0}, {0, 0, pos(p.Axes[Pan].Inertia)}}
+	return []rigid.Joint{
+		{Axis: geom.Vec3{0, 0, 1}, Armature: p.Axes[Pan].Servo.RotorInertia},
+		{Axis: geom.Vec3{0, 1, 0}, Armature: p.Axes[Tilt].Servo.RotorInertia},
+		{Axis: geom.Vec3{1, 0, 0}, Armature: p.Axes[Roll].Servo.RotorInertia, Mass: m, COM: geom.Vec3{0, 0, d}, Inertia: in},
 	}
 }
 
-// kinematics returns gravity's moments and the angular velocity for the
-// present angles and rates, computed again only when they changed.
+// Step implements world.Model: the servos drive the head's three axes as
+// one rigid body — the mass matrix, Coriolis and gravity terms of the
+// chain (package rigid) — integrated together by RK4 in substeps; a motion
+// into a hard stop ends there.
+func (h *Head) Step(dt float64) {
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return
+	}
+	for _, s := range h.servos {
+		s.MoveSetpoint(dt)
+	}
+	if h.holding() {
+		for i, s := range h.servos {
+			s.Place(h.x[i], h.x[3+i], s.DriveTorque(h.x[i], h.x[3+i]))
+		}
+		h.alpha, h.omega = geom.Vec3{}, h.kinematics().w
+		return
+	}
+	n := ode.Substeps(dt, maxSubstep)
+	step := dt / float64(n)
+	for k := 0; k < n; k++ {
+		for i, s := range h.servos {
+			h.x[i], h.x[3+i] = s.Angle(), s.Rate()
+		}
+		h.rk.Step(h.deriv, 0, h.x[:], step)
+		h.stops()
+		for i, s := range h.servos {
+			s.Place(h.x[i], h.x[3+i], s.DriveTorque(h.x[i], h.x[3+i]))
+		}
+	}
+	w := h.kinematics().w
+	h.alpha = w.Sub(h.omega).Scale(1 / dt)
+	h.omega = w
+}
+
+// holding reports whether the head is in equilibrium (holdRate,
+// holdAccel).
+func (h *Head) holding() bool {
+	for i, s := range h.servos {
+		h.x[i], h.x[3+i] = s.Angle(), s.Rate()
+		if !(math.Abs(h.x[3+i]) <= holdRate) {
+			return false
+		}
+	}
+	var dx [6]float64
+	h.derivative(0, h.x[:], dx[:])
+	for i := 0; i < 3; i++ {
+		if !(math.Abs(dx[3+i]) <= holdAccel) {
+			return false
+		}
+	}
+	return true
+}
+
+// stops ends every motion into a hard stop by the stop's impulse, which
+// moves the other axes too (rigid.Chain.Stop).
+func (h *Head) stops() {
+	for i, s := range h.servos {
+		lo, hi := s.Limits()
+		if h.x[i] <= lo && h.x[3+i] < 0 || h.x[i] >= hi && h.x[3+i] > 0 {
+			h.x[i] = ode.Clamp(h.x[i], lo, hi)
+			copy(h.q, h.x[:3])
+			copy(h.qd, h.x[3:])
+			if h.chain.Stop(i, h.q, h.qd) != nil {
+				h.qd[i] = 0
+			}
+			copy(h.x[3:], h.qd)
+		}
+	}
+}
+
+// derivative is the chain's forward dynamics under the servos' drive and
+// friction: x = (angles, rates).
+func (h *Head) derivative(_ float64, x, dx []float64) {
+	for i, s := range h.servos {
+		h.q[i], h.qd[i] = x[i], x[3+i]
+		h.tau[i] = s.DriveTorque(x[i], x[3+i]) - h.p.Axes[i].Friction*x[3+i]
+	}
+	h.chain.UpdateNear(h.q, h.qd, poseTolerance, restRate)
+	if h.chain.Accelerations(h.tau, h.a) != nil {
+		clear(h.a)
+	}
+	for i := 0; i < 3; i++ {
+		dx[i], dx[3+i] = x[3+i], h.a[i]
+	}
+}
+
+// kinematics returns the angular velocity for the present angles and
+// rates, computed again only when they changed.
 func (h *Head) kinematics() *headKinematics {
 	k := &h.kin
 	a, r := h.Angles(), h.Rates()
@@ -148,11 +278,6 @@ func (h *Head) kinematics() *headKinematics {
 		return k
 	}
 	k.valid, k.a, k.r = true, a, r
-	k.ext = [3]float64{
-		0,
-		h.p.GravityMoment * math.Sin(a[Tilt]) * math.Cos(a[Roll]),
-		h.p.GravityMoment * math.Sin(a[Roll]) * math.Cos(a[Tilt]),
-	}
 	k.w = h.angularVelocity()
 	return k
 }

@@ -107,7 +107,7 @@ func New(p Params) *Tracks {
 		p = Default()
 	}
 	t := &Tracks{p: p, bat: battery.New(p.Battery)}
-	t.jEff = p.Motor.J + p.TrackInertia/(p.GearRatio*p.GearRatio)
+	t.jEff = p.EffectiveInertia()
 	t.deriv = t.derivative
 	return t
 }
@@ -169,13 +169,12 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	}
 	vt := t.bat.Terminal(ib)
 	t.batI = ib
-	mg := p.Mass * StandardGravity
 	half := [2]float64{-p.Gauge / 2, p.Gauge / 2}
 	for s := 0; s < 2; s++ {
 		i, w := x[3*s], x[3*s+1]
 		ground := x[sVel] + half[s]*x[sYawRate]
 		slip := w/p.GearRatio*p.SprocketRadius - ground
-		f := p.Friction * mg / 2 * math.Tanh(slip/p.SlipVelocity)
+		f := p.Traction(slip)
 		t.force[s] = f
 		load := f * p.SprocketRadius / p.GearRatio
 		if t.open(s) {
@@ -195,10 +194,9 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	// The push in the body frame.
 	px := cos*t.push[0] + sin*t.push[1]
 	py := -sin*t.push[0] + cos*t.push[1]
-	fx := t.force[Left] + t.force[Right] - p.RollingResistance*mg*math.Tanh(x[sVel]/0.01) + px
-	fy := -p.LateralFriction*mg*math.Tanh(x[sVelY]/p.LateralSlip) + py
-	mz := (t.force[Right]-t.force[Left])*p.Gauge/2 -
-		p.LateralFriction*mg*p.ContactLength/4*math.Tanh(x[sYawRate]*p.ContactLength/2/p.LateralSlip)
+	fx := t.force[Left] + t.force[Right] - p.Rolling(x[sVel]) + px
+	fy := -p.Lateral(x[sVelY]) + py
+	mz := (t.force[Right]-t.force[Left])*p.Gauge/2 - p.TurnResistance(x[sYawRate])
 	d[sVel] = fx/p.Mass + x[sVelY]*x[sYawRate]
 	d[sVelY] = fy/p.Mass - x[sVel]*x[sYawRate]
 	d[sYawRate] = mz / p.YawInertia

@@ -1,0 +1,102 @@
+//go:build cgo
+
+package mujoco
+
+import (
+	"math"
+	"testing"
+
+	"github.com/saint-os/saint/sim/model/balance"
+	"github.com/saint-os/saint/sim/model/geom"
+)
+
+// balanceState is what the balancing controller reads: travel, speed,
+// pitch, pitch rate.
+type balanceState struct{ x, v, pitch, rate float64 }
+
+// balanceTorque is a state-feedback balancing controller (N·m per wheel)
+// tracking a travel setpoint; the same function drives both simulators,
+// each from its own state.
+func balanceTorque(s balanceState, target float64) float64 {
+	const kx, kv, kp, kd = 12, 18, 160, 22
+	return (kx*(s.x-target) + kv*s.v + kp*s.pitch + kd*s.rate) / 2
+}
+
+// balanceProfile is the travel setpoint (m) and the push (N, forward) at
+// time t: stand, drive 1 m forward over 2 s and get pushed back while
+// accelerating, stop.
+func balanceProfile(t float64) (target, push float64) {
+	switch {
+	case t < 1:
+		target = 0
+	case t < 3:
+		target = (t - 1) / 2
+	default:
+		target = 1
+	}
+	if t >= 1.5 && t < 1.7 {
+		push = -60
+	}
+	return target, push
+}
+
+// mjPitch is the body's rotation about its y axis from the free joint's
+// quaternion (w, x, y, z).
+func mjPitch(q []float64) float64 {
+	w, x, y, z := q[3], q[4], q[5], q[6]
+	return math.Asin(math.Max(-1, math.Min(1, 2*(w*y-z*x))))
+}
+
+// TestBalance drives the balancing base through a setpoint ramp and a push
+// under the same controller in both simulators; MuJoCo's base is a free
+// body whose wheels roll on a floor through friction contacts.
+func TestBalance(t *testing.T) {
+	const duration = 5.0
+	b := balance.New(balance.Default(), nil)
+	p := b.Params()
+	mj := load(t, b.MJCF(worldStep/oracleSubsteps, 1.0))
+	body := mj.BodyID("body")
+	if body < 0 {
+		t.Fatal("no body named body in the MJCF")
+	}
+	// The free joint's 7 positions (x, y, z, quaternion), then the wheels.
+	const wheelL, wheelR = 6, 7 // dof indices
+	pitch := &trace{name: "pitch", unit: "rad", scale: 180 / math.Pi, plotUnit: "pitch (°) / travel (dm)"}
+	travel := &trace{name: "travel", unit: "m", scale: 10, plotUnit: "travel (dm)"}
+	for k := 0; k < int(duration/worldStep); k++ {
+		target, push := balanceProfile(float64(k) * worldStep)
+		x, v := b.Position()
+		th, thd := b.Pitch()
+		tau := balanceTorque(balanceState{x, v, th, thd}, target)
+		b.SetWheelTorque(balance.Left, tau)
+		b.SetWheelTorque(balance.Right, tau)
+		b.ApplyForce(geom.Vec3{push, 0, 0})
+		b.Step(worldStep)
+
+		q, qv := mj.Qpos(), mj.Qvel()
+		mtau := balanceTorque(balanceState{q[0], qv[0], mjPitch(q), qv[4]}, target)
+		lim := p.Motor.Kt * p.Motor.MaxCurrent
+		mtau = math.Max(-lim, math.Min(lim, mtau))
+		mj.XfrcApplied()[6*body] = push
+		for s := 0; s < oracleSubsteps; s++ {
+			qv := mj.Qvel()
+			f := mj.QfrcApplied()
+			f[wheelL] = mtau - p.WheelFriction*qv[wheelL]
+			f[wheelR] = mtau - p.WheelFriction*qv[wheelR]
+			mj.Step()
+		}
+		tt := float64(k+1) * worldStep
+		bx, _ := b.Position()
+		bth, _ := b.Pitch()
+		pitch.add(tt, bth, mjPitch(mj.Qpos()))
+		travel.add(tt, bx, mj.Qpos()[0])
+	}
+	pitch.check(t, 0.5*math.Pi/180)
+	goD, mjD := travel.goVal[len(travel.goVal)-1], travel.mjVal[len(travel.mjVal)-1]
+	rel := math.Abs(goD-mjD) / math.Abs(mjD)
+	t.Logf("travel: Go %.4f m, MuJoCo %.4f m, difference %.2f %% (tolerance 2 %%)", goD, mjD, 100*rel)
+	if rel > 0.02 || math.IsNaN(rel) {
+		t.Errorf("travel differs by %.2f %% from MuJoCo's, tolerance 2 %%", 100*rel)
+	}
+	plotTraces(t, "balance", []*trace{pitch, travel})
+}
