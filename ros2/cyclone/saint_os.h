@@ -1372,6 +1372,7 @@ typedef struct saint_os_srv_dds__FirmwareCheck_Response_
   char * changelog;
   char * url;
   char * message;
+  char * signature;
 } saint_os_srv_dds__FirmwareCheck_Response_;
 
 extern const dds_topic_descriptor_t saint_os_srv_dds__FirmwareCheck_Response__desc;
