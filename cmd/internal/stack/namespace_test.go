@@ -10,6 +10,8 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
 )
@@ -19,22 +21,45 @@ import (
 // namespace moves that robot's head only, and nothing of either robot is
 // visible outside its namespace.
 func TestTwoRobotsOneBroker(t *testing.T) {
+	br := mem.NewBroker()
+	testTwoRobots(t, executor.NewVirtual(), func() bus.Bus { return br.Connect(nil) })
+}
+
+// The same on one real NATS broker (nats-server on 127.0.0.1, every
+// process a nats.go client), in real time.
+func TestTwoRobotsOneNATSBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two robots in real time")
+	}
+	srv, err := broker.Start(&broker.Options{Host: "127.0.0.1", Port: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	testTwoRobots(t, executor.New(nil), func() bus.Bus {
+		c, err := natsbus.Connect(srv.ClientURL(), &natsbus.Options{Name: t.Name()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	})
+}
+
+func testTwoRobots(t *testing.T, ex *executor.Executor, dial func() bus.Bus) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config")
 	if err := fixtures.WriteConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.NewVirtual()
-	br := mem.NewBroker()
-	outside := br.Connect(nil)
-	defer outside.Close()
+	outside := dial()
 	var leaked []string
 	if _, err := outside.Subscribe("/saint/#", bus.QoS{Depth: 1000}, ex, func(m bus.Msg) { leaked = append(leaked, m.Topic) }); err != nil {
 		t.Fatal(err)
 	}
 	var stacks []*Stack
 	for _, id := range []string{"1", "2"} {
-		st, err := New(Options{Exec: ex, Broker: br, RobotID: id, ConfigDir: cfg, DataDir: filepath.Join(dir, "data"+id),
+		st, err := New(Options{Exec: ex, Dial: dial, RobotID: id, ConfigDir: cfg, DataDir: filepath.Join(dir, "data"+id),
 			HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", Seed: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -81,6 +81,9 @@ type Options struct {
 	// Broker is the bus the robot runs on; nil: a new one. Robots with
 	// different RobotIDs can share one.
 	Broker *mem.Broker
+	// Dial, when set, replaces Broker: it returns a new connection to the
+	// bus the robot runs on (outside every namespace), a NATS client say.
+	Dial func() bus.Bus
 }
 
 // Stack is the whole simulated robot: server, physics, nodes, RC.
@@ -95,6 +98,7 @@ type Stack struct {
 
 	log       *slog.Logger
 	robotID   string
+	dial      func() bus.Bus
 	serverBus *cutBus
 	nodeBus   []*cutBus
 	rc        *rcLink
@@ -122,11 +126,14 @@ func New(o Options) (*Stack, error) {
 	if o.Broker == nil {
 		o.Broker = mem.NewBroker()
 	}
-	s := &Stack{Exec: ex, Broker: o.Broker, Specs: Robot(), log: o.Log, robotID: o.RobotID}
+	s := &Stack{Exec: ex, Broker: o.Broker, Specs: Robot(), log: o.Log, robotID: o.RobotID, dial: o.Dial}
+	if s.dial == nil {
+		s.dial = func() bus.Bus { return s.Broker.Connect(nil) }
+	}
 	// connect is a connection inside the robot's namespace. The server
 	// puts itself there (server.Options.RobotID).
-	connect := func() (bus.Bus, error) { return bus.WithRobotID(s.Broker.Connect(nil), o.RobotID) }
-	s.serverBus = &cutBus{Bus: s.Broker.Connect(nil)}
+	connect := func() (bus.Bus, error) { return bus.WithRobotID(s.dial(), o.RobotID) }
+	s.serverBus = &cutBus{Bus: s.dial()}
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
@@ -181,7 +188,7 @@ func New(o Options) (*Stack, error) {
 // namespace (Options.RobotID): what a tool beside the robot — a recorder,
 // a bridge, a replay — uses. Broker.Connect is outside every namespace.
 func (s *Stack) Connect() bus.Bus {
-	b, err := bus.WithRobotID(s.Broker.Connect(nil), s.robotID)
+	b, err := bus.WithRobotID(s.dial(), s.robotID)
 	if err != nil {
 		panic(err) // New checked the id
 	}
