@@ -2,6 +2,7 @@ package mem_test
 
 import (
 	"errors"
+	"github.com/saint-os/saint/hal/executor"
 	"testing"
 
 	"github.com/saint-os/saint/bus"
@@ -42,5 +43,30 @@ func TestRobotNamespace(t *testing.T) {
 	b := mem.NewBroker().Connect(nil)
 	if nb, _ := bus.WithRobotID(b, ""); nb != bus.Bus(b) {
 		t.Error("no robot id: the bus was wrapped")
+	}
+}
+
+// BenchmarkPublishNamespaced is BenchmarkPublish/subs=1 with the publisher
+// and the subscriber inside a robot namespace.
+func BenchmarkPublishNamespaced(b *testing.B) {
+	for _, ns := range []string{"", "7"} {
+		b.Run("robot_id="+ns, func(b *testing.B) {
+			ex := executor.NewVirtual()
+			bb, err := bus.WithRobotID(mem.New(), ns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bb.Close()
+			if _, err := bb.Subscribe("/saint/head/state", bus.QoS{Depth: 1}, ex, func(bus.Msg) {}); err != nil {
+				b.Fatal(err)
+			}
+			type state struct {
+				Pan, Tilt, Roll float32
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				bb.Publish("/saint/head/state", state{1, 2, 3})
+			}
+		})
 	}
 }
