@@ -2,12 +2,12 @@ package mem_test
 
 import (
 	"errors"
-	"github.com/saint-os/saint/hal/executor"
 	"testing"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/hal/executor"
 )
 
 // A namespaced bus behaves like any other.
