@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -114,5 +115,104 @@ func TestMotorsOverWebSocket(t *testing.T) {
 	res = b.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-b"})
 	if err := json.Unmarshal(res.Data, &gb); err != nil || !gb.Success {
 		t.Errorf("second client after release: %s", res.Data)
+	}
+}
+
+// The router and a WebSocket client never drive the head's motors at the
+// same time: while the client holds a session on them, the router's route
+// to the head sends no HeadCommand; once the client releases, the route
+// drives the head and holds its motors, and the client is refused them
+// naming the router.
+func TestRouterAndSessionExclusive(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobot(t, func(string) bus.Bus { return broker.Connect(nil) }, nil)
+	// The head's middleware, as the head role serves it on its node.
+	j, err := motor.ParseJoints([]byte("joint_names: [pan, tilt, roll]\nmap_index: [1, 2, 3]\ndirection: [1, 1, 1]\nlower: [-2, -2, -2]\nupper: [2, 2, 2]\nkp: [0, 0, 0]\nkd: [0, 0, 0]\nurdf_offset: [0, 0, 0]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := motor.New(motor.Options{Joints: j, MaxTorque: []float64{1, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := broker.Connect(nil)
+	var owns bool
+	if err := r.ex.Do(context.Background(), func() {
+		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleHead, ""), ""); err != nil {
+			t.Error(err)
+		}
+		fb := []motor.Feedback{{Reachable: true}, {Reachable: true}, {Reachable: true}}
+		r.ex.Every(20*time.Millisecond, func() { _, owns = mw.Update(fb) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.ex.Do(context.Background(), mw.Close) }()
+	var heads bustest.Recorder
+	if _, err := nb.Subscribe(msg.TopicHeadCmd, bus.QoS{Depth: 1000}, bustest.RunExecutor(t), heads.Handler); err != nil {
+		t.Fatal(err)
+	}
+	panned := func(pan float32) int {
+		n := 0
+		for _, m := range heads.Msgs() {
+			var h msg.HeadCommand
+			if json.Unmarshal(m.Data, &h) == nil && h.Pan == pan {
+				n++
+			}
+		}
+		return n
+	}
+
+	addrs := r.srv.Addrs()
+	a := dialWS(t, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	b := dialWS(t, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	var ga msg.RequestControlResponse
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
+		res := a.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-a", MotorIDs: []int{31}, TimeoutMS: 10000})
+		if err := json.Unmarshal(res.Data, &ga); err != nil || !ga.Success {
+			return fmt.Errorf("request_control on the head: %s %s", res.Data, res.Message)
+		}
+		return nil
+	})
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		var o bool
+		_ = r.ex.Do(context.Background(), func() { o = owns })
+		if !o {
+			return errors.New("the head's middleware does not own its motors")
+		}
+		return nil
+	})
+
+	// The client holds the head: the router's route to it sends nothing.
+	b.command("head", "move", map[string]any{"pan": 45, "speed": 1})
+	time.Sleep(300 * time.Millisecond) // a HeadCommand would be out by now
+	if n := panned(45); n != 0 {
+		t.Fatalf("%d HeadCommands to pan 45 while a client holds the head", n)
+	}
+
+	// Released, the route drives the head and holds it.
+	res := a.command("motors", msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: ga.UUID})
+	if res.Status != "ok" {
+		t.Fatalf("release: %+v", res)
+	}
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		b.command("head", "move", map[string]any{"pan": 40, "speed": 1})
+		if panned(40) == 0 {
+			return errors.New("no HeadCommand to pan 40 after the client released the head")
+		}
+		return nil
+	})
+	res = a.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-a", MotorIDs: []int{31}})
+	if err := json.Unmarshal(res.Data, &ga); err != nil || ga.Success || !strings.Contains(ga.Message, `router (head)`) {
+		t.Errorf("request_control while the router drives the head: %s %s, want refused naming the router", res.Data, res.Message)
+	}
+	var st msg.MotorsStatus
+	res = a.command("motors", "status", nil)
+	if err := json.Unmarshal(res.Data, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range st.Groups {
+		if g.Name == "head" && g.HeldBy != "router (head)" {
+			t.Errorf("the head is held by %q, want the router", g.HeldBy)
+		}
 	}
 }

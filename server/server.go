@@ -107,8 +107,10 @@ type Options struct {
 	// RecordDir is where record_start writes MCAP recordings (default
 	// DataDir/recordings; without either, the server does not record).
 	RecordDir string
-	// RobotID puts the root motor middleware's names (server/motors)
-	// inside "/robot_{id}"; empty leaves them at the root.
+	// RobotID puts every topic and service of the server inside the robot
+	// namespace "/robot_{id}" (bus.WithRobotID): the nodes, tools and
+	// bridges of this robot must use the same id. Empty means the robot
+	// configuration's robot_id, and when that is empty too, no namespace.
 	RobotID string
 	// MotorGroups are the motor roles' middlewares the root middleware
 	// drives; nil means the Robot's, else motors.DefaultGroups (the two
@@ -180,6 +182,14 @@ func New(o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.RobotID == "" && o.Robot != nil {
+		o.RobotID = o.Robot.Param.RobotID
+	}
+	nb, err := bus.WithRobotID(o.Bus, o.RobotID)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	o.Bus = nb
 	if o.DataDir != "" {
 		// The data directory holds the API token, the registry and the
 		// activity log: the server's user only.
@@ -201,7 +211,6 @@ func New(o Options) (*Server, error) {
 	ao := o.Activity
 	ao.Now = s.ex.Now
 	ao.Dir = ""
-	var err error
 	if o.DataDir != "" {
 		ao.Dir = filepath.Join(o.DataDir, "logs")
 	}
@@ -281,7 +290,7 @@ func (s *Server) register() error {
 	telemetry.Register(h)
 	camera.Register(h)
 	balance.Register(h)
-	mot, err := motors.Register(h, motors.Options{RobotID: o.RobotID, Groups: o.MotorGroups, Robot: o.Robot})
+	mot, err := motors.Register(h, motors.Options{Groups: o.MotorGroups, Robot: o.Robot})
 	if err != nil {
 		return err
 	}

@@ -232,3 +232,10 @@ func BenchmarkPublishDeliver(b *testing.B) {
 		time.Sleep(100 * time.Microsecond)
 	}
 }
+
+func TestNamespaces(t *testing.T) {
+	srv := startServer(t, 0)
+	bustest.RunNamespaces(t, func(t *testing.T) (pub, sub bus.Bus) {
+		return connect(t, srv.ClientURL()), connect(t, srv.ClientURL())
+	})
+}

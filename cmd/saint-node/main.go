@@ -61,6 +61,7 @@ func run() error {
 	stateDir := flag.String("state-dir", "/var/lib/saint", "where the node keeps its role and firmware")
 	simHW := flag.String("sim-hw", "bare", "with --hal sim: the simulated board's hardware: head, arms, arms_can, tracks, console, balance, bare")
 	resetPin := flag.Int("reset-pin", node.DefaultResetPin, "BCM pin of the hard-reset button (held low 5 s); -1 for none")
+	robotID := flag.String("robot-id", "", "the robot's bus namespace: every topic and service under /robot_<id>/ (the server's --robot-id; empty: none)")
 	showVersion := flag.Bool("version", false, "print the firmware version and exit")
 	verbose := flag.Bool("v", false, "debug logging")
 	keyFile := flag.String("firmware-key", "", "a release public key file (saintctl firmware keygen's .pub) to trust besides the built-in one")
@@ -124,6 +125,10 @@ func run() error {
 		return err
 	}
 	defer bc.Close()
+	nb, err := bus.WithRobotID(bc, *robotID)
+	if err != nil {
+		return err
+	}
 
 	ex := executor.New(nil)
 	realTime := &realTime{ex: ex, log: log}
@@ -132,7 +137,7 @@ func run() error {
 		realTime.enter("--rt")
 	}
 	n, err := node.New(node.Options{
-		Exec: ex, Bus: bc, Board: b, StateDir: *stateDir, NodeID: *id,
+		Exec: ex, Bus: nb, Board: b, StateDir: *stateDir, NodeID: *id,
 		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
 		FirmwareKeys: keys, RequireSignedFirmware: !*allowUnsigned,
 		// Firmware comes over HTTP from the server's firmware server; an

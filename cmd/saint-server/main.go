@@ -87,7 +87,7 @@ func run() error {
 	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
 	recordMaxMin := flag.Float64("record-max-minutes", 30, "with --record: start a new file after this many minutes (0: no limit)")
 	robotType := bringup.RegisterFlags(flag.CommandLine)
-	robotID := flag.String("robot-id", "", "namespace of the robot's motor middleware: /robot_<id>/request_control … (default: the robot configuration's robot_id)")
+	robotID := flag.String("robot-id", "", "the robot's bus namespace: every topic and service under /robot_<id>/, the nodes' and the bridge's --robot-id too (default: the robot configuration's robot_id; empty: none)")
 	flag.Parse()
 
 	level := slog.LevelInfo

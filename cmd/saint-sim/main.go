@@ -77,6 +77,7 @@ func run() error {
 	replayInputs := flag.String("replay-inputs", "", "replay the inputs (commands, RC, LiveLink) of this MCAP recording into the live simulation")
 	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
 	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
+	robotID := flag.String("robot-id", "", "the robot's bus namespace: every topic and service under /robot_<id>/ (default: the robot configuration's robot_id; empty: none)")
 	robotType := bringup.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 
@@ -124,7 +125,7 @@ func run() error {
 		}
 	}
 	st, err := stack.New(stack.Options{
-		Robot: robot,
+		Robot: robot, RobotID: *robotID,
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
 		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,
@@ -145,7 +146,7 @@ func run() error {
 	if *recordFile != "" && *recordFile != "off" {
 		// Before the stack starts, so the recording has the nodes' boot.
 		if err := st.Exec.Do(ctx, func() {
-			runRec, err = record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *recordFile, Log: log})
+			runRec, err = record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: *recordFile, Log: log})
 		}); err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func run() error {
 	if *replayInputs != "" {
 		var perr error
 		if err := st.Exec.Do(ctx, func() {
-			_, perr = record.Replay(record.ReplayOptions{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: *replayInputs,
+			_, perr = record.Replay(record.ReplayOptions{Bus: st.Connect(), Exec: st.Exec, File: *replayInputs,
 				Topics: record.InputTopics, Log: log})
 		}); err != nil {
 			return err
@@ -202,7 +203,7 @@ func run() error {
 				tokenFile = filepath.Join(*dataDir, "server", "api_token")
 			}
 			if err := vizlaunch.Sim(ctx, vizlaunch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
-				Exec: st.Exec, Bus: st.Broker.Connect(nil), Boards: st, Log: log}); err != nil {
+				Exec: st.Exec, Bus: st.Connect(), Boards: st, Log: log}); err != nil {
 				log.Error("visualizer failed; the simulation keeps running", "err", err)
 				return
 			}

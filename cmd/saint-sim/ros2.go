@@ -31,7 +31,7 @@ func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Lo
 	}
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
-		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Broker.Connect(nil), Remote: nb, Exec: st.Exec, NodeIDs: ids, Log: log})
+		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: nb, Exec: st.Exec, NodeIDs: ids, Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()

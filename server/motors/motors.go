@@ -64,15 +64,14 @@ func DefaultGroups() []Group {
 
 // Options configures the feature.
 type Options struct {
-	// RobotID puts the root names inside "robot_{id}".
-	RobotID string
 	// Groups are the node middlewares; nil means DefaultGroups.
 	Groups []Group
 	// Rand is the source of session uuids; nil means crypto/rand.
 	Rand io.Reader
-	// Robot is the robot configuration (bringup): with it, the groups,
-	// the robot id and the custom actions come from it (RobotID, when
-	// set, still wins).
+	// Robot is the robot configuration (bringup): with it, the groups and
+	// the custom actions come from it. Its robot_id is not applied here:
+	// the whole robot is inside its namespace at the bus (bus.WithRobotID,
+	// which saint-server applies), so the root names are plain.
 	Robot *bringup.Robot
 }
 
@@ -137,9 +136,6 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		if o.Groups == nil {
 			o.Groups = GroupsOf(o.Robot)
 		}
-		if o.RobotID == "" {
-			o.RobotID = o.Robot.Param.RobotID
-		}
 	}
 	if o.Groups == nil {
 		o.Groups = DefaultGroups()
@@ -156,7 +152,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		seen[g.Name] = true
 		m.groups = append(m.groups, &group{Group: g})
 	}
-	name := func(n string) string { return msg.RootMotorName(o.RobotID, n) }
+	name := func(n string) string { return msg.RootMotorName("", n) }
 	feature.Serve(h, name(msg.MotorGetAvailableMotors), func(_ msg.GetAvailableMotorsRequest, reply func(msg.GetAvailableMotorsResponse, error)) {
 		reply(m.Available(), nil)
 	})
@@ -552,7 +548,7 @@ func (m *Motors) Status() msg.MotorsStatus {
 
 func (m *Motors) publish() {
 	m.status.Sessions = m.Sessions()
-	_ = m.h.Bus.Publish(msg.RootMotorName(m.o.RobotID, msg.MotorSessionStatus), m.status)
+	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorSessionStatus), m.status)
 	m.h.Gateway.Publish(Topic, m.Status())
 }
 
@@ -569,7 +565,7 @@ func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
 			m.positions[n] = js.Position[i]
 		}
 	}
-	_ = m.h.Bus.Publish(msg.RootMotorName(m.o.RobotID, msg.MotorJointStates), js)
+	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorJointStates), js)
 }
 
 // ResetZero calibrates every group's motors (refused while a session is

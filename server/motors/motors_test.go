@@ -57,9 +57,16 @@ func newRig(t *testing.T) *rig {
 func newRigCalibrating(t *testing.T, calibrate func(group string, done func(error))) *rig {
 	t.Helper()
 	ex := executor.NewVirtual()
-	b := mem.New()
-	t.Cleanup(func() { _ = b.Close() })
-	r := &rig{t: t, ex: ex, bus: b, nodes: map[string]*node{}}
+	// The robot is inside the namespace robot_7; the test's own calls and
+	// subscriptions (r.bus) are outside it, as another robot's or a
+	// bridge's would be.
+	raw := mem.New()
+	t.Cleanup(func() { _ = raw.Close() })
+	b, err := bus.WithRobotID(raw, "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, ex: ex, bus: raw, nodes: map[string]*node{}}
 	for _, g := range motors.DefaultGroups() {
 		j, err := motor.ParseJoints([]byte(table))
 		if err != nil {
@@ -86,7 +93,7 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 		})
 	}
 	h := feature.NewHost(feature.Options{Gateway: ws.New(ws.Options{}), Exec: ex, Bus: b})
-	m, err := motors.Register(h, motors.Options{RobotID: "7"})
+	m, err := motors.Register(h, motors.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +104,10 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 		}
 		t.Cleanup(c.Stop)
 	}
-	if _, err := bus.SubscribeJSON(b, "/robot_7/session_status", bus.QoS{Depth: 100}, ex, func(_ string, s msg.SessionStatus) { r.status = append(r.status, s) }); err != nil {
+	if _, err := bus.SubscribeJSON(raw, "/robot_7/session_status", bus.QoS{Depth: 100}, ex, func(_ string, s msg.SessionStatus) { r.status = append(r.status, s) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bus.SubscribeJSON(b, "/robot_7/joint_states", bus.QoS{Depth: 100}, ex, func(_ string, s msg.JointStates) { r.joints = append(r.joints, s) }); err != nil {
+	if _, err := bus.SubscribeJSON(raw, "/robot_7/joint_states", bus.QoS{Depth: 100}, ex, func(_ string, s msg.JointStates) { r.joints = append(r.joints, s) }); err != nil {
 		t.Fatal(err)
 	}
 	r.run(1500 * time.Millisecond)
@@ -254,7 +261,7 @@ func TestEStopEndsSessions(t *testing.T) {
 	if o := r.nodes["arms_left"].out[0]; o.FeedForward != 3 {
 		t.Fatalf("TORQUE before the e-stop: %+v", o)
 	}
-	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: "rc"}); err != nil {
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "rc"}); err != nil {
 		t.Fatal(err)
 	}
 	r.run(100 * time.Millisecond)
@@ -268,7 +275,7 @@ func TestEStopEndsSessions(t *testing.T) {
 	if b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "b"}); b.Success || !strings.Contains(b.Message, "emergency stop (rc) is latched") {
 		t.Errorf("request during the e-stop: %+v", b)
 	}
-	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: false, Source: "rc"}); err != nil {
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: false, Source: "rc"}); err != nil {
 		t.Fatal(err)
 	}
 	r.run(100 * time.Millisecond)
@@ -342,7 +349,7 @@ func TestRouterHolds(t *testing.T) {
 	if err := r.m.Hold("head"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.bus.Publish(msg.TopicTracksEStop, msg.EStop{Active: true, Source: "console"}); err != nil {
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "console"}); err != nil {
 		t.Fatal(err)
 	}
 	r.run(50 * time.Millisecond)

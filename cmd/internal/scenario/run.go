@@ -100,7 +100,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Report, error) {
 	}
 	if recFile != "" && recFile != "off" {
 		// Lossless: the run waits for the disk rather than leave holes.
-		rec, err := record.Start(record.Options{Bus: st.Broker.Connect(nil), Exec: st.Exec, File: recFile, Lossless: true,
+		rec, err := record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: recFile, Lossless: true,
 			Writer: record.WriterOptions{Metadata: map[string]string{"scenario": sc.Name, "seed": fmt.Sprint(sc.Seed)}}, Log: o.Log})
 		if err != nil {
 			return nil, err
@@ -185,7 +185,7 @@ func (r *runner) record() error {
 		}
 		byTopic[s.Topic] = append(byTopic[s.Topic], s)
 	}
-	b := r.st.Broker.Connect(nil)
+	b := r.st.Connect()
 	for _, topic := range topics {
 		sigs := byTopic[topic]
 		// A message that does not decode is counted and logged by the bus.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/clock"
@@ -73,6 +74,16 @@ type Options struct {
 	// Robot is the robot configuration (bringup) the server runs with;
 	// nil: none (the root motor middleware over the default groups).
 	Robot *bringup.Robot
+	// RobotID puts the whole robot — server, nodes, physics — inside the
+	// bus namespace /robot_{id} (bus.WithRobotID); empty: the Robot's
+	// robot_id, else none.
+	RobotID string
+	// Broker is the bus the robot runs on; nil: a new one. Robots with
+	// different RobotIDs can share one.
+	Broker *mem.Broker
+	// Dial, when set, replaces Broker: it returns a new connection to the
+	// bus the robot runs on (outside every namespace), a NATS client say.
+	Dial func() bus.Bus
 }
 
 // Stack is the whole simulated robot: server, physics, nodes, RC.
@@ -86,6 +97,8 @@ type Stack struct {
 	Specs []NodeSpec
 
 	log       *slog.Logger
+	robotID   string
+	dial      func() bus.Bus
 	serverBus *cutBus
 	nodeBus   []*cutBus
 	rc        *rcLink
@@ -107,12 +120,24 @@ func New(o Options) (*Stack, error) {
 	if ex == nil {
 		ex = executor.New(&executor.Options{Clock: clock.NewVirtual(clock.Epoch()), Speed: o.Speed})
 	}
-	s := &Stack{Exec: ex, Broker: mem.NewBroker(), Specs: Robot(), log: o.Log}
-	s.serverBus = &cutBus{Bus: s.Broker.Connect(nil)}
+	if o.RobotID == "" && o.Robot != nil {
+		o.RobotID = o.Robot.Param.RobotID
+	}
+	if o.Broker == nil {
+		o.Broker = mem.NewBroker()
+	}
+	s := &Stack{Exec: ex, Broker: o.Broker, Specs: Robot(), log: o.Log, robotID: o.RobotID, dial: o.Dial}
+	if s.dial == nil {
+		s.dial = func() bus.Bus { return s.Broker.Connect(nil) }
+	}
+	// connect is a connection inside the robot's namespace. The server
+	// puts itself there (server.Options.RobotID).
+	connect := func() (bus.Bus, error) { return bus.WithRobotID(s.dial(), o.RobotID) }
+	s.serverBus = &cutBus{Bus: s.dial()}
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
-		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot,
+		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot, RobotID: o.RobotID,
 		Host: newWallHost(hostSampleEvery),
 	})
 	if err != nil {
@@ -129,13 +154,21 @@ func New(o Options) (*Stack, error) {
 	// A robot type whose arms are on CAN actuators (sim_profile arms_can)
 	// gets the simulated robot with them.
 	canArms := o.Robot != nil && o.Robot.SimProfile("arms_left") == string(simboard.ArmsCAN)
-	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: s.Broker.Connect(nil), Seed: o.Seed, NodeIDs: ids, CANArms: canArms})
+	rbus, err := connect()
+	if err != nil {
+		return nil, err
+	}
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: rbus, Seed: o.Seed, NodeIDs: ids, CANArms: canArms})
 	if err != nil {
 		return nil, err
 	}
 	s.Robot = rb
 	for _, sn := range s.Specs {
-		nb := &cutBus{Bus: s.Broker.Connect(nil)}
+		inner, err := connect()
+		if err != nil {
+			return nil, err
+		}
+		nb := &cutBus{Bus: inner}
 		n, err := node.New(node.Options{
 			Exec: ex, Bus: nb, Board: rb.NodeBoard(sn.Part()), FirmwareVersion: o.Version,
 			StateDir: filepath.Join(o.DataDir, "nodes", sn.ID), Log: o.Log,
@@ -149,6 +182,17 @@ func New(o Options) (*Stack, error) {
 	s.stopped = make([]bool, len(s.Nodes))
 	s.adoptErr = map[string]string{}
 	return s, nil
+}
+
+// Connect returns a new connection to the robot's bus, inside its
+// namespace (Options.RobotID): what a tool beside the robot — a recorder,
+// a bridge, a replay — uses. Broker.Connect is outside every namespace.
+func (s *Stack) Connect() bus.Bus {
+	b, err := bus.WithRobotID(s.dial(), s.robotID)
+	if err != nil {
+		panic(err) // New checked the id
+	}
+	return b
 }
 
 // Start starts the server (it needs the executor running, see
