@@ -839,6 +839,9 @@ func TestTokenLogin(t *testing.T) {
 	if n := p.eval(`String(document.querySelectorAll('#livelink-sources tr[data-subject="UITest"]').length)`); n != "0" {
 		t.Fatalf("a refused sender's subject is listed (%s rows)", n)
 	}
+	if n := p.eval(`String(document.querySelectorAll('#livelink-loopback').length)`); n != "0" {
+		t.Errorf("with authentication on, the page says loopback senders are allowed")
+	}
 	p.shot("inputs-livelink-refused")
 	p.click(refused)
 	p.until("sender allowed, its subject listed", `document.querySelector('#livelink-allowed tr[data-sender="127.0.0.1"]') !== null &&

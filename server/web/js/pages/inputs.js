@@ -105,7 +105,7 @@ export function inputsPage({ api, toast }, view) {
           senderButton('allow_sender', u.address, 'Allow', 'allowed')],
       })), 'No refused senders', [2])),
       h('h3', {}, 'Allowed senders'),
-      r.loopback_allowed ? h('p', { class: 'muted' }, 'Authentication is off: senders on this machine are allowed without being listed.') : null,
+      ...(r.loopback_allowed ? [h('p', { class: 'muted', id: 'livelink-loopback' }, 'Authentication is off: senders on this machine are allowed without being listed.')] : []),
       h('div', { id: 'livelink-allowed' }, table(['Address', 'Subjects', ''], r.allowed.map((a) => ({
         attrs: { 'data-sender': a.address },
         cells: [a.address, (a.subjects || []).join(', ') || '–', senderButton('revoke_sender', a.address, 'Revoke', 'revoked')],
