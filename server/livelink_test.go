@@ -50,6 +50,8 @@ func TestLiveLinkFollowsSettings(t *testing.T) {
 		c.ok("livelink", "", "get_status", map[string]any{}, &st)
 		return st
 	}
+	// With authentication on, loopback is a sender like any other.
+	c.ok("livelink", "", "allow_sender", map[string]any{"address": "127.0.0.1"}, nil)
 	st := status()
 	if !st.Enabled || st.Data == "" || st.Face == "" || st.Data != r.srv.LiveLinkAddrs().Data {
 		t.Fatalf("status %+v, addrs %+v", st, r.srv.LiveLinkAddrs())

@@ -294,7 +294,10 @@ func (s *Server) register() error {
 	if err != nil {
 		return err
 	}
-	s.liveLink = livelink.Register(h, s.settings, o.LiveLink)
+	// LiveLink sources cannot authenticate: they are admitted by address.
+	// Without authentication anything local could drive the robot anyway,
+	// so senders on this machine need no listing there.
+	s.liveLink = livelink.Register(h, s.settings, o.LiveLink, livelink.SenderOptions{DataDir: o.DataDir, AllowLoopback: o.NoAuth})
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),

@@ -780,7 +780,8 @@ func TestTokenLogin(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := browser(t)
-	s := startSim(t, "--auth")
+	// LiveLink on loopback: the end of the test allows and revokes a sender.
+	s := startSim(t, "--auth", "--livelink", "127.0.0.1")
 	var token string
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		b, err := os.ReadFile(filepath.Join(s.dataDir, "server", "api_token"))
@@ -827,4 +828,25 @@ func TestTokenLogin(t *testing.T) {
 	if got != "200" {
 		t.Fatalf("log download with the stored token: HTTP %s", got)
 	}
+
+	// With authentication on, a LiveLink sender on this machine is
+	// refused until it is allowed on the inputs page, and refused again
+	// once revoked.
+	stop := streamLiveLink(t, dialAPI(t, s, fresh))
+	defer stop()
+	refused := `#livelink-unknown tr[data-sender="127.0.0.1"] button[data-action=allow_sender]`
+	p.open(s.url("/inputs"), refused)
+	if n := p.eval(`String(document.querySelectorAll('#livelink-sources tr[data-subject="UITest"]').length)`); n != "0" {
+		t.Fatalf("a refused sender's subject is listed (%s rows)", n)
+	}
+	if n := p.eval(`String(document.querySelectorAll('#livelink-loopback').length)`); n != "0" {
+		t.Errorf("with authentication on, the page says loopback senders are allowed")
+	}
+	p.shot("inputs-livelink-refused")
+	p.click(refused)
+	p.until("sender allowed, its subject listed", `document.querySelector('#livelink-allowed tr[data-sender="127.0.0.1"]') !== null &&
+		document.querySelector('#livelink-sources tr[data-subject="UITest"]') !== null`)
+	p.click(`#livelink-allowed tr[data-sender="127.0.0.1"] button[data-action=revoke_sender]`)
+	p.until("sender revoked and refused again", `document.querySelector('#livelink-allowed tr[data-sender]') === null &&
+		document.querySelector('#livelink-unknown tr[data-sender="127.0.0.1"]') !== null`)
 }

@@ -8,12 +8,17 @@
 // TCP data port, one JSON object per line (DecodeJSONFrame), and sources
 // find the server through discovery beacons on UDP (Beacon).
 //
-// Every frame becomes a msg.LiveLinkFrame on msg.TopicLiveLinkFrames, which
-// the router turns into input, and updates the Registry of subjects behind
-// the router's list_livelink_sources and get_livelink_subject commands.
+// Frames are taken only from senders on an allow-list of source addresses
+// (Senders), kept in the server's data directory; frames from other
+// senders are dropped, counted, and their senders listed for the
+// administrator to allow. Every frame taken becomes a msg.LiveLinkFrame
+// on msg.TopicLiveLinkFrames, which the router turns into input, and
+// updates the Registry of subjects behind the router's
+// list_livelink_sources and get_livelink_subject commands.
 // Sockets are read by goroutines at the edge; everything else runs on the
 // server's executor and takes its time from it. Register installs the
 // receiver as a server feature (Feature): it follows the livelink
-// settings, restarting on new ports, and answers livelink get_status.
+// settings, restarting on new ports, and answers livelink get_status,
+// list_senders, allow_sender and revoke_sender.
 // docs/livelink.md describes the wire formats byte for byte.
 package livelink

@@ -3,11 +3,14 @@ package livelink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/ws"
@@ -34,6 +37,16 @@ type Listeners struct {
 	StaleAfter time.Duration
 }
 
+// SenderOptions configures the allow-list of LiveLink senders.
+type SenderOptions struct {
+	// DataDir keeps the allow-list (SendersFile); "" keeps it in memory.
+	DataDir string
+	// AllowLoopback admits senders on the server's own machine without
+	// listing them: for a server without authentication (the simulator,
+	// development), where anything local could drive the robot anyway.
+	AllowLoopback bool
+}
+
 // Feature is the server's LiveLink receiver as a component: it follows
 // the livelink settings, restarting on new ports, and keeps one registry
 // for the router across restarts.
@@ -42,6 +55,7 @@ type Feature struct {
 	settings *settings.Store
 	o        Listeners
 	registry *Registry
+	senders  *Senders
 	// On the executor:
 	rx      *Receiver
 	applied settings.LiveLink
@@ -50,15 +64,33 @@ type Feature struct {
 }
 
 // Register installs the LiveLink receiver on h: a component that opens
-// the listeners o places on the ports of the livelink settings, and the
-// livelink get_status command. The router reads the subjects from
-// Registry.
-func Register(h *feature.Host, st *settings.Store, o Listeners) *Feature {
+// the listeners o places on the ports of the livelink settings, taking
+// frames only from the senders on the allow-list so places, and the
+// livelink get_status, list_senders, allow_sender and revoke_sender
+// commands. The router reads the subjects from Registry.
+//
+// An allow-list file that does not decode is moved aside
+// (.corrupt-<time>) and logged as an error: the server starts with an
+// empty list, which admits nobody.
+func Register(h *feature.Host, st *settings.Store, o Listeners, so SenderOptions) *Feature {
 	stale := o.StaleAfter
 	if stale <= 0 {
 		stale = time.Second
 	}
-	l := &Feature{h: h, settings: st, o: o, registry: NewRegistry(stale, 5*time.Minute, 256)}
+	path := ""
+	if so.DataDir != "" {
+		path = filepath.Join(so.DataDir, SendersFile)
+	}
+	senders := NewSenders(path, so.AllowLoopback)
+	if err := senders.Load(); err != nil {
+		moved, merr := persist.MoveAside(path, h.Exec.Now())
+		if merr != nil {
+			moved = "(not moved: " + merr.Error() + ")"
+		}
+		h.Log.Error("LiveLink allow-list unreadable: no network sender is admitted until senders are allowed again in the web UI's Inputs page",
+			"source", "livelink", "err", err, "moved_to", moved)
+	}
+	l := &Feature{h: h, settings: st, o: o, senders: senders, registry: NewRegistry(stale, 5*time.Minute, 256)}
 	st.Watch(func(n settings.Settings) {
 		h.Exec.Post(func() {
 			if l.started && n.LiveLink != l.applied {
@@ -67,9 +99,15 @@ func Register(h *feature.Host, st *settings.Store, o Listeners) *Feature {
 		})
 	})
 	h.Gateway.Handle("livelink", "get_status", l.getStatus)
+	h.Gateway.Handle("livelink", "list_senders", l.listSenders)
+	h.Gateway.Handle("livelink", "allow_sender", l.allowSender)
+	h.Gateway.Handle("livelink", "revoke_sender", l.revokeSender)
 	h.Add(l)
 	return l
 }
+
+// Senders returns the allow-list.
+func (l *Feature) Senders() *Senders { return l.senders }
 
 // Registry returns the subjects the receiver has seen.
 func (l *Feature) Registry() *Registry { return l.registry }
@@ -139,6 +177,7 @@ func (l *Feature) open(n settings.LiveLink) error {
 		AnnounceTo:    l.o.AnnounceTo,
 		StaleAfter:    l.o.StaleAfter,
 		Registry:      l.registry,
+		Senders:       l.senders,
 	})
 	if err == nil {
 		err = rx.Start()
@@ -165,13 +204,15 @@ func (l *Feature) Addrs() Addrs {
 
 // status is livelink get_status' answer.
 type status struct {
-	Enabled  bool            `json:"enabled"`
-	Error    string          `json:"error,omitempty"`
-	Face     string          `json:"face_udp"`
-	Data     string          `json:"data_tcp"`
-	Disc     string          `json:"discovery_udp"`
-	Stats    Stats           `json:"stats"`
-	Subjects []SubjectStatus `json:"subjects"`
+	Enabled bool   `json:"enabled"`
+	Error   string `json:"error,omitempty"`
+	Face    string `json:"face_udp"`
+	Data    string `json:"data_tcp"`
+	Disc    string `json:"discovery_udp"`
+	Stats   Stats  `json:"stats"`
+	// SendersDropped counts frames dropped for their sender.
+	SendersDropped uint64          `json:"senders_dropped"`
+	Subjects       []SubjectStatus `json:"subjects"`
 }
 
 // getStatus answers livelink get_status: listeners, counters and the
@@ -192,5 +233,67 @@ func (l *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage
 		return nil, fmt.Errorf("livelink: %w", err)
 	}
 	st.Subjects = l.registry.Status()
+	st.SendersDropped = l.senders.List().Dropped
 	return st, nil
+}
+
+// listSenders answers livelink list_senders: the allow-list and the
+// senders whose frames were dropped.
+func (l *Feature) listSenders(context.Context, *ws.Client, json.RawMessage) (any, error) {
+	return l.senders.List(), nil
+}
+
+type senderParams struct {
+	Address string `json:"address"`
+}
+
+func decodeSender(params json.RawMessage) (string, error) {
+	var p senderParams
+	if err := ws.DecodeParams(params, &p); err != nil {
+		return "", err
+	}
+	addr, err := ParseSenderAddress(p.Address)
+	if err != nil {
+		return "", ws.ParamError("address", "%s", err.Error())
+	}
+	return addr, nil
+}
+
+// allowSender answers livelink allow_sender {"address": ip}: the address
+// goes on the allow-list, which is saved, and its frames drive the robot.
+func (l *Feature) allowSender(_ context.Context, c *ws.Client, params json.RawMessage) (any, error) {
+	addr, err := decodeSender(params)
+	if err != nil {
+		return nil, err
+	}
+	a, err := l.senders.Allow(addr)
+	if err != nil {
+		return nil, fmt.Errorf("livelink: %w", err)
+	}
+	l.h.Log.Warn("LiveLink sender allowed", "source", "livelink", "address", addr, "subjects", a.Subjects, "client", clientAddr(c))
+	return l.senders.List(), nil
+}
+
+// revokeSender answers livelink revoke_sender {"address": ip}.
+func (l *Feature) revokeSender(_ context.Context, c *ws.Client, params json.RawMessage) (any, error) {
+	addr, err := decodeSender(params)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.senders.Revoke(addr); err != nil {
+		if errors.Is(err, ErrNotAllowed) {
+			return nil, ws.ParamError("address", "%s", err.Error())
+		}
+		return nil, fmt.Errorf("livelink: %w", err)
+	}
+	l.h.Log.Warn("LiveLink sender revoked", "source", "livelink", "address", addr, "client", clientAddr(c))
+	return l.senders.List(), nil
+}
+
+// clientAddr names the API client behind a change, for the activity log.
+func clientAddr(c *ws.Client) string {
+	if c == nil {
+		return ""
+	}
+	return c.Info().RemoteAddr
 }

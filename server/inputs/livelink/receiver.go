@@ -47,6 +47,9 @@ type Options struct {
 	// Registry is the subject registry to update; nil makes one. A server
 	// that restarts its receiver (new ports) keeps its registry.
 	Registry *Registry
+	// Senders is the allow-list frames are checked against; nil takes
+	// frames from every sender.
+	Senders *Senders
 }
 
 // Stats counts what the receiver took and refused.
@@ -280,6 +283,9 @@ func (r *Receiver) take(f msg.LiveLinkFrame, ip string, now time.Time) {
 	if !r.running {
 		return
 	}
+	if r.o.Senders != nil && !r.o.Senders.Admit(ip, f.SubjectName, now) {
+		return
+	}
 	wasActive := r.registry.active(f.SubjectName)
 	changed, ok := r.registry.Observe(f, ip, now)
 	if !ok {
@@ -363,6 +369,7 @@ func (r *Receiver) serveData(c net.Conn) {
 		ip = ap.Addr().Unmap().String()
 	}
 	br := bufio.NewReaderSize(c, 4096)
+	told := false
 	for line := 1; ; line++ {
 		b, err := readLine(br, MaxJSONFrame)
 		if errors.Is(err, errLineTooLong) {
@@ -372,6 +379,11 @@ func (r *Receiver) serveData(c net.Conn) {
 		}
 		if len(b) > 0 {
 			r.dataLine(c, ip, line, b)
+			if !told && r.o.Senders != nil && !r.o.Senders.Allowed(ip) {
+				told = true
+				writeJSONError(c, JSONError{Line: line, Field: "sender",
+					Message: fmt.Sprintf("frames from %s are dropped until an administrator allows this address", ip)})
+			}
 		}
 		if err != nil {
 			return

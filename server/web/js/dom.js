@@ -137,15 +137,15 @@ const FOCUSABLE = 'a[href], button, input, select, textarea';
 
 // keepFocus runs render, which replaces container's content, and puts the
 // keyboard focus back on the same control of the same row (rows carry a
-// data-node, data-route, data-subject or data-client key), so a table
+// data-node, data-route, data-subject, data-sender or data-client key), so a table
 // that refreshes itself does not throw a keyboard user back to the top.
 export function keepFocus(container, render) {
   const active = document.activeElement;
   let key = null;
   if (active && container.contains(active)) {
-    const row = active.closest('[data-node], [data-route], [data-subject], [data-client]');
+    const row = active.closest('[data-node], [data-route], [data-subject], [data-sender], [data-client]');
     if (row) {
-      const attr = [...row.attributes].find((a) => ['data-node', 'data-route', 'data-subject', 'data-client'].includes(a.name));
+      const attr = [...row.attributes].find((a) => ['data-node', 'data-route', 'data-subject', 'data-sender', 'data-client'].includes(a.name));
       key = { name: attr.name, value: attr.value, index: [...row.querySelectorAll(FOCUSABLE)].indexOf(active) };
     }
   }

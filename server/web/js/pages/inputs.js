@@ -1,5 +1,6 @@
 // Inputs: WebSocket clients, LiveLink subjects with live property bars,
-// and the RC receiver with live channel bars, configuration and
+// the LiveLink senders (refused ones with an Allow button, allowed ones
+// with Revoke), and the RC receiver with live channel bars, configuration and
 // calibration.
 import { h, card, table, bar, dot, fmtDuration, fmtNum, field, showError, clearErrors, keepFocus } from '../dom.js';
 
@@ -27,6 +28,7 @@ export function inputsPage({ api, toast }, view) {
   const clientsBox = h('div', { id: 'ws-clients' });
   const llBox = h('div', { id: 'livelink-sources' });
   const llLive = h('div', { id: 'livelink-live' });
+  const llSenders = h('div', { id: 'livelink-senders' });
   const rcStatus = h('div', { id: 'rc-status' });
   const rcBars = h('div', { id: 'rc-channels', class: 'bars' });
   const rcConfig = h('div', { id: 'rc-config' });
@@ -36,7 +38,7 @@ export function inputsPage({ api, toast }, view) {
     h('h1', {}, 'Inputs'),
     card('Input sources', summary),
     card('WebSocket clients', clientsBox),
-    card('LiveLink sources', h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => loadLiveLink() }, 'Refresh')), llBox, llLive),
+    card('LiveLink sources', h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => loadLiveLink() }, 'Refresh')), llBox, llLive, llSenders),
     card('RC receiver', rcStatus, rcBars, rcConfig));
 
   api.command('system', 'status').then((s) => {
@@ -76,6 +78,38 @@ export function inputsPage({ api, toast }, view) {
         h('button', { type: 'button', class: 'small', 'aria-pressed': String(selected === s.subject_name),
           onclick: () => { selected = selected === s.subject_name ? '' : s.subject_name; loadLiveLink(); } }, selected === s.subject_name ? 'Hide values' : 'Live values')],
     })))));
+  }
+
+  // A sender is admitted by its address: LiveLink sources cannot log in.
+  function senderButton(action, address, label, done) {
+    return h('button', { type: 'button', class: 'small', 'data-action': action, onclick: async () => {
+      try {
+        await api.call('livelink', action, { address });
+        toast(`${address} ${done}`);
+      } catch (err) { toast(err.message, 'error'); }
+      loadSenders();
+      loadLiveLink();
+    } }, label);
+  }
+
+  async function loadSenders() {
+    let r;
+    try { r = await api.call('livelink', 'list_senders'); } catch (err) { llSenders.replaceChildren(h('p', { class: 'alert' }, err.message)); return; }
+    const time = (t) => new Date(t).toLocaleTimeString();
+    keepFocus(llSenders, () => llSenders.replaceChildren(
+      h('h3', {}, 'Refused senders'),
+      h('p', { class: 'muted' }, `Frames from these addresses are dropped (${r.dropped} so far). Allow a sender only if you know the device.`),
+      h('div', { id: 'livelink-unknown' }, table(['Address', 'Subjects', 'First seen', 'Last seen', 'Packets', ''], r.unknown.map((u) => ({
+        attrs: { 'data-sender': u.address },
+        cells: [u.address, u.subjects.join(', ') || '–', time(u.first_seen), time(u.last_seen), String(u.packets),
+          senderButton('allow_sender', u.address, 'Allow', 'allowed')],
+      })), 'No refused senders', [2])),
+      h('h3', {}, 'Allowed senders'),
+      ...(r.loopback_allowed ? [h('p', { class: 'muted', id: 'livelink-loopback' }, 'Authentication is off: senders on this machine are allowed without being listed.')] : []),
+      h('div', { id: 'livelink-allowed' }, table(['Address', 'Subjects', ''], r.allowed.map((a) => ({
+        attrs: { 'data-sender': a.address },
+        cells: [a.address, (a.subjects || []).join(', ') || '–', senderButton('revoke_sender', a.address, 'Revoke', 'revoked')],
+      })), 'No allowed senders: nothing from the network drives the robot through LiveLink'))));
   }
 
   async function liveSubject() {
@@ -163,8 +197,9 @@ export function inputsPage({ api, toast }, view) {
 
   loadClients();
   loadLiveLink();
+  loadSenders();
   loadRC();
   showRCConfig();
-  timers.push(setInterval(loadClients, CLIENTS_MS), setInterval(() => { loadRC(); liveSubject(); }, LIVE_MS), setInterval(loadLiveLink, 3000));
+  timers.push(setInterval(loadClients, CLIENTS_MS), setInterval(() => { loadRC(); liveSubject(); }, LIVE_MS), setInterval(loadLiveLink, 3000), setInterval(loadSenders, 3000));
   return () => timers.forEach(clearInterval);
 }
