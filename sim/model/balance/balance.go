@@ -276,7 +276,11 @@ func (b *Balance) motor(k int, w, vb float64) (tau, amps float64) {
 	case modeDuty:
 		amps = ode.Clamp((b.cmd[k]*vb-m.Ke*w)/m.R, -m.MaxCurrent, m.MaxCurrent)
 	default:
-		amps = b.cmd[k] / m.Kt
+		// The VESC's current loop can only push the current the pack's
+		// voltage allows against the back-EMF: a wheel spinning free on a
+		// slippery floor tops out near V_bat/K_e.
+		v := math.Max(vb, 0)
+		amps = ode.Clamp(b.cmd[k]/m.Kt, (-v-m.Ke*w)/m.R, (v-m.Ke*w)/m.R)
 	}
 	return m.Kt * amps, amps
 }

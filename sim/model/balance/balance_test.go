@@ -294,3 +294,20 @@ func TestSetFloorRefusesBadPatches(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// On a frictionless floor a wheel under full current spins up only to
+// where its back-EMF meets the pack's voltage, as a VESC's current loop
+// runs out of voltage.
+func TestSpinningWheelLimitedByBackEMF(t *testing.T) {
+	p := Default()
+	p.Friction = 0
+	b := New(p, nil)
+	steps(b, 3, func() {
+		b.SetPitch(0, 0) // held upright
+		b.SetWheelCurrent(Left, p.Motor.MaxCurrent)
+	})
+	top := b.BatteryVoltage() / p.Motor.Ke
+	if w := b.WheelRate(Left); w > top*1.001 || w < 0.9*top {
+		t.Errorf("free-spinning wheel at %g rad/s, want just under V/K_e = %g", w, top)
+	}
+}

@@ -55,7 +55,9 @@
 // # Motors
 //
 // Hub motors are modelled as DC motors without inductance (the VESC's
-// current loop is far faster than the body): in current mode τ = K_t·I; in
+// current loop is far faster than the body): in current mode τ = K_t·I,
+// the current limited to what the pack can push against the back-EMF
+// (|K_e·ω + R·I| ≤ V_bat, which only a wheel spinning free reaches); in
 // duty mode I = (d·V_bat − K_e·ω)/R, limited to ±MaxCurrent. The battery
 // (sim/model/battery) supplies (R·I² + K_e·ω·I)/V_bat per motor plus the
 // electronics' quiescent current and sags under it.

@@ -63,6 +63,7 @@ func TestBalance(t *testing.T) {
 	const wheelL, wheelR = 6, 7 // dof indices
 	pitch := &trace{name: "pitch", unit: "rad", scale: 180 / math.Pi, plotUnit: "pitch (°) / travel (dm)"}
 	travel := &trace{name: "travel", unit: "m", scale: 10, plotUnit: "travel (dm)"}
+	slid := 0
 	for k := 0; k < int(duration/worldStep); k++ {
 		target, push := balanceProfile(float64(k) * worldStep)
 		x, v := b.Position()
@@ -72,6 +73,9 @@ func TestBalance(t *testing.T) {
 		b.SetWheelTorque(balance.Right, tau)
 		b.ApplyForce(geom.Vec3{push, 0, 0})
 		b.Step(worldStep)
+		if b.Sliding(balance.Left) || b.Sliding(balance.Right) {
+			slid++
+		}
 
 		q, qv := mj.Qpos(), mj.Qvel()
 		mtau := balanceTorque(balanceState{q[0], qv[0], mjPitch(q), qv[4]}, target)
@@ -90,6 +94,11 @@ func TestBalance(t *testing.T) {
 		bth, _ := b.Pitch()
 		pitch.add(tt, bth, mjPitch(mj.Qpos()))
 		travel.add(tt, bx, mj.Qpos()[0])
+	}
+	// MuJoCo's wheels grip here; so must the Go model's, or the run would
+	// not compare rolling with rolling.
+	if slid > 0 {
+		t.Errorf("the Go model's wheels slid in %d of %d steps on μ = 1", slid, int(duration/worldStep))
 	}
 	pitch.check(t, 0.5*math.Pi/180)
 	goD, mjD := travel.goVal[len(travel.goVal)-1], travel.mjVal[len(travel.mjVal)-1]
