@@ -39,7 +39,8 @@
 // before). When that force exceeds μ·N_k the wheel slides: F_k = ±μ·N_k,
 // the sign of its slip, and the motor torque the floor cannot take spins
 // the wheel. A slide ends when the slip reverses or falls below 1 µm/s
-// within a step; the next evaluation decides whether the grip holds. Slip
+// within a step; the next evaluation decides whether the grip holds (a
+// wheel without inertia, I_w = 0, cannot spin and always rolls). Slip
 // reports r·ω_k less the axle's speed over the floor (positive: spinning
 // ahead), ContactForce the forces. The IMU and the base's travel follow the
 // body's own accelerations, so a spinning wheel shows in the VESC's ERPM
