@@ -135,4 +135,6 @@ type SimBalance struct {
 	Fallen    bool       `json:"fallen"`     // resting on its stop
 	Accel     [3]float64 `json:"accel"`      // IMU specific force, body frame
 	Gyro      [3]float64 `json:"gyro"`       // IMU rate, body frame
+	Slip      [2]float64 `json:"slip"`       // m/s, each wheel's rim speed less its axle's over the floor
+	Friction  [2]float64 `json:"friction"`   // floor μ under each wheel
 }

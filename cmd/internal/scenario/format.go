@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -45,6 +46,17 @@ type Scenario struct {
 type Initial struct {
 	Balance *BalanceState `yaml:"balance"`
 	Tracks  *Pose         `yaml:"tracks"`
+	// Floor replaces the friction patches under the balancing base's
+	// wheels (the rest of the floor keeps μ = 1).
+	Floor []FloorPatch `yaml:"floor"`
+}
+
+// FloorPatch is a strip of floor from ≤ x < to (world metres) with
+// friction coefficient mu.
+type FloorPatch struct {
+	From float64 `yaml:"from"`
+	To   float64 `yaml:"to"`
+	Mu   float64 `yaml:"mu"`
 }
 
 // BalanceState is the balancing base's body pitch, degrees (forward
@@ -363,6 +375,22 @@ func (sc *Scenario) check(root *yaml.Node) error {
 	if sc.Duration <= 0 {
 		bad(1, "duration", "want a positive duration such as 5s")
 	}
+	checkFloor := func(line int, field string, floor []FloorPatch) {
+		for i, pt := range floor {
+			f := fmt.Sprintf("%s.floor[%d]", field, i)
+			switch {
+			case math.IsNaN(pt.From) || math.IsInf(pt.From, 0) || math.IsNaN(pt.To) || math.IsInf(pt.To, 0) || pt.From >= pt.To:
+				bad(line, f, "want finite from < to (metres along the floor's x), got %g–%g", pt.From, pt.To)
+			case !(pt.Mu >= 0) || math.IsInf(pt.Mu, 0):
+				bad(line, f+".mu", "want a friction coefficient ≥ 0, got %g", pt.Mu)
+			}
+		}
+	}
+	initialLine := 0
+	if n := lookup(root, "initial"); n != nil {
+		initialLine = n.Line
+	}
+	checkFloor(initialLine, "initial", sc.Initial.Floor)
 	signals := map[string]bool{}
 	for i, s := range sc.Signals {
 		f := fmt.Sprintf("signals[%d]", i)
@@ -403,6 +431,9 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 		if e.Until > sc.Duration {
 			bad(e.line, f+".until", "%v is after the scenario's end %v", e.Until.D(), sc.Duration.D())
+		}
+		if e.Set != nil {
+			checkFloor(e.line, f+".set", e.Set.Floor)
 		}
 		if e.ExpectReply != nil && e.Call == nil {
 			bad(e.line, f+".expect_reply", "only a call event has an expected reply")

@@ -58,6 +58,9 @@ func TestParseErrors(t *testing.T) {
 		{"plot not png", "file: p.png", "file: p.svg", "line 10: plots[0].file"},
 		{"signal without topic", "topic: /saint/sim/truth/head, ", "", "line 4: signals[0].topic"},
 		{"repeat without until", "{at: 0.5s,", "{at: 0.5s, every: 0.1s,", "line 6: timeline[0].every"},
+		{"floor patch backwards", "duration: 2s", "duration: 2s\ninitial:\n  floor: [{from: 2, to: 1, mu: 0.1}]", "line 4: initial.floor[0]: want finite from < to"},
+		{"negative friction", "duration: 2s", "duration: 2s\ninitial:\n  floor: [{from: 0, to: 1, mu: -0.1}]", "line 4: initial.floor[0].mu"},
+		{"bad floor in set", "ws: {type: command, target: head, action: home}", "set: {floor: [{from: 0, to: 1, mu: .nan}]}", "line 6: timeline[0].set.floor[0].mu"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/sim/model/balance"
 )
 
 // Options configures Run.
@@ -369,6 +370,14 @@ func (r *runner) applyState(st Initial) {
 	}
 	if p := st.Tracks; p != nil {
 		rb.Tracks.SetPose(p.X, p.Y, p.HeadingDeg*math.Pi/180)
+	}
+	if st.Floor != nil {
+		floor := make([]balance.Patch, len(st.Floor))
+		for i, pt := range st.Floor {
+			floor[i] = balance.Patch{From: pt.From, To: pt.To, Mu: pt.Mu}
+		}
+		// Checked when the scenario was read.
+		_ = rb.Balance.SetFloor(floor)
 	}
 }
 

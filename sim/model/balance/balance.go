@@ -1,6 +1,7 @@
 package balance
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -48,7 +49,24 @@ type Params struct {
 	GyroNoise     float64 // rad/s per sample
 	AccelNoise    float64 // m/s² per sample
 	GyroBias      float64 // rad/s, standard deviation of the bias
+	// Friction is the floor's Coulomb friction coefficient μ under the
+	// wheels, except on Floor's patches.
+	Friction float64
+	// Floor lists patches of different friction; where patches overlap the
+	// first listed wins.
+	Floor []Patch
 }
+
+// Patch is a strip of floor, From ≤ x < To in world metres, whose friction
+// coefficient is Mu (a wet tile ≈ 0.1, polished concrete ≈ 0.5, rubber on
+// asphalt ≈ 0.9).
+type Patch struct {
+	From, To float64
+	Mu       float64
+}
+
+// DefaultFriction is μ of a dry floor under rubber tyres.
+const DefaultFriction = 1.0
 
 // Default is the base described in the package doc.
 func Default() Params {
@@ -58,7 +76,7 @@ func Default() Params {
 		WheelFriction: 0.01, YawFriction: 0.1, RestAngle: 30 * math.Pi / 180, IMUHeight: 0.15,
 		Motor:   Motor{Kt: 0.6, Ke: 0.6, R: 0.3, MaxCurrent: 40, PolePairs: 15},
 		Battery: battery.LiPo10S(), QuiescentA: 0.3,
-		GyroNoise: 0.005, AccelNoise: 0.033, GyroBias: 0.005,
+		GyroNoise: 0.005, AccelNoise: 0.033, GyroBias: 0.005, Friction: DefaultFriction,
 	}
 }
 
@@ -66,10 +84,25 @@ func (p Params) valid() bool {
 	m := p.Motor
 	return ode.Finite(p.BodyMass, p.COMHeight, p.BodyInertia, p.YawInertia, p.WheelMass, p.WheelInertia, p.WheelRadius,
 		p.WheelBase, p.WheelFriction, p.YawFriction, p.RestAngle, p.IMUHeight, m.Kt, m.Ke, m.R, m.MaxCurrent,
-		p.QuiescentA, p.GyroNoise, p.AccelNoise, p.GyroBias) &&
+		p.QuiescentA, p.GyroNoise, p.AccelNoise, p.GyroBias, p.Friction) && ValidFloor(p.Floor) == nil && p.Friction >= 0 &&
 		p.BodyMass > 0 && p.COMHeight > 0 && p.BodyInertia >= 0 && p.YawInertia > 0 && p.WheelMass >= 0 &&
 		p.WheelInertia >= 0 && p.WheelRadius > 0 && p.WheelBase > 0 && p.WheelFriction >= 0 && p.YawFriction >= 0 &&
 		p.RestAngle > 0 && p.RestAngle < math.Pi/2 && m.Kt > 0 && m.Ke >= 0 && m.R > 0 && m.MaxCurrent > 0 && m.PolePairs > 0
+}
+
+// ValidFloor checks a floor's patches: finite, From < To, μ ≥ 0.
+func ValidFloor(floor []Patch) error {
+	for i, pt := range floor {
+		switch {
+		case !ode.Finite(pt.From, pt.To, pt.Mu):
+			return fmt.Errorf("floor[%d]: from, to and mu must be finite", i)
+		case pt.From >= pt.To:
+			return fmt.Errorf("floor[%d]: from %g must be below to %g", i, pt.From, pt.To)
+		case pt.Mu < 0:
+			return fmt.Errorf("floor[%d].mu: %g is negative", i, pt.Mu)
+		}
+	}
+	return nil
 }
 
 // Drive modes of a wheel.
@@ -90,6 +123,8 @@ const (
 	sPhiR
 	sPosX // world position
 	sPosY
+	sOmegaL // wheel rates, absolute, rad/s
+	sOmegaR
 	nState
 )
 
@@ -106,13 +141,27 @@ type Balance struct {
 
 	rng   *rand.Rand
 	bias  geom.Vec3
+	floor []Patch
 	rk    ode.RK4
 	deriv ode.Deriv
 
 	torque  [2]float64 // motor torque, last evaluation
 	current [2]float64 // motor current, A
 	batI    float64
+	contact [2]float64 // ground's force on each wheel along the heading, N
+	normal  [2]float64 // ground's normal force on each wheel, N
+	slip    [2]bool    // wheel sliding in the last evaluation
 }
+
+// slipSnap is the slip speed (m/s) below which a sliding wheel is taken to
+// grip again at the end of a step: a sliding wheel's slip changes by about
+// μ·N·r²/I_w·dt per step (≈ 10 mm/s at μ = 0.1 and 1 ms), so a slip that
+// reverses or falls under this has stopped.
+const slipSnap = 1e-6
+
+// slipEps is the slip speed (m/s) above which a wheel counts as sliding
+// within a step's evaluations.
+const slipEps = 1e-9
 
 // New returns the base upright at rest at the origin, facing +x. With rng
 // the IMU is noisy and biased. Invalid parameters take Default's.
@@ -120,7 +169,7 @@ func New(p Params, rng *rand.Rand) *Balance {
 	if !p.valid() {
 		p = Default()
 	}
-	b := &Balance{p: p, bat: battery.New(p.Battery), rng: rng}
+	b := &Balance{p: p, bat: battery.New(p.Battery), rng: rng, floor: append([]Patch(nil), p.Floor...)}
 	if rng != nil {
 		for i := range b.bias {
 			b.bias[i] = p.GyroBias * rng.NormFloat64()
@@ -181,6 +230,33 @@ func (b *Balance) ApplyForce(f geom.Vec3) {
 	}
 }
 
+// SetFloor replaces the floor's friction patches (see Params.Floor).
+func (b *Balance) SetFloor(floor []Patch) error {
+	if err := ValidFloor(floor); err != nil {
+		return err
+	}
+	b.floor = append(b.floor[:0:0], floor...)
+	return nil
+}
+
+// FrictionAt returns the floor's friction coefficient at world x.
+func (b *Balance) FrictionAt(x float64) float64 {
+	for _, pt := range b.floor {
+		if x >= pt.From && x < pt.To {
+			return pt.Mu
+		}
+	}
+	return b.p.Friction
+}
+
+// SetPose places the axle at (x, y) on the floor, m, heading yaw (rad),
+// keeping its motion.
+func (b *Balance) SetPose(x, y, yaw float64) {
+	if ode.Finite(x, y, yaw) {
+		b.x[sPosX], b.x[sPosY], b.x[sYaw] = x, y, yaw
+	}
+}
+
 // SetPitch places the body at pitch (rad) with rate (rad/s).
 func (b *Balance) SetPitch(pitch, rate float64) {
 	if ode.Finite(pitch, rate) {
@@ -200,18 +276,23 @@ func (b *Balance) motor(k int, w, vb float64) (tau, amps float64) {
 	case modeDuty:
 		amps = ode.Clamp((b.cmd[k]*vb-m.Ke*w)/m.R, -m.MaxCurrent, m.MaxCurrent)
 	default:
-		amps = b.cmd[k] / m.Kt
+		// The VESC's current loop can only push the current the pack's
+		// voltage allows against the back-EMF: a wheel spinning free on a
+		// slippery floor tops out near V_bat/K_e.
+		v := math.Max(vb, 0)
+		amps = ode.Clamp(b.cmd[k]/m.Kt, (-v-m.Ke*w)/m.R, (v-m.Ke*w)/m.R)
 	}
 	return m.Kt * amps, amps
 }
 
 func (b *Balance) derivative(_ float64, x, d []float64) {
 	p := &b.p
-	M, l, r, g := p.BodyMass, p.COMHeight, p.WheelRadius, StandardGravity
+	M, l, r, g, W := p.BodyMass, p.COMHeight, p.WheelRadius, StandardGravity, p.WheelBase
 	th, thd := x[sPitch], x[sPitchRate]
 	sin, cos := math.Sincos(th)
 	vb := b.bat.Terminal(b.batI)
-	rel := [2]float64{x[sV]/r - x[sYawRate]*p.WheelBase/(2*r) - thd, x[sV]/r + x[sYawRate]*p.WheelBase/(2*r) - thd}
+	omega := [2]float64{x[sOmegaL], x[sOmegaR]}
+	rel := [2]float64{omega[Left] - thd, omega[Right] - thd}
 	var net [2]float64
 	ib := p.QuiescentA
 	for k := 0; k < 2; k++ {
@@ -226,30 +307,113 @@ func (b *Balance) derivative(_ float64, x, d []float64) {
 	ys, yc := math.Sincos(x[sYaw])
 	fx := b.push[0]*yc + b.push[1]*ys
 	fz := b.push[2]
-	tau := net[0] + net[1]
+	// The floor carries the weight less the push's lift and the body's
+	// centripetal swing, shared equally by the wheels.
+	nk := math.Max(0, ((M+2*p.WheelMass)*g-fz-M*l*cos*thd*thd)/2)
+	side := [2]float64{-1, 1}
+	var mu, slipV [2]float64
+	for k := 0; k < 2; k++ {
+		mu[k] = b.FrictionAt(x[sPosX] + side[k]*ys*W/2)
+		slipV[k] = r*omega[k] - (x[sV] + side[k]*x[sYawRate]*W/2)
+		b.normal[k] = nk
+	}
+	bumper := func(thdd float64) bool { return math.Abs(th) >= p.RestAngle && thdd*th > 0 && thd*th >= 0 }
+
+	// Both wheels rolling: the closed form of the package doc.
 	a11 := M + 2*p.WheelMass + 2*p.WheelInertia/(r*r)
 	a12 := M * l * cos
 	a22 := p.BodyInertia + M*l*l
+	iPsi0 := p.YawInertia + p.WheelMass*W*W/2
+	tau := net[0] + net[1]
 	r1 := tau/r + M*l*sin*thd*thd + fx
 	r2 := M*g*l*sin - tau + fx*l*cos - fz*l*sin
-	det := a11*a22 - a12*a12
-	xdd := (r1*a22 - a12*r2) / det
-	thdd := (a11*r2 - a12*r1) / det
-	// On the bumper and pushed further onto it: pitch is held.
-	if math.Abs(th) >= p.RestAngle && thdd*th > 0 && thd*th >= 0 {
-		thdd = 0
-		xdd = r1 / a11
+	rollingForce := func(k int, xdd, psidd float64) float64 {
+		return (net[k] - p.WheelInertia*(xdd+side[k]*psidd*W/2)/r) / r
 	}
-	iPsi := p.YawInertia + p.WheelMass*p.WheelBase*p.WheelBase/2 + p.WheelInertia*p.WheelBase*p.WheelBase/(2*r*r)
-	psidd := (p.WheelBase/(2*r)*(net[Right]-net[Left]) - p.YawFriction*x[sYawRate]) / iPsi
+	var xdd, thdd, psidd float64
+	sliding := [2]bool{p.WheelInertia > 0 && math.Abs(slipV[0]) > slipEps, p.WheelInertia > 0 && math.Abs(slipV[1]) > slipEps}
+	var sign [2]float64
+	for k := 0; k < 2; k++ {
+		sign[k] = math.Copysign(1, slipV[k])
+	}
+	for pass := 0; ; pass++ {
+		if !sliding[0] && !sliding[1] {
+			det := a11*a22 - a12*a12
+			xdd = (r1*a22 - a12*r2) / det
+			thdd = (a11*r2 - a12*r1) / det
+			if bumper(thdd) {
+				thdd = 0
+				xdd = r1 / a11
+			}
+			iPsi := iPsi0 + p.WheelInertia*W*W/(2*r*r)
+			psidd = (W/(2*r)*(net[Right]-net[Left]) - p.YawFriction*x[sYawRate]) / iPsi
+		} else {
+			// Each contact force is F_k = c_k + dx_k·ẍ + dψ_k·ψ̈: a rolling
+			// wheel's from its own inertia, a sliding one's μ·N against
+			// the slip.
+			var c, dxk, dpk [2]float64
+			for k := 0; k < 2; k++ {
+				if sliding[k] {
+					c[k] = mu[k] * nk * sign[k]
+					continue
+				}
+				c[k] = net[k] / r
+				dxk[k] = -p.WheelInertia / (r * r)
+				dpk[k] = -p.WheelInertia * side[k] * W / (2 * r * r)
+			}
+			// [m11 m12 m13; m12 a22 0; m31 0 m33]·(ẍ, θ̈, ψ̈) = (q1, r2, q3)
+			m11 := M + 2*p.WheelMass - dxk[0] - dxk[1]
+			m13 := -(dpk[0] + dpk[1])
+			m31 := -W / 2 * (dxk[1] - dxk[0])
+			m33 := iPsi0 - W/2*(dpk[1]-dpk[0])
+			q1 := M*l*sin*thd*thd + fx + c[0] + c[1]
+			q3 := W/2*(c[1]-c[0]) - p.YawFriction*x[sYawRate]
+			det := m11*a22*m33 - a12*a12*m33 - m13*a22*m31
+			xdd = (q1*a22*m33 - a12*r2*m33 - m13*a22*q3) / det
+			thdd = (m11*r2*m33 - q1*a12*m33 + a12*m13*q3 - m13*r2*m31) / det
+			psidd = (m11*a22*q3 - a12*a12*q3 - m31*(q1*a22-a12*r2)) / det
+			if bumper(thdd) {
+				thdd = 0
+				det2 := m11*m33 - m13*m31
+				xdd = (q1*m33 - m13*q3) / det2
+				psidd = (m11*q3 - m31*q1) / det2
+			}
+		}
+		// A rolling wheel whose grip the floor cannot give starts to slide
+		// the way the motor pushes it.
+		changed := false
+		for k := 0; k < 2 && pass < 2; k++ {
+			if sliding[k] || p.WheelInertia <= 0 {
+				continue
+			}
+			if f := rollingForce(k, xdd, psidd); math.Abs(f) > mu[k]*nk {
+				// Driven forward (f > 0), the wheel spins ahead of the
+				// ground, and the floor's force stays forward.
+				sliding[k], sign[k], changed = true, math.Copysign(1, f), true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for k := 0; k < 2; k++ {
+		a := (xdd + side[k]*psidd*W/2) / r
+		if sliding[k] {
+			b.contact[k] = mu[k] * nk * sign[k]
+			a = (net[k] - b.contact[k]*r) / p.WheelInertia
+		} else {
+			b.contact[k] = rollingForce(k, xdd, psidd)
+		}
+		d[sOmegaL+k] = a
+		d[sPhiL+k] = omega[k]
+	}
+	b.slip = sliding
 	d[sX] = x[sV]
 	d[sV] = xdd
 	d[sPitch] = thd
 	d[sPitchRate] = thdd
 	d[sYaw] = x[sYawRate]
 	d[sYawRate] = psidd
-	d[sPhiL] = (x[sV] - x[sYawRate]*p.WheelBase/2) / r
-	d[sPhiR] = (x[sV] + x[sYawRate]*p.WheelBase/2) / r
 	d[sPosX] = x[sV] * yc
 	d[sPosY] = x[sV] * ys
 }
@@ -262,7 +426,15 @@ func (b *Balance) Step(dt float64) {
 	n := ode.Substeps(dt, 1e-3)
 	h := dt / float64(n)
 	for k := 0; k < n; k++ {
+		before := [2]float64{b.slipSpeed(Left), b.slipSpeed(Right)}
 		b.rk.Step(b.deriv, 0, b.x[:], h)
+		// A slip that reversed or died out within the step has ended: the
+		// wheel grips again (the next evaluation decides whether it holds).
+		for w := 0; w < 2; w++ {
+			if s := b.slipSpeed(w); math.Abs(s) < slipSnap || s*before[w] < 0 {
+				b.x[sOmegaL+w] = b.groundSpeed(w) / b.p.WheelRadius
+			}
+		}
 		if lim := b.p.RestAngle; math.Abs(b.x[sPitch]) > lim {
 			b.x[sPitch] = math.Copysign(lim, b.x[sPitch])
 			if b.x[sPitchRate]*b.x[sPitch] > 0 {
@@ -272,6 +444,37 @@ func (b *Balance) Step(dt float64) {
 		b.bat.Draw(b.batI, h)
 	}
 	b.deriv(0, b.x[:], b.dx[:])
+}
+
+// groundSpeed is the speed of wheel w's axle over the floor along the
+// heading, m/s.
+func (b *Balance) groundSpeed(w int) float64 {
+	side := float64(2*w - 1)
+	return b.x[sV] + side*b.x[sYawRate]*b.p.WheelBase/2
+}
+
+// slipSpeed is how much faster wheel w's rim moves than its axle over the
+// floor, m/s: zero while it rolls.
+func (b *Balance) slipSpeed(w int) float64 {
+	return b.p.WheelRadius*b.x[sOmegaL+w] - b.groundSpeed(w)
+}
+
+// wheelX is wheel w's contact point's world x, m.
+func (b *Balance) wheelX(w int) float64 {
+	return b.x[sPosX] + float64(2*w-1)*math.Sin(b.x[sYaw])*b.p.WheelBase/2
+}
+
+// Slip returns a wheel's slip speed, m/s: r·ω (ω the wheel's absolute
+// rate) less its axle's speed over the floor; positive when it spins ahead.
+func (b *Balance) Slip(side int) float64 { return b.slipSpeed(side) }
+
+// Sliding reports whether a wheel slid in the last step.
+func (b *Balance) Sliding(side int) bool { return b.slip[side] }
+
+// ContactForce returns the floor's force on a wheel along the heading
+// and its normal force in the last step, N.
+func (b *Balance) ContactForce(side int) (traction, normal float64) {
+	return b.contact[side], b.normal[side]
 }
 
 // Pitch returns the pitch (rad, forward lean positive) and its rate.
@@ -360,5 +563,7 @@ func (b *Balance) Truth() any {
 		Wheel:     [2]float64{b.WheelAngle(Left), b.WheelAngle(Right)},
 		WheelRate: [2]float64{b.WheelRate(Left), b.WheelRate(Right)},
 		Torque:    b.torque, Fallen: b.Fallen(), Accel: acc, Gyro: gyr,
+		Slip:     [2]float64{b.slipSpeed(Left), b.slipSpeed(Right)},
+		Friction: [2]float64{b.FrictionAt(b.wheelX(Left)), b.FrictionAt(b.wheelX(Right))},
 	}
 }

@@ -195,3 +195,119 @@ func BenchmarkStep(b *testing.B) {
 		m.IMU()
 	}
 }
+
+// On a floor of μ = 0.05 full torque from rest cannot be carried: both
+// wheels spin ahead, the floor pushes each with μ·N, and the base moves as
+// the two-body equations with those forces say — not as a rolling wheel.
+func TestSlidesOnLowFriction(t *testing.T) {
+	p := Default()
+	p.Friction = 0.05
+	p.WheelFriction = 0
+	b := New(p, nil)
+	tau := 10.0
+	b.SetWheelTorque(Left, tau)
+	b.SetWheelTorque(Right, tau)
+	b.Step(dt)
+	M, l, mw := p.BodyMass, p.COMHeight, p.WheelMass
+	n := (M + 2*mw) * StandardGravity / 2
+	// (M+2m_w)·ẍ + M·l·θ̈ = 2μN; M·l·ẍ + a₂₂·θ̈ = −2τ (upright, at rest).
+	a22 := p.BodyInertia + M*l*l
+	det := (M+2*mw)*a22 - M*l*M*l
+	xdd0 := (2*p.Friction*n*a22 + M*l*2*tau) / det
+	for side := Left; side <= Right; side++ {
+		if !b.Sliding(side) {
+			t.Fatalf("wheel %d grips with %g N·m on μ = %g", side, tau, p.Friction)
+		}
+		f, normal := b.ContactForce(side)
+		if math.Abs(normal-n) > 1e-3*n || math.Abs(f-p.Friction*normal) > 1e-9 {
+			t.Errorf("wheel %d: traction %g N, normal %g N; want μ·N = %g of %g", side, f, normal, p.Friction*n, n)
+		}
+		// I_w·ω̇ = τ − μ·N·r: after one step the rim is ahead of the axle.
+		wantSlip := (tau-p.Friction*n*p.WheelRadius)/p.WheelInertia*p.WheelRadius*dt - xdd0*dt
+		if s := b.Slip(side); math.Abs(s-wantSlip) > 0.02*wantSlip {
+			t.Errorf("wheel %d slip after 1 ms %g m/s, want %g", side, s, wantSlip)
+		}
+	}
+	if _, v := b.Position(); math.Abs(v-xdd0*dt) > 0.02*math.Abs(xdd0*dt) {
+		t.Errorf("axle speed after 1 ms %g m/s, two-body equations say %g", v, xdd0*dt)
+	}
+	// Rolling, the same torque would have driven the axle at τ/r per wheel.
+	steps(b, 0.05, nil)
+	if s := b.Slip(Left); !(s > 0.1) {
+		t.Errorf("slip after 50 ms %g m/s, want the wheel spinning well ahead", s)
+	}
+}
+
+// On the default floor (μ = 1) the same torque rolls: no slip, the
+// traction within μ·N, and the wheel's rate the axle's speed over r.
+func TestGripsOnDefaultFloor(t *testing.T) {
+	b := New(Default(), nil)
+	b.SetPitch(0.05, 0)
+	steps(b, 0.5, func() {
+		pitch, rate := b.Pitch()
+		tau := 40*pitch + 5*rate
+		b.SetWheelTorque(Left, tau)
+		b.SetWheelTorque(Right, tau)
+	})
+	for side := Left; side <= Right; side++ {
+		if b.Sliding(side) || b.Slip(side) != 0 {
+			t.Errorf("wheel %d slides (%g m/s) on μ = 1", side, b.Slip(side))
+		}
+		if f, n := b.ContactForce(side); math.Abs(f) > n {
+			t.Errorf("wheel %d traction %g N beyond μ·N = %g", side, f, n)
+		}
+	}
+}
+
+// A patch of ice at 0.1–1 m: the wheels roll up to it, spin on it under
+// the same torque, and grip again beyond it.
+func TestPatchUnderOneWheel(t *testing.T) {
+	p := Default()
+	p.Floor = []Patch{{From: 0.1, To: 1, Mu: 0.02}}
+	b := New(p, nil)
+	if mu := b.FrictionAt(0.5); mu != 0.02 {
+		t.Fatalf("μ at 0.5 m = %g, want the patch's 0.02", mu)
+	}
+	if mu := b.FrictionAt(1); mu != DefaultFriction {
+		t.Fatalf("μ at 1 m = %g, want the floor's %g", mu, DefaultFriction)
+	}
+	b.SetPose(0, 0, math.Pi/2) // across the patch's edge: the left wheel at x = −0.225, the right at +0.225
+	b.SetWheelTorque(Left, 8)
+	b.SetWheelTorque(Right, 8)
+	b.Step(dt)
+	if b.Sliding(Left) || !b.Sliding(Right) {
+		t.Errorf("sliding left %v right %v; want only the right wheel, on the ice", b.Sliding(Left), b.Sliding(Right))
+	}
+	if _, rate := b.Yaw(); !(rate < 0) {
+		t.Errorf("yaw rate %g: the gripping left wheel should turn the base right", rate)
+	}
+}
+
+func TestSetFloorRefusesBadPatches(t *testing.T) {
+	b := New(Default(), nil)
+	for _, floor := range [][]Patch{{{From: 1, To: 0, Mu: 0.1}}, {{From: 0, To: 1, Mu: -1}}, {{From: math.NaN(), To: 1, Mu: 1}}} {
+		if err := b.SetFloor(floor); err == nil {
+			t.Errorf("SetFloor(%v) accepted", floor)
+		}
+	}
+	if err := b.SetFloor([]Patch{{From: 0, To: 1, Mu: 0.1}}); err != nil {
+		t.Error(err)
+	}
+}
+
+// On a frictionless floor a wheel under full current spins up only to
+// where its back-EMF meets the pack's voltage, as a VESC's current loop
+// runs out of voltage.
+func TestSpinningWheelLimitedByBackEMF(t *testing.T) {
+	p := Default()
+	p.Friction = 0
+	b := New(p, nil)
+	steps(b, 3, func() {
+		b.SetPitch(0, 0) // held upright
+		b.SetWheelCurrent(Left, p.Motor.MaxCurrent)
+	})
+	top := b.BatteryVoltage() / p.Motor.Ke
+	if w := b.WheelRate(Left); w > top*1.001 || w < 0.9*top {
+		t.Errorf("free-spinning wheel at %g rad/s, want just under V/K_e = %g", w, top)
+	}
+}

@@ -9,7 +9,7 @@
 // W apart). Coordinates: x, the axle's travel along the heading; θ, the
 // pitch, positive leaning forward; ψ, the yaw, positive turning left. Each
 // hub motor applies its torque τ_k between body and wheel. Lagrange's
-// equations (no wheel slip) give
+// equations (wheels rolling without slip) give
 //
 //	a₁₁·ẍ + M·l·cos θ·θ̈ − M·l·sin θ·θ̇² = (τ_L + τ_R)/r + F_x
 //	M·l·cos θ·ẍ + a₂₂·θ̈ − M·g·l·sin θ = −(τ_L + τ_R) + F_x·l·cos θ − F_z·l·sin θ
@@ -21,6 +21,31 @@
 // The wheels turn through φ_{L,R} = (x ∓ ψ·W/2)/r; their motors, fixed to
 // the body, see φ − θ.
 //
+// # Wheel–ground contact
+//
+// The floor pushes each wheel along the heading with F_k (Coulomb friction
+// μ, from Params.Friction or the Floor patch under that wheel's contact
+// point) and carries N_k = ((M + 2m_w)·g − F_z − M·l·cos θ·θ̇²)/2 (the
+// vertical part of the body's angular acceleration and the load transfer in
+// turns are neglected). Each wheel's absolute rate ω_k is a state:
+//
+//	I_w·ω̇_k = τ_k − F_k·r
+//	(M + 2m_w)·ẍ + M·l·cos θ·θ̈ − M·l·sin θ·θ̇² = F_L + F_R + F_x
+//	(I_z + m_w·W²/2)·ψ̈ = W/2·(F_R − F_L) − b_ψ·ψ̇
+//
+// with the pitch equation above. A rolling wheel (r·ω_k = ẋ ± ψ̇·W/2)
+// takes the F_k the rolling constraint needs; while both roll this is
+// exactly the closed form above (so with enough friction the base moves as
+// before). When that force exceeds μ·N_k the wheel slides: F_k = ±μ·N_k,
+// the sign of its slip, and the motor torque the floor cannot take spins
+// the wheel. A slide ends when the slip reverses or falls below 1 µm/s
+// within a step; the next evaluation decides whether the grip holds (a
+// wheel without inertia, I_w = 0, cannot spin and always rolls). Slip
+// reports r·ω_k less the axle's speed over the floor (positive: spinning
+// ahead), ContactForce the forces. The IMU and the base's travel follow the
+// body's own accelerations, so a spinning wheel shows in the VESC's ERPM
+// but not in the IMU or the travel.
+//
 // Leaning past RestAngle the body comes to rest on its bumper (the stop is
 // inelastic); Fallen reports it.
 //
@@ -31,7 +56,9 @@
 // # Motors
 //
 // Hub motors are modelled as DC motors without inductance (the VESC's
-// current loop is far faster than the body): in current mode τ = K_t·I; in
+// current loop is far faster than the body): in current mode τ = K_t·I,
+// the current limited to what the pack can push against the back-EMF
+// (|K_e·ω + R·I| ≤ V_bat, which only a wheel spinning free reaches); in
 // duty mode I = (d·V_bat − K_e·ω)/R, limited to ±MaxCurrent. The battery
 // (sim/model/battery) supplies (R·I² + K_e·ω·I)/V_bat per motor plus the
 // electronics' quiescent current and sags under it.

@@ -51,18 +51,53 @@ func mjPitch(q []float64) float64 {
 // under the same controller in both simulators; MuJoCo's base is a free
 // body whose wheels roll on a floor through friction contacts.
 func TestBalance(t *testing.T) {
+	slid := runBalance(t, "balance", balance.DefaultFriction)
+	// MuJoCo's wheels grip here; so must the Go model's, or the run would
+	// not compare rolling with rolling.
+	if slid > 0 {
+		t.Errorf("the Go model's wheels slid in %d steps on μ = 1", slid)
+	}
+}
+
+// TestBalanceLowFriction is the same run on slippery floors, where the
+// wheels slide (the Go model's Coulomb contact against MuJoCo's soft
+// friction cone): at μ = 0.07 briefly through the push, at μ = 0.06 for
+// most of the run, spinning at up to 5 m/s.
+func TestBalanceLowFriction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mu   float64
+	}{
+		{"balance_mu_0.07", 0.07},
+		{"balance_mu_0.06", 0.06},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if slid := runBalance(t, tc.name, tc.mu); slid == 0 {
+				t.Errorf("the wheels never slid on μ = %g: the case checks nothing", tc.mu)
+			}
+		})
+	}
+}
+
+// runBalance runs the profile on a floor of friction mu in both simulators,
+// checks pitch and travel and returns in how many steps the Go model's
+// wheels slid.
+func runBalance(t *testing.T, name string, mu float64) (slid int) {
+	t.Helper()
 	const duration = 5.0
-	b := balance.New(balance.Default(), nil)
-	p := b.Params()
-	mj := load(t, b.MJCF(worldStep/oracleSubsteps, 1.0))
+	p := balance.Default()
+	p.Friction = mu
+	b := balance.New(p, nil)
+	mj := load(t, b.MJCF(worldStep/oracleSubsteps, mu))
 	body := mj.BodyID("body")
 	if body < 0 {
 		t.Fatal("no body named body in the MJCF")
 	}
 	// The free joint's 7 positions (x, y, z, quaternion), then the wheels.
 	const wheelL, wheelR = 6, 7 // dof indices
-	pitch := &trace{name: "pitch", unit: "rad", scale: 180 / math.Pi, plotUnit: "pitch (°) / travel (dm)"}
+	pitch := &trace{name: "pitch", unit: "rad", scale: 180 / math.Pi, plotUnit: "pitch (°) / travel (dm) / slip (m/s)"}
 	travel := &trace{name: "travel", unit: "m", scale: 10, plotUnit: "travel (dm)"}
+	slip := &trace{name: "slip", unit: "m/s", scale: 1, plotUnit: "slip (m/s)"}
 	for k := 0; k < int(duration/worldStep); k++ {
 		target, push := balanceProfile(float64(k) * worldStep)
 		x, v := b.Position()
@@ -72,17 +107,22 @@ func TestBalance(t *testing.T) {
 		b.SetWheelTorque(balance.Right, tau)
 		b.ApplyForce(geom.Vec3{push, 0, 0})
 		b.Step(worldStep)
+		if b.Sliding(balance.Left) || b.Sliding(balance.Right) {
+			slid++
+		}
 
 		q, qv := mj.Qpos(), mj.Qvel()
 		mtau := balanceTorque(balanceState{q[0], qv[0], mjPitch(q), qv[4]}, target)
 		lim := p.Motor.Kt * p.Motor.MaxCurrent
 		mtau = math.Max(-lim, math.Min(lim, mtau))
 		mj.XfrcApplied()[6*body] = push
+		vb := b.BatteryVoltage()
 		for s := 0; s < oracleSubsteps; s++ {
 			qv := mj.Qvel()
 			f := mj.QfrcApplied()
-			f[wheelL] = mtau - p.WheelFriction*qv[wheelL]
-			f[wheelR] = mtau - p.WheelFriction*qv[wheelR]
+			for _, w := range []int{wheelL, wheelR} {
+				f[w] = motorTorque(p.Motor, mtau, qv[w], vb) - p.WheelFriction*qv[w]
+			}
 			mj.Step()
 		}
 		tt := float64(k+1) * worldStep
@@ -90,7 +130,11 @@ func TestBalance(t *testing.T) {
 		bth, _ := b.Pitch()
 		pitch.add(tt, bth, mjPitch(mj.Qpos()))
 		travel.add(tt, bx, mj.Qpos()[0])
+		qv = mj.Qvel()
+		slip.add(tt, b.Slip(balance.Left), p.WheelRadius*(qv[wheelL]+qv[4])-qv[0])
 	}
+	t.Logf("μ = %g: the Go wheels slid in %d of %d steps; largest slip Go %.3g m/s, MuJoCo %.3g m/s",
+		mu, slid, int(duration/worldStep), maxOf(slip.goVal), maxOf(slip.mjVal))
 	pitch.check(t, 0.5*math.Pi/180)
 	goD, mjD := travel.goVal[len(travel.goVal)-1], travel.mjVal[len(travel.mjVal)-1]
 	rel := math.Abs(goD-mjD) / math.Abs(mjD)
@@ -98,5 +142,23 @@ func TestBalance(t *testing.T) {
 	if rel > 0.02 || math.IsNaN(rel) {
 		t.Errorf("travel differs by %.2f %% from MuJoCo's, tolerance 2 %%", 100*rel)
 	}
-	plotTraces(t, "balance", []*trace{pitch, travel})
+	plotTraces(t, name, []*trace{pitch, travel, slip})
+	return slid
+}
+
+// motorTorque is the hub motor's torque for a commanded tau at the
+// wheel's speed w relative to the body: the current the pack's voltage vb
+// can push against the back-EMF, as the Go model's current mode.
+func motorTorque(m balance.Motor, tau, w, vb float64) float64 {
+	lo, hi := m.Kt*(-vb-m.Ke*w)/m.R, m.Kt*(vb-m.Ke*w)/m.R
+	return math.Max(lo, math.Min(hi, tau))
+}
+
+// maxOf is the largest magnitude in v.
+func maxOf(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = math.Max(m, math.Abs(x))
+	}
+	return m
 }
