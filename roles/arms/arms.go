@@ -127,7 +127,7 @@ func (a *Arms) Start(env rolekit.Env) error {
 		return err
 	}
 	a.cfg = cfg
-	return a.Begin(env, "arms", func() error {
+	return a.Begin(env, func() error {
 		if err := a.open(); err != nil {
 			return fmt.Errorf("arms: %w", err)
 		}

@@ -141,7 +141,7 @@ func (b *Balance) Start(env rolekit.Env) error {
 		return err
 	}
 	b.cfg, b.ex = cfg, env.Exec
-	if err := b.Begin(env, "balance", b.open); err != nil {
+	if err := b.Begin(env, b.open); err != nil {
 		return err
 	}
 	b.loadLevel(env.State)

@@ -87,7 +87,7 @@ type consoleButton struct {
 
 // Start implements rolekit.Role.
 func (c *Console) Start(env rolekit.Env) error {
-	return c.Begin(env, "console", c.open)
+	return c.Begin(env, c.open)
 }
 
 func (c *Console) open() error {

@@ -111,7 +111,7 @@ func (a *headAxis) step(dt, vmax, amax float64) {
 
 // Start implements rolekit.Role.
 func (h *Head) Start(env rolekit.Env) error {
-	return h.Begin(env, "head", h.open)
+	return h.Begin(env, h.open)
 }
 
 func (h *Head) open() error {

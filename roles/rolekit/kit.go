@@ -21,16 +21,15 @@ type Kit struct {
 	cleanup []func()
 }
 
-// Begin takes env (a nil Log discards), tags the log with the role's name,
+// Begin takes env (a nil Log discards; the node tags it with the role),
 // claims the pins of the configuration's gpio_mapping and runs open, where
 // the role configures itself, opens its devices, subscribes and starts its
 // timers. When open fails, Begin undoes it all (StopAll) and returns the
 // error: a role that did not start holds nothing.
-func (k *Kit) Begin(env Env, role string, open func() error) error {
+func (k *Kit) Begin(env Env, open func() error) error {
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
-	env.Log = env.Log.With("role", role)
 	p, err := claimPins(env.Board, env.Config)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func TestKitStartsSafeAndStopAllUndoesEverything(t *testing.T) {
 	var ticks int
 	var order []string
 	ex.Post(func() {
-		if err := k.Begin(env, "test", func() error { return nil }); err != nil {
+		if err := k.Begin(env, func() error { return nil }); err != nil {
 			t.Error(err)
 			return
 		}
@@ -120,7 +120,7 @@ func TestKitBeginReleasesOnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var k rolekit.Kit
-	err := k.Begin(env, "test", func() error { return nil })
+	err := k.Begin(env, func() error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "gpio_mapping.button (GPIO6)") {
 		t.Fatalf("error %v, want gpio_mapping.button named", err)
 	}
@@ -161,7 +161,7 @@ func TestKitBeginUndoesAFailedOpen(t *testing.T) {
 	var got []reading
 	cleaned := false
 	ex.Post(func() {
-		err = k.Begin(env, "test", func() error {
+		err = k.Begin(env, func() error {
 			if err := rolekit.Subscribe(&k, "/t/reading", bus.QoS{Depth: 8}, func(r reading) { got = append(got, r) }); err != nil {
 				return err
 			}

@@ -23,7 +23,7 @@ func TestLinkLostAfterSilenceAndRestored(t *testing.T) {
 	start := ex.Now()
 	at := func() time.Duration { return ex.Now().Sub(start) }
 	ex.Post(func() {
-		if err := k.Begin(env, "test", func() error { return nil }); err != nil {
+		if err := k.Begin(env, func() error { return nil }); err != nil {
 			t.Error(err)
 			return
 		}

@@ -19,7 +19,9 @@ type Env struct {
 	// Prefix is the role instance's topic prefix, "/saint/head",
 	// "/saint/arms/left".
 	Prefix string
-	Log    *slog.Logger
+	// Log is where the role logs; the node hands it over already tagged
+	// with the role's key ("role": "arms_left"), so the role adds no tag.
+	Log *slog.Logger
 	// State keeps what the role must not lose (calibrations) on the node;
 	// nil when the node has no storage for it.
 	State State

@@ -68,7 +68,7 @@ type tracksOdom struct {
 
 // Start implements rolekit.Role.
 func (t *Tracks) Start(env rolekit.Env) error {
-	return t.Begin(env, "tracks", t.open)
+	return t.Begin(env, t.open)
 }
 
 func (t *Tracks) open() error {
