@@ -96,12 +96,36 @@ func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 				f[arm.NumJoints] += 2 * g.Stiffness * (objWidth - gap) * g.FingerLever
 			}
 			mj.Step()
+			armSticks(mj, shadow[:arm.NumJoints], coulomb[:arm.NumJoints])
 		}
 		for i, tr := range traces {
 			tr.add(float64(k+1)*worldStep, servoOf(i).Angle(), mj.Qpos()[i])
 		}
 	}
 	return traces
+}
+
+// armSticks applies the Go arm's stiction rule (arm.StickRate) to
+// MuJoCo's arm: when every joint is slower than the band and each joint's
+// drive against its gravity load is within its Coulomb friction, static
+// friction stops the arm.
+func armSticks(mj *Sim, drives []*servo.Servo, coulomb []float64) {
+	q, v := mj.Qpos(), mj.Qvel()
+	for i := range drives {
+		if !(math.Abs(v[i]) <= arm.StickRate) {
+			return
+		}
+	}
+	saved := append([]float64(nil), v[:len(drives)]...)
+	clear(v[:len(drives)])
+	mj.Forward()
+	bias := mj.QfrcBias()
+	for i, s := range drives {
+		if !(math.Abs(s.DriveTorque(q[i], 0)-bias[i]) <= coulomb[i]) {
+			copy(v, saved)
+			return
+		}
+	}
 }
 
 // worst is the largest RMS difference among traces.
