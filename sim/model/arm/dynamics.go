@@ -203,9 +203,10 @@ func (d *dynamics) sticks() bool {
 			return false
 		}
 	}
-	// The bias of the chain's last evaluation (this step's, within
-	// StickRate·h of this pose): its Coriolis terms and the pose's change
-	// are worth about 10⁻⁵ N·m, against Coulomb friction of hundredths.
+	// The bias of the chain's last evaluation, at most a substep ago
+	// (within StickRate·h of this pose): its Coriolis terms and the pose's
+	// change are worth about 10⁻⁵ N·m, against Coulomb friction of
+	// hundredths.
 	gravity := d.chain.Bias()
 	for i, s := range d.arm.joints {
 		if !(math.Abs(s.DriveTorque(d.x[i], 0)-gravity[i]) <= d.arm.p.Joints[i].Coulomb) {
