@@ -33,7 +33,14 @@ func armGoals(t float64) [arm.NumJoints + 1]float64 {
 // Go model's spring law.
 func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 	t.Helper()
-	const duration = 5.0
+	traces, _, _ := armRunGoals(t, p, armGoals, 5, objWidth, objMass)
+	return traces
+}
+
+// armRunGoals is armRun through the input profile goals for duration
+// seconds; it also returns the two arms at the end.
+func armRunGoals(t *testing.T, p arm.Params, goals func(float64) [arm.NumJoints + 1]float64, duration, objWidth, objMass float64) ([]*trace, *arm.Arm, *Sim) {
+	t.Helper()
 	a := arm.New(p)
 	if objWidth > 0 {
 		a.Grasp(objWidth, objMass)
@@ -77,11 +84,11 @@ func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 		return a.Joint(i)
 	}
 	for k := 0; k < int(duration/worldStep); k++ {
-		goals := armGoals(float64(k) * worldStep)
+		goal := goals(float64(k) * worldStep)
 		if objWidth > 0 {
-			goals[arm.NumJoints], _ = a.Gripper().Limits() // keep squeezing the object
+			goal[arm.NumJoints], _ = a.Gripper().Limits() // keep squeezing the object
 		}
-		for i, g := range goals {
+		for i, g := range goal {
 			servoOf(i).SetGoal(g)
 			shadow[i].SetGoal(g)
 		}
@@ -102,7 +109,7 @@ func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 			tr.add(float64(k+1)*worldStep, servoOf(i).Angle(), mj.Qpos()[i])
 		}
 	}
-	return traces
+	return traces, a, mj
 }
 
 // armSticks applies the Go arm's stiction rule (arm.StickRate) to
@@ -182,4 +189,25 @@ func TestArmHoldingObject(t *testing.T) {
 		tr.check(t, 1e-3)
 	}
 	plotTraces(t, "arm_holding", traces[:arm.NumJoints])
+}
+
+// TestArmSticks: the arm swings to a pose held out and settles there, so
+// both models' static friction (arm.StickRate) ends the motion; they agree
+// on the way and the arm comes to rest in both.
+func TestArmSticks(t *testing.T) {
+	held := func(float64) [arm.NumJoints + 1]float64 {
+		return [arm.NumJoints + 1]float64{0.3, 0.1, 0.4, -0.5, 0.2, 0}
+	}
+	traces, a, mj := armRunGoals(t, arm.Default("left"), held, 3, 0, 0)
+	for _, tr := range traces[:arm.NumJoints] {
+		tr.check(t, 1e-3)
+	}
+	for i := 0; i < arm.NumJoints; i++ {
+		if w := a.Joint(i).Rate(); w != 0 {
+			t.Errorf("Go arm: %s still moves at %.3g rad/s", arm.JointName(i), w)
+		}
+		if w := mj.Qvel()[i]; w != 0 {
+			t.Errorf("MuJoCo arm: %s still moves at %.3g rad/s", arm.JointName(i), w)
+		}
+	}
 }
