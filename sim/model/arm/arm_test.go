@@ -41,7 +41,9 @@ func gravityTorque(p Params, q float64) float64 {
 }
 
 // Held straight out, the shoulder servo's effort balances gravity's
-// torque; hanging, the efforts are nil.
+// torque — to within the joint's static friction, which carries the rest
+// of the load once the arm sticks (TestStiction); hanging, the efforts are
+// nil.
 func TestGravityEfforts(t *testing.T) {
 	a := New(Default(msg.ArmLeft))
 	pose(a, 0, 0, 0, 0, 0)
@@ -49,7 +51,8 @@ func TestGravityEfforts(t *testing.T) {
 	q := a.Positions()[ShoulderLift]
 	want := -gravityTorque(a.p, q)
 	// 0.1 %: the elbow and wrist sag a little under their own loads.
-	if got := a.Efforts()[ShoulderLift]; math.Abs(got-want) > 1e-3*math.Abs(want) {
+	tol := a.p.Joints[ShoulderLift].Coulomb + 1e-3*math.Abs(want)
+	if got := a.Efforts()[ShoulderLift]; math.Abs(got-want) > tol {
 		t.Errorf("horizontal arm: shoulder effort %.4f N·m, gravity needs %.4f", got, want)
 	}
 	if q > deg(2) {
@@ -111,7 +114,8 @@ func TestGrasp(t *testing.T) {
 }
 
 // Holding a heavy object out makes the shoulder work harder by its weight
-// times the reach.
+// times the reach (to within the static friction either effort may leave
+// to the joint).
 func TestPayload(t *testing.T) {
 	a := New(Default(msg.ArmLeft))
 	pose(a, 0, 0, 0, 0, 0)
@@ -124,8 +128,44 @@ func TestPayload(t *testing.T) {
 	a.SetGripperOpening(0)
 	run(a, 2)
 	reach := a.Tip()[0] - a.origin[ShoulderLift][0]
-	if got, want := e0-a.Efforts()[ShoulderLift], 0.1*StandardGravity*reach; math.Abs(got-want) > 0.01*want {
+	// Each effort is within the joint's static friction of the load.
+	tol := 2*a.p.Joints[ShoulderLift].Coulomb + 0.01*0.1*StandardGravity*reach
+	if got, want := e0-a.Efforts()[ShoulderLift], 0.1*StandardGravity*reach; math.Abs(got-want) > tol {
 		t.Errorf("0.1 kg at %.3f m added %.4f N·m, want %.4f", reach, got, want)
+	}
+}
+
+// A settled arm is held by its servos' static friction: its joints stop
+// dead (not creeping at 10⁻⁷ rad/s, nor chattering at a deadband's edge)
+// with each servo's effort within the Coulomb friction of what holding the
+// arm takes. Limp, the same arm falls: gravity's torque on the shoulder is
+// far beyond the breakaway torque.
+func TestStiction(t *testing.T) {
+	a := New(Default(msg.ArmLeft))
+	pose(a, 0, 0, deg(20), deg(-30), 0)
+	run(a, 2)
+	held := a.Positions()
+	for i := 0; i < NumJoints; i++ {
+		if w := a.Joint(i).Rate(); w != 0 {
+			t.Errorf("settled arm: %s moves at %.3g rad/s", JointName(i), w)
+		}
+	}
+	want := -gravityTorque(a.p, held[ShoulderLift])
+	if e := a.Efforts()[ShoulderLift]; math.Abs(e-want) > a.p.Joints[ShoulderLift].Coulomb+0.05*math.Abs(want) {
+		t.Errorf("settled arm: shoulder effort %.4f N·m, holding it takes about %.4f", e, want)
+	}
+	run(a, 1)
+	for i, q := range a.Positions() {
+		if q != held[i] {
+			t.Errorf("held arm: %s moved by %.3g rad", JointName(i), q-held[i])
+		}
+	}
+	for i := 0; i < NumJoints; i++ {
+		a.Joint(i).SetTorqueEnabled(false)
+	}
+	run(a, 0.5)
+	if fell := a.Positions()[ShoulderLift] - held[ShoulderLift]; fell < deg(20) {
+		t.Errorf("limp arm: shoulder fell by only %.2f°", fell*180/math.Pi)
 	}
 }
 

@@ -36,6 +36,18 @@ const restRate = 1e-3
 // coulombSpeed is the speed (rad/s) over which Coulomb friction builds up.
 const coulombSpeed = 0.01
 
+// StickRate is the stiction band (rad/s) of Karnopp's friction model,
+// the speed over which the smooth Coulomb law builds up: a geared servo's
+// output is held by static friction while the torque on it — its drive
+// against its load — is within the Coulomb friction, so an arm whose
+// every joint is slower than StickRate and so loaded sticks (its rates
+// are zeroed). Without it the smooth law, which has no friction at rest,
+// lets a joint whose drive switches on at its deadband's edge (a step of
+// a few tenths of a newton-metre) chatter there for ever, ±10⁻³ rad/s over
+// 10⁻⁵ rad, and the arm is integrated every step. A model checked against
+// another simulator applies the same rule on its side.
+const StickRate = coulombSpeed
+
 // dynamics is the arm's five joints as one rigid-body chain (package
 // rigid): the mass matrix with each servo's rotor inertia, Coriolis and
 // gravity terms, integrated by the explicit midpoint rule (second order,
@@ -141,7 +153,7 @@ func (a *Arm) stepRigid(dt float64) {
 	for i, s := range a.joints {
 		d.x[i], d.x[NumJoints+i] = s.Angle(), s.Rate()
 	}
-	if d.holding() {
+	if d.holding() || d.sticks() {
 		for i, s := range a.joints {
 			s.Place(d.x[i], d.x[NumJoints+i], s.DriveTorque(d.x[i], d.x[NumJoints+i]))
 		}
@@ -155,8 +167,12 @@ func (a *Arm) stepRigid(dt float64) {
 		}
 		d.midpoint(h)
 		d.stops()
+		stuck := d.sticks()
 		for i, s := range a.joints {
 			s.Place(d.x[i], d.x[NumJoints+i], s.DriveTorque(d.x[i], d.x[NumJoints+i]))
+		}
+		if stuck {
+			return
 		}
 	}
 }
@@ -176,6 +192,28 @@ func (d *dynamics) holding() bool {
 			return false
 		}
 	}
+	return true
+}
+
+// sticks reports whether static friction holds the arm at state d.x
+// (StickRate), and then stops it.
+func (d *dynamics) sticks() bool {
+	for i := 0; i < NumJoints; i++ {
+		if !(math.Abs(d.x[NumJoints+i]) <= StickRate) {
+			return false
+		}
+	}
+	// The bias of the chain's last evaluation, at most a substep ago
+	// (within StickRate·h of this pose): its Coriolis terms and the pose's
+	// change are worth about 10⁻⁵ N·m, against Coulomb friction of
+	// hundredths.
+	gravity := d.chain.Bias()
+	for i, s := range d.arm.joints {
+		if !(math.Abs(s.DriveTorque(d.x[i], 0)-gravity[i]) <= d.arm.p.Joints[i].Coulomb) {
+			return false
+		}
+	}
+	clear(d.x[NumJoints:])
 	return true
 }
 

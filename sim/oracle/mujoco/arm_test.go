@@ -33,7 +33,14 @@ func armGoals(t float64) [arm.NumJoints + 1]float64 {
 // Go model's spring law.
 func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 	t.Helper()
-	const duration = 5.0
+	traces, _, _ := armRunGoals(t, p, armGoals, 5, objWidth, objMass)
+	return traces
+}
+
+// armRunGoals is armRun through the input profile goals for duration
+// seconds; it also returns the two arms at the end.
+func armRunGoals(t *testing.T, p arm.Params, goals func(float64) [arm.NumJoints + 1]float64, duration, objWidth, objMass float64) ([]*trace, *arm.Arm, *Sim) {
+	t.Helper()
 	a := arm.New(p)
 	if objWidth > 0 {
 		a.Grasp(objWidth, objMass)
@@ -77,11 +84,11 @@ func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 		return a.Joint(i)
 	}
 	for k := 0; k < int(duration/worldStep); k++ {
-		goals := armGoals(float64(k) * worldStep)
+		goal := goals(float64(k) * worldStep)
 		if objWidth > 0 {
-			goals[arm.NumJoints], _ = a.Gripper().Limits() // keep squeezing the object
+			goal[arm.NumJoints], _ = a.Gripper().Limits() // keep squeezing the object
 		}
-		for i, g := range goals {
+		for i, g := range goal {
 			servoOf(i).SetGoal(g)
 			shadow[i].SetGoal(g)
 		}
@@ -96,12 +103,36 @@ func armRun(t *testing.T, p arm.Params, objWidth, objMass float64) []*trace {
 				f[arm.NumJoints] += 2 * g.Stiffness * (objWidth - gap) * g.FingerLever
 			}
 			mj.Step()
+			armSticks(mj, shadow[:arm.NumJoints], coulomb[:arm.NumJoints])
 		}
 		for i, tr := range traces {
 			tr.add(float64(k+1)*worldStep, servoOf(i).Angle(), mj.Qpos()[i])
 		}
 	}
-	return traces
+	return traces, a, mj
+}
+
+// armSticks applies the Go arm's stiction rule (arm.StickRate) to
+// MuJoCo's arm: when every joint is slower than the band and each joint's
+// drive against its gravity load is within its Coulomb friction, static
+// friction stops the arm.
+func armSticks(mj *Sim, drives []*servo.Servo, coulomb []float64) {
+	q, v := mj.Qpos(), mj.Qvel()
+	for i := range drives {
+		if !(math.Abs(v[i]) <= arm.StickRate) {
+			return
+		}
+	}
+	saved := append([]float64(nil), v[:len(drives)]...)
+	clear(v[:len(drives)])
+	mj.Forward()
+	bias := mj.QfrcBias()
+	for i, s := range drives {
+		if !(math.Abs(s.DriveTorque(q[i], 0)-bias[i]) <= coulomb[i]) {
+			copy(v, saved)
+			return
+		}
+	}
 }
 
 // worst is the largest RMS difference among traces.
@@ -158,4 +189,25 @@ func TestArmHoldingObject(t *testing.T) {
 		tr.check(t, 1e-3)
 	}
 	plotTraces(t, "arm_holding", traces[:arm.NumJoints])
+}
+
+// TestArmSticks: the arm swings to a pose held out and settles there, so
+// both models' static friction (arm.StickRate) ends the motion; they agree
+// on the way and the arm comes to rest in both.
+func TestArmSticks(t *testing.T) {
+	held := func(float64) [arm.NumJoints + 1]float64 {
+		return [arm.NumJoints + 1]float64{0.3, 0.1, 0.4, -0.5, 0.2, 0}
+	}
+	traces, a, mj := armRunGoals(t, arm.Default("left"), held, 3, 0, 0)
+	for _, tr := range traces[:arm.NumJoints] {
+		tr.check(t, 1e-3)
+	}
+	for i := 0; i < arm.NumJoints; i++ {
+		if w := a.Joint(i).Rate(); w != 0 {
+			t.Errorf("Go arm: %s still moves at %.3g rad/s", arm.JointName(i), w)
+		}
+		if w := mj.Qvel()[i]; w != 0 {
+			t.Errorf("MuJoCo arm: %s still moves at %.3g rad/s", arm.JointName(i), w)
+		}
+	}
 }

@@ -101,6 +101,10 @@ func (s *Sim) Qacc() []float64 { return view(s.d.qacc, s.m.nv) }
 // Ctrl returns the actuators' controls.
 func (s *Sim) Ctrl() []float64 { return view(s.d.ctrl, s.m.nu) }
 
+// QfrcBias returns the Coriolis, centrifugal and gravity forces of the
+// last Forward or Step's state.
+func (s *Sim) QfrcBias() []float64 { return view(s.d.qfrc_bias, s.m.nv) }
+
 // QfrcApplied returns the generalised forces applied by the user.
 func (s *Sim) QfrcApplied() []float64 { return view(s.d.qfrc_applied, s.m.nv) }
 
