@@ -2,10 +2,10 @@ package server
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 
+	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/settings"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -37,24 +37,11 @@ func (s *Server) requireAuth(h http.Handler) http.Handler {
 func (s *Server) publicAddrs() []string {
 	var out []string
 	for _, a := range []string{s.o.HTTPAddr, s.o.WSAddr, s.o.FoxgloveAddr} {
-		if a != "" && !isLoopback(a) {
+		if a != "" && !auth.LoopbackOnly(a) {
 			out = append(out, a)
 		}
 	}
 	return out
-}
-
-// isLoopback reports whether a listen address binds only loopback.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkSettings vetoes settings the server cannot honour.

@@ -2,19 +2,19 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
+
+	"github.com/saint-os/saint/internal/sibling"
 )
 
 // Launch runs saint-ros2 with args until ctx ends, as a child process:
 // the binary beside this program, else on $PATH, else built with go run.
 // It returns when the child exits; an exit not caused by ctx is an error.
 func Launch(ctx context.Context, args []string, log *slog.Logger) error {
-	name, pre, err := command()
+	name, pre, err := sibling.Command("saint-ros2")
 	if err != nil {
 		return err
 	}
@@ -29,20 +29,4 @@ func Launch(ctx context.Context, args []string, log *slog.Logger) error {
 		return fmt.Errorf("bridge: saint-ros2: %w", err)
 	}
 	return nil
-}
-
-func command() (string, []string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "saint-ros2")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil, nil
-		}
-	}
-	if p, err := exec.LookPath("saint-ros2"); err == nil {
-		return p, nil, nil
-	}
-	if goCmd, err := exec.LookPath("go"); err == nil {
-		return goCmd, []string{"run", "github.com/saint-os/saint/cmd/saint-ros2"}, nil
-	}
-	return "", nil, errors.New("bridge: saint-ros2 not found beside this program, on $PATH, or buildable with go: go build -o bin/ ./cmd/saint-ros2")
 }

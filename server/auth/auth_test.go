@@ -110,3 +110,21 @@ func TestMiddleware(t *testing.T) {
 		t.Errorf("auth off: status %d, want 200", rec.Code)
 	}
 }
+
+func TestLoopbackOnly(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8000": true,
+		"localhost:0":    true,
+		"[::1]:9090":     true,
+		"127.0.0.2:1":    true,
+		":8000":          false, // every interface
+		"0.0.0.0:8000":   false,
+		"192.0.2.1:80":   false,
+		"[::]:80":        false,
+		"127.0.0.1":      false, // no port: not a listen address
+	} {
+		if got := LoopbackOnly(addr); got != want {
+			t.Errorf("LoopbackOnly(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

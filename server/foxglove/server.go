@@ -20,6 +20,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -214,7 +215,7 @@ func RegisterTransforms(h *feature.Host) {
 // free port) and returns the bound address. Without authentication it
 // refuses addresses beyond loopback.
 func (s *Server) Listen(addr string) (string, error) {
-	if !s.authRequired() && !isLoopback(addr) {
+	if !s.authRequired() && !auth.LoopbackOnly(addr) {
 		return "", fmt.Errorf("foxglove: authentication is off, so the Foxglove server may listen on loopback only; %s is not", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -262,18 +263,6 @@ func (s *Server) closeClients() {
 }
 
 func (s *Server) authRequired() bool { return s.o.Auth != nil && s.o.Auth.Required() }
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 func (s *Server) checkOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")

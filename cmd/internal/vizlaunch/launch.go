@@ -2,21 +2,20 @@ package vizlaunch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/sibling"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
 // ConsoleBusTopic carries ConsoleFrame, the simulated console's display
-// RAM; server/feeds.go forwards it to WebSocket topic "console".
+// RAM; server/telemetry forwards it to WebSocket topic "console".
 const ConsoleBusTopic = "/saint/sim/console"
 
 // ConsoleFrame is the console display's RAM: 1024 bytes, eight pages of
@@ -55,7 +54,7 @@ func Sim(ctx context.Context, o Options) error {
 		stop := PublishConsole(o.Exec, o.Bus, o.Boards, o.Log)
 		defer stop()
 	}
-	name, args, err := vizCommand()
+	name, args, err := sibling.Command("saint-viz")
 	if err != nil {
 		return err
 	}
@@ -96,22 +95,4 @@ func PublishConsole(ex *executor.Executor, b bus.Bus, boards Boards, log *slog.L
 			}
 		})
 	}
-}
-
-// vizCommand finds saint-viz: beside the running program, on $PATH, or
-// else built from source with go run (make run's case).
-func vizCommand() (string, []string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "saint-viz")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil, nil
-		}
-	}
-	if p, err := exec.LookPath("saint-viz"); err == nil {
-		return p, nil, nil
-	}
-	if goCmd, err := exec.LookPath("go"); err == nil {
-		return goCmd, []string{"run", "github.com/saint-os/saint/cmd/saint-viz"}, nil
-	}
-	return "", nil, errors.New("vizlaunch: saint-viz not found beside this program, on $PATH, or buildable with go: go build -o bin/ ./cmd/saint-viz")
 }
