@@ -294,17 +294,24 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 		}
 		vals[indexed("joint", i)] = v
 	}
-	speed, err := r.propertyParams(params, targets[0], same("speed")...)
+	return r.armJointsMove(ctx, params, targets[0], vals, p.Immediate)
+}
+
+// armJointsMove moves an arm target to the joint values in vals (degrees,
+// already checked), at the command's optional speed: the end of both
+// arms move and arms move_pose.
+func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, target string, vals Values, immediate bool) (any, error) {
+	speed, err := r.propertyParams(params, target, same("speed")...)
 	if err != nil {
 		return nil, err
 	}
 	for k, v := range speed {
 		vals[k] = v
 	}
-	if p.Immediate {
+	if immediate {
 		vals["immediate"] = 1
 	}
-	return r.motion(ctx, Input{Target: targets[0], Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: target, Command: CommandMove, Values: vals})
 }
 
 // HomeJoints is how many joints arms home sets to 0 when the router has

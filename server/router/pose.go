@@ -100,17 +100,7 @@ func (r *Router) armsMovePose(ctx context.Context, _ *ws.Client, params json.Raw
 		}
 		vals[indexed("joint", i)], joints[i] = deg, deg
 	}
-	speed, err := r.propertyParams(params, targets[0], same("speed")...)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range speed {
-		vals[k] = v
-	}
-	if p.Immediate {
-		vals["immediate"] = 1
-	}
-	res, err := r.motion(ctx, Input{Target: targets[0], Command: CommandMove, Values: vals})
+	res, err := r.armJointsMove(ctx, params, targets[0], vals, p.Immediate)
 	if err != nil {
 		return nil, err
 	}
