@@ -139,41 +139,32 @@ func run() error {
 	// The executor outlives the signal so shutdown can run on it.
 	exCtx, stopExec := context.WithCancel(context.Background())
 	defer stopExec()
-	runErr := make(chan error, 1)
-	go func() { runErr <- st.Exec.Run(exCtx) }()
 
 	var runRec *record.Recorder
 	if *recordFile != "" && *recordFile != "off" {
-		// Before the stack starts, so the recording has the nodes' boot.
-		if err := st.Exec.Do(ctx, func() {
-			runRec, err = record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: *recordFile, Log: log})
-		}); err != nil {
-			return err
-		}
+		// Before the stack starts, so the recording has the nodes' boot;
+		// the executor does not run yet, so this goroutine may.
+		runRec, err = record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: *recordFile, Log: log})
 		if err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
-	if err := st.Start(); err != nil {
+	// Started at the clock's first instant and adopted from there, the
+	// same seed gives the same robot whatever the wall clock does.
+	if err := st.StartHeld(ctx); err != nil {
 		return err
 	}
 	if *replayInputs != "" {
-		var perr error
-		if err := st.Exec.Do(ctx, func() {
-			_, perr = record.Replay(record.ReplayOptions{Bus: st.Connect(), Exec: st.Exec, File: *replayInputs,
-				Topics: record.InputTopics, Log: log})
-		}); err != nil {
-			return err
-		}
-		if perr != nil {
-			return fmt.Errorf("--replay-inputs: %w", perr)
+		if _, err := record.Replay(record.ReplayOptions{Bus: st.Connect(), Exec: st.Exec, File: *replayInputs,
+			Topics: record.InputTopics, Log: log}); err != nil {
+			return fmt.Errorf("--replay-inputs: %w", err)
 		}
 	}
 	if *adopt {
-		if err := st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) }); err != nil {
-			return err
-		}
+		_ = st.AdoptAll(nil)
 	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- st.Exec.Run(exCtx) }()
 	srv := st.Server
 	addrs := srv.Addrs()
 	if *addrFile != "" {

@@ -1,13 +1,14 @@
 package router
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"math"
 	"sort"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -128,8 +129,10 @@ type Router struct {
 	estop      estopState
 	subs       []bus.Subscription
 	ticker     *executor.Timer
-	lastStatus string
+	lastStatus []byte // the last published RouteStatus's signature
 	statusAt   time.Time
+	checkedAt  time.Time // the last check for a change (publishStatus)
+	sigBuf     []byte    // where the next signature is built
 	started    bool
 }
 
@@ -666,7 +669,7 @@ func (r *Router) EStop(source, reason string) {
 			r.publishAll(t.Encode(t.Stop))
 		}
 	}
-	r.publishStatus(now, false)
+	r.publishStatus(now, true) // an e-stop shows at once
 }
 
 // ClearEStop releases the emergency stop. Inputs from before it are
@@ -684,7 +687,7 @@ func (r *Router) ClearEStop(source string) {
 		clear(byRoute)
 	}
 	r.event("info", "emergency stop released by "+source)
-	r.publishStatus(r.ex.Now(), false)
+	r.publishStatus(r.ex.Now(), true)
 }
 
 // EStopActive reports whether the emergency stop is latched.
@@ -930,38 +933,69 @@ func (r *Router) Status() msg.RouteStatus {
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
+// statusCheckEvery is how often, at most, the router checks whether its
+// RouteStatus changed (publishStatus): a change is published within this
+// plus one output tick. Inputs arrive at up to hundreds a second; a person
+// watching the status needs no more than 20 updates a second, and checking
+// on every input cost more than routing it.
+const statusCheckEvery = 50 * time.Millisecond
+
 // publishStatus publishes RouteStatus on TopicRouterStatus when it
-// changed, or StatusEvery after the last. (The server forwards that topic
-// to WebSocket clients subscribed to "router".)
+// changed, or StatusEvery after the last; force publishes it now. Without
+// force it checks at most every statusCheckEvery: a call inside that
+// window leaves the check to the output tick that ends it. (The server
+// forwards that topic to WebSocket clients subscribed to "router".)
 func (r *Router) publishStatus(now time.Time, force bool) {
-	sig := r.signature(now)
-	if !force && sig == r.lastStatus && now.Sub(r.statusAt) < r.o.StatusEvery {
+	if !force && !r.checkedAt.IsZero() && now.Sub(r.checkedAt) < statusCheckEvery {
 		return
 	}
-	r.lastStatus, r.statusAt = sig, now
-	s := r.Status()
-	r.publish(msg.TopicRouterStatus, s)
+	r.checkedAt = now
+	sig := r.appendSignature(r.sigBuf[:0], now)
+	if !force && bytes.Equal(sig, r.lastStatus) && now.Sub(r.statusAt) < r.o.StatusEvery {
+		r.sigBuf = sig
+		return
+	}
+	// Swap the buffers: the new signature is kept, the old one's
+	// memory builds the next.
+	r.lastStatus, r.sigBuf = sig, r.lastStatus
+	r.statusAt = now
+	r.publish(msg.TopicRouterStatus, r.Status())
 }
 
-// signature summarises what RouteStatus shows apart from values and
-// times, to publish it when it changes.
-func (r *Router) signature(now time.Time) string {
-	var b strings.Builder
-	b.WriteString(r.state())
+// appendSignature appends to b a summary of what RouteStatus shows apart
+// from values and times, to publish it when it changes. It allocates
+// nothing once b has grown to fit.
+func (r *Router) appendSignature(b []byte, now time.Time) []byte {
+	b = append(b, r.state()...)
 	if r.estop.active {
-		b.WriteString("|estop")
+		b = append(b, "|estop"...)
 	}
 	for _, t := range r.names {
 		o := r.outputs[t]
 		if o.active {
-			fmt.Fprintf(&b, "|%s=%s", t, strings.Join(o.routeIDs, ","))
+			b = append(b, '|')
+			b = append(b, t...)
+			b = append(b, '=')
+			for i, id := range o.routeIDs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, id...)
+			}
 		}
 	}
 	for _, rt := range r.routes {
 		at, ok := r.lastInput[rt.ID]
-		fmt.Fprintf(&b, "|%s:%t:%d:%t", rt.ID, rt.Enabled, rt.EffectivePriority(), ok && r.fresh(at, now))
+		b = append(b, '|')
+		b = append(b, rt.ID...)
+		b = append(b, ':')
+		b = strconv.AppendBool(b, rt.Enabled)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(rt.EffectivePriority()), 10)
+		b = append(b, ':')
+		b = strconv.AppendBool(b, ok && r.fresh(at, now))
 	}
-	return b.String()
+	return b
 }
 
 // Exec returns the router's executor.
