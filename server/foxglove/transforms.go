@@ -85,7 +85,7 @@ func PublishTransforms(b bus.Bus, ex *executor.Executor) (stop func(), err error
 		if m.Decode(&t) != nil {
 			return
 		}
-		publish(record.FrameTransform{Parent: "world", Child: "truth/balance", Translation: record.Vector3{X: t.X, Y: t.Y},
+		publish(record.FrameTransform{Parent: "world", Child: "truth/balance", Translation: record.Vector3{X: t.X, Y: t.Y, Z: t.Z},
 			Rotation: euler(0, t.Pitch, t.Yaw)})
 	}); err != nil {
 		return nil, err
