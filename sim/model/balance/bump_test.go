@@ -2,6 +2,7 @@ package balance
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -167,5 +168,19 @@ func TestSetBumpsRefusesBadBumps(t *testing.T) {
 	}
 	if h, _, _ := b.FloorHeight(1); h != -0.02 {
 		t.Errorf("floor at the dip's centre %g m, want -0.02", h)
+	}
+}
+
+// BenchmarkStepOnBump is BenchmarkStep on the flank of a long bump, where
+// every evaluation computes the floor's slope and curvature.
+func BenchmarkStepOnBump(b *testing.B) {
+	p := Default()
+	p.Bumps = []Bump{{At: 5, Height: 0.5, Length: 20}}
+	m := New(p, rand.New(rand.NewPCG(1, 1)))
+	m.SetWheelTorque(Left, 1)
+	m.SetWheelTorque(Right, 1.2)
+	for i := 0; i < b.N; i++ {
+		m.Step(dt)
+		m.IMU()
 	}
 }
