@@ -68,7 +68,9 @@
 // The ground covered is cos α of the travel; the IMU feels the axle's
 // acceleration along and across the floor. On a flat floor the terms
 // vanish exactly. Not modelled: a wheel rolling over a curved floor turns
-// κ·r more or less than on a flat one (over a whole bump it cancels), and a
+// κ·r more or less than on a flat one (over a whole bump it cancels), the
+// wheel's centre following the profile's offset curve rather than the
+// profile (on a slope the contact leaves the spot under the axle), and a
 // bump under one wheel only (a bump lies across the whole floor).
 //
 // Leaning past RestAngle the body comes to rest on its bumper (the stop is

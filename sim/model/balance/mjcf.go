@@ -25,7 +25,14 @@ import (
 // x between the patches' edges, each with the friction FrictionAt gives
 // there (so overlapping patches resolve as in the Go model). MuJoCo takes
 // the larger of two touching geoms' friction, so the wheels carry the
-// smallest of the floor's. Bumps are not in the model.
+// smallest of the floor's.
+//
+// Each bump rising from the floor (Height > 0) is a height field named
+// "bump_0", "bump_1", … (in Bumps' order) spanning it, MJCFBumpColumns
+// samples along x and two across, centred at At, whose top is Height: MuJoCo
+// reads a height field's samples from a file or from the caller, so the
+// caller fills them (BumpSample). Its friction is the floor's at At. Dips
+// are not in the model.
 func (b *Balance) MJCF(timestep float64) string {
 	p := b.p
 	// A disc's moments about its diameters are half its axial one; MuJoCo
@@ -39,10 +46,23 @@ func (b *Balance) MJCF(timestep float64) string {
         <geom type="sphere" size="%g" friction="%g 0.005 0.0001" solref="0.002 1" contype="1" conaffinity="1"/>
       </body>`, name, y, name, p.WheelMass, wd, p.WheelInertia, wd, p.WheelRadius, wheelMu)
 	}
+	var assets strings.Builder
+	for i, bp := range b.bumps {
+		if bp.Height <= 0 {
+			continue
+		}
+		fmt.Fprintf(&assets, "    <hfield name=\"bump_%d\" nrow=\"2\" ncol=\"%d\" size=\"%g 1 %g 0.05\"/>\n", i, MJCFBumpColumns, bp.Length/2, bp.Height)
+		floor += fmt.Sprintf("    <geom name=\"bump_%d\" type=\"hfield\" hfield=\"bump_%d\" pos=\"%g 0 0\" friction=\"%g 0.005 0.0001\" solref=\"0.002 1\" contype=\"1\" conaffinity=\"1\"/>\n",
+			i, i, bp.At, b.FrictionAt(bp.At))
+	}
+	asset := ""
+	if assets.Len() > 0 {
+		asset = "  <asset>\n" + assets.String() + "  </asset>\n"
+	}
 	return fmt.Sprintf(`<mujoco model="balance">
   <compiler angle="radian"/>
   <option timestep="%g" integrator="RK4" gravity="0 0 %g"/>
-  <worldbody>
+%s  <worldbody>
 %s    <body name="body" pos="0 0 %g">
       <freejoint name="base"/>
       <inertial pos="0 0 %g" mass="%g" diaginertia="%g %g %g"/>
@@ -51,8 +71,20 @@ func (b *Balance) MJCF(timestep float64) string {
     </body>
   </worldbody>
 </mujoco>
-`, timestep, -StandardGravity, floor, p.WheelRadius, p.COMHeight, p.BodyMass, p.BodyInertia, p.BodyInertia, p.YawInertia,
+`, timestep, -StandardGravity, asset, floor, p.WheelRadius, p.COMHeight, p.BodyMass, p.BodyInertia, p.BodyInertia, p.YawInertia,
 		wheel("wheel_left", p.WheelBase/2), wheel("wheel_right", -p.WheelBase/2))
+}
+
+// MJCFBumpColumns is how many samples along x a bump's height field has.
+const MJCFBumpColumns = 61
+
+// BumpSample returns sample c (0 to MJCFBumpColumns−1, along x) of bump
+// i's height field: the floor's height there over the bump's.
+func (b *Balance) BumpSample(i, c int) float32 {
+	bp := b.bumps[i]
+	x := bp.At - bp.Length/2 + bp.Length*float64(c)/(MJCFBumpColumns-1)
+	u := 2 * math.Pi * (x - bp.At) / bp.Length
+	return float32((1 + math.Cos(u)) / 2)
 }
 
 // mjcfFloor returns the floor's geoms and the friction the wheels carry.
