@@ -327,6 +327,11 @@ func TestRouterHolds(t *testing.T) {
 	if err := r.m.Hold("tracks"); err != nil {
 		t.Errorf("tracks (no motor group): %v", err)
 	}
+	// The arm's pose target drives the same motors: not while its joint
+	// target holds them.
+	if err := r.m.Hold("arms.left.pose"); err == nil || !strings.Contains(err.Error(), `held by client "router (arms.left)"`) {
+		t.Errorf("the left arm's pose target while its joint target holds the arm: %v", err)
+	}
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if a.Success || !strings.Contains(a.Message, `held by client "router (arms.left)"`) {
 		t.Errorf("request while the router drives the arm: %+v", a)

@@ -5,14 +5,16 @@ import (
 	"sort"
 )
 
-// outputGroup is the motor group behind a router target, "" for none.
+// outputGroup is the motor group behind a router target, "" for none. An
+// arm's joint and pose targets share its group: one of them drives the arm
+// at a time.
 func outputGroup(target string) string {
 	switch target {
 	case "head":
 		return "head"
-	case "arms.left":
+	case "arms.left", "arms.left.pose":
 		return "arms_left"
-	case "arms.right":
+	case "arms.right", "arms.right.pose":
 		return "arms_right"
 	}
 	return ""

@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // Options configures a Router.
@@ -48,6 +49,13 @@ type Options struct {
 	// a route drives it and released when none does and on an emergency
 	// stop; one whose motors another client's session holds is not sent.
 	Sessions OutputSessions
+	// Arms gives an arm's kinematics (geometry and joint limits) for arms
+	// move_pose and the arms' pose targets, or an error saying why the arm
+	// has none (its joint table says supports_kinematics: false). It is
+	// called from WebSocket handlers and on the executor, so it must be
+	// safe for concurrent use and quick. Nil gives both arms
+	// kinematics.DefaultArm.
+	Arms func(side string) (kinematics.Arm, error)
 }
 
 // OutputSessions holds the motors behind the router's outputs for it, so
@@ -213,6 +221,7 @@ func New(o Options) (*Router, error) {
 	for _, t := range r.names {
 		r.outputs[t] = &output{target: t, last: map[string]float64{}}
 	}
+	r.bindPoseTargets()
 	r.applyConfig(cfg)
 	return r, nil
 }
@@ -333,15 +342,21 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 
 // LiveLinkInput turns a LiveLink frame into an input: every property by
 // its name (blend shapes, bones). Transform and camera subjects also give
-// their transform as "x", "y", "z" (metres) and "yaw", "pitch", "roll"
-// (degrees; rotations about z, y and x, applied in that order).
+// their transform as "x", "y", "z" (metres), "yaw", "pitch", "roll"
+// (degrees; rotations about z, y and x, applied in that order) and the
+// rotation quaternion itself as "qw", "qx", "qy", "qz" (normalised), which
+// the arms' pose targets take.
 func LiveLinkInput(f msg.LiveLinkFrame) Input {
 	in := Input{Source: msg.SourceLiveLink, Subject: f.SubjectName, Type: f.SubjectType,
-		Values: make(map[string]float64, len(f.PropertyNames)+6)}
+		Values: make(map[string]float64, len(f.PropertyNames)+10)}
 	if f.SubjectType == msg.SubjectTransform || f.SubjectType == msg.SubjectCamera {
 		t := f.Transform
 		in.Values["x"], in.Values["y"], in.Values["z"] = t.Translation.X, t.Translation.Y, t.Translation.Z
 		in.Values["yaw"], in.Values["pitch"], in.Values["roll"] = eulerDegrees(t.Rotation)
+		q := t.Rotation
+		if n := math.Sqrt(q.X*q.X + q.Y*q.Y + q.Z*q.Z + q.W*q.W); n > 0 {
+			in.Values["qw"], in.Values["qx"], in.Values["qy"], in.Values["qz"] = q.W/n, q.X/n, q.Y/n, q.Z/n
+		}
 	}
 	for i, n := range f.PropertyNames {
 		if i < len(f.PropertyValues) {

@@ -208,6 +208,7 @@ type status struct {
 	Error   string `json:"error,omitempty"`
 	Face    string `json:"face_udp"`
 	Data    string `json:"data_tcp"`
+	DataUDP string `json:"data_udp"`
 	Disc    string `json:"discovery_udp"`
 	Stats   Stats  `json:"stats"`
 	// SendersDropped counts frames dropped for their sender.
@@ -226,7 +227,7 @@ func (l *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage
 		if l.rx != nil {
 			st.Enabled = true
 			a := l.rx.Addrs()
-			st.Face, st.Data, st.Disc = a.Face, a.Data, a.Discovery
+			st.Face, st.Data, st.DataUDP, st.Disc = a.Face, a.Data, a.DataUDP, a.Discovery
 			st.Stats = l.rx.Stats()
 		}
 	}); err != nil {
