@@ -163,6 +163,7 @@ func (h *Head) open() error {
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/cmd", bus.QoS{Depth: 4}, h.command); err != nil {
 		return fmt.Errorf("head: %w", err)
 	}
+	h.AdvertiseLimits(h.limits())
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/camera/cmd", bus.QoS{Depth: 4}, func(c msg.HeadCameraCommand) {
 		h.camera.enable(c.Enable)
 	}); err != nil {
@@ -327,6 +328,29 @@ func (h *Head) command(c msg.HeadCommand) {
 	if len(cut) > 0 {
 		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
 	}
+}
+
+// limits are what command clamps a HeadCommand to: each axis' and eye's
+// servo limits, the jaw's 0–1 where there is a jaw, and the speed cap.
+func (h *Head) limits() msg.CommandLimits {
+	var l msg.CommandLimits
+	add := func(field string, s *servo.Servo) {
+		c := s.Config()
+		l.Fields = append(l.Fields, msg.FieldLimit{Field: field, Min: c.MinAngle, Max: c.MaxAngle})
+	}
+	for _, a := range h.axes {
+		add(a.name, a.servo)
+	}
+	for i, s := range h.eyeServos {
+		if s != nil {
+			add([2]string{"eyes_pan", "eyes_tilt"}[i], s)
+		}
+	}
+	if h.jawServo != nil {
+		l.Fields = append(l.Fields, msg.FieldLimit{Field: "jaw", Min: 0, Max: 1})
+	}
+	l.Fields = append(l.Fields, msg.FieldLimit{Field: "speed", Min: 0, Max: h.cfg.maxSpeed})
+	return l
 }
 
 // hold stops the move in progress as fast as the acceleration limit

@@ -128,13 +128,16 @@ type Router struct {
 	names   []string
 
 	// Executor state.
-	blending   Blending
-	routes     []Route // by descending priority
-	inputs     map[string]*inputSnapshot
-	contrib    map[string]map[string]*contribution // target → route id →
-	outputs    map[string]*output
-	lastInput  map[string]time.Time // route id → last input
-	estop      estopState
+	blending  Blending
+	routes    []Route // by descending priority
+	inputs    map[string]*inputSnapshot
+	contrib   map[string]map[string]*contribution // target → route id →
+	outputs   map[string]*output
+	lastInput map[string]time.Time // route id → last input
+	estop     estopState
+	// limits are the command limits the motion roles advertise, by
+	// target: what the role will clamp of the values the router sends.
+	limits     map[string]msg.CommandLimits
 	subs       []bus.Subscription
 	ticker     *executor.Timer
 	lastStatus []byte // the last published RouteStatus's signature
@@ -215,6 +218,7 @@ func New(o Options) (*Router, error) {
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
 		lastInput: map[string]time.Time{},
+		limits:    map[string]msg.CommandLimits{},
 		targets:   newTargetTable(),
 		names:     TargetNames(),
 	}
@@ -265,6 +269,10 @@ func (r *Router) Start() error {
 		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
 		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
 		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
+		limitsTopic(r, TargetHead, msg.TopicPrefix(msg.RoleHead, "")),
+		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
+		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
+		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
 	} {
 		if err := sub(); err != nil {
 			r.Stop()
@@ -298,6 +306,29 @@ func inputTopic[T any](r *Router, topic string, convert func(T) (Input, bool)) f
 			}
 		})
 	}
+}
+
+// limitsTopic returns the subscription to the CommandLimits of the role
+// under prefix, which drives target.
+func limitsTopic(r *Router, target, prefix string) func() error {
+	return func() error {
+		return subscribeJSON(r, msg.LimitsTopic(prefix), func(l msg.CommandLimits) { r.limits[target] = l })
+	}
+}
+
+// clamps reports which of the values last sent to target its role clamps
+// (nil, not known, when the role has not advertised its limits).
+func (r *Router) clamps(target string) ([]msg.Clamp, bool) {
+	l, ok := r.limits[target]
+	o := r.outputs[target]
+	if !ok || o == nil {
+		return nil, false
+	}
+	c := l.Apply(o.last)
+	if c == nil {
+		c = []msg.Clamp{}
+	}
+	return c, true
 }
 
 // consoleInput engages the emergency stop when the console's e-stop
