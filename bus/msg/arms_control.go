@@ -40,6 +40,10 @@ const (
 	ModePosition = "POSITION"
 	ModeTorque   = "TORQUE"
 	ModeMixed    = "MIXED"
+	// ModeVelocity is the mode of speed-controlled drives (the tracks'
+	// and the balancing base's wheels): velocities only, each motor's
+	// speed loop or the base's balancing loop follows them.
+	ModeVelocity = "VELOCITY"
 )
 
 // What the motors do when a control session is released or times out.
