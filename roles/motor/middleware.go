@@ -171,6 +171,9 @@ func (m *Middleware) Close() {
 // stop) drives them again only after a fresh one.
 func (m *Middleware) Accepted() uint64 { return m.accepted }
 
+// Active reports whether a session holds the motors.
+func (m *Middleware) Active() bool { return m.state == stateActive }
+
 // Owns reports whether the middleware decides the motors' outputs.
 func (m *Middleware) Owns() bool { return m.owns }
 

@@ -50,17 +50,27 @@ type Group struct {
 	Base int
 	// JointPrefix is put before the node's joint names ("left_").
 	JointPrefix string
+	// Drives says the group's motors are speed-controlled drives (the
+	// tracks, the balancing base): VELOCITY is their mode, and holding
+	// them where they are is a VELOCITY of zero.
+	Drives bool
 }
 
 // DefaultGroups are the robot's motor roles with middlewares: the two
-// arms (motors 11–15 and 21–25) and the head (31–33).
+// arms (motors 11–15 and 21–25), the head (31–33), the tracks (41, 42)
+// and the balancing base's wheels (51, 52).
 func DefaultGroups() []Group {
 	return []Group{
 		{Name: "arms_left", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), Base: 10, JointPrefix: "left_"},
 		{Name: "arms_right", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmRight), Base: 20, JointPrefix: "right_"},
 		{Name: "head", Prefix: msg.TopicPrefix(msg.RoleHead, ""), Base: 30, JointPrefix: "head_"},
+		{Name: "tracks", Prefix: msg.TopicPrefix(msg.RoleTracks, ""), Base: 40, Drives: true},
+		{Name: "balance", Prefix: msg.TopicPrefix(msg.RoleBalance, ""), Base: 50, Drives: true},
 	}
 }
+
+// drivesRole says whether a role's motors are speed-controlled drives.
+func drivesRole(role string) bool { return role == msg.RoleTracks || role == msg.RoleBalance }
 
 // Options configures the feature.
 type Options struct {
@@ -79,7 +89,7 @@ type Options struct {
 func GroupsOf(r *bringup.Robot) []Group {
 	var out []Group
 	for _, g := range r.Param.MotorGroups {
-		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), RobotID: g.RobotID, Base: g.Base, JointPrefix: g.JointPrefix})
+		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), RobotID: g.RobotID, Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
 	}
 	return out
 }
@@ -448,6 +458,11 @@ func (m *Motors) EStop(e msg.EStop) {
 			if s.reservation != "" {
 				break // the router's: no node session to hold with
 			}
+			if g.Drives {
+				stop := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModeVelocity, MotorIDs: g.local, Velocities: make([]float64, len(g.local))}
+				_ = m.h.Bus.Publish(g.name(msg.MotorControlCommand), stop)
+				continue
+			}
 			hold := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModePosition}
 			for i, id := range g.local {
 				var q float64
@@ -568,8 +583,8 @@ func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
 	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorJointStates), js)
 }
 
-// ResetZero calibrates every group's motors (refused while a session is
-// active); it answers when every group has.
+// ResetZero calibrates every group's motors but the drives' (refused
+// while a session is active); it answers when every group has.
 func (m *Motors) ResetZero(req msg.ResetZeroRequest, reply func(msg.ResetZeroResponse, error)) {
 	if len(m.sessions) > 0 {
 		var clients []string
@@ -581,7 +596,8 @@ func (m *Motors) ResetZero(req msg.ResetZeroRequest, reply func(msg.ResetZeroRes
 	}
 	var groups []*group
 	for _, g := range m.groups {
-		if g.online {
+		// Drives (tracks, wheels) have no zero to calibrate.
+		if g.online && !g.Drives {
 			groups = append(groups, g)
 		}
 	}

@@ -56,6 +56,24 @@ func newRig(t *testing.T) *rig {
 // calibrate (nil: they cannot).
 func newRigCalibrating(t *testing.T, calibrate func(group string, done func(error))) *rig {
 	t.Helper()
+	return newRigWith(t, calibrate, false)
+}
+
+// driveTable is a speed-controlled drive's joint table (the tracks').
+const driveTable = `joint_names: [left_track, right_track]
+map_index: [1, 2]
+direction: [1, 1]
+lower: [-1000, -1000]
+upper: [1000, 1000]
+kp: [0, 0]
+kd: [0, 0]
+urdf_offset: [0, 0]
+`
+
+// newRigWith is newRigCalibrating whose drive groups (tracks, balance)
+// have node middlewares too when drives is set.
+func newRigWith(t *testing.T, calibrate func(group string, done func(error)), drives bool) *rig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	// The robot is inside the namespace robot_7; the test's own calls and
 	// subscriptions (r.bus) are outside it, as another robot's or a
@@ -68,11 +86,18 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 	}
 	r := &rig{t: t, ex: ex, bus: raw, nodes: map[string]*node{}}
 	for _, g := range motors.DefaultGroups() {
-		j, err := motor.ParseJoints([]byte(table))
+		if g.Drives && !drives {
+			continue
+		}
+		tab := table
+		if g.Drives {
+			tab = driveTable
+		}
+		j, err := motor.ParseJoints([]byte(tab))
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}}
+		o := motor.Options{Joints: j, TorqueControlled: !g.Drives, VelocityControlled: g.Drives, MaxTorque: []float64{5, 5}}
 		if calibrate != nil {
 			name := g.Name
 			o.Calibrate = func(done func(error)) { calibrate(name, done) }
@@ -358,5 +383,50 @@ func TestRouterHolds(t *testing.T) {
 	}
 	if err := r.m.Hold("head"); err == nil || !strings.Contains(err.Error(), "emergency stop (console)") {
 		t.Errorf("hold during the e-stop: %v", err)
+	}
+}
+
+// The tracks' and the balancing base's drives are motors at the root:
+// listed, held by sessions, driven with VELOCITY, stopped by an emergency
+// stop (VELOCITY 0, then released into DAMPING_MODE), and left out of
+// reset_zero.
+func TestDrivesAtTheRoot(t *testing.T) {
+	r := newRigWith(t, nil, true)
+	av := call[msg.GetAvailableMotorsResponse](r, msg.MotorGetAvailableMotors, msg.GetAvailableMotorsRequest{})
+	if got := av.MotorIDs; len(got) != 10 || got[6] != 41 || got[9] != 52 || av.JointNames[6] != "left_track" {
+		t.Fatalf("get_available_motors: %+v", av)
+	}
+	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "nav", MotorIDs: []int{41, 42}, TimeoutMS: 5000})
+	if !s.Success {
+		t.Fatalf("request_control: %+v", s)
+	}
+	tracks := r.nodes["tracks"]
+	r.command(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeVelocity, MotorIDs: []int{41, 42}, Velocities: []float64{3, 4}})
+	if !tracks.owns || tracks.out[0].Velocity != 3 || tracks.out[1].Velocity != 4 {
+		t.Fatalf("tracks node after VELOCITY: owns %v, %+v", tracks.owns, tracks.out)
+	}
+	r.command(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, MotorIDs: []int{41}, Positions: []float64{1}})
+	if st := r.last(); !strings.Contains(st.LastError, `tracks: control_command refused: mode: "POSITION": these motors are speed-controlled drives`) {
+		t.Errorf("POSITION on the tracks: last_error %q", st.LastError)
+	}
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	if !tracks.owns || tracks.out[0].Velocity != 0 || tracks.out[1].Velocity != 0 || !tracks.out[0].Torque {
+		t.Errorf("tracks node after the e-stop: owns %v, %+v, want stopped", tracks.owns, tracks.out)
+	}
+	if len(r.m.Sessions()) != 0 {
+		t.Errorf("sessions after the e-stop: %+v", r.m.Sessions())
+	}
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: false, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	// reset_zero skips the drives (they store no zero) rather than fail on
+	// them; the other nodes here cannot calibrate either.
+	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{TimeoutMS: 500})
+	if strings.Contains(z.Message, "tracks") || strings.Contains(z.Message, "balance") {
+		t.Errorf("reset_zero reached the drives: %+v", z)
 	}
 }
