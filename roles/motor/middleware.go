@@ -97,6 +97,9 @@ type Middleware struct {
 	// owns is true while a session or its release behaviour (or a
 	// calibration's zero torque) decides the outputs.
 	owns bool
+	// roleCommands is true while the active session drives through the
+	// role's own commands (RequestControlRequest.RoleCommands).
+	roleCommands bool
 
 	fb []Feedback
 
@@ -179,9 +182,15 @@ func (m *Middleware) Owns() bool { return m.owns }
 
 // Yield hands the motors back to the role after a session ended (the role
 // got a command of its own). It refuses while a session is active or a
-// calibration runs.
+// calibration runs, unless the session drives through the role's own
+// commands: then each one keeps the session alive.
 func (m *Middleware) Yield() error {
 	switch {
+	case m.state == stateActive && m.roleCommands && !m.calibrating:
+		m.lastCommand = m.ex.Now()
+		m.commands++
+		m.accepted++
+		return nil
 	case m.state == stateActive:
 		return fmt.Errorf("the motors are under control of session client %q: release it first", m.client)
 	case m.calibrating:
@@ -256,7 +265,13 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	m.lastCommand = m.ex.Now()
 	// Until the first command the motors hold where they are.
 	m.setpoints = m.holdHere()
-	m.owns = true
+	// Under role commands the role goes on driving (its own commands keep
+	// the session alive); otherwise the session's commands do.
+	m.roleCommands = req.RoleCommands
+	m.owns = !req.RoleCommands
+	if req.RoleCommands {
+		m.mode = "ROLE"
+	}
 	m.publishSession()
 	reply(msg.RequestControlResponse{Success: true, UUID: m.uuid, Message: "control granted"}, nil)
 }
@@ -317,6 +332,14 @@ func (m *Middleware) check(uuid string) error {
 
 // end closes the session and applies its behaviour.
 func (m *Middleware) end(state string) {
+	if m.roleCommands {
+		// The role drove until now: under KEEP_MODE its last command goes
+		// on (a head or an arm finishes its move); the other behaviours
+		// take the motors from it.
+		m.roleCommands = false
+		m.owns = m.behavior != msg.BehaviorKeep
+		m.setpoints = m.holdHere()
+	}
 	m.state, m.applied, m.uuid = state, m.behavior, ""
 	if m.behavior != msg.BehaviorKeep {
 		m.setpoints = nil
@@ -326,6 +349,9 @@ func (m *Middleware) end(state string) {
 
 func (m *Middleware) command(c msg.ControlCommand) {
 	err := m.check(c.UUID)
+	if err == nil && m.roleCommands {
+		err = errors.New("this session drives through the role's own commands (role_commands), not control_command")
+	}
 	var sp []*setpoint
 	if err == nil {
 		sp, err = decode(m.o.Joints, c, m.kind())

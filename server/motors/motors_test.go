@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/motors"
+	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -338,41 +339,86 @@ func TestResetZeroAcrossNodes(t *testing.T) {
 	}
 }
 
-// The router's hold on an output: clients are refused its group while the
-// router drives it, the router is refused a group a client holds, and an
-// e-stop ends the hold.
+// The router's outputs hold real sessions: a root session with a node
+// session under role commands; clients are refused naming the router at
+// the root and at the node; a client's session refuses the router; a
+// router session whose role commands stop times out at the node and is
+// taken again; an emergency stop ends it.
 func TestRouterHolds(t *testing.T) {
 	r := newRig(t)
-	if err := r.m.Hold("arms.left"); err != nil {
+	hold := func(target string) error {
+		t.Helper()
+		err := r.m.Hold(target)
+		for i := 0; i < 10 && errors.Is(err, router.ErrHoldPending); i++ {
+			r.run(10 * time.Millisecond)
+			err = r.m.Hold(target)
+		}
+		return err
+	}
+	if err := r.m.Hold("arms.left"); !errors.Is(err, router.ErrHoldPending) {
+		t.Fatalf("first hold: %v, want pending while the node is asked", err)
+	}
+	if err := hold("arms.left"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.m.Hold("arms.left"); err != nil {
-		t.Errorf("holding again: %v", err)
-	}
-	if err := r.m.Hold("tracks"); err != nil {
-		t.Errorf("tracks (no motor group): %v", err)
+	left := r.nodes["arms_left"]
+	if left.owns {
+		t.Error("the router's session took the arm's motors from its role (it drives through role commands)")
 	}
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if a.Success || !strings.Contains(a.Message, `held by client "router (arms.left)"`) {
 		t.Errorf("request while the router drives the arm: %+v", a)
 	}
-	if st := r.m.Status(); st.Groups[0].HeldBy != "router (arms.left)" || len(st.Sessions) != 1 {
+	// A client going to the node directly is refused too.
+	var direct msg.RequestControlResponse
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/arms/left/"+msg.MotorRequestControl, msg.RequestControlRequest{Client: "rogue"}, time.Second, r.ex, func(v msg.RequestControlResponse, err error) { direct = v })
+	if st := r.m.Status(); st.Groups[0].HeldBy != "router (arms.left)" || len(st.Sessions) != 1 || st.Sessions[0].Mode != "ROLE" {
 		t.Errorf("status %+v", st)
+	}
+	// The role's commands keep the node session alive.
+	tick := r.ex.Every(20*time.Millisecond, func() { _ = left.mw.Yield() })
+	r.run(100 * time.Millisecond)
+	if direct.Success || !strings.Contains(direct.Message, `held by client "saint-server for router (arms.left)"`) {
+		t.Errorf("a request at the node while the router holds it: %+v", direct)
 	}
 	b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop", MotorIDs: []int{21}, TimeoutMS: 5000})
 	if !b.Success {
 		t.Fatal(b.Message)
 	}
-	if err := r.m.Hold("arms.right"); err == nil || !strings.Contains(err.Error(), `held by client "teleop"`) {
+	if err := hold("arms.right"); err == nil || !strings.Contains(err.Error(), `held by client "teleop"`) {
 		t.Errorf("router holding the teleop's arm: %v", err)
 	}
+	r.run(time.Second)
+	if err := r.m.Hold("arms.left"); err != nil {
+		t.Errorf("a second of role commands later: %v, want still held", err)
+	}
+	// The role's commands stop (the router lost its source without
+	// releasing): the node times the session out, the root follows, and
+	// the next Hold asks again.
+	tick.Stop()
+	r.run(700 * time.Millisecond)
+	if st := left.mw.Active(); st || left.owns {
+		t.Errorf("the router's node session: active %v, owns %v after its role commands stopped; want timed out into KEEP_MODE (the role's last command goes on)", st, left.owns)
+	}
+	if err := r.m.Hold("arms.left"); !errors.Is(err, router.ErrHoldPending) {
+		t.Errorf("hold after the node timed the session out: %v, want taken again", err)
+	}
+	if err := hold("arms.left"); err != nil {
+		t.Fatal(err)
+	}
 	r.m.Release("arms.left")
+	r.run(50 * time.Millisecond)
 	a = call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if !a.Success {
 		t.Errorf("request after the router let go: %+v", a)
 	}
-	if err := r.m.Hold("head"); err != nil {
+	if err := hold("head"); err != nil {
 		t.Fatal(err)
+	}
+	// Released while being taken: the node session granted after it is
+	// given back.
+	if err := r.m.Hold("tracks"); err != nil {
+		t.Errorf("tracks without a node: %v, want nothing to hold", err)
 	}
 	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "console"}); err != nil {
 		t.Fatal(err)
@@ -383,6 +429,24 @@ func TestRouterHolds(t *testing.T) {
 	}
 	if err := r.m.Hold("head"); err == nil || !strings.Contains(err.Error(), "emergency stop (console)") {
 		t.Errorf("hold during the e-stop: %v", err)
+	}
+}
+
+// A router session released while its node is still being asked leaves
+// nothing held: the node session granted after the release is given back.
+func TestRouterReleaseWhilePending(t *testing.T) {
+	r := newRig(t)
+	if err := r.m.Hold("head"); !errors.Is(err, router.ErrHoldPending) {
+		t.Fatalf("hold: %v", err)
+	}
+	r.m.Release("head")
+	r.run(100 * time.Millisecond)
+	if st := r.m.Status(); len(st.Sessions) != 0 || st.Groups[2].HeldBy != "" {
+		t.Errorf("after releasing a pending hold: %+v", st)
+	}
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "ui", MotorIDs: []int{31}})
+	if !a.Success {
+		t.Errorf("the head after the router let go while asking: %+v", a)
 	}
 }
 
