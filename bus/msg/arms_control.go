@@ -40,6 +40,10 @@ const (
 	ModePosition = "POSITION"
 	ModeTorque   = "TORQUE"
 	ModeMixed    = "MIXED"
+	// ModeVelocity is the mode of speed-controlled drives (the tracks'
+	// and the balancing base's wheels): velocities only, each motor's
+	// speed loop or the base's balancing loop follows them.
+	ModeVelocity = "VELOCITY"
 )
 
 // What the motors do when a control session is released or times out.
@@ -75,6 +79,12 @@ type RequestControlRequest struct {
 	// MotorIDs, at the root middleware only, are the motors the session
 	// takes (robot-wide ids); empty means every motor.
 	MotorIDs []int `json:"motor_ids"`
+	// RoleCommands makes the role's own command messages (HeadCommand,
+	// ArmCommand, cmd_vel) drive the motors under the session instead of
+	// control_command: the session excludes every other client, each
+	// role command keeps it alive, and release or timeout apply its
+	// behaviour. The server's router holds its outputs this way.
+	RoleCommands bool `json:"role_commands,omitempty"`
 }
 
 // RequestControlResponse carries the session's uuid on success.

@@ -338,7 +338,7 @@ func TestMaxPower(t *testing.T) {
 // Commands decoded in Go (not over JSON) may carry what JSON cannot.
 func TestDecodeRefusesNonFinite(t *testing.T) {
 	j, _ := ParseJoints([]byte(table))
-	if _, err := decode(j, msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{math.Inf(1), 0}}, true); err == nil || !strings.Contains(err.Error(), "positions[0]: not a finite number") {
+	if _, err := decode(j, msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{math.Inf(1), 0}}, torqueActuators); err == nil || !strings.Contains(err.Error(), "positions[0]: not a finite number") {
 		t.Errorf("decode: %v", err)
 	}
 }

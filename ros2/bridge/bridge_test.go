@@ -372,3 +372,44 @@ func TestTargetPoseEntersTheRouter(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// A ROS 2 client reaches the robot's motor middleware at the root: its
+// request_control is the root's (so the router and the WebSocket clients
+// share its sessions), and its control_command reaches the root's topic.
+func TestRootMotorMiddleware(t *testing.T) {
+	r := newRig(t, bridge.Filter{})
+	got := make(chan msg.RequestControlRequest, 1)
+	if _, err := bus.ServeJSON(r.bus, "/"+msg.MotorRequestControl, r.ex, func(req msg.RequestControlRequest, reply func(msg.RequestControlResponse, error)) {
+		got <- req
+		reply(msg.RequestControlResponse{Message: `motors of head are held by client "router (head)"`}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cmds := make(chan msg.ControlCommand, 1)
+	if _, err := bus.SubscribeJSON(r.bus, "/"+msg.MotorControlCommand, bus.QoS{}, r.ex, func(_ string, c msg.ControlCommand) { cmds <- c }); err != nil {
+		t.Fatal(err)
+	}
+	hdr := ros2.RequestHeader{GUID: 1, Seq: 1}
+	r.dds.Inject("rq/request_controlRequest", r.encode("saint_os/RequestControl_Request", msg.RequestControlRequest{Client: "ros", MotorIDs: []int{31}}, &hdr))
+	checkFor(t, "the request_control reply", func() bool { return len(r.dds.Written("rr/request_controlReply")) == 1 })
+	svc, _ := r.reg.Service("saint_os/RequestControl")
+	resp, _, err := r.reg.Decode(svc.Response, r.dds.Written("rr/request_controlReply")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req := <-got; req.Client != "ros" || len(req.MotorIDs) != 1 || req.MotorIDs[0] != 31 {
+		t.Errorf("request at the root %+v", req)
+	}
+	if resp["success"] != false || !strings.Contains(resp["message"].(string), "router (head)") {
+		t.Errorf("reply %v, want the root's refusal naming the router", resp)
+	}
+	r.dds.Inject("rt/control_command", r.encode("saint_os/ControlCommand", msg.ControlCommand{UUID: "u", Mode: msg.ModeVelocity, MotorIDs: []int{41, 42}, Velocities: []float64{1, 2}}, nil))
+	select {
+	case c := <-cmds:
+		if c.UUID != "u" || c.Mode != msg.ModeVelocity || len(c.Velocities) != 2 || c.Velocities[1] != 2 {
+			t.Errorf("control_command at the root %+v", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no control_command at the root")
+	}
+}

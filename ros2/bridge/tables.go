@@ -56,6 +56,15 @@ func (b *Bridge) topics() []Topic {
 		{Name: msg.TopicHeadCmd, Type: "saint_os/HeadCommand", QoS: DefaultQoS, In: headCommand},
 		{Name: msg.TopicHeadCameraCmd, Type: "saint_os/HeadCameraCommand", QoS: DefaultQoS, In: headCamera},
 	}
+	// The robot's motor middleware at the root (server/motors): every
+	// motor role's motors, with sessions shared with the router and the
+	// WebSocket clients.
+	root := func(n string) string { return msg.RootMotorName("", n) }
+	ts = append(ts,
+		out(root(msg.MotorJointStates), "sensor_msgs/JointState"),
+		out(root(msg.MotorSessionStatus), "saint_os/SessionStatus"),
+		Topic{Name: root(msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS, In: passthrough(root(msg.MotorControlCommand))},
+	)
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
 		prefix := msg.TopicPrefix(msg.RoleArms, side)
 		ts = append(ts,
@@ -90,6 +99,15 @@ func (b *Bridge) services() []Service {
 		{Name: msg.ServiceFirmwareCheck, Type: "saint_os/FirmwareCheck", Bus: msg.ServiceFirmwareCheck},
 		{Name: msg.ServiceSystemCommand, Type: "saint_os/SystemCommand", Bus: msg.ServiceSystemCommand},
 		{Name: msg.ServiceSystemStatus, Type: "saint_os/GetSystemStatus", Bus: msg.ServiceSystemStatus, Wrap: "status"},
+	}
+	for _, s := range []struct{ name, typ string }{
+		{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
+		{msg.MotorRequestControl, "saint_os/RequestControl"},
+		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
+		{msg.MotorResetZero, "saint_os/ResetZero"},
+	} {
+		name := msg.RootMotorName("", s.name)
+		ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 	}
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
 		prefix := msg.TopicPrefix(msg.RoleArms, side)

@@ -61,12 +61,18 @@ type Options struct {
 // OutputSessions holds the motors behind the router's outputs for it, so
 // that no other client drives them meanwhile. Both run on the executor.
 type OutputSessions interface {
-	// Hold takes target's motors for the router; an error says who holds
-	// them instead.
+	// Hold takes target's motors for the router, or tells that they are
+	// still held; the router calls it before every message it sends to
+	// target. ErrHoldPending says they are being taken (nothing is sent
+	// yet); another error says who holds them instead.
 	Hold(target string) error
 	// Release gives them back.
 	Release(target string)
 }
+
+// ErrHoldPending is OutputSessions.Hold's answer while the motors are
+// being taken: the output waits, without a warning.
+var ErrHoldPending = errors.New("router: the output's motors are being taken")
 
 // DefaultTickHz is the output rate when Options.TickHz is 0.
 const DefaultTickHz = 50
@@ -829,13 +835,18 @@ func (r *Router) update(o *output, now time.Time) {
 	r.send(o.target, vals)
 }
 
-// hold takes the motors of an output about to be sent, and reports
-// whether it may be sent. During an emergency stop nothing is taken.
+// hold takes (or keeps) the motors of an output about to be sent, and
+// reports whether it may be sent. During an emergency stop nothing is
+// taken.
 func (r *Router) hold(o *output) bool {
-	if r.o.Sessions == nil || o.held || r.estop.active {
+	if r.o.Sessions == nil || r.estop.active {
 		return true // during an e-stop, send sends only stop values
 	}
-	if err := r.o.Sessions.Hold(o.target); err != nil {
+	if err := r.o.Sessions.Hold(o.target); errors.Is(err, ErrHoldPending) {
+		o.held = true // being taken: Release cancels it
+		return false
+	} else if err != nil {
+		o.held = false
 		if o.refused != err.Error() {
 			o.refused = err.Error()
 			r.event("warn", fmt.Sprintf("router output %s not sent: %v", o.target, err))
