@@ -81,7 +81,7 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mw.Serve(b, ex, g.Prefix, ""); err != nil {
+		if err := mw.Serve(b, ex, g.Prefix); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(mw.Close)
