@@ -172,7 +172,7 @@ func (a *Arms) open() error {
 		return err
 	}
 	a.OnStop(a.mw.Close)
-	if err := a.mw.Serve(env.Bus, env.Exec, env.Prefix, cfg.RobotID); err != nil {
+	if err := a.mw.Serve(env.Bus, env.Exec, env.Prefix); err != nil {
 		return err
 	}
 	if err := a.subscribe(); err != nil {

@@ -52,9 +52,8 @@ type Head struct {
 
 	// mw is the motor middleware over the three axes (motor.go); limp
 	// axes get no pulses (ZERO_TORQUE_MODE).
-	mw      *motor.Middleware
-	limp    [3]bool
-	robotID string
+	mw   *motor.Middleware
+	limp [3]bool
 }
 
 // headConfig is the head's part of the role configuration.
@@ -200,7 +199,8 @@ type headParams struct {
 	// LinkTimeoutMS is how long without the server's heartbeat before
 	// the head stops where it is (0: the default, 200 ms).
 	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
-	// RobotID namespaces the head's motor middleware (robot_{id}).
+	// RobotID is refused when set: the robot namespace is the node's
+	// bus namespace (rolekit.CheckNoRobotID).
 	RobotID string `yaml:"robot_id"`
 }
 
@@ -230,8 +230,10 @@ func (h *Head) configure() error {
 	if err != nil {
 		return err
 	}
+	if err := rolekit.CheckNoRobotID(c, p.RobotID); err != nil {
+		return err
+	}
 	h.params = p
-	h.robotID = p.RobotID
 	for i, ax := range []struct {
 		name   string
 		limits []float64

@@ -59,7 +59,7 @@ func (b *Bridge) topics() []Topic {
 	// The robot's motor middleware at the root (server/motors): every
 	// motor role's motors, with sessions shared with the router and the
 	// WebSocket clients.
-	root := func(n string) string { return msg.RootMotorName("", n) }
+	root := func(n string) string { return msg.RootMotorName(n) }
 	ts = append(ts,
 		out(root(msg.MotorJointStates), "sensor_msgs/JointState"),
 		out(root(msg.MotorSessionStatus), "saint_os/SessionStatus"),
@@ -70,15 +70,15 @@ func (b *Bridge) topics() []Topic {
 		ts = append(ts,
 			out(msg.ArmStateTopic(side), "saint_os/ArmState"),
 			out(msg.GripperStateTopic(side), "saint_os/GripperState"),
-			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorJointStates), "sensor_msgs/JointState"),
-			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorSessionStatus), "saint_os/SessionStatus"),
+			out(msg.MotorName(prefix, msg.MotorJointStates), "sensor_msgs/JointState"),
+			out(msg.MotorName(prefix, msg.MotorSessionStatus), "saint_os/SessionStatus"),
 			Topic{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix),
 				BusType: "saint_os/PowerState"},
 			Topic{Name: msg.ArmCmdTopic(side), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(side)},
 			Topic{Name: msg.GripperCmdTopic(side), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(side)},
 			Topic{Name: TargetPoseTopic(side), Type: "geometry_msgs/PoseStamped", QoS: DefaultQoS, In: armTargetPose(side)},
-			Topic{Name: msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
-				In: passthrough(msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand))},
+			Topic{Name: msg.MotorName(prefix, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
+				In: passthrough(msg.MotorName(prefix, msg.MotorControlCommand))},
 		)
 	}
 	return ts
@@ -106,7 +106,7 @@ func (b *Bridge) services() []Service {
 		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
 		{msg.MotorResetZero, "saint_os/ResetZero"},
 	} {
-		name := msg.RootMotorName("", s.name)
+		name := msg.RootMotorName(s.name)
 		ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 	}
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
@@ -117,7 +117,7 @@ func (b *Bridge) services() []Service {
 			{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
 			{msg.MotorResetZero, "saint_os/ResetZero"},
 		} {
-			name := msg.MotorName(prefix, b.o.RobotID, s.name)
+			name := msg.MotorName(prefix, s.name)
 			ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 		}
 		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})

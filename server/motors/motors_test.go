@@ -107,7 +107,7 @@ func newRigWith(t *testing.T, calibrate func(group string, done func(error)), dr
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mw.Serve(b, ex, g.Prefix, ""); err != nil {
+		if err := mw.Serve(b, ex, g.Prefix); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(mw.Close)

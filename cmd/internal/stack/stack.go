@@ -199,6 +199,10 @@ func (s *Stack) Connect() bus.Bus {
 	return b
 }
 
+// RobotID is the robot's namespace id (Options.RobotID, or the robot
+// configuration's); "" for none.
+func (s *Stack) RobotID() string { return s.robotID }
+
 // Start starts the server (it needs the executor running, see
 // server.Server.Start: call it from another goroutine than the one running
 // the executor), then the physics, the RC receiver and the nodes.
