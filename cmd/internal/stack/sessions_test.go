@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,7 +13,8 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 )
 
-// The whole robot, two competitors for the tracks: the router (a ROS 2
+// The whole robot: every motor role's motors listed at the root; two
+// competitors for the tracks: the router (a ROS 2
 // client's cmd_vel, through its route) and a client of the root motor
 // middleware. Each excludes the other with a refusal naming the holder; an
 // emergency stop ends the router's session and stops the base; the
@@ -54,6 +56,20 @@ func TestTracksRouterAndClientSessions(t *testing.T) {
 		if !done {
 			t.Fatalf("%s: no answer", name)
 		}
+	}
+	// Every motor role's motors are at the root: the arms', the head's,
+	// the tracks' and the balancing base's wheels.
+	var av msg.GetAvailableMotorsResponse
+	for range 10 {
+		call("/"+msg.MotorGetAvailableMotors, msg.GetAvailableMotorsRequest{}, &av)
+		if len(av.MotorIDs) == 17 {
+			break
+		}
+		run(500 * time.Millisecond)
+	}
+	want := []int{11, 12, 13, 14, 15, 21, 22, 23, 24, 25, 31, 32, 33, 41, 42, 51, 52}
+	if fmt.Sprint(av.MotorIDs) != fmt.Sprint(want) || av.JointNames[13] != "left_track" || av.JointNames[16] != "right_wheel" || !av.Reachable[16] {
+		t.Fatalf("get_available_motors: %+v, want the motors %v", av, want)
 	}
 	drive := func(v float64) {
 		_ = b.Publish(msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceROS2, Target: "tracks", Command: "drive", Values: map[string]float32{"linear": float32(v)}})
