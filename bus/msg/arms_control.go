@@ -81,7 +81,7 @@ type RequestControlRequest struct {
 	// control_command: the session excludes every other client, each
 	// role command keeps it alive, and release or timeout apply its
 	// behaviour. The server's router holds its outputs this way.
-	RoleCommands bool `json:"role_commands,omitempty"`
+	RoleCommands bool `json:"role_commands"`
 }
 
 // RequestControlResponse carries the session's uuid on success.

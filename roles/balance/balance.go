@@ -120,6 +120,7 @@ type Balance struct {
 	busVelAt         time.Time
 	mw               *motor.Middleware // the drive's motor middleware (motor.go)
 	wheelAngle       [2]float64        // rad, integrated from the wheels' speeds
+	mwFeedback       [2]motor.Feedback // the middleware's feedback, reused
 	busArm           bool              // the switch's last state
 	busArmSince      time.Time         // when it went on
 	busArmTried      bool              // an arming attempt was made in this on-period

@@ -60,7 +60,7 @@ func (b *Balance) openMotors(prefix string) error {
 // stands still and the middleware hands the drive back.
 func (b *Balance) middleware() {
 	now := b.ex.Now()
-	fb := make([]motor.Feedback, 2)
+	fb := b.mwFeedback[:]
 	for side, v := range b.vesc {
 		t := v.Telemetry()
 		w := t.Status.ERPM/float64(b.cfg.PolePairs)*2*math.Pi/60 + b.pitchRate

@@ -101,7 +101,8 @@ type Middleware struct {
 	// role's own commands (RequestControlRequest.RoleCommands).
 	roleCommands bool
 
-	fb []Feedback
+	fb  []Feedback
+	out []Output // Update's, reused: valid until the next Update
 
 	overSince time.Time // since when the motors' power is above max_power
 	over      bool
@@ -379,6 +380,7 @@ func (m *Middleware) command(c msg.ControlCommand) {
 
 // Update takes the motors' feedback of this control period and returns
 // their outputs, with owns false when the role should drive them itself.
+// The outputs are valid until the next Update.
 func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 	copy(m.fb, fb)
 	now := m.ex.Now()
@@ -392,7 +394,10 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 	if !m.owns {
 		return nil, false
 	}
-	out = make([]Output, len(fb))
+	if len(m.out) != len(fb) {
+		m.out = make([]Output, len(fb))
+	}
+	out = m.out
 	for i, f := range fb {
 		switch {
 		case m.calibrating:

@@ -51,7 +51,7 @@ func (t *Tracks) metresPerRadian() float64 {
 // coasting. It reports whether it owns them.
 func (t *Tracks) middleware() bool {
 	mpr := t.metresPerRadian()
-	fb := make([]motor.Feedback, 2)
+	fb := t.mwFeedback[:]
 	for side, d := range t.enc {
 		fb[side] = motor.Feedback{Reachable: true, Position: float64(d.Count()) * 2 * math.Pi / float64(t.cfg.Drive.EncoderCPR), Velocity: t.speed[side] / mpr}
 	}

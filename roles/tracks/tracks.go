@@ -66,6 +66,8 @@ type Tracks struct {
 	mw       *motor.Middleware // the tracks' motor middleware (motor.go)
 	coasting bool              // a session's ZERO_TORQUE_MODE disabled the bridges
 	heldAt   uint64            // mw.Accepted() when the drive was last stopped
+	// mwFeedback is the middleware's feedback, reused every period.
+	mwFeedback [2]motor.Feedback
 }
 
 // tracksOdom is the pose integrated from the encoders.

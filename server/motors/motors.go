@@ -134,8 +134,8 @@ type Motors struct {
 	sessions map[string]*session // by uuid, granted ones
 	pending  map[*session]bool   // asking their nodes
 	// routerRefused is why the router's last session for an output was
-	// refused, told to its next Hold.
-	routerRefused map[string]string
+	// refused, the answer to its Holds for RouterRetry.
+	routerRefused map[string]refusal
 	// positions are the joints' latest positions by robot-wide name.
 	positions map[string]float64
 	// estop is the latched emergency stop, "" when released.
@@ -158,7 +158,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 	if o.Rand == nil {
 		o.Rand = rand.Reader
 	}
-	m := &Motors{h: h, o: o, sessions: map[string]*session{}, pending: map[*session]bool{}, routerRefused: map[string]string{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
+	m := &Motors{h: h, o: o, sessions: map[string]*session{}, pending: map[*session]bool{}, routerRefused: map[string]refusal{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
 	seen := map[string]bool{}
 	for _, g := range o.Groups {
 		if g.Name == "" || g.Prefix == "" || seen[g.Name] {

@@ -499,3 +499,40 @@ func TestDrivesAtTheRoot(t *testing.T) {
 		t.Errorf("reset_zero reached the drives: %+v", z)
 	}
 }
+
+// A client holding a node's session directly refuses the router there:
+// the router is told who holds it, asks again a second later, and gets
+// the motors once the client let go.
+func TestRouterRefusedAtTheNode(t *testing.T) {
+	r := newRig(t)
+	var direct msg.RequestControlResponse
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/arms/left/"+msg.MotorRequestControl, msg.RequestControlRequest{Client: "bench", TimeoutMS: 60000}, time.Second, r.ex, func(v msg.RequestControlResponse, err error) { direct = v })
+	r.run(50 * time.Millisecond)
+	if !direct.Success {
+		t.Fatalf("request at the node: %+v", direct)
+	}
+	if err := r.m.Hold("arms.left"); !errors.Is(err, router.ErrHoldPending) {
+		t.Fatalf("hold: %v", err)
+	}
+	r.run(50 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		if err := r.m.Hold("arms.left"); err == nil || !strings.Contains(err.Error(), `arms_left: control is held by client "bench"`) {
+			t.Fatalf("hold %d after the node refused: %v", i, err)
+		}
+		r.run(100 * time.Millisecond)
+	}
+	var rel msg.ReleaseControlResponse
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/arms/left/"+msg.MotorReleaseControl, msg.ReleaseControlRequest{UUID: direct.UUID}, time.Second, r.ex, func(v msg.ReleaseControlResponse, err error) { rel = v })
+	r.run(time.Second)
+	if !rel.Success {
+		t.Fatalf("release at the node: %+v", rel)
+	}
+	err := r.m.Hold("arms.left")
+	for i := 0; i < 10 && errors.Is(err, router.ErrHoldPending); i++ {
+		r.run(10 * time.Millisecond)
+		err = r.m.Hold("arms.left")
+	}
+	if err != nil {
+		t.Errorf("hold after the client let go: %v", err)
+	}
+}

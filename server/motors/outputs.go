@@ -3,6 +3,7 @@ package motors
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/router"
@@ -12,6 +13,16 @@ import (
 // every output it drives at its tick rate (50 Hz), each message keeps the
 // session alive at the node.
 const RouterTimeout = 500 // ms
+
+// RouterRetry is how long a refused router session is not asked for
+// again: the refusal is the answer meanwhile.
+const RouterRetry = time.Second
+
+// refusal is why a router session was refused, and when.
+type refusal struct {
+	why string
+	at  time.Time
+}
 
 // outputGroup is the motor group behind a router target, "" for none. An
 // arm's joint and pose targets share its group: one of them drives the arm
@@ -60,9 +71,11 @@ func (m *Motors) Hold(target string) error {
 	case s != nil:
 		return fmt.Errorf("motors of %s are held by client %q", g.Name, s.client)
 	}
-	if why := m.routerRefused[target]; why != "" {
-		delete(m.routerRefused, target) // told once; the next Hold asks again
-		return errors.New(why)
+	if r, ok := m.routerRefused[target]; ok {
+		if m.h.Exec.Now().Sub(r.at) < RouterRetry {
+			return errors.New(r.why)
+		}
+		delete(m.routerRefused, target)
 	}
 	uuid, err := newUUID(m.o.Rand)
 	if err != nil {
@@ -79,7 +92,7 @@ func (m *Motors) Hold(target string) error {
 	s := &session{uuid: uuid, client: client, router: target, behavior: behavior, timeoutMS: RouterTimeout, mode: "ROLE", groups: []*group{g}}
 	m.take(s, msg.RequestControlRequest{Client: client, TimeoutMS: RouterTimeout, Behavior: behavior, RoleCommands: true}, func(failure string) {
 		if failure != "" {
-			m.routerRefused[target] = failure
+			m.routerRefused[target] = refusal{why: failure, at: m.h.Exec.Now()}
 		}
 	})
 	return router.ErrHoldPending

@@ -632,6 +632,58 @@ func TestWebUI(t *testing.T) {
 		p.until("disarmed", `(document.querySelector('#role-state [data-key="Balance"]') || {}).textContent === 'disarmed'`)
 	})
 
+	t.Run("motor sessions", func(t *testing.T) {
+		p.t = t
+		// A WebSocket client takes the head's motors, once the root
+		// middleware knows them (it polls the head's every second).
+		var got struct {
+			Success bool   `json:"success"`
+			UUID    string `json:"uuid"`
+			Message string `json:"message"`
+		}
+		bustest.CheckFor(t, stepTimeout, 200*time.Millisecond, func() error {
+			raw, err := api.send(map[string]any{"type": "command", "target": "motors", "action": "request_control",
+				"params": map[string]any{"client": "ws-pilot", "motor_ids": []int{31}, "timeout_ms": 60000}})
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, &got); err != nil || !got.Success {
+				return fmt.Errorf("request_control: %s", raw)
+			}
+			return nil
+		})
+		p.open(s.url("/"), "#motor-sessions table")
+		p.until("the head held by the client", `(document.querySelector('#motor-sessions tr[data-group="head"] [data-held-by]') || {}).textContent === 'ws-pilot'`)
+		// The router drives the tracks for another client: it holds them.
+		stop := make(chan struct{})
+		driving := make(chan struct{})
+		go func() {
+			defer close(driving)
+			for {
+				_, _ = api.send(map[string]any{"type": "command", "target": "tracks", "action": "drive", "params": map[string]any{"linear": 0.1}})
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}()
+		p.until("the tracks held by the router", `(() => { const r = document.querySelector('#motor-sessions tr[data-group="tracks"]');
+			return r !== null && (r.querySelector('[data-held-by]') || {}).textContent === 'router (tracks)' && r.textContent.includes('role commands'); })()`)
+		p.shot("dashboard-motor-sessions")
+		close(stop)
+		<-driving
+		if _, err := api.send(map[string]any{"type": "command", "target": "tracks", "action": "drive", "params": map[string]any{"linear": 0}}); err != nil {
+			t.Fatal(err)
+		}
+		// The client lets go: the head is free.
+		if _, err := api.send(map[string]any{"type": "command", "target": "motors", "action": "release_control", "params": map[string]any{"uuid": got.UUID}}); err != nil {
+			t.Fatal(err)
+		}
+		p.until("the head free", `(() => { const r = document.querySelector('#motor-sessions tr[data-group="head"]');
+			return r !== null && r.querySelector('[data-held-by]') === null && r.textContent.includes('free'); })()`)
+	})
+
 	t.Run("estop", func(t *testing.T) {
 		p.t = t
 		p.open(s.url("/"), "#estop-all")

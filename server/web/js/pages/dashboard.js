@@ -1,6 +1,6 @@
 // Dashboard: system status, the live activity log, node summary with
 // alerts, input sources and the quick actions.
-import { h, card, dot, fmtDuration, fmtTime, roleLabel } from '../dom.js';
+import { h, card, dot, fmtDuration, fmtTime, roleLabel, table } from '../dom.js';
 
 const LOG_LINES = 30;
 const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -17,7 +17,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   const sys = h('dl', { class: 'kv', id: 'system-status' });
   const nodes = h('ul', { class: 'list', id: 'node-summary' });
   const inputs = h('ul', { class: 'list', id: 'input-summary' });
-  const motors = h('ul', { class: 'list', id: 'motor-sessions' });
+  const motors = h('div', { id: 'motor-sessions' });
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
   const logLevel = h('select', { id: 'dash-log-level', 'aria-label': 'Minimum level' },
     [['', 'All levels'], ['INFO', 'Info+'], ['WARN', 'Warnings+'], ['ERROR', 'Errors']].map(([v, t]) => h('option', { value: v }, t)));
@@ -116,15 +116,25 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       h('li', {}, dot(i.active, ''), h('strong', {}, i.source), ` ${i.enabled ? '' : 'disabled · '}${i.detail || (i.active ? 'active' : 'idle')}`)));
   }
 
-  // showMotors lists the motor groups and who holds each (the root motor
-  // middleware's sessions).
+  // showMotors tables the motor groups and who holds each (the root motor
+  // middleware's sessions: a client's, or the router's for an output it
+  // drives).
   function showMotors(st) {
-    const rows = (st.groups || []).map((g) =>
-      h('li', { 'data-group': g.name }, dot(g.online, ''), h('strong', {}, g.name),
-        ` motors ${(g.motor_ids || []).join(', ') || '–'} · `,
-        g.held_by ? h('span', { class: 'alert' }, `held by ${g.held_by}`) : 'free'));
-    if (!rows.length) rows.push(h('li', { class: 'muted' }, 'No motor groups'));
-    motors.replaceChildren(...rows);
+    const sessions = st.sessions || [];
+    const rows = (st.groups || []).map((g) => {
+      const s = sessions.find((x) => (x.groups || []).includes(g.name));
+      return {
+        attrs: { 'data-group': g.name },
+        cells: [
+          h('span', {}, dot(g.online, ''), h('strong', {}, g.name)),
+          (g.motor_ids || []).join(', ') || '–',
+          g.held_by ? h('span', { class: 'alert', 'data-held-by': g.held_by }, g.held_by) : 'free',
+          s ? (s.mode === 'ROLE' ? 'role commands' : s.mode || '–') : '–',
+          s ? s.behavior || 'default' : '–',
+        ],
+      };
+    });
+    motors.replaceChildren(table(['Group', 'Motors', 'Held by', 'Mode', 'On release'], rows, 'No motor groups', [3, 4]));
   }
 
   function addLog(e) {
