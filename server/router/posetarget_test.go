@@ -182,3 +182,34 @@ func TestPoseTargetWithoutKinematics(t *testing.T) {
 		t.Errorf("move_pose on an arm without kinematics: %v, want an error naming arm", err)
 	}
 }
+
+// TestPoseTargetIsGivenWhole: a pose target takes only what the route
+// driving it gives now: a base-frame pose with an orientation from one
+// source does not leak its frame or orientation into the next source's
+// position-only pose in the robot frame.
+func TestPoseTargetIsGivenWhole(t *testing.T) {
+	arm := kinematics.DefaultArm(msg.ArmLeft)
+	rg := newRig(t, vrRoutes)
+	first := arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2})
+	b := first.Position.Sub(arm.Mount)
+	q := mgl64.Mat4ToQuat(first.Rotation.Mat4())
+	if err := rg.submit(wsCmd(TargetArmsLeftPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2],
+		"qw": q.W, "qx": q.V[0], "qy": q.V[1], "qz": q.V[2], PropertyBaseFrame: 1})); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(time.Second) // the WebSocket source times out
+	// A position only, in the robot frame, from a route driving x, y, z.
+	second := arm.Forward([]float64{-0.4, 0.5, -0.9, -0.6, 0.8})
+	rg.reset()
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Target: TargetArmsLeftPose, Command: CommandMove,
+		Values: map[string]float64{"x": second.Position[0], "y": second.Position[1], "z": second.Position[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	cmds := decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmLeft))
+	if len(cmds) != 1 {
+		t.Fatalf("%d ArmCommands", len(cmds))
+	}
+	if d := reached(arm, cmds[0]).Position.Sub(second.Position).Len(); d > 1e-3 {
+		t.Errorf("the second pose is reached %.3f m off: the first one's frame or orientation carried over", d)
+	}
+}
