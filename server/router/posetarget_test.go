@@ -145,6 +145,17 @@ func TestPoseTargetBaseFrameAndPositionOnly(t *testing.T) {
 	if d := reached(arm, cmds[0]).Position.Sub(want.Position).Len(); d > 1e-3 || cmds[0].SpeedFactor != 0.3 {
 		t.Errorf("command %+v: gripper %.2g m from the position", cmds[0], d)
 	}
+	// A zero quaternion (ROS 2's unset orientation) asks for the position
+	// only too.
+	rg.reset()
+	if err := rg.submit(wsCmd(TargetArmsRightPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1,
+		"qw": 0, "qx": 0, "qy": 0, "qz": 0})); err != nil {
+		t.Fatal(err)
+	}
+	cmds = decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmRight))
+	if len(cmds) != 1 || reached(arm, cmds[0]).Position.Sub(want.Position).Len() > 1e-3 {
+		t.Errorf("a zero quaternion: commands %+v", cmds)
+	}
 }
 
 // TestPoseTargetWithoutKinematics: an arm whose configuration says it has

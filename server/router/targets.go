@@ -333,7 +333,7 @@ func armPoseTarget(side string) Target {
 			{Name: "x", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, forward"},
 			{Name: "y", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, left"},
 			{Name: "z", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, up"},
-			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven)", 1),
+			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven; all 0: position only)", 1),
 			q("qx", "gripper orientation quaternion, x", 0),
 			q("qy", "gripper orientation quaternion, y", 0),
 			q("qz", "gripper orientation quaternion, z", 0),
