@@ -122,8 +122,25 @@ func TestPoseTargetFollowsTransformSubject(t *testing.T) {
 	if d := tip.Sub(arm.Mount).Len(); d < arm.Reach()*0.95 || tip[0] < 0.5 {
 		t.Errorf("out of reach: the gripper goes to %v, %.3f m from the shoulder, want the arm stretched forward (reach %.3f m)", tip, d, arm.Reach())
 	}
+	// The controller moves on, still out of reach: no new warning.
+	if err := rg.submit(transformInput("VR_Controller_L", kinematics.Pose{Position: mgl64.Vec3{1.5, 0.5, 0.9}, Rotation: mgl64.Ident3()}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
 	if len(events) != 1 || !strings.Contains(events[0], "arms.left.pose") || !strings.Contains(events[0], "unreachable") {
 		t.Errorf("events %q, want one warning that the pose is out of reach", events)
+	}
+	// Back within reach, and out again: told again.
+	if err := rg.submit(transformInput("VR_Controller_L", arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2}), nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
+	if err := rg.submit(transformInput("VR_Controller_L", far, nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
+	if len(events) != 2 {
+		t.Errorf("events %q, want a second warning after the pose was reached in between", events)
 	}
 }
 
