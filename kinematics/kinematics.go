@@ -201,7 +201,8 @@ func (a Arm) Inverse(target Pose, seed []float64, opts Options) ([]float64, erro
 	best := append([]float64(nil), q...)
 	bestCost := math.Inf(1)
 	var bestPos, bestRot float64
-	for iter := 0; iter < o.MaxIterations; iter++ {
+	stalled := 0
+	for iter := 0; iter < o.MaxIterations && stalled < stallIterations; iter++ {
 		origins, axes, tip := a.frames(q)
 		dp := target.Position.Sub(tip.Position)
 		var dr mgl64.Vec3
@@ -210,6 +211,11 @@ func (a Arm) Inverse(target Pose, seed []float64, opts Options) ([]float64, erro
 		}
 		posErr, rotErr := dp.Len(), dr.Len()
 		cost := posErr + o.OrientationWeight*rotErr
+		if cost < bestCost-stallProgress {
+			stalled = 0
+		} else {
+			stalled++
+		}
 		if cost < bestCost {
 			bestCost, bestPos, bestRot = cost, posErr, rotErr
 			copy(best, q)
@@ -265,6 +271,15 @@ func (a Arm) Inverse(target Pose, seed []float64, opts Options) ([]float64, erro
 // maxStep bounds the task-space error one step of Inverse aims to remove,
 // weighted metres.
 const maxStep = 0.05
+
+// Inverse gives up once stallIterations iterations in a row have not
+// brought the closest pose stallProgress (weighted metres) closer: the arm
+// is as close as it gets to a pose out of reach, and a pose target held
+// there is solved every router tick.
+const (
+	stallIterations = 10
+	stallProgress   = 1e-7
+)
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 

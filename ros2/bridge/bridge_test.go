@@ -338,7 +338,7 @@ func TestTargetPoseEntersTheRouter(t *testing.T) {
 		t.Errorf("type %q", got)
 	}
 	in := next()
-	want := map[string]float32{"x": 0.4, "y": 0.25, "z": 0.3, "qw": float32(h), "qx": 0, "qy": 0, "qz": float32(h)}
+	want := map[string]float32{"x": 0.4, "y": 0.25, "z": 0.3, "qw": float32(h), "qx": 0, "qy": 0, "qz": float32(h), "base_frame": 0}
 	if in.Source != msg.SourceROS2 || in.Target != "arms.left.pose" || in.Command != "move" || len(in.Values) != len(want) {
 		t.Fatalf("router input %+v", in)
 	}
@@ -352,7 +352,7 @@ func TestTargetPoseEntersTheRouter(t *testing.T) {
 	base := msg.PoseStamped{Header: msg.Header{FrameID: bridge.ArmBaseFrame("right")}, Pose: msg.Pose{Position: msg.Point{X: 0.3}}}
 	r.dds.Inject("rt/saint/arms/right/target_pose", r.encode("geometry_msgs/PoseStamped", base, nil))
 	in = next()
-	if in.Target != "arms.right.pose" || in.Values["base_frame"] != 1 || in.Values["x"] != 0.3 || len(in.Values) != 4 {
+	if in.Target != "arms.right.pose" || in.Values["base_frame"] != 1 || in.Values["x"] != 0.3 || len(in.Values) != 8 || in.Values["qw"] != 0 {
 		t.Errorf("base-frame pose: router input %+v", in)
 	}
 

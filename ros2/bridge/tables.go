@@ -253,12 +253,14 @@ func TargetPoseTopic(side string) string { return msg.TopicPrefix(msg.RoleArms, 
 // joint angles by inverse kinematics. The frame is base_link (or empty)
 // for the robot's, arm_{side}_base for the arm's shoulder mount; an
 // orientation of all zeros (an unset quaternion) asks for the position
-// only, any other must be a unit quaternion.
+// only, any other must be a unit quaternion. Every property of the pose
+// is sent, the frame switch and a zero quaternion included, because the
+// router merges a source's commands while it stays fresh.
 func armTargetPose(side string) func(map[string]any) (string, any, error) {
 	return func(v map[string]any) (string, any, error) {
 		hdr, _ := v["header"].(map[string]any)
 		frame, _ := hdr["frame_id"].(string)
-		vals := map[string]float32{}
+		vals := map[string]float32{"base_frame": 0}
 		switch frame {
 		case "", FrameRobot:
 		case ArmBaseFrame(side):
@@ -278,6 +280,11 @@ func armTargetPose(side string) func(map[string]any) (string, any, error) {
 		n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 		switch {
 		case n == 0:
+			// The router's pose target reads a zero quaternion as the
+			// position only.
+			for _, c := range []string{"qw", "qx", "qy", "qz"} {
+				vals[c] = 0
+			}
 		case math.Abs(n-1) > 0.01:
 			return "", nil, fmt.Errorf("pose.orientation: want a unit quaternion (or all zeros for the position only), got length %.4g", n)
 		default:

@@ -50,24 +50,29 @@
 // # Outputs
 //
 // Targets() is the table of output targets: per target (head, arms.left,
-// arms.right, tracks, balance, console) its properties with units, limits
-// and defaults, its bus topics and message types, and how its values
-// become those messages. Routes, the WebSocket commands' limits, the
-// preview, the e-stop topics and the web UI's route editor (get_targets)
-// read it. Between the edges a target's values are Values, per property in
-// the property's unit, because priorities and blending work property by
-// property: a command's parameters are read straight into the target's
-// properties and checked against their limits, and the target's encoder
-// turns the values it is sent into its typed messages (a head move's pan
-// is the HeadCommand's pan, in degrees, all the way). Every tick
-// (Options.TickHz, default 50 Hz) each routable target
-// with an active route is sent its values: msg.HeadCommand on
-// /saint/head/cmd, msg.ArmCommand on /saint/arms/{side}/cmd and
-// msg.GripperCommand on /saint/arms/{side}/gripper/cmd, msg.Twist on
-// /saint/tracks/cmd_vel. A WebSocket command is also sent at once. When a
-// target with stop values (the tracks) loses its last route it is sent
-// them. RouteStatus goes to /saint/router/status when it changes, checked
-// at most 20 times a second (an e-stop at once), and once a second.
+// arms.right, arms.left.pose, arms.right.pose, tracks, balance, console)
+// its properties with units, limits and defaults, its bus topics and
+// message types, and how its values become those messages. Routes, the
+// WebSocket commands' limits, the preview, the e-stop topics and the web
+// UI's route editor (get_targets) read it. Between the edges a target's
+// values are Values, per property in the property's unit, because
+// priorities and blending work property by property: a command's
+// parameters are read straight into the target's properties and checked
+// against their limits, and the target's encoder turns the values it is
+// sent into its typed messages (a head move's pan is the HeadCommand's
+// pan, in degrees, all the way). Every tick (Options.TickHz, default
+// 50 Hz) each routable target with an active route is sent its values:
+// msg.HeadCommand on /saint/head/cmd, msg.ArmCommand on
+// /saint/arms/{side}/cmd and msg.GripperCommand on
+// /saint/arms/{side}/gripper/cmd, msg.Twist on /saint/tracks/cmd_vel. The
+// arms' pose targets send an ArmCommand too: the joint angles that put the
+// gripper at the pose they are given, from the arms' inverse kinematics
+// (package kinematics, with each arm's limits and supports_kinematics from
+// Options.Arms), solved again every tick. A WebSocket command is also sent
+// at once. When a target with stop values (the tracks) loses its last
+// route it is sent them. RouteStatus goes to /saint/router/status when it
+// changes, checked at most 20 times a second (an e-stop at once), and once
+// a second.
 //
 // # Safety
 //

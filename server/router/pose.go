@@ -135,7 +135,9 @@ func (r *Router) bindPoseTargets() {
 // poseEncoder turns a pose target's values into the arm's commands (see
 // poseCommand), seeded with the angles it solved last (at first, those
 // last sent to the arm's joint target). Each new reason for not reaching
-// the pose is told once as a warning event. It runs on the executor.
+// the pose is told once as a warning event: a pose out of reach once
+// until one is reached again, however far off the following ones stay.
+// It runs on the executor.
 func (r *Router) poseEncoder(side, name, jointsTarget string) func(t *Target, v Values) []Publication {
 	var seed []float64
 	var told string
@@ -148,10 +150,18 @@ func (r *Router) poseEncoder(side, name, jointsTarget string) func(t *Target, v 
 		}
 		arm, err := r.arm(side)
 		out, why := poseCommand(side, arm, err, t, v, seed)
-		if why != "" && why != told {
-			r.event("warn", fmt.Sprintf("router output %s: %s", name, why))
+		reason := ""
+		var ue *kinematics.UnreachableError
+		switch {
+		case errors.As(why, &ue):
+			reason = "unreachable"
+		case why != nil:
+			reason = why.Error()
 		}
-		told = why
+		if reason != "" && reason != told {
+			r.event("warn", fmt.Sprintf("router output %s: %v", name, why))
+		}
+		told = reason
 		return out
 	}
 }
@@ -163,8 +173,8 @@ func (r *Router) poseEncoder(side, name, jointsTarget string) func(t *Target, v 
 // become a GripperCommand. A pose out of reach sends the closest angles
 // found, so that a hand-held controller moved beyond the arm's reach has
 // the arm reach towards it; an arm without kinematics (armErr) is sent no
-// ArmCommand. why says why the pose is not reached, "" when it is.
-func poseCommand(side string, arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (out []Publication, why string) {
+// ArmCommand. why says why the pose is not reached, nil when it is.
+func poseCommand(side string, arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (out []Publication, why error) {
 	if driven(v, "x", "y", "z") {
 		var cmd *msg.ArmCommand
 		if cmd, why = solvePose(arm, armErr, t, v, seed); cmd != nil {
@@ -177,11 +187,13 @@ func poseCommand(side string, arm kinematics.Arm, armErr error, t *Target, v Val
 	return out, why
 }
 
-// solvePose returns the ArmCommand for a pose target's values, or nil
-// and why not.
-func solvePose(arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (*msg.ArmCommand, string) {
+// solvePose returns the ArmCommand for a pose target's values (nil when
+// the arm has no kinematics or the pose is not one) and why the pose is
+// not reached (a *kinematics.UnreachableError with the closest angles'
+// command).
+func solvePose(arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (*msg.ArmCommand, error) {
 	if armErr != nil {
-		return nil, armErr.Error()
+		return nil, armErr
 	}
 	target := kinematics.Pose{Position: mgl64.Vec3{t.value(v, "x"), t.value(v, "y"), t.value(v, "z")}, Rotation: mgl64.Ident3()}
 	if t.value(v, PropertyBaseFrame) >= SwitchOn {
@@ -196,13 +208,12 @@ func solvePose(arm kinematics.Arm, armErr error, t *Target, v Values, seed []flo
 		}
 	}
 	q, err := arm.Inverse(target, seed, opts)
-	why := ""
 	if err != nil {
 		var ue *kinematics.UnreachableError
 		if !errors.As(err, &ue) {
-			return nil, err.Error()
+			return nil, err
 		}
-		q, why = ue.Joints, err.Error()
+		q = ue.Joints
 	}
 	copy(seed, q)
 	cmd := &msg.ArmCommand{TargetPositions: make([]float32, len(q)), SpeedFactor: f32(t.value(v, "speed")),
@@ -210,7 +221,7 @@ func solvePose(arm kinematics.Arm, armErr error, t *Target, v Values, seed []flo
 	for i, a := range q {
 		cmd.TargetPositions[i] = f32(a * 180 / math.Pi)
 	}
-	return cmd, why
+	return cmd, err
 }
 
 // driven reports whether v holds any of the properties.

@@ -122,8 +122,25 @@ func TestPoseTargetFollowsTransformSubject(t *testing.T) {
 	if d := tip.Sub(arm.Mount).Len(); d < arm.Reach()*0.95 || tip[0] < 0.5 {
 		t.Errorf("out of reach: the gripper goes to %v, %.3f m from the shoulder, want the arm stretched forward (reach %.3f m)", tip, d, arm.Reach())
 	}
+	// The controller moves on, still out of reach: no new warning.
+	if err := rg.submit(transformInput("VR_Controller_L", kinematics.Pose{Position: mgl64.Vec3{1.5, 0.5, 0.9}, Rotation: mgl64.Ident3()}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
 	if len(events) != 1 || !strings.Contains(events[0], "arms.left.pose") || !strings.Contains(events[0], "unreachable") {
 		t.Errorf("events %q, want one warning that the pose is out of reach", events)
+	}
+	// Back within reach, and out again: told again.
+	if err := rg.submit(transformInput("VR_Controller_L", arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2}), nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
+	if err := rg.submit(transformInput("VR_Controller_L", far, nil)); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(100 * time.Millisecond)
+	if len(events) != 2 {
+		t.Errorf("events %q, want a second warning after the pose was reached in between", events)
 	}
 }
 
@@ -144,6 +161,17 @@ func TestPoseTargetBaseFrameAndPositionOnly(t *testing.T) {
 	}
 	if d := reached(arm, cmds[0]).Position.Sub(want.Position).Len(); d > 1e-3 || cmds[0].SpeedFactor != 0.3 {
 		t.Errorf("command %+v: gripper %.2g m from the position", cmds[0], d)
+	}
+	// A zero quaternion (ROS 2's unset orientation) asks for the position
+	// only too.
+	rg.reset()
+	if err := rg.submit(wsCmd(TargetArmsRightPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1,
+		"qw": 0, "qx": 0, "qy": 0, "qz": 0})); err != nil {
+		t.Fatal(err)
+	}
+	cmds = decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmRight))
+	if len(cmds) != 1 || reached(arm, cmds[0]).Position.Sub(want.Position).Len() > 1e-3 {
+		t.Errorf("a zero quaternion: commands %+v", cmds)
 	}
 }
 
@@ -180,5 +208,36 @@ func TestPoseTargetWithoutKinematics(t *testing.T) {
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Field != "arm" || !strings.Contains(err.Error(), "does not support kinematics") {
 		t.Errorf("move_pose on an arm without kinematics: %v, want an error naming arm", err)
+	}
+}
+
+// TestPoseTargetIsGivenWhole: a pose target takes only what the route
+// driving it gives now: a base-frame pose with an orientation from one
+// source does not leak its frame or orientation into the next source's
+// position-only pose in the robot frame.
+func TestPoseTargetIsGivenWhole(t *testing.T) {
+	arm := kinematics.DefaultArm(msg.ArmLeft)
+	rg := newRig(t, vrRoutes)
+	first := arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2})
+	b := first.Position.Sub(arm.Mount)
+	q := mgl64.Mat4ToQuat(first.Rotation.Mat4())
+	if err := rg.submit(wsCmd(TargetArmsLeftPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2],
+		"qw": q.W, "qx": q.V[0], "qy": q.V[1], "qz": q.V[2], PropertyBaseFrame: 1})); err != nil {
+		t.Fatal(err)
+	}
+	rg.run(time.Second) // the WebSocket source times out
+	// A position only, in the robot frame, from a route driving x, y, z.
+	second := arm.Forward([]float64{-0.4, 0.5, -0.9, -0.6, 0.8})
+	rg.reset()
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Target: TargetArmsLeftPose, Command: CommandMove,
+		Values: map[string]float64{"x": second.Position[0], "y": second.Position[1], "z": second.Position[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	cmds := decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmLeft))
+	if len(cmds) != 1 {
+		t.Fatalf("%d ArmCommands", len(cmds))
+	}
+	if d := reached(arm, cmds[0]).Position.Sub(second.Position).Len(); d > 1e-3 {
+		t.Errorf("the second pose is reached %.3f m off: the first one's frame or orientation carried over", d)
 	}
 }

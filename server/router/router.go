@@ -869,6 +869,8 @@ func (r *Router) release(o *output) {
 // combine is the blending of the spec's Priority and Blending.
 func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[string]float64 {
 	vals := make(map[string]float64, len(o.last)+4)
+	// A target given whole (a pose) takes only what its routes drive now.
+	keep := !r.targets[o.target].Whole
 	if r.blending.Mode == BlendAdditive {
 		for _, c := range cs {
 			for k, v := range c.values {
@@ -877,7 +879,7 @@ func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[strin
 		}
 		// Properties no active route drives keep their last value.
 		for k, v := range o.last {
-			if _, driven := vals[k]; !driven {
+			if _, driven := vals[k]; !driven && keep {
 				vals[k] = v
 			}
 		}
@@ -885,8 +887,10 @@ func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[strin
 		return vals
 	}
 	// Properties the winner does not drive keep their last value.
-	for k, v := range o.last {
-		vals[k] = v
+	if keep {
+		for k, v := range o.last {
+			vals[k] = v
+		}
 	}
 	top := cs[0]
 	for k, v := range top.values {

@@ -148,6 +148,11 @@ type Target struct {
 	// EStopTopic takes msg.EStop when the emergency stop is engaged and
 	// released; "" for none.
 	EStopTopic string `json:"estop_topic,omitempty"`
+	// Whole says a route or command gives the target's values whole:
+	// properties the winning route does not drive take their defaults
+	// instead of keeping the last value sent, so that a pose given in one
+	// frame, or with an orientation, does not leak into the next one.
+	Whole bool `json:"whole,omitempty"`
 	// Stop are the values the target is sent when the emergency stop is
 	// engaged and when its last route times out; nil holds its commands
 	// back instead, so it stays where it is.
@@ -321,14 +326,14 @@ func armPoseTarget(side string) Target {
 		return Property{Name: n, Unit: UnitQuaternion, Min: -1, Max: 1, Default: def, Description: d}
 	}
 	return Target{
-		Name: name, Label: label, Routable: true,
+		Name: name, Label: label, Routable: true, Whole: true,
 		Description: "the " + side + " arm's gripper pose, robot frame (x forward, y left, z up, m; the gripper's x axis " +
 			"points out of the hand): the joint angles come from inverse kinematics, or the closest the arm reaches",
 		Properties: []Property{
 			{Name: "x", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, forward"},
 			{Name: "y", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, left"},
 			{Name: "z", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, up"},
-			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven)", 1),
+			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven; all 0: position only)", 1),
 			q("qx", "gripper orientation quaternion, x", 0),
 			q("qy", "gripper orientation quaternion, y", 0),
 			q("qz", "gripper orientation quaternion, z", 0),

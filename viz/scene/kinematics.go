@@ -9,7 +9,7 @@ import (
 
 // ArmGeometry is an arm's shoulder mount (m, robot frame: x forward, y
 // left, z up), its five link lengths (m), shoulder out, and joint limits:
-// the kinematics package's arm, which the arms role uses too.
+// the kinematics package's arm, which the server solves arm poses with.
 type ArmGeometry = kinematics.Arm
 
 // DefaultArm returns the geometry of the robot's arms (docs/sim.md):
