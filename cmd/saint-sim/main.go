@@ -78,6 +78,11 @@ func run() error {
 	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
 	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
 	robotID := flag.String("robot-id", "", "the robot's bus namespace: every topic and service under /robot_<id>/ (default: the robot configuration's robot_id; empty: none)")
+	var origins []string
+	flag.Func("allow-origin", "a browser origin allowed to use the WebSocket API and the Foxglove server besides the server's own (repeatable), e.g. http://127.0.0.1:8080 for a self-hosted Foxglove app", func(v string) error {
+		origins = append(origins, v)
+		return nil
+	})
 	robotType := bringup.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 
@@ -114,7 +119,7 @@ func run() error {
 	}
 
 	if *replayFile != "" {
-		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr,
+		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr, origins: origins,
 			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
 	}
 
@@ -128,7 +133,7 @@ func run() error {
 		Robot: robot, RobotID: *robotID,
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
-		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,
+		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr, AllowedOrigins: origins,
 	})
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ func PublishTransforms(b bus.Bus, ex *executor.Executor) (stop func(), err error
 		return nil, err
 	}
 	if err := add(bus.SubscribeJSON(b, msg.SimTruthTopic("balance"), qos, ex, func(_ string, t msg.SimBalance) {
-		publish(record.FrameTransform{Parent: "world", Child: "truth/balance", Translation: record.Vector3{X: t.X, Y: t.Y},
+		publish(record.FrameTransform{Parent: "world", Child: "truth/balance", Translation: record.Vector3{X: t.X, Y: t.Y, Z: t.Z},
 			Rotation: euler(0, t.Pitch, t.Yaw)})
 	})); err != nil {
 		return nil, err

@@ -11,7 +11,7 @@
 // subject, type, protocol, command_types}, output {target} and a mapping
 // list (Map: from, to, scale, offset, clamp, deadzone, curve, expo, mode,
 // threshold, inverted) or "passthrough". Config is a file of routes with
-// its blending settings; the five presets of config/routes/ (fixtures) are
+// its blending settings; the presets of config/routes/ (fixtures) are
 // Configs. Validate errors are *FieldError naming the field at fault
 // ("routes[1].mapping[0].clamp").
 //

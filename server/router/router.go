@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // Options configures a Router.
@@ -48,17 +49,30 @@ type Options struct {
 	// a route drives it and released when none does and on an emergency
 	// stop; one whose motors another client's session holds is not sent.
 	Sessions OutputSessions
+	// Arms gives an arm's kinematics (geometry and joint limits) for arms
+	// move_pose and the arms' pose targets, or an error saying why the arm
+	// has none (its joint table says supports_kinematics: false). It is
+	// called from WebSocket handlers and on the executor, so it must be
+	// safe for concurrent use and quick. Nil gives both arms
+	// kinematics.DefaultArm.
+	Arms func(side string) (kinematics.Arm, error)
 }
 
 // OutputSessions holds the motors behind the router's outputs for it, so
 // that no other client drives them meanwhile. Both run on the executor.
 type OutputSessions interface {
-	// Hold takes target's motors for the router; an error says who holds
-	// them instead.
+	// Hold takes target's motors for the router, or tells that they are
+	// still held; the router calls it before every message it sends to
+	// target. ErrHoldPending says they are being taken (nothing is sent
+	// yet); another error says who holds them instead.
 	Hold(target string) error
 	// Release gives them back.
 	Release(target string)
 }
+
+// ErrHoldPending is OutputSessions.Hold's answer while the motors are
+// being taken: the output waits, without a warning.
+var ErrHoldPending = errors.New("router: the output's motors are being taken")
 
 // DefaultTickHz is the output rate when Options.TickHz is 0.
 const DefaultTickHz = 50
@@ -120,13 +134,16 @@ type Router struct {
 	names   []string
 
 	// Executor state.
-	blending   Blending
-	routes     []Route // by descending priority
-	inputs     map[string]*inputSnapshot
-	contrib    map[string]map[string]*contribution // target → route id →
-	outputs    map[string]*output
-	lastInput  map[string]time.Time // route id → last input
-	estop      estopState
+	blending  Blending
+	routes    []Route // by descending priority
+	inputs    map[string]*inputSnapshot
+	contrib   map[string]map[string]*contribution // target → route id →
+	outputs   map[string]*output
+	lastInput map[string]time.Time // route id → last input
+	estop     estopState
+	// limits are the command limits the motion roles advertise, by
+	// target: what the role will clamp of the values the router sends.
+	limits     map[string]msg.CommandLimits
 	subs       []bus.Subscription
 	ticker     *executor.Timer
 	lastStatus []byte // the last published RouteStatus's signature
@@ -207,12 +224,14 @@ func New(o Options) (*Router, error) {
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
 		lastInput: map[string]time.Time{},
+		limits:    map[string]msg.CommandLimits{},
 		targets:   newTargetTable(),
 		names:     TargetNames(),
 	}
 	for _, t := range r.names {
 		r.outputs[t] = &output{target: t, last: map[string]float64{}}
 	}
+	r.bindPoseTargets()
 	r.applyConfig(cfg)
 	return r, nil
 }
@@ -256,6 +275,10 @@ func (r *Router) Start() error {
 		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
 		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
 		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
+		limitsTopic(r, TargetHead, msg.TopicPrefix(msg.RoleHead, "")),
+		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
+		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
+		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
 	} {
 		if err := sub(); err != nil {
 			r.Stop()
@@ -289,6 +312,29 @@ func inputTopic[T any](r *Router, topic string, convert func(T) (Input, bool)) f
 			}
 		})
 	}
+}
+
+// limitsTopic returns the subscription to the CommandLimits of the role
+// under prefix, which drives target.
+func limitsTopic(r *Router, target, prefix string) func() error {
+	return func() error {
+		return subscribeJSON(r, msg.LimitsTopic(prefix), func(l msg.CommandLimits) { r.limits[target] = l })
+	}
+}
+
+// clamps reports which of the values last sent to target its role clamps
+// (nil, not known, when the role has not advertised its limits).
+func (r *Router) clamps(target string) ([]msg.Clamp, bool) {
+	l, ok := r.limits[target]
+	o := r.outputs[target]
+	if !ok || o == nil {
+		return nil, false
+	}
+	c := l.Apply(o.last)
+	if c == nil {
+		c = []msg.Clamp{}
+	}
+	return c, true
 }
 
 // consoleInput engages the emergency stop when the console's e-stop
@@ -333,15 +379,21 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 
 // LiveLinkInput turns a LiveLink frame into an input: every property by
 // its name (blend shapes, bones). Transform and camera subjects also give
-// their transform as "x", "y", "z" (metres) and "yaw", "pitch", "roll"
-// (degrees; rotations about z, y and x, applied in that order).
+// their transform as "x", "y", "z" (metres), "yaw", "pitch", "roll"
+// (degrees; rotations about z, y and x, applied in that order) and the
+// rotation quaternion itself as "qw", "qx", "qy", "qz" (normalised), which
+// the arms' pose targets take.
 func LiveLinkInput(f msg.LiveLinkFrame) Input {
 	in := Input{Source: msg.SourceLiveLink, Subject: f.SubjectName, Type: f.SubjectType,
-		Values: make(map[string]float64, len(f.PropertyNames)+6)}
+		Values: make(map[string]float64, len(f.PropertyNames)+10)}
 	if f.SubjectType == msg.SubjectTransform || f.SubjectType == msg.SubjectCamera {
 		t := f.Transform
 		in.Values["x"], in.Values["y"], in.Values["z"] = t.Translation.X, t.Translation.Y, t.Translation.Z
 		in.Values["yaw"], in.Values["pitch"], in.Values["roll"] = eulerDegrees(t.Rotation)
+		q := t.Rotation
+		if n := math.Sqrt(q.X*q.X + q.Y*q.Y + q.Z*q.Z + q.W*q.W); n > 0 {
+			in.Values["qw"], in.Values["qx"], in.Values["qy"], in.Values["qz"] = q.W/n, q.X/n, q.Y/n, q.Z/n
+		}
 	}
 	for i, n := range f.PropertyNames {
 		if i < len(f.PropertyValues) {
@@ -783,13 +835,18 @@ func (r *Router) update(o *output, now time.Time) {
 	r.send(o.target, vals)
 }
 
-// hold takes the motors of an output about to be sent, and reports
-// whether it may be sent. During an emergency stop nothing is taken.
+// hold takes (or keeps) the motors of an output about to be sent, and
+// reports whether it may be sent. During an emergency stop nothing is
+// taken.
 func (r *Router) hold(o *output) bool {
-	if r.o.Sessions == nil || o.held || r.estop.active {
+	if r.o.Sessions == nil || r.estop.active {
 		return true // during an e-stop, send sends only stop values
 	}
-	if err := r.o.Sessions.Hold(o.target); err != nil {
+	if err := r.o.Sessions.Hold(o.target); errors.Is(err, ErrHoldPending) {
+		o.held = true // being taken: Release cancels it
+		return false
+	} else if err != nil {
+		o.held = false
 		if o.refused != err.Error() {
 			o.refused = err.Error()
 			r.event("warn", fmt.Sprintf("router output %s not sent: %v", o.target, err))

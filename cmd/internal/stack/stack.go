@@ -64,6 +64,9 @@ type Options struct {
 	HTTPAddr, WSAddr string
 	// FoxgloveAddr serves the Foxglove WebSocket protocol; empty: none.
 	FoxgloveAddr string
+	// AllowedOrigins are browser origins allowed to use the WebSocket API
+	// and the Foxglove server besides the server's own.
+	AllowedOrigins []string
 	// RequireAuth turns the API token on.
 	RequireAuth bool
 	// LiveLink places the server's LiveLink receiver; the zero value runs
@@ -137,7 +140,7 @@ func New(o Options) (*Stack, error) {
 	s.serverBus = &cutBus{Bus: s.dial()}
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
-		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
+		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, AllowedOrigins: o.AllowedOrigins, Log: o.Log,
 		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot, RobotID: o.RobotID,
 		Host: newWallHost(hostSampleEvery),
 	})
@@ -195,6 +198,10 @@ func (s *Stack) Connect() bus.Bus {
 	}
 	return b
 }
+
+// RobotID is the robot's namespace id (Options.RobotID, or the robot
+// configuration's); "" for none.
+func (s *Stack) RobotID() string { return s.robotID }
 
 // Start starts the server (it needs the executor running, see
 // server.Server.Start: call it from another goroutine than the one running
