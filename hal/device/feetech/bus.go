@@ -83,6 +83,26 @@ type txn struct {
 	done   func(t *txn, err error)
 	echo   bool // the request's echo has been skipped
 	badSum int  // parser checksum failures seen when the txn began
+
+	// Room for a one-servo transaction's request, expected id, answer
+	// and its parameters inside the txn itself: a 1 kHz poll of twelve
+	// servos then costs one allocation per transaction, not five. A txn
+	// is never reused, so slices into it stay valid for the caller.
+	reqBuf    [16]byte
+	expectOne [1]uint8
+	gotOne    [1]Packet
+	paramBuf  [16]byte
+}
+
+// oneServo returns a transaction that sends p and expects one status
+// packet, from servo id.
+func oneServo(id uint8, p Packet, done func(t *txn, err error)) *txn {
+	t := &txn{done: done}
+	t.req = p.AppendTo(t.reqBuf[:0])
+	t.expectOne[0] = id
+	t.expect = t.expectOne[:]
+	t.got = t.gotOne[:0]
+	return t
 }
 
 // New returns a Bus on port, configured to the servos' line settings (8N1 at
@@ -233,7 +253,11 @@ func (b *Bus) receive(p []byte, at time.Time) {
 		if pk.ID != t.expect[len(t.got)] {
 			return
 		}
-		pk.Params = append([]byte(nil), pk.Params...)
+		if len(t.got) == 0 && len(pk.Params) <= len(t.paramBuf) {
+			pk.Params = append(t.paramBuf[:0], pk.Params...)
+		} else {
+			pk.Params = append([]byte(nil), pk.Params...)
+		}
 		t.got = append(t.got, pk)
 		t.at = at
 		if len(t.got) == len(t.expect) {
@@ -273,16 +297,12 @@ func (b *Bus) Ping(id uint8, done func(error)) {
 		done(err)
 		return
 	}
-	b.submit(&txn{
-		req:    Packet{ID: id, Instr: InstrPing}.Encode(),
-		expect: []uint8{id},
-		done: func(t *txn, err error) {
-			if err == nil {
-				err = status(t.got[0])
-			}
-			done(err)
-		},
-	})
+	b.submit(oneServo(id, Packet{ID: id, Instr: InstrPing}, func(t *txn, err error) {
+		if err == nil {
+			err = status(t.got[0])
+		}
+		done(err)
+	}))
 }
 
 // ReadRegister reads n bytes from address addr of servo id. done gets the
@@ -295,22 +315,18 @@ func (b *Bus) ReadRegister(id, addr, n uint8, done func(data []byte, at time.Tim
 		done(nil, time.Time{}, err)
 		return
 	}
-	b.submit(&txn{
-		req:    Packet{ID: id, Instr: InstrRead, Params: []byte{addr, n}}.Encode(),
-		expect: []uint8{id},
-		done: func(t *txn, err error) {
-			if err != nil {
-				done(nil, time.Time{}, err)
-				return
-			}
-			pk := t.got[0]
-			if len(pk.Params) != int(n) {
-				done(nil, t.at, fmt.Errorf("feetech: servo %d answered %d bytes, want %d", id, len(pk.Params), n))
-				return
-			}
-			done(pk.Params, t.at, status(pk))
-		},
-	})
+	b.submit(oneServo(id, Packet{ID: id, Instr: InstrRead, Params: []byte{addr, n}}, func(t *txn, err error) {
+		if err != nil {
+			done(nil, time.Time{}, err)
+			return
+		}
+		pk := t.got[0]
+		if len(pk.Params) != int(n) {
+			done(nil, t.at, fmt.Errorf("feetech: servo %d answered %d bytes, want %d", id, len(pk.Params), n))
+			return
+		}
+		done(pk.Params, t.at, status(pk))
+	}))
 }
 
 // WriteRegister writes data at address addr of servo id and waits for its
@@ -349,14 +365,14 @@ func (b *Bus) Action(id uint8, done func(error)) {
 // ackTxn is a transaction answered by a bare status packet, or by nothing
 // for a broadcast.
 func (b *Bus) ackTxn(id uint8, p Packet, done func(error)) *txn {
-	t := &txn{req: p.Encode(), done: func(t *txn, err error) {
+	t := oneServo(id, p, func(t *txn, err error) {
 		if err == nil && len(t.got) > 0 {
 			err = status(t.got[0])
 		}
 		done(err)
-	}}
-	if id != Broadcast {
-		t.expect = []uint8{id}
+	})
+	if id == Broadcast {
+		t.expect = nil
 	}
 	return t
 }

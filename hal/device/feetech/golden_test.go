@@ -278,3 +278,30 @@ func h(s string) []byte {
 	}
 	return b
 }
+
+// The bytes a read hands its caller stay the caller's: a later read does
+// not overwrite them (a transaction keeps small answers inside itself).
+func TestReadDataIsKept(t *testing.T) {
+	ex := executor.NewVirtual()
+	p := &uarttest.Playback{Ops: []uarttest.IO{
+		{W: h("FF FF 01 04 02 38 02 BE"), R: h("FF FF 01 04 00 00 08 F2")},
+		{W: h("FF FF 01 04 02 38 02 BE"), R: h("FF FF 01 04 00 FF 0F EC")},
+	}}
+	b, err := New(p, ex, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	for range 2 {
+		b.ReadRegister(1, RegPresentPosition, 2, func(d []byte, _ time.Time, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			got = append(got, d)
+		})
+	}
+	drain(t, ex)
+	if len(got) != 2 || fmt.Sprintf("% X", got[0]) != "00 08" || fmt.Sprintf("% X", got[1]) != "FF 0F" {
+		t.Fatalf("reads gave %X, want [00 08] then [FF 0F]", got)
+	}
+}
