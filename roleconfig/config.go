@@ -119,9 +119,17 @@ func Parse(data []byte) (*Config, error) {
 	return ParseFile("", data)
 }
 
+// MaxFileBytes bounds a role configuration (the largest shipped is about
+// 5 KB): a node parses what a server sends it, and the work and memory
+// of parsing and decoding grow with the file.
+const MaxFileBytes = 256 << 10
+
 // ParseFile is Parse for a named file: errors start with the file name
 // and the line, "tracks.yaml:41: gpio_mapping.left_rpwm.pin: ...".
 func ParseFile(file string, data []byte) (*Config, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &FieldError{File: file, Message: fmt.Sprintf("%d bytes, more than the %d a role configuration may have", len(data), MaxFileBytes)}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}

@@ -204,3 +204,11 @@ func TestBetweenNamesTheFileLineFieldAndRange(t *testing.T) {
 		}
 	}
 }
+
+func TestParseRefusesAnOversizedFile(t *testing.T) {
+	data := []byte("role: head\nversion: \"1\"\n# " + strings.Repeat("x", MaxFileBytes) + "\n")
+	_, err := ParseFile("head.yaml", data)
+	if err == nil || !strings.Contains(err.Error(), "head.yaml: ") || !strings.Contains(err.Error(), "more than the 262144") {
+		t.Errorf("oversized file: %v", err)
+	}
+}
