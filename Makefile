@@ -7,16 +7,34 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps foxglove-screenshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
-## test: every test (unit, conformance, multi-process end to end), vet and staticcheck
+## test: every test (unit, conformance, multi-process end to end, every fuzz target on its seeds and
+## committed corpus), vet and staticcheck, then a short fuzzing run of the parsers of untrusted input
 test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
+	$(MAKE) fuzz
+
+## fuzz: each fuzz target of a parser that takes input from the network, a file or another process,
+## mutating its seeds and committed corpus (testdata/fuzz) for FUZZTIME. A failure stops with the
+## failing input written to the package's testdata/fuzz. Longer campaigns: FUZZTIME=2m make fuzz
+## (their lengths are recorded in docs/security.md).
+FUZZTIME ?= 2s
+FUZZ_TARGETS := server/mdns:FuzzAnswer roleconfig:FuzzParse server/router:FuzzParseConfig server/router:FuzzDecodeRoute \
+	roles/head:FuzzCommand roles/arms:FuzzCommand roles/tracks:FuzzCmdVel roles/balance:FuzzCommand \
+	server/firmware:FuzzUpload server/firmware:FuzzManifest server/firmware:FuzzCheckExecutable fwsign:FuzzParseAndVerify \
+	server/adoption:FuzzRegistryFile server/settings:FuzzSettingsFile server/settings:FuzzPatch \
+	server/inputs/livelink:FuzzSendersFile node:FuzzStoreFiles server:FuzzRequests server/foxglove:FuzzClientMessage
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 1 ./$$pkg || exit 1; \
+	done
 
 ## viz-deps: the X11/GL headers the visualizer (ebiten, cgo) compiles against, and xvfb-run for its
 ## test; installed with apt-get when missing and run as root

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -118,9 +119,17 @@ func Parse(data []byte) (*Config, error) {
 	return ParseFile("", data)
 }
 
+// MaxFileBytes bounds a role configuration (the largest shipped is about
+// 5 KB): a node parses what a server sends it, and the work and memory
+// of parsing and decoding grow with the file.
+const MaxFileBytes = 256 << 10
+
 // ParseFile is Parse for a named file: errors start with the file name
 // and the line, "tracks.yaml:41: gpio_mapping.left_rpwm.pin: ...".
 func ParseFile(file string, data []byte) (*Config, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &FieldError{File: file, Message: fmt.Sprintf("%d bytes, more than the %d a role configuration may have", len(data), MaxFileBytes)}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}
@@ -225,6 +234,29 @@ func (c *Config) Line(field string) int {
 // role returns when a parameter of its configuration is wrong.
 func (c *Config) Errorf(field, format string, args ...any) error {
 	return &FieldError{File: c.file, Line: c.Line(field), Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Between checks a number of the configuration: v must lie in [min, max].
+// The error names the file, the line and the field, and the range:
+// "tracks.yaml:87: cmd_timeout_ms: expected between 20 and 5000 ms, got 0".
+// unit ("ms", "s") follows the numbers; NaN and infinities are refused.
+func (c *Config) Between(field string, v, min, max float64, unit string) error {
+	if v >= min && v <= max {
+		return nil
+	}
+	if unit != "" {
+		unit = " " + unit
+	}
+	return c.Errorf(field, "expected between %g and %g%s, got %g", min, max, unit, v)
+}
+
+// DurationMS is Between for a duration in milliseconds: the duration of v
+// ms when it lies in [min, max] ms.
+func (c *Config) DurationMS(field string, v, min, max float64) (time.Duration, error) {
+	if err := c.Between(field, v, min, max, "ms"); err != nil {
+		return 0, err
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
 // splitField splits "i2c_devices[1].address" into "i2c_devices", "1",

@@ -3,8 +3,10 @@ package roleconfig
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/saint-os/saint/fixtures"
 )
@@ -179,5 +181,34 @@ func TestPWMOutputs(t *testing.T) {
 				t.Errorf("got %v, want field %s with %q and a line", err, tc.field, tc.want)
 			}
 		})
+	}
+}
+
+func TestBetweenNamesTheFileLineFieldAndRange(t *testing.T) {
+	c, err := ParseFile("tracks.yaml", []byte("role: tracks\nversion: \"1\"\ncmd_timeout_ms: 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Between("cmd_timeout_ms", 0, 20, 5000, "ms")
+	if want := "roleconfig: tracks.yaml:3: cmd_timeout_ms: expected between 20 and 5000 ms, got 0"; err == nil || err.Error() != want {
+		t.Errorf("Between: %v, want %q", err, want)
+	}
+	for _, v := range []float64{20, 5000, 1234.5} {
+		if d, err := c.DurationMS("cmd_timeout_ms", v, 20, 5000); err != nil || d != time.Duration(v*float64(time.Millisecond)) {
+			t.Errorf("DurationMS(%g): %v, %v", v, d, err)
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), -1, 5000.5} {
+		if _, err := c.DurationMS("cmd_timeout_ms", v, 20, 5000); err == nil {
+			t.Errorf("DurationMS(%g) accepted", v)
+		}
+	}
+}
+
+func TestParseRefusesAnOversizedFile(t *testing.T) {
+	data := []byte("role: head\nversion: \"1\"\n# " + strings.Repeat("x", MaxFileBytes) + "\n")
+	_, err := ParseFile("head.yaml", data)
+	if err == nil || !strings.Contains(err.Error(), "head.yaml: ") || !strings.Contains(err.Error(), "more than the 262144") {
+		t.Errorf("oversized file: %v", err)
 	}
 }

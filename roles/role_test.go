@@ -87,3 +87,88 @@ func TestEveryRoleRefusesAnUnknownField(t *testing.T) {
 		}
 	}
 }
+
+// Every duration of every role's configuration is bounded, and a value
+// outside its bounds is refused the same way: file, line, dotted field
+// and the range.
+func TestEveryRoleBoundsItsDurations(t *testing.T) {
+	for _, tc := range []struct {
+		key, field  string
+		least, most float64
+		unit        string
+	}{
+		{"head", "command_timeout_ms", 20, 60000, "ms"},
+		{"head", "link_timeout_ms", 100, 5000, "ms"},
+		{"tracks", "cmd_timeout_ms", 20, 5000, "ms"},
+		{"tracks", "link_timeout_ms", 100, 5000, "ms"},
+		{"tracks", "speed_control.stall_timeout_ms", 50, 60000, "ms"},
+		{"tracks", "power.trip_ms", 0, 60000, "ms"},
+		{"tracks", "power.release_ms", 0, 600000, "ms"},
+		{"arms_left", "default_timeout_ms", 50, 60000, "ms"},
+		{"arms_left", "link_timeout_ms", 100, 5000, "ms"},
+		{"balance", "link_timeout_ms", 100, 5000, "ms"},
+		{"balance", "balance.watchdog_ms", 1, 1000, "ms"},
+		{"balance", "balance.can_timeout_ms", 10, 5000, "ms"},
+		{"balance", "balance.arm_hold_ms", 100, 10000, "ms"},
+		{"balance", "balance.filter_tau_s", 0.001, 10, "s"},
+		{"console", "debounce_ms", 1, 1000, "ms"},
+		{"console", "node_timeout_ms", 100, 600000, "ms"},
+		{"console", "override.hold_ms", 50, 10000, "ms"},
+		{"console", "alert_display_ms.info", 0, 600000, "ms"},
+	} {
+		for _, bad := range []float64{tc.least - 1, tc.most * 10} {
+			if tc.least == 0.001 && bad < 0 {
+				bad = 0
+			}
+			t.Run(fmt.Sprintf("%s/%s=%g", tc.key, tc.field, bad), func(t *testing.T) {
+				data, err := fs.ReadFile(fixtures.Config(), "roles/"+tc.key+".yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The field's line, its leaf key indented under its
+				// section (or at the top level).
+				parts := strings.Split(tc.field, ".")
+				leaf := parts[len(parts)-1]
+				indent := strings.Repeat("  ", len(parts)-1)
+				lines := strings.Split(string(data), "\n")
+				line := 0
+				for i, l := range lines {
+					if strings.HasPrefix(l, indent+leaf+":") {
+						if line != 0 {
+							t.Fatalf("%s appears twice in %s.yaml", leaf, tc.key)
+						}
+						line = i + 1
+						lines[i] = fmt.Sprintf("%s%s: %g", indent, leaf, bad)
+					}
+				}
+				if line == 0 {
+					t.Fatalf("no %s in %s.yaml", tc.field, tc.key)
+				}
+				cfg, err := roleconfig.ParseFile(tc.key+".yaml", []byte(strings.Join(lines, "\n")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				role, err := roles.New(cfg.Role)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex := executor.NewVirtual()
+				brd, err := simboard.New(&simboard.Options{Profile: simboard.Profile(strings.TrimSuffix(tc.key, "_left"))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex.Post(func() {
+					err = role.Start(rolekit.Env{NodeID: "n", Exec: ex, Bus: mem.New(), Board: brd, Config: cfg, Prefix: "/saint/x"})
+				})
+				if rerr := ex.RunFor(context.Background(), time.Millisecond); rerr != nil {
+					t.Fatal(rerr)
+				}
+				want := fmt.Sprintf("%s.yaml:%d: %s: expected between %g and %g %s, got %g", tc.key, line, tc.field, tc.least, tc.most, tc.unit, bad)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("Start error %v, want one containing %q", err, want)
+				}
+				role.Stop()
+			})
+		}
+	}
+}

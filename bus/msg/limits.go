@@ -63,12 +63,15 @@ func (l *CommandLimits) Clamp(field string, v float64) float64 {
 
 // ClampTwist is what a tracked base does with a velocity command: linear
 // (m/s) and angular (rad/s) each clamped to its range, then both scaled
-// down together if a track would have to run faster than MaxTrackSpeed.
+// down together if a track would have to run faster than MaxTrackSpeed,
+// so that it runs at MaxTrackSpeed.
 func (l *CommandLimits) ClampTwist(linear, angular float64) (float64, float64) {
 	v, w := l.Clamp("linear", linear), l.Clamp("angular", angular)
 	if l.MaxTrackSpeed > 0 {
-		if need := math.Abs(v) + math.Abs(w)*l.HalfGauge + l.TurnSlip; need > l.MaxTrackSpeed {
-			k := l.MaxTrackSpeed / need
+		// The turn slip does not scale with the command: the scale is
+		// what brings the rest within the speed left beside it.
+		if need := math.Abs(v) + math.Abs(w)*l.HalfGauge; need+l.TurnSlip > l.MaxTrackSpeed {
+			k := math.Max(0, l.MaxTrackSpeed-l.TurnSlip) / need
 			v, w = v*k, w*k
 		}
 	}

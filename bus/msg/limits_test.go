@@ -30,10 +30,11 @@ func TestCommandLimitsTwist(t *testing.T) {
 		t.Errorf("linear 3: %+v", got)
 	}
 	// Both within their limits but too fast for a track together
-	// (1 + 2·0.2 + 0.02 = 1.42 m/s): both scaled by 1.1/1.42.
+	// (1 + 2·0.2 + 0.02 = 1.42 m/s): both scaled by the same factor, so
+	// that the track runs at its limit, slip included.
 	v, w := l.ClampTwist(1, 2)
-	if k := 1.1 / 1.42; math.Abs(v-k) > 1e-12 || math.Abs(w-2*k) > 1e-12 {
-		t.Errorf("ClampTwist(1, 2) = %v, %v; want %v, %v", v, w, k, 2*k)
+	if need := math.Abs(v) + math.Abs(w)*l.HalfGauge + l.TurnSlip; math.Abs(need-1.1) > 1e-12 || math.Abs(v/w-0.5) > 1e-12 {
+		t.Errorf("ClampTwist(1, 2) = %v, %v: track speed %v, want 1.1", v, w, need)
 	}
 	got := l.Apply(map[string]float64{"linear": 1, "angular": 2})
 	if len(got) != 2 || got[0].Field != "angular" || got[0].Applied != w || got[1].Field != "linear" || got[1].Applied != v {

@@ -143,7 +143,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 		t.Fatal(err)
 	}
 	edited := string(data)
-	for _, r := range [][2]string{{"stall_timeout_ms: 500", "stall_timeout_ms: 600000"}, {"trip_ms: 500", "trip_ms: 600000"}} {
+	for _, r := range [][2]string{{"stall_timeout_ms: 500", "stall_timeout_ms: 60000"}, {"trip_ms: 500", "trip_ms: 60000"}} {
 		if !strings.Contains(edited, r[0]) {
 			t.Fatalf("tracks.yaml has no %q to lift", r[0])
 		}

@@ -47,7 +47,7 @@ func newArmRigOn(t *testing.T, onCAN bool) *armRig {
 }
 
 // newArmRigWith is newArmRigOn with the configuration edited first.
-func newArmRigWith(t *testing.T, onCAN bool, edit func(*roleconfig.Config)) *armRig {
+func newArmRigWith(t testing.TB, onCAN bool, edit func(*roleconfig.Config)) *armRig {
 	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()
@@ -91,7 +91,7 @@ func newArmRigWith(t *testing.T, onCAN bool, edit func(*roleconfig.Config)) *arm
 }
 
 // canConfig parses fixtures/config/arms_can/arms_{side}.yaml.
-func canConfig(t *testing.T, side string) *roleconfig.Config {
+func canConfig(t testing.TB, side string) *roleconfig.Config {
 	t.Helper()
 	name := "arms_can/arms_" + side + ".yaml"
 	data, err := fs.ReadFile(fixtures.Config(), name)

@@ -166,8 +166,10 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 	if cfg.Collision.Cycles < 1 {
 		return nil, c.Errorf("collision.cycles", "%d, expected at least 1", cfg.Collision.Cycles)
 	}
-	if cfg.DefaultTimeoutMS <= 0 {
-		return nil, c.Errorf("default_timeout_ms", "%d, expected a positive number of milliseconds", cfg.DefaultTimeoutMS)
+	// A motor session that stops sending ends after default_timeout_ms:
+	// never at once, never after minutes of a stale command.
+	if err := c.Between("default_timeout_ms", float64(cfg.DefaultTimeoutMS), 50, 60000, "ms"); err != nil {
+		return nil, err
 	}
 	if cfg.joints.Index(int(cfg.Gripper.ID)) >= 0 {
 		return nil, c.Errorf("gripper_servo.id", "%d is also a joint's motor in motor.map_index", cfg.Gripper.ID)

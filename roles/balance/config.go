@@ -104,26 +104,32 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 		name string
 		v    float64
 	}{
-		{"loop_rate_hz", bc.LoopRateHz}, {"filter_tau_s", bc.FilterTauS}, {"max_current_a", bc.MaxCurrentA},
+		{"loop_rate_hz", bc.LoopRateHz}, {"max_current_a", bc.MaxCurrentA},
 		{"tilt_limit_deg", bc.TiltLimitDeg}, {"arm_upright_deg", bc.ArmUprightDeg},
-		{"watchdog_ms", float64(bc.WatchdogMS)}, {"can_timeout_ms", float64(bc.CANTimeoutMS)},
 		{"max_speed_mmps", bc.MaxSpeedMMPS}, {"telemetry_rate_hz", bc.TelemetryRateHz},
 		{"link_state_rate_hz", bc.LinkStateHz}, {"pole_pairs", float64(bc.PolePairs)}, {"wheel_radius_m", bc.WheelRadiusM},
-		{"arm_hold_ms", float64(bc.ArmHoldMS)},
 	}
 	for _, p := range pos {
 		if !(p.v > 0) {
 			return bc, cfg.Errorf("balance."+p.name, "%v, want a positive number", p.v)
 		}
 	}
-	// The timeouts that stop the base when its inputs go silent are
-	// bounded: a long one would let it drive on.
+	// Every duration is bounded; the timeouts that stop the base when its
+	// inputs go silent most of all: a long one would let it drive on.
 	for _, b := range []struct {
-		name     string
-		v, limit int
-	}{{"watchdog_ms", bc.WatchdogMS, 1000}, {"can_timeout_ms", bc.CANTimeoutMS, 5000}} {
-		if b.v > b.limit {
-			return bc, cfg.Errorf("balance."+b.name, "%d, want at most %d", b.v, b.limit)
+		name string
+		v    float64
+		min  float64
+		max  float64
+		unit string
+	}{
+		{name: "watchdog_ms", v: float64(bc.WatchdogMS), min: 1, max: 1000, unit: "ms"},
+		{name: "can_timeout_ms", v: float64(bc.CANTimeoutMS), min: 10, max: 5000, unit: "ms"},
+		{name: "arm_hold_ms", v: float64(bc.ArmHoldMS), min: 100, max: 10000, unit: "ms"},
+		{name: "filter_tau_s", v: bc.FilterTauS, min: 0.001, max: 10, unit: "s"},
+	} {
+		if err := cfg.Between("balance."+b.name, b.v, b.min, b.max, b.unit); err != nil {
+			return bc, err
 		}
 	}
 	if bc.PID.Kp < 0 || bc.PID.Ki < 0 || bc.PID.Kd < 0 {

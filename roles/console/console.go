@@ -3,6 +3,8 @@ package console
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -163,11 +165,24 @@ func (c *Console) configure() error {
 	for _, v := range []struct {
 		field, unit string
 		v           float64
-	}{{"debounce_ms", "milliseconds", p.DebounceMS}, {"state_rate_hz", "Hz", p.StateRateHz},
-		{"node_timeout_ms", "milliseconds", p.NodeTimeoutMS}, {"override.hold_ms", "milliseconds", p.Override.HoldMS},
-		{"override.rate_hz", "Hz", p.Override.RateHz}} {
+	}{{"state_rate_hz", "Hz", p.StateRateHz}, {"override.rate_hz", "Hz", p.Override.RateHz}} {
 		if !(v.v > 0) {
 			return cf.Errorf(v.field, "%g, want a positive number of %s", v.v, v.unit)
+		}
+	}
+	for _, d := range []struct {
+		field          string
+		v, least, most float64
+	}{{"debounce_ms", p.DebounceMS, 1, 1000}, {"node_timeout_ms", p.NodeTimeoutMS, 100, 600000},
+		{"override.hold_ms", p.Override.HoldMS, 50, 10000}} {
+		if err := cf.Between(d.field, d.v, d.least, d.most, "ms"); err != nil {
+			return err
+		}
+	}
+	for _, level := range slices.Sorted(maps.Keys(p.AlertDisplayMS)) {
+		// 0 keeps an alert until it is dismissed.
+		if err := cf.Between("alert_display_ms."+level, p.AlertDisplayMS[level], 0, 600000, "ms"); err != nil {
+			return err
 		}
 	}
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }

@@ -256,10 +256,16 @@ func (h *Head) configure() error {
 		v     float64
 	}{{"limits.max_velocity", lim.MaxVelocity}, {"limits.max_acceleration", lim.MaxAcceleration}, {"limits.max_speed", lim.MaxSpeed},
 		{"default_speed", p.DefaultSpeed}, {"control_rate_hz", p.ControlRateHz}, {"state_rate_hz", p.StateRateHz},
-		{"command_timeout_ms", p.CommandTimeoutMS}} {
+		{"sensors_rate_hz", p.SensorsRateHz}} {
 		if v.v <= 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
 			return c.Errorf(v.field, "%g, want a positive number", v.v)
 		}
+	}
+	// The deadman: from a control period to a minute of holding on to a
+	// command nobody repeats.
+	commandTimeout, err := c.DurationMS("command_timeout_ms", p.CommandTimeoutMS, 20, 60000)
+	if err != nil {
+		return err
 	}
 	linkTimeout, err := rolekit.LinkTimeout(c, p.LinkTimeoutMS)
 	if err != nil {
@@ -273,7 +279,7 @@ func (h *Head) configure() error {
 		defaultSpeed:    math.Min(p.DefaultSpeed, maxSpeed),
 		controlPeriod:   time.Duration(float64(time.Second) / p.ControlRateHz),
 		statePeriod:     time.Duration(float64(time.Second) / p.StateRateHz),
-		commandTimeout:  time.Duration(p.CommandTimeoutMS * float64(time.Millisecond)),
+		commandTimeout:  commandTimeout,
 		linkTimeout:     linkTimeout,
 	}
 	return nil

@@ -33,7 +33,7 @@ type headRig struct {
 	role  rolekit.Role
 }
 
-func newHeadRig(t *testing.T, edit func(*roleconfig.Config)) *headRig {
+func newHeadRig(t testing.TB, edit func(*roleconfig.Config)) *headRig {
 	t.Helper()
 	ex := executor.NewVirtual()
 	b := mem.New()

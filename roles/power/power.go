@@ -106,10 +106,12 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 		return pc, cfg.Errorf("power.warning_voltage", "%g V, want above cutoff_voltage (%g V)", pc.WarningVoltage, pc.CutoffVoltage)
 	case pc.Hysteresis < 0:
 		return pc, cfg.Errorf("power.hysteresis", "%g V, want ≥ 0", pc.Hysteresis)
-	case pc.TripMS < 0:
-		return pc, cfg.Errorf("power.trip_ms", "%d, want ≥ 0", pc.TripMS)
-	case pc.ReleaseMS < 0:
-		return pc, cfg.Errorf("power.release_ms", "%d, want ≥ 0", pc.ReleaseMS)
+	}
+	if err := cfg.Between("power.trip_ms", float64(pc.TripMS), 0, 60000, "ms"); err != nil {
+		return pc, err
+	}
+	if err := cfg.Between("power.release_ms", float64(pc.ReleaseMS), 0, 600000, "ms"); err != nil {
+		return pc, err
 	}
 	return pc, nil
 }

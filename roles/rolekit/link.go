@@ -15,12 +15,7 @@ func LinkTimeout(cfg *roleconfig.Config, ms float64) (time.Duration, error) {
 	if ms == 0 {
 		return msg.DefaultLinkTimeout, nil
 	}
-	d := time.Duration(ms * float64(time.Millisecond))
-	if !(d >= msg.MinLinkTimeout && d <= msg.MaxLinkTimeout) {
-		return 0, cfg.Errorf("link_timeout_ms", "%v, want %d to %d", ms,
-			msg.MinLinkTimeout.Milliseconds(), msg.MaxLinkTimeout.Milliseconds())
-	}
-	return d, nil
+	return cfg.DurationMS("link_timeout_ms", ms, float64(msg.MinLinkTimeout.Milliseconds()), float64(msg.MaxLinkTimeout.Milliseconds()))
 }
 
 // Link watches the server's heartbeat (msg.TopicServerHeartbeat) for a

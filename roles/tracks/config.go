@@ -116,8 +116,12 @@ func (c *tracksDrive) metresPerCount() float64 {
 	return 2 * math.Pi * c.SprocketRadius / float64(c.EncoderCPR)
 }
 
-// maxCmdTimeoutMS bounds cmd_timeout_ms.
-const maxCmdTimeoutMS = 5000
+// minCmdTimeoutMS and maxCmdTimeoutMS bound cmd_timeout_ms: at least a
+// router tick (50 Hz), at most 5 s of driving on after the commands stop.
+const (
+	minCmdTimeoutMS = 20
+	maxCmdTimeoutMS = 5000
+)
 
 // parseTracksConfig reads the tracks role's settings from cfg, with the
 // defaults of the harness for what is left out.
@@ -149,13 +153,8 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 	}
 	c.maxLinear, c.maxAngular = lim.MaxLinear, lim.MaxAngular
 	c.maxLinearAccel, c.maxAngularAccel = lim.MaxLinearAccel, lim.MaxAngularAccel
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"cmd_timeout_ms", c.CmdTimeoutMS}, {"state_rate_hz", c.StateRateHz}} {
-		if !(p.v > 0) {
-			return nil, cfg.Errorf(p.name, "%v, want a positive number", p.v)
-		}
+	if !(c.StateRateHz > 0) {
+		return nil, cfg.Errorf("state_rate_hz", "%v, want a positive number", c.StateRateHz)
 	}
 	if m := c.MotorCurrent; m.fitted() {
 		if m.LeftAddress < 0x40 || m.LeftAddress > 0x4F || m.RightAddress < 0x40 || m.RightAddress > 0x4F || m.LeftAddress == m.RightAddress {
@@ -172,10 +171,9 @@ func parseTracksConfig(cfg *roleconfig.Config) (*tracksConfig, error) {
 	}
 	// A stream of commands that ends must not leave the base driving for
 	// long: the timeout is bounded.
-	if c.CmdTimeoutMS > maxCmdTimeoutMS {
-		return nil, cfg.Errorf("cmd_timeout_ms", "%v, want at most %d", c.CmdTimeoutMS, maxCmdTimeoutMS)
+	if c.cmdTimeout, err = cfg.DurationMS("cmd_timeout_ms", c.CmdTimeoutMS, minCmdTimeoutMS, maxCmdTimeoutMS); err != nil {
+		return nil, err
 	}
-	c.cmdTimeout = time.Duration(c.CmdTimeoutMS * float64(time.Millisecond))
 	c.statePeriod = time.Duration(float64(time.Second) / c.StateRateHz)
 	if c.linkTimeout, err = rolekit.LinkTimeout(cfg, c.LinkTimeoutMS); err != nil {
 		return nil, err
@@ -233,8 +231,9 @@ func (c *tracksConfig) validate(cfg *roleconfig.Config) error {
 		return cfg.Errorf("speed_control.max_duty", "%g, want 0 < duty ≤ 1", s.MaxDuty)
 	case !(s.MaxCorrection > 0 && s.MaxCorrection <= s.MaxDuty):
 		return cfg.Errorf("speed_control.max_correction", "%g, want 0 < correction ≤ max_duty", s.MaxCorrection)
-	case s.StallTimeoutMS < 50:
-		return cfg.Errorf("speed_control.stall_timeout_ms", "%d, want ≥ 50", s.StallTimeoutMS)
+	}
+	if err := cfg.Between("speed_control.stall_timeout_ms", float64(s.StallTimeoutMS), 50, 60000, "ms"); err != nil {
+		return err
 	}
 	for _, diag := range []struct {
 		field string

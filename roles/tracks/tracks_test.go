@@ -39,7 +39,7 @@ type tracksRig struct {
 	alerts []msg.ConsoleAlert
 }
 
-func newTracksRig(t *testing.T, edit func(*roleconfig.Config)) *tracksRig {
+func newTracksRig(t testing.TB, edit func(*roleconfig.Config)) *tracksRig {
 	t.Helper()
 	g := &tracksRig{Rig: roletest.Rig{T: t, Ex: executor.NewVirtual(), Bus: mem.New()}}
 	r, err := robot.New(robot.Options{Exec: g.Ex, Bus: g.Bus, Seed: 7, TruthRate: 100})

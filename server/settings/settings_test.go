@@ -166,3 +166,47 @@ func FuzzPatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSettingsFile: whatever settings.json holds (a power cut, a hand
+// edit), opening it never panics and never fails: settings that validate
+// are taken, anything else is moved aside and the defaults start; and what
+// is taken reads back the same after it is written.
+func FuzzSettingsFile(f *testing.F) {
+	for _, seed := range []string{
+		`{"system":{"server_name":"SAINT-09","hostname":"saint"},"livelink":{"enabled":true,"external":true,"data_port":6000}}`,
+		`{"rc":{"enabled":true},"auth":{"required":false}}`, `{"livelink":{"data_port":70000}}`, `{"system":`, `[]`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	at := time.Date(2026, 11, 25, 1, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, FileName), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenAt(dir, at)
+		if err != nil {
+			t.Fatalf("OpenAt: %v", err)
+		}
+		got := s.Get()
+		if err := got.Validate(); err != nil {
+			t.Fatalf("opened settings that do not validate: %v", err)
+		}
+		if s.Recovered != "" {
+			if !reflect.DeepEqual(got, Defaults()) {
+				t.Fatalf("a damaged file started from %+v, not the defaults", got)
+			}
+			if _, err := os.Stat(filepath.Join(dir, FileName+".corrupt-20261125T010000.000Z")); err != nil {
+				t.Fatalf("damaged file not moved aside: %v", err)
+			}
+			return
+		}
+		if _, err := s.Patch([]byte(`{}`)); err != nil { // writes the file
+			t.Fatal(err)
+		}
+		again, err := OpenAt(dir, at)
+		if err != nil || again.Recovered != "" || !reflect.DeepEqual(again.Get(), got) {
+			t.Fatalf("settings %+v read back as %+v (%v, %q)", got, again.Get(), err, again.Recovered)
+		}
+	})
+}

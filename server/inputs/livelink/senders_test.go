@@ -96,3 +96,46 @@ func TestSendersPersist(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSendersFile: whatever livelink_senders.json holds, loading it never
+// panics; a list it takes holds only canonical addresses, and reads back
+// the same after it is written.
+func FuzzSendersFile(f *testing.F) {
+	for _, seed := range []string{
+		`{"allowed":[{"address":"192.168.4.20","subjects":["iPhone"]}]}`, `{"allowed":[{"address":"::ffff:10.0.0.1"}]}`,
+		`{"allowed":[{"address":"not an address"}]}`, `{"allowed":null}`, `[]`, `{`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), SendersFile)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := NewSenders(path, false)
+		if err := s.Load(); err != nil {
+			if l := s.List(); len(l.Allowed) != 0 {
+				t.Fatalf("a file that does not load admits %+v", l.Allowed)
+			}
+			return
+		}
+		list := s.List().Allowed
+		for _, a := range list {
+			if canon, err := ParseSenderAddress(a.Address); err != nil || canon != a.Address || !s.Allowed(a.Address) {
+				t.Fatalf("allowed address %q (canonical %q, %v)", a.Address, canon, err)
+			}
+		}
+		if len(list) > 0 {
+			if err := s.Revoke(list[0].Address); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Allow(list[0].Address); err != nil {
+				t.Fatal(err)
+			}
+			again := NewSenders(path, false)
+			if err := again.Load(); err != nil || len(again.List().Allowed) != len(list) {
+				t.Fatalf("written list of %d read back as %+v (%v)", len(list), again.List().Allowed, err)
+			}
+		}
+	})
+}
