@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/ws"
@@ -77,4 +78,42 @@ func (s *Server) run(ctx context.Context, d *Demand, on bool) (err error) {
 		}
 	}()
 	return d.Set(ctx, on)
+}
+
+// demandSilence is how long a subscribed on-demand topic may carry
+// nothing before its switch-on is repeated.
+const demandSilence = 2 * time.Second
+
+// recheckDemands repeats the switch-on of the subscribed on-demand topics
+// that have carried nothing for demandSilence (executor): a command sent
+// before its target was there (the camera subscribed to before the head
+// is adopted) or lost on the way is sent again. Switching on is
+// idempotent.
+func (s *Server) recheckDemands() {
+	now := s.o.Exec.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.channels {
+		if ch == nil || ch.demand == nil || len(ch.subs) == 0 || ch.retrying || now.Sub(ch.lastMsg) < demandSilence {
+			continue
+		}
+		ch.retrying = true
+		go func() {
+			s.demandMu.Lock()
+			s.mu.Lock()
+			want := len(ch.subs) > 0 && !s.stopped
+			s.mu.Unlock()
+			if want {
+				ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
+				if err := s.run(ctx, ch.demand, true); err == nil {
+					ch.demanded = true
+				}
+				cancel()
+			}
+			s.demandMu.Unlock()
+			s.mu.Lock()
+			ch.retrying = false
+			s.mu.Unlock()
+		}()
+	}
 }
