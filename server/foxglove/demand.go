@@ -20,15 +20,24 @@ type Demand struct {
 	Topic string
 	// Set starts (true) or stops (false) the topic's messages.
 	Set func(ctx context.Context, on bool) error
+	// MaxRate, when positive, is how many messages a second clients get
+	// at most (by the executor's clock); the others are not sent.
+	MaxRate float64
 }
 
-// HeadCamera is the head camera's image topic as a Demand: subscribing
+// HeadCameraRate is how many head camera frames a second Foxglove clients
+// get at most, as many as the web UI's stream (server/camera): each raw
+// 640×480 frame is 0.9 MB and milliseconds of encoding.
+const HeadCameraRate = 15
+
+// HeadCamera is the head camera's image topic as a Demand, at most
+// HeadCameraRate frames a second: subscribing
 // runs the WebSocket API's "head camera" command with {"enable": true}
 // through g (so it enters the router as a WebSocket command, under the
 // e-stop and higher-priority inputs), and the last subscriber leaving
 // runs it with {"enable": false}.
 func HeadCamera(g *ws.Gateway) Demand {
-	return Demand{Topic: msg.TopicHeadCameraImageRaw, Set: func(ctx context.Context, on bool) error {
+	return Demand{Topic: msg.TopicHeadCameraImageRaw, MaxRate: HeadCameraRate, Set: func(ctx context.Context, on bool) error {
 		h := g.Lookup("command", "head", "camera")
 		if h == nil {
 			return fmt.Errorf("the server has no head camera command")

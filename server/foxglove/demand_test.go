@@ -2,6 +2,7 @@ package foxglove_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"sync"
@@ -174,4 +175,58 @@ func TestOnDemandRepeated(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestOnDemandMaxRate checks an on-demand topic's messages reach clients
+// at most Demand.MaxRate a second by the executor's clock: the stamps of
+// the frames a client gets are at least 1/MaxRate apart, though the topic
+// carries a message every 5 ms.
+func TestOnDemandMaxRate(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	const rate = 20
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, MaxRate: rate,
+		Set: func(context.Context, bool) error { return nil }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
+		}
+	}()
+	c := dial(t, "ws://"+addr+"/")
+	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
+	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
+	var stamps []uint64
+	c.until("8 camera frames", func(_ map[string]any, bin []byte) bool {
+		if len(bin) > 13 && bin[0] == 1 {
+			stamps = append(stamps, binary.LittleEndian.Uint64(bin[5:]))
+		}
+		return len(stamps) == 8
+	})
+	for i := 1; i < len(stamps); i++ {
+		if d := time.Duration(stamps[i] - stamps[i-1]); d < time.Second/rate {
+			t.Errorf("frames %d and %d are %v apart, want at least %v", i-1, i, d, time.Second/rate)
+		}
+	}
 }

@@ -114,6 +114,10 @@ type channel struct {
 	// retrying (s.mu) is set while a switch-on is being repeated.
 	lastMsg  time.Time
 	retrying bool
+	// lastSent (s.mu) is the executor time of the last message queued
+	// for sending, when sent; for Demand.MaxRate.
+	lastSent uint64
+	sent     bool
 }
 
 // stamped is a bus message's payload and its executor time.
@@ -453,6 +457,12 @@ func (s *Server) handle(m bus.Msg) {
 	}
 	ns := uint64(s.o.Exec.Now().UnixNano())
 	if ch.latest != nil {
+		if r := ch.demand.MaxRate; r > 0 {
+			if ch.sent && float64(ns-ch.lastSent) < 1e9/r {
+				return
+			}
+			ch.sent, ch.lastSent = true, ns
+		}
 		// An on-demand topic (the camera: a 640×480 frame takes
 		// milliseconds to encode) is encoded off the executor, newest
 		// message first: one waiting is replaced by this newer one.
