@@ -236,3 +236,29 @@ func TestDecoderErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkROS2EncodeImage encodes one head camera frame (640×480 rgb8,
+// the fixtures' camera) from the bus's JSON to sensor_msgs/msg/Image CDR,
+// as a recording and the Foxglove server do for every frame.
+func BenchmarkROS2EncodeImage(b *testing.B) {
+	types, err := record.NewROS2Types()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const w, h = 640, 480
+	data := make([]byte, w*h*3)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	payload, _ := json.Marshal(msg.Image{Header: msg.Header{FrameID: "head"}, Width: w, Height: h, Encoding: msg.ImageRGB8, Step: 3 * w, Data: data})
+	spec, err := types.Encoding(msg.TopicHeadCameraImageRaw).Channel(msg.TopicHeadCameraImageRaw, payload)
+	if err != nil || spec.Encode == nil {
+		b.Fatal(spec, err)
+	}
+	b.SetBytes(int64(len(payload)))
+	for range b.N {
+		if _, err := spec.Encode(payload); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/ws"
@@ -19,15 +20,24 @@ type Demand struct {
 	Topic string
 	// Set starts (true) or stops (false) the topic's messages.
 	Set func(ctx context.Context, on bool) error
+	// MaxRate, when positive, is how many messages a second clients get
+	// at most (by the executor's clock); the others are not sent.
+	MaxRate float64
 }
 
-// HeadCamera is the head camera's image topic as a Demand: subscribing
+// HeadCameraRate is how many head camera frames a second Foxglove clients
+// get at most, as many as the web UI's stream (server/camera): each raw
+// 640×480 frame is 0.9 MB and milliseconds of encoding.
+const HeadCameraRate = 15
+
+// HeadCamera is the head camera's image topic as a Demand, at most
+// HeadCameraRate frames a second: subscribing
 // runs the WebSocket API's "head camera" command with {"enable": true}
 // through g (so it enters the router as a WebSocket command, under the
 // e-stop and higher-priority inputs), and the last subscriber leaving
 // runs it with {"enable": false}.
 func HeadCamera(g *ws.Gateway) Demand {
-	return Demand{Topic: msg.TopicHeadCameraImageRaw, Set: func(ctx context.Context, on bool) error {
+	return Demand{Topic: msg.TopicHeadCameraImageRaw, MaxRate: HeadCameraRate, Set: func(ctx context.Context, on bool) error {
 		h := g.Lookup("command", "head", "camera")
 		if h == nil {
 			return fmt.Errorf("the server has no head camera command")
@@ -77,4 +87,42 @@ func (s *Server) run(ctx context.Context, d *Demand, on bool) (err error) {
 		}
 	}()
 	return d.Set(ctx, on)
+}
+
+// demandSilence is how long a subscribed on-demand topic may carry
+// nothing before its switch-on is repeated.
+const demandSilence = 2 * time.Second
+
+// recheckDemands repeats the switch-on of the subscribed on-demand topics
+// that have carried nothing for demandSilence (executor): a command sent
+// before its target was there (the camera subscribed to before the head
+// is adopted) or lost on the way is sent again. Switching on is
+// idempotent.
+func (s *Server) recheckDemands() {
+	now := s.o.Exec.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.channels {
+		if ch == nil || ch.demand == nil || len(ch.subs) == 0 || ch.retrying || now.Sub(ch.lastMsg) < demandSilence {
+			continue
+		}
+		ch.retrying = true
+		go func() {
+			s.demandMu.Lock()
+			s.mu.Lock()
+			want := len(ch.subs) > 0 && !s.stopped
+			s.mu.Unlock()
+			if want {
+				ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
+				if err := s.run(ctx, ch.demand, true); err == nil {
+					ch.demanded = true
+				}
+				cancel()
+			}
+			s.demandMu.Unlock()
+			s.mu.Lock()
+			ch.retrying = false
+			s.mu.Unlock()
+		}()
+	}
 }

@@ -2,6 +2,7 @@ package foxglove_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"sync"
@@ -84,9 +85,7 @@ func TestOnDemand(t *testing.T) {
 			return nil
 		})
 	}
-	a := dial(t, "ws://"+addr+"/")
-	subscribe(a, 1)
-	waitCalls(true)
+	// The camera sends frames throughout, so no switch-on is repeated.
 	stop := make(chan struct{})
 	go func() {
 		for {
@@ -98,6 +97,9 @@ func TestOnDemand(t *testing.T) {
 			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
 		}
 	}()
+	a := dial(t, "ws://"+addr+"/")
+	subscribe(a, 1)
+	waitCalls(true)
 	other := dial(t, "ws://"+addr+"/")
 	subscribe(other, 7)
 	other.until("camera frame", func(_ map[string]any, bin []byte) bool { return len(bin) > 5 && bin[0] == 1 })
@@ -106,12 +108,12 @@ func TestOnDemand(t *testing.T) {
 	a.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
 	a.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
 	a.until("status", func(m map[string]any, _ []byte) bool { return m["op"] == "status" })
-	close(stop)
 	if got := sw.calls(); !slices.Equal(got, []bool{true}) {
 		t.Fatalf("switched %s while a subscriber was left, want on only", fmtBools(got))
 	}
 	other.conn.Close() // the last subscriber goes away without unsubscribing
 	waitCalls(true, false)
+	close(stop)
 
 	// A camera that cannot start is reported to the subscriber, who may
 	// try again.
@@ -140,4 +142,91 @@ func fmtBools(bs []bool) string {
 		}
 	}
 	return s + "]"
+}
+
+// TestOnDemandRepeated checks a switch-on that brings nothing (sent before
+// the camera's node was there) is repeated while the topic stays silent.
+func TestOnDemandRepeated(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	sw := &switches{}
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: sw.set}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	c := dial(t, "ws://"+addr+"/")
+	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
+	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		if got := sw.calls(); len(got) < 2 || !got[0] || !got[1] {
+			return errors.New("switched " + fmtBools(got) + ", want on, then on again")
+		}
+		return nil
+	})
+}
+
+// TestOnDemandMaxRate checks an on-demand topic's messages reach clients
+// at most Demand.MaxRate a second by the executor's clock: the stamps of
+// the frames a client gets are at least 1/MaxRate apart, though the topic
+// carries a message every 5 ms.
+func TestOnDemandMaxRate(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	const rate = 20
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, MaxRate: rate,
+		Set: func(context.Context, bool) error { return nil }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
+		}
+	}()
+	c := dial(t, "ws://"+addr+"/")
+	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
+	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
+	var stamps []uint64
+	c.until("8 camera frames", func(_ map[string]any, bin []byte) bool {
+		if len(bin) > 13 && bin[0] == 1 {
+			stamps = append(stamps, binary.LittleEndian.Uint64(bin[5:]))
+		}
+		return len(stamps) == 8
+	})
+	for i := 1; i < len(stamps); i++ {
+		if d := time.Duration(stamps[i] - stamps[i-1]); d < time.Second/rate {
+			t.Errorf("frames %d and %d are %v apart, want at least %v", i-1, i, d, time.Second/rate)
+		}
+	}
 }

@@ -13,8 +13,9 @@
 //   - advertise for every channel known, and for each new one as it
 //     appears; the on-demand topics (Options.OnDemand: the head camera)
 //     are advertised from the start, and subscribing to one starts its
-//     messages (the "head camera" command) until its last subscriber
-//     leaves;
+//     messages (the "head camera" command, repeated while the topic
+//     stays silent) until its last subscriber leaves; their messages are
+//     encoded off the executor, newest first;
 //   - message data (binary opcode 1) for its subscriptions, stamped with
 //     the executor's clock, and time (binary opcode 2) every
 //     Options.TimeInterval, so under the simulator's virtual clock

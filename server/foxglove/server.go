@@ -85,12 +85,18 @@ type Server struct {
 	// authTimer rechecks the clients' tokens, so a regenerated token
 	// disconnects the clients of the old one.
 	authTimer *executor.Timer
-	http      *http.Server
-	ln        net.Listener
-	stopped   bool
+	// demandTimer repeats the switch-on of subscribed on-demand topics
+	// that carry nothing (recheckDemands).
+	demandTimer *executor.Timer
+	http        *http.Server
+	ln          net.Listener
+	stopped     bool
 
 	// demandMu serialises switching on-demand topics on and off.
 	demandMu sync.Mutex
+	// done ends the on-demand topics' forwarders (forwarders) at stop.
+	done       chan struct{}
+	forwarders sync.WaitGroup
 }
 
 type channel struct {
@@ -101,6 +107,23 @@ type channel struct {
 	// whether it was last switched on.
 	demand   *Demand
 	demanded bool
+	// latest, for an on-demand topic, holds its newest message for the
+	// goroutine that encodes and sends it off the executor (forwardLatest).
+	latest chan stamped
+	// lastMsg (s.mu) is when the on-demand topic last carried a message;
+	// retrying (s.mu) is set while a switch-on is being repeated.
+	lastMsg  time.Time
+	retrying bool
+	// lastSent (s.mu) is the executor time of the last message queued
+	// for sending, when sent; for Demand.MaxRate.
+	lastSent uint64
+	sent     bool
+}
+
+// stamped is a bus message's payload and its executor time.
+type stamped struct {
+	data []byte
+	ns   uint64
 }
 
 // New checks o.
@@ -134,7 +157,7 @@ func New(o Options) (*Server, error) {
 			return nil, fmt.Errorf("foxglove: Options.OnDemand[%d] needs a Topic and a Set", i)
 		}
 	}
-	s := &Server{o: o, channels: map[string]*channel{}, byID: map[uint32]*channel{}, nextID: 1, clients: map[*client]struct{}{},
+	s := &Server{o: o, channels: map[string]*channel{}, byID: map[uint32]*channel{}, nextID: 1, clients: map[*client]struct{}{}, done: make(chan struct{}),
 		session: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	s.upgrader = websocket.Upgrader{Subprotocols: []string{Subprotocol}, CheckOrigin: s.checkOrigin,
 		ReadBufferSize: 4096, WriteBufferSize: 64 << 10}
@@ -162,7 +185,9 @@ func (s *Server) start() error {
 			continue
 		}
 		if ch := s.addChannel(d.Topic, demandFirst); ch != nil {
-			ch.demand = d
+			ch.demand, ch.latest = d, make(chan stamped, 1)
+			s.forwarders.Add(1)
+			go s.forwardLatest(ch, s.done)
 		}
 	}
 	s.mu.Unlock()
@@ -178,6 +203,9 @@ func (s *Server) start() error {
 		s.timer = s.o.Exec.Every(s.o.TimeInterval, s.sendTime)
 	}
 	s.authTimer = s.o.Exec.Every(time.Second, s.recheckTokens)
+	if len(s.o.OnDemand) > 0 {
+		s.demandTimer = s.o.Exec.Every(time.Second, s.recheckDemands)
+	}
 	return nil
 }
 
@@ -187,12 +215,18 @@ func (s *Server) stop() {
 		_ = sub.Unsubscribe()
 	}
 	s.subs = nil
-	for _, t := range []*executor.Timer{s.timer, s.authTimer} {
+	for _, t := range []*executor.Timer{s.timer, s.authTimer, s.demandTimer} {
 		if t != nil {
 			t.Stop()
 		}
 	}
-	s.timer, s.authTimer = nil, nil
+	s.timer, s.authTimer, s.demandTimer = nil, nil, nil
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.forwarders.Wait()
 }
 
 // Register adds a Foxglove server to the saint-server's feature host: it
@@ -415,7 +449,36 @@ func (s *Server) handle(m bus.Msg) {
 	if !known {
 		ch = s.addChannel(m.Topic, m.Data)
 	}
+	if ch != nil && ch.demand != nil {
+		ch.lastMsg = s.o.Exec.Now()
+	}
 	if ch == nil || len(ch.subs) == 0 {
+		return
+	}
+	ns := uint64(s.o.Exec.Now().UnixNano())
+	if ch.latest != nil {
+		if r := ch.demand.MaxRate; r > 0 {
+			if ch.sent && float64(ns-ch.lastSent) < 1e9/r {
+				return
+			}
+			ch.sent, ch.lastSent = true, ns
+		}
+		// An on-demand topic (the camera: a 640×480 frame takes
+		// milliseconds to encode) is encoded off the executor, newest
+		// message first: one waiting is replaced by this newer one.
+		f := stamped{m.Data, ns}
+		select {
+		case ch.latest <- f:
+		default:
+			select {
+			case <-ch.latest:
+			default:
+			}
+			select {
+			case ch.latest <- f:
+			default:
+			}
+		}
 		return
 	}
 	data := m.Data
@@ -426,9 +489,35 @@ func (s *Server) handle(m bus.Msg) {
 			return
 		}
 	}
-	ns := uint64(s.o.Exec.Now().UnixNano())
 	for c, subID := range ch.subs {
 		c.sendData(messageData(subID, ns, data))
+	}
+}
+
+// forwardLatest encodes an on-demand channel's newest message and sends it
+// to the channel's subscribers, until done.
+func (s *Server) forwardLatest(ch *channel, done <-chan struct{}) {
+	defer s.forwarders.Done()
+	for {
+		var f stamped
+		select {
+		case <-done:
+			return
+		case f = <-ch.latest:
+		}
+		data := f.data
+		if ch.encode != nil {
+			var err error
+			if data, err = ch.encode(f.data); err != nil {
+				s.o.Log.Warn("foxglove: message not encodable", "topic", ch.Topic, "err", err)
+				continue
+			}
+		}
+		s.mu.Lock()
+		for c, subID := range ch.subs {
+			c.sendData(messageData(subID, f.ns, data))
+		}
+		s.mu.Unlock()
 	}
 }
 

@@ -39,7 +39,7 @@ func run() error {
 	out := flag.String("out", "docs/screenshots/foxglove.png", "write the PNG here")
 	layoutFile := flag.String("layout", "docs/foxglove/saint.json", "the Foxglove layout to load")
 	appDir := flag.String("app", "", "a directory where the app's npm packages are (or are to be) installed; default: a temporary one, removed at the end")
-	settle := flag.Duration("settle", 25*time.Second, "how long the app shows the live robot before the screenshot")
+	settle := flag.Duration("settle", 40*time.Second, "how long the app shows the live robot before the screenshot")
 	width := flag.Int("width", 1600, "window width in pixels")
 	height := flag.Int("height", 1000, "window height in pixels")
 	chrome := flag.String("chrome", "", "Chromium or Chrome binary (default: chromium, chromium-browser, google-chrome on PATH)")
@@ -148,6 +148,7 @@ func appHandler(dir string, layout []byte) http.Handler {
 	mux.Handle("GET /app/", http.StripPrefix("/app/", http.FileServer(http.Dir(filepath.Join(modules, "@foxglove/studio-base/assets")))))
 	mux.Handle("GET /react/", http.StripPrefix("/react/", http.FileServer(http.Dir(filepath.Join(modules, "react")))))
 	mux.Handle("GET /react-dom/", http.StripPrefix("/react-dom/", http.FileServer(http.Dir(filepath.Join(modules, "react-dom")))))
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /layout.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(layout)
@@ -264,8 +265,15 @@ func screenshot(ctx context.Context, browser, url string, width, height int, set
 	if err := chromedp.Do(bctx, chromedp.EmulateViewport(int64(width), int64(height)), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("canvas"))); err != nil {
 		return nil, fmt.Errorf("the app did not draw: %w", err)
 	}
-	log.Printf("the app is up; letting it show the robot for %v", settle)
+	log.Printf("the app is up; waiting for every panel's data")
+	if err := waitForData(bctx, 2*time.Minute); err != nil {
+		return nil, err
+	}
+	log.Printf("every panel has data; letting the app show the robot for %v", settle)
 	if err := chromedp.Do(bctx, chromedp.Sleep(settle)); err != nil {
+		return nil, err
+	}
+	if err := waitForData(bctx, 10*time.Second); err != nil {
 		return nil, err
 	}
 	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
@@ -273,4 +281,25 @@ func screenshot(ctx context.Context, browser, url string, width, height int, set
 		return nil, err
 	}
 	return png, nil
+}
+
+// waitingText is what the app's panels show while they have no message:
+// the Image panel, Raw Messages.
+var waitingText = []string{"Waiting for images", "Waiting for next message", "Select a topic"}
+
+// waitForData waits until no panel shows that it is waiting for data.
+func waitForData(ctx context.Context, timeout time.Duration) error {
+	js, _ := json.Marshal(waitingText)
+	expr := `(() => { const t = document.body.innerText; return ` + string(js) + `.filter((w) => t.includes(w)).join(", "); })()`
+	var waiting string
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		var err error
+		if waiting, err = chromedp.Run(ctx, chromedp.Evaluate[string](expr)); err != nil {
+			return err
+		}
+		if waiting == "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("after %v a panel still shows %q: no data reached it", timeout, waiting)
 }

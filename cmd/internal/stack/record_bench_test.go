@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/record"
@@ -116,16 +117,19 @@ func pump(ctx context.Context, st *stack.Stack, f func() error) error {
 
 // BenchmarkRobotFoxglove runs the whole adopted robot in real time (speed
 // 1) for 10 s with its server's Foxglove listener and 0 or 10 clients
-// subscribed to every channel, reading over loopback WebSockets in this process, and
-// reports CPU per second of wall time and the messages each client got:
+// subscribed to every channel but the head camera's (clients=10), or to
+// every channel, which turns the camera on (clients=10,camera), reading
+// over loopback WebSockets in this process, and reports CPU per second of
+// wall time and the messages each client got:
 //
 //	go test -run '^$' -bench RobotFoxglove -benchtime 1x ./cmd/internal/stack
 func BenchmarkRobotFoxglove(b *testing.B) {
-	b.Run("clients=0", func(b *testing.B) { benchFoxglove(b, 0) })
-	b.Run("clients=10", func(b *testing.B) { benchFoxglove(b, 10) })
+	b.Run("clients=0", func(b *testing.B) { benchFoxglove(b, 0, false) })
+	b.Run("clients=10", func(b *testing.B) { benchFoxglove(b, 10, false) })
+	b.Run("clients=10,camera", func(b *testing.B) { benchFoxglove(b, 10, true) })
 }
 
-func benchFoxglove(b *testing.B, clients int) {
+func benchFoxglove(b *testing.B, clients int, camera bool) {
 	const wallRun = 10 * time.Second
 	var cpu time.Duration
 	var dropped uint64
@@ -156,6 +160,9 @@ func benchFoxglove(b *testing.B, clients int) {
 			defer conn.Close()
 			var subs []map[string]any
 			for _, ch := range fg.Channels() {
+				if ch.Topic == msg.TopicHeadCameraImageRaw && !camera {
+					continue
+				}
 				subs = append(subs, map[string]any{"id": ch.ID, "channelId": ch.ID})
 			}
 			if err := conn.WriteJSON(map[string]any{"op": "subscribe", "subscriptions": subs}); err != nil {
