@@ -10,7 +10,9 @@
 //	M(q)·q̈ + C(q, q̇)·q̇ + g(q) = τ_actuator − b·q̇ − τ_c·tanh(q̇/0.01),
 //
 // integrated by the explicit midpoint rule in substeps of at most 1 ms
-// (the dynamics of a limb at rest reused, rigid.Chain.UpdateNear);
+// (the dynamics of a limb at rest reused, rigid.Chain.UpdateNear), static
+// friction holding a limb whose joints are all nearly still and within
+// their Coulomb friction (Karnopp's model, as the arms);
 // joints end at hard stops (an inelastic impulse, rigid.Chain.Stop). The
 // actuators' torques come from their twins (sim/twin/mitmotor), which run
 // their PD + feed-forward law at their own loop rate on what SetTorque's

@@ -67,6 +67,37 @@ func TestLegSwingsAndSettles(t *testing.T) {
 	}
 }
 
+// Static friction: a leg hanging unpowered comes to rest and stays there
+// exactly; a torque beyond a joint's Coulomb friction moves it again.
+func TestLegSticksAndBreaksFree(t *testing.T) {
+	p, _ := Humanoid(LegLeft)
+	l, _ := New(p)
+	for range 60000 {
+		l.Step(1e-3)
+	}
+	rest := l.Positions()
+	for range 5000 {
+		l.Step(1e-3)
+	}
+	for i, q := range l.Positions() {
+		if q != rest[i] || l.Rate(i) != 0 {
+			t.Fatalf("%s moved from %v to %v (%v rad/s) at rest", p.Joints[i].Name, rest[i], q, l.Rate(i))
+		}
+	}
+	// Just under the hip's friction: still held; just over: it moves.
+	hold := l.GravityTorques()[0]
+	l.SetMotorTorque(0, hold+0.9*p.Joints[0].Coulomb)
+	l.Step(0.1)
+	if l.Angle(0) != rest[0] {
+		t.Errorf("a torque within the friction moved the hip to %v", l.Angle(0))
+	}
+	l.SetMotorTorque(0, hold+3*p.Joints[0].Coulomb)
+	l.Step(0.1)
+	if !(l.Angle(0) > rest[0]+1e-4) {
+		t.Errorf("a torque beyond the friction left the hip at %v (rest %v)", l.Angle(0), rest[0])
+	}
+}
+
 // The actuator's frame: a reversed mount reads and pushes the other way.
 func TestMount(t *testing.T) {
 	p, _ := Humanoid(LegRight)
@@ -86,19 +117,34 @@ func TestMount(t *testing.T) {
 	}
 }
 
-// BenchmarkLegStep is one 1 ms physics step of a six-joint leg moving
-// under torque (the rigid chain's CRBA and RNEA twice, the midpoint rule).
+// BenchmarkLegStep is one 1 ms physics step of a six-joint leg swinging
+// under a 1 Hz hip torque (the rigid chain's CRBA and RNEA twice, the
+// midpoint rule).
 func BenchmarkLegStep(b *testing.B) {
 	p, _ := Humanoid(LegLeft)
 	l, err := New(p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := make([]float64, l.Len())
-	q[0], q[3] = -0.6, 1.2
-	l.SetPositions(q)
-	for i := range l.Len() {
-		l.SetMotorTorque(i, 0.5)
+	k := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		l.SetMotorTorque(0, 6*math.Sin(2*math.Pi*float64(k)*1e-3))
+		l.Step(1e-3)
+		k++
+	}
+}
+
+// BenchmarkLegStepHanging is the step of an unpowered leg hanging still,
+// held by static friction: its dynamics reused (rigid.Chain.UpdateNear).
+func BenchmarkLegStepHanging(b *testing.B) {
+	p, _ := Humanoid(LegLeft)
+	l, err := New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 20000 {
+		l.Step(1e-3)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
