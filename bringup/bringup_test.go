@@ -54,6 +54,26 @@ func TestResolveFixtures(t *testing.T) {
 	if a, ok := r.Action("wave_left"); !ok || len(a.Keyframes) != 5 {
 		t.Errorf("wave_left: %+v", a)
 	}
+	// The humanoid: 12 leg, 8 arm, 0 claw, 2 head, 0 waist motors, as its
+	// robot_type says, on five limb nodes.
+	h, err := Resolve(fixtures.Config(), "pi_plus-S-12L8A0G2H0W")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, name := range h.Joints.JointNames {
+		id := h.Joints.MapIndex[slices.Index(h.Joints.JointNames, name)]
+		count[h.GroupOf(id).Name[:3]]++
+	}
+	if p := h.Params; count["leg"] != p.Leg || count["arm"] != p.Arm || count["nec"] != p.Head || p.Claw != 0 || p.Waist != 0 || h.Joints.DOFs != 22 {
+		t.Errorf("the humanoid's joints by group %v, robot_type %+v", count, p)
+	}
+	if h.SimProfile("limb_leg_left") != "limb_can" || len(h.RoleConfigData) != 5 {
+		t.Errorf("the humanoid's nodes: %+v", h.Param.Nodes)
+	}
+	if a, ok := h.Action("squat"); !ok || len(a.Joints) != 6 {
+		t.Errorf("squat: %+v", a)
+	}
 }
 
 func TestResolveErrors(t *testing.T) {

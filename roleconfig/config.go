@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/saint-os/saint/bus/msg"
 )
 
 // GPIOFunction is one entry of a role's gpio_mapping: a named function
@@ -268,7 +270,7 @@ func splitField(field string) []string {
 }
 
 // knownRoles are the role names a configuration may carry.
-var knownRoles = []string{"head", "arms", "tracks", "console", "balance"}
+var knownRoles = []string{"head", "arms", "tracks", "console", "balance", "limb"}
 
 // Validate checks the fields every role relies on; the error is a
 // *FieldError.
@@ -282,6 +284,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Role == "arms" && c.Instance != "left" && c.Instance != "right" {
 		return bad("instance", "an arms configuration needs instance left or right, got %q", c.Instance)
+	}
+	if c.Role == "limb" && !msg.ValidLimbInstance(c.Instance) {
+		return bad("instance", "a limb configuration needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", c.Instance)
 	}
 	if c.Version == "" {
 		return bad("version", "missing: the configuration's version, such as \"1.0.0\"")

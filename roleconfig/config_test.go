@@ -125,7 +125,7 @@ func TestErrorfNamesLine(t *testing.T) {
 
 func TestParseWithoutFile(t *testing.T) {
 	_, err := Parse([]byte("version: \"1\"\n"))
-	if err == nil || err.Error() != "roleconfig: 1: role: missing: one of head, arms, tracks, console, balance" {
+	if err == nil || err.Error() != "roleconfig: 1: role: missing: one of head, arms, tracks, console, balance, limb" {
 		t.Errorf("got %v", err)
 	}
 }

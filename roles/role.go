@@ -10,6 +10,7 @@ import (
 	"github.com/saint-os/saint/roles/balance"
 	"github.com/saint-os/saint/roles/console"
 	"github.com/saint-os/saint/roles/head"
+	"github.com/saint-os/saint/roles/limb"
 	"github.com/saint-os/saint/roles/rolekit"
 	"github.com/saint-os/saint/roles/tracks"
 )
@@ -34,6 +35,7 @@ func Builtin() Registry {
 		"tracks":  func() rolekit.Role { return &tracks.Tracks{} },
 		"console": func() rolekit.Role { return &console.Console{} },
 		"balance": func() rolekit.Role { return &balance.Balance{} },
+		"limb":    func() rolekit.Role { return &limb.Limb{} },
 	}
 }
 

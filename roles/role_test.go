@@ -23,7 +23,7 @@ import (
 // instance, and an unknown name says which ones are known.
 func TestBuiltinRegistry(t *testing.T) {
 	reg := roles.Builtin()
-	if got := strings.Join(reg.Names(), ","); got != "arms,balance,console,head,tracks" {
+	if got := strings.Join(reg.Names(), ","); got != "arms,balance,console,head,limb,tracks" {
 		t.Errorf("built-in roles %s", got)
 	}
 	for _, name := range reg.Names() {
@@ -40,7 +40,7 @@ func TestBuiltinRegistry(t *testing.T) {
 		}
 	}
 	_, err := roles.New("wings")
-	if !errors.Is(err, roles.ErrUnknownRole) || !strings.Contains(err.Error(), `"wings" (known: arms, balance, console, head, tracks)`) {
+	if !errors.Is(err, roles.ErrUnknownRole) || !strings.Contains(err.Error(), `"wings" (known: arms, balance, console, head, limb, tracks)`) {
 		t.Errorf("New(wings) error %v", err)
 	}
 }

@@ -51,11 +51,30 @@ const (
 	RoleTracks  = "tracks"
 	RoleConsole = "console"
 	RoleBalance = "balance"
+	// RoleLimb is a humanoid's limb (roles/limb), with an instance naming
+	// it: leg_left, arm_right, neck ….
+	RoleLimb = "limb"
 )
 
 // Roles lists every role in the order the UI shows them.
 func Roles() []string {
-	return []string{RoleHead, RoleArms, RoleTracks, RoleConsole, RoleBalance}
+	return []string{RoleHead, RoleArms, RoleTracks, RoleConsole, RoleBalance, RoleLimb}
+}
+
+// ValidLimbInstance reports whether s can name a limb role's instance: a
+// lower-case letter, then lower-case letters, digits and '_' (it is a
+// topic name segment and part of the role key, "limb_leg_left").
+func ValidLimbInstance(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // RoleKey is the configuration name of a role instance: "head",

@@ -102,7 +102,10 @@ func TestResolveRobot(t *testing.T) {
 	if err != nil || len(r.Actions) == 0 {
 		t.Fatalf("the reference robot: %v", err)
 	}
-	if _, err := resolveRobot(dir, fixed("pi_plus-S-12L8A0G2H0W")); err == nil || !strings.Contains(err.Error(), "available: saint-T-0L10A2G3H0W") {
+	if h, err := resolveRobot(dir, fixed("pi_plus-S-12L8A0G2H0W")); err != nil || h.Joints.DOFs != 22 {
+		t.Errorf("the humanoid: %v", err)
+	}
+	if _, err := resolveRobot(dir, fixed("pi_plus-S-12L8A0G2H1W")); err == nil || !strings.Contains(err.Error(), "available: pi_plus-S-12L8A0G2H0W, saint-T-0L10A2G3H0W, saint_can-T-0L10A2G3H0W") {
 		t.Errorf("a robot type without configuration: %v", err)
 	}
 }

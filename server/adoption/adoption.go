@@ -384,7 +384,13 @@ func NormalizeRole(role, instance string) (string, string, error) {
 		known = known || r == role
 	}
 	if !known {
-		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance", role)}
+		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance, limb (with an instance)", role)}
+	}
+	if role == msg.RoleLimb {
+		if !msg.ValidLimbInstance(instance) {
+			return "", "", &ParamError{"instance", fmt.Sprintf("limb needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", instance)}
+		}
+		return role, instance, nil
 	}
 	if role == msg.RoleArms {
 		if instance != "left" && instance != "right" {

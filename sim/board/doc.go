@@ -19,6 +19,8 @@
 //	         1:0x41; a CAN interface can0 (1 Mbit/s, no header pins) to
 //	         the joints' actuators 1–5; the gripper's Feetech servo on
 //	         UART ttyAMA0
+//	limb_can a humanoid limb (the limb role): a CAN interface can0
+//	         (1 Mbit/s) to its joints' MIT-mode actuators, nothing else
 //	tracks   BTS7960 H-bridges: left RPWM/LPWM on channels 0/1 of a
 //	         PCA9685 at 1:0x41, right on 2/3 (four independent signals,
 //	         which a Pi's two PWM channels cannot give),

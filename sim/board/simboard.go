@@ -41,10 +41,15 @@ const (
 	// ArmsCAN is an arm on torque-controlled MIT-mode CAN actuators: the
 	// arms profile with a CAN interface for the joints.
 	ArmsCAN Profile = "arms_can"
+	// LimbCAN is a humanoid limb's node (the limb role): its joints'
+	// MIT-mode actuators on can0 and nothing else.
+	LimbCAN Profile = "limb_can"
 )
 
 // Profiles returns every profile.
-func Profiles() []Profile { return []Profile{Head, Arms, ArmsCAN, Tracks, Console, Balance, Bare} }
+func Profiles() []Profile {
+	return []Profile{Head, Arms, ArmsCAN, LimbCAN, Tracks, Console, Balance, Bare}
+}
 
 // Pins wired the same on every profile.
 const (
@@ -154,6 +159,7 @@ const (
 	descQMI8658 = "QMI8658 IMU"
 	descCAN     = "CAN bus 500 kbit/s (VESC 68, 56)"
 	descCANArm  = "CAN bus 1 Mbit/s (MIT-mode actuators 1-5)"
+	descCANLimb = "CAN bus 1 Mbit/s (MIT-mode joint actuators)"
 	descFeetech = "Feetech smart-servo bus"
 	descIOLink  = "balance IO board link"
 	descCamera  = "Raspberry Pi Camera Module (CSI)"
@@ -227,6 +233,9 @@ func New(o *Options) (*Board, error) {
 		b.can["can0"] = cantest.New(b.clk)
 		b.canDesc = descCANArm
 		b.uartDesc = descFeetech
+	case LimbCAN:
+		b.can["can0"] = cantest.New(b.clk)
+		b.canDesc = descCANLimb
 	case Tracks:
 		b.ina = ina219.NewWith(&ina219.Options{Clock: chipClock})
 		attach(0x40, descINA219, b.ina)

@@ -48,6 +48,9 @@ func TestScanFindsExactlyTheProfilesDevices(t *testing.T) {
 			"can can0 CAN bus 1 Mbit/s (MIT-mode actuators 1-5) true",
 			"uart ttyAMA0 Feetech smart-servo bus true",
 		},
+		LimbCAN: {
+			"can can0 CAN bus 1 Mbit/s (MIT-mode joint actuators) true",
+		},
 		Tracks: {
 			"i2c 1:0x40 INA219 power monitor true",
 			"i2c 1:0x41 PCA9685 PWM controller true",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/saint-os/saint/bus"
@@ -47,13 +48,16 @@ func Parts() []Part {
 }
 
 // DefaultNodeID returns the node id a part's board gets by default:
-// "sim-head", "sim-arms-left" ...
+// "sim-head", "sim-arms-left" ..., a humanoid limb's "sim-leg-left".
 func DefaultNodeID(p Part) string {
 	switch p {
 	case ArmsLeftPart:
 		return "sim-arms-left"
 	case ArmsRightPart:
 		return "sim-arms-right"
+	}
+	if inst, ok := strings.CutPrefix(string(p), "limb_"); ok {
+		return "sim-" + strings.ReplaceAll(inst, "_", "-")
 	}
 	return "sim-" + string(p)
 }
@@ -104,6 +108,11 @@ type Options struct {
 	// actuators (boards with the arms_can profile, actuators 1–5 on can0;
 	// the gripper stays a Feetech servo, id 6 on the UART).
 	CANArms bool
+	// Limbs adds a humanoid's limbs (sim/model/limb's instances:
+	// leg_left, leg_right, arm_left, arm_right, neck), hanging from a torso
+	// fixed on a test stand: a board each (part LimbPart(instance),
+	// profile limb_can) with the joints' MIT-mode actuators 1… on can0.
+	Limbs []string
 }
 
 // Robot is the simulated robot.
@@ -129,6 +138,7 @@ type Robot struct {
 	vesc       [2]*vesc.Device
 	vescI      [2]float64                         // integral of the speed loops, A
 	actuators  [2][arm.NumJoints]*mitmotor.Device // with Options.CANArms
+	limbs      []*simLimb                         // with Options.Limbs
 }
 
 // New builds the robot: boards, twins, models, and the world that steps
@@ -178,18 +188,26 @@ func New(o Options) (*Robot, error) {
 	if err := r.wireTwins(o.CANArms); err != nil {
 		return nil, err
 	}
-	for _, m := range []world.Model{
+	if err := r.addLimbs(o); err != nil {
+		return nil, err
+	}
+	models := []world.Model{
 		world.Func{ModelName: "inputs", StepFunc: func(float64) { r.readInputs() }},
 		r.Head, r.Arms[0], r.Arms[1],
 		world.Func{ModelName: "arm_contact", StepFunc: func(float64) { arm.CheckPair(r.Arms[0], r.Arms[1]) }},
 		r.Tracks, r.Balance,
-		world.Func{ModelName: "outputs", StepFunc: func(float64) { r.writeOutputs() }},
-	} {
+	}
+	for _, l := range r.limbs {
+		models = append(models, l.model)
+	}
+	models = append(models, world.Func{ModelName: "outputs", StepFunc: func(float64) { r.writeOutputs() }})
+	for _, m := range models {
 		if err := w.Add(m); err != nil {
 			return nil, err
 		}
 	}
 	r.registerDisturbances()
+	r.limbDisturbances()
 	return r, nil
 }
 
@@ -270,6 +288,11 @@ func (r *Robot) Stop() {
 			}
 		}
 	}
+	for _, l := range r.limbs {
+		for _, d := range l.actuators {
+			d.Close()
+		}
+	}
 }
 
 // readInputs turns what the boards' drivers did into model commands.
@@ -309,6 +332,7 @@ func (r *Robot) readInputs() {
 	for side, v := range r.vesc {
 		r.readVESC(side, v.Command())
 	}
+	r.readLimbs()
 }
 
 // readArm commands an arm's joints: from a PCA9685 channel carrying a
@@ -438,6 +462,7 @@ func (r *Robot) writeOutputs() {
 	if ina := tb.INA219(); ina != nil {
 		ina.Set(r.Tracks.BatteryVoltage(), r.Tracks.BatteryCurrent())
 	}
+	r.writeLimbs()
 	acc, gyr = r.Balance.TrueIMU()
 	if q := r.boards[BalancePart].QMI8658(); q != nil {
 		q.Set(qmi8658.Sample{Accel: acc, Gyro: gyr, TempC: 30})

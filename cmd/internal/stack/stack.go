@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/saint-os/saint/bringup"
@@ -49,6 +50,31 @@ func Robot() []NodeSpec {
 		{"sim-console", "console", "console", "", "Console"},
 		{"sim-balance", "balance", "balance", "", "Balance Base"},
 	}
+}
+
+// robotSpecs returns the nodes of a robot configuration and the humanoid
+// limbs its physics needs: the reference robot's nodes that its
+// robot_param.yaml lists (all of them without a configuration, or when it
+// lists none), then a limb node per node of sim_profile limb_can.
+func robotSpecs(r *bringup.Robot) (specs []NodeSpec, limbs []string) {
+	if r == nil || len(r.Param.Nodes) == 0 {
+		return Robot(), nil
+	}
+	for _, sn := range Robot() {
+		if r.SimProfile(sn.Key()) != "" {
+			specs = append(specs, sn)
+		}
+	}
+	for _, n := range r.Param.Nodes {
+		if n.Profile != string(simboard.LimbCAN) {
+			continue
+		}
+		part := simrobot.LimbPart(n.Instance)
+		specs = append(specs, NodeSpec{ID: simrobot.DefaultNodeID(part), Profile: "limb", Role: msg.RoleLimb, Instance: n.Instance,
+			Name: "Limb " + strings.ReplaceAll(n.Instance, "_", " ")})
+		limbs = append(limbs, n.Instance)
+	}
+	return specs, limbs
 }
 
 // Options configures a Stack.
@@ -130,7 +156,8 @@ func New(o Options) (*Stack, error) {
 	if o.Broker == nil {
 		o.Broker = mem.NewBroker()
 	}
-	s := &Stack{Exec: ex, Broker: o.Broker, Specs: Robot(), log: o.Log, robotID: o.RobotID, dial: o.Dial}
+	specs, limbs := robotSpecs(o.Robot)
+	s := &Stack{Exec: ex, Broker: o.Broker, Specs: specs, log: o.Log, robotID: o.RobotID, dial: o.Dial}
 	if s.dial == nil {
 		s.dial = func() bus.Bus { return s.Broker.Connect(nil) }
 	}
@@ -162,7 +189,7 @@ func New(o Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: rbus, Seed: o.Seed, NodeIDs: ids, CANArms: canArms})
+	rb, err := simrobot.New(simrobot.Options{Exec: ex, Bus: rbus, Seed: o.Seed, NodeIDs: ids, CANArms: canArms, Limbs: limbs})
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +318,11 @@ func (s *Stack) index(name string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("stack: no node %q (nodes: sim-head … or role keys head, arms_left, arms_right, tracks, console, balance)", name)
+	var ids, keys []string
+	for _, sn := range s.Specs {
+		ids, keys = append(ids, sn.ID), append(keys, sn.Key())
+	}
+	return 0, fmt.Errorf("stack: no node %q (nodes: %s, or role keys %s)", name, strings.Join(ids, ", "), strings.Join(keys, ", "))
 }
 
 // StopNode stops a node as its process ending would after bringing its

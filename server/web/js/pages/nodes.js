@@ -21,6 +21,13 @@ const ROLES = [
   { value: 'tracks', instance: '', label: 'Tracks', text: 'Differential drive, odometry' },
   { value: 'console', instance: '', label: 'Console', text: 'Display, user input' },
   { value: 'balance', instance: '', label: 'Balance', text: 'Self-balancing base' },
+  // A humanoid's limbs (robot_config pi_plus-S-12L8A0G2H0W): CAN actuators
+  // driven through the motor middleware.
+  { value: 'limb', instance: 'leg_left', label: 'Leg Left', text: 'Humanoid limb: six CAN actuators' },
+  { value: 'limb', instance: 'leg_right', label: 'Leg Right', text: 'Humanoid limb: six CAN actuators' },
+  { value: 'limb', instance: 'arm_left', label: 'Arm Left (limb)', text: 'Humanoid limb: four CAN actuators' },
+  { value: 'limb', instance: 'arm_right', label: 'Arm Right (limb)', text: 'Humanoid limb: four CAN actuators' },
+  { value: 'limb', instance: 'neck', label: 'Neck', text: 'Humanoid limb: two CAN actuators' },
 ];
 
 // gpioHeader draws the 40-pin header with each pin's detected use.
