@@ -38,7 +38,7 @@ func TestResolveFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Param.MotorGroups) != 3 || r.Joints.DOFs != 13 || len(r.Actions) != 2 || r.SimProfile("arms_left") != "arms" {
+	if len(r.Param.MotorGroups) != 5 || r.Joints.DOFs != 13 || len(r.Actions) != 2 || r.SimProfile("arms_left") != "arms" {
 		t.Errorf("resolved %+v", r)
 	}
 	c, err := Resolve(fixtures.Config(), "saint_can-T-0L10A2G3H0W")

@@ -1,11 +1,14 @@
 package msg
 
 // The arm's motor middleware (pi-plus software system: hightorque_midware).
-// Its services and topics live under the arm's prefix, optionally inside a
-// robot namespace "robot_{id}" (the pi-plus launch's robot_id):
+// Its services and topics live under the arm's prefix:
 //
-//	/saint/arms/left/request_control          RequestControlRequest → RequestControlResponse
-//	/saint/arms/left/robot_7/request_control  the same with robot_id 7
+//	/saint/arms/left/request_control  RequestControlRequest → RequestControlResponse
+//
+// The robot namespace (the pi-plus launch's robot_id) is not part of these
+// names: the bus puts every name of the robot inside it
+// (bus.WithRobotID), so with robot id 7 the wire carries
+// /robot_7/saint/arms/left/request_control.
 //
 // Angles are radians and torques newton-metres here, as the middleware's
 // joint table (joints.yaml) and the pi-plus clients use them; ArmState keeps
@@ -25,21 +28,19 @@ const (
 )
 
 // MotorName returns the topic or service name of one of the middleware's
-// interfaces under prefix, inside "robot_{robotID}" when robotID is not
-// empty: MotorName("/saint/arms/left", "", "reset_zero") is
+// interfaces under prefix: MotorName("/saint/arms/left", "reset_zero") is
 // "/saint/arms/left/reset_zero".
-func MotorName(prefix, robotID, name string) string {
-	if robotID != "" {
-		return prefix + "/robot_" + robotID + "/" + name
-	}
-	return prefix + "/" + name
-}
+func MotorName(prefix, name string) string { return prefix + "/" + name }
 
 // Control modes of a ControlCommand.
 const (
 	ModePosition = "POSITION"
 	ModeTorque   = "TORQUE"
 	ModeMixed    = "MIXED"
+	// ModeVelocity is the mode of speed-controlled drives (the tracks'
+	// and the balancing base's wheels): velocities only, each motor's
+	// speed loop or the base's balancing loop follows them.
+	ModeVelocity = "VELOCITY"
 )
 
 // What the motors do when a control session is released or times out.
@@ -75,6 +76,12 @@ type RequestControlRequest struct {
 	// MotorIDs, at the root middleware only, are the motors the session
 	// takes (robot-wide ids); empty means every motor.
 	MotorIDs []int `json:"motor_ids"`
+	// RoleCommands makes the role's own command messages (HeadCommand,
+	// ArmCommand, cmd_vel) drive the motors under the session instead of
+	// control_command: the session excludes every other client, each
+	// role command keeps it alive, and release or timeout apply its
+	// behaviour. The server's router holds its outputs this way.
+	RoleCommands bool `json:"role_commands,omitempty"`
 }
 
 // RequestControlResponse carries the session's uuid on success.

@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/hal/uart"
 	"github.com/saint-os/saint/roles/balance/canmsg"
 	"github.com/saint-os/saint/roles/balance/control"
+	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/roles/rolekit"
 )
 
@@ -117,10 +118,12 @@ type Balance struct {
 	// WebSocket, its RC receiver, a joystick).
 	busSpeed, busYaw float64
 	busVelAt         time.Time
-	busArm           bool      // the switch's last state
-	busArmSince      time.Time // when it went on
-	busArmTried      bool      // an arming attempt was made in this on-period
-	busArmSeenOff    bool      // the switch was off since the last reboot
+	mw               *motor.Middleware // the drive's motor middleware (motor.go)
+	wheelAngle       [2]float64        // rad, integrated from the wheels' speeds
+	busArm           bool              // the switch's last state
+	busArmSince      time.Time         // when it went on
+	busArmTried      bool              // an arming attempt was made in this on-period
+	busArmSeenOff    bool              // the switch was off since the last reboot
 	canRx            uint64
 	canTx            uint64
 	canErr           uint64
@@ -195,8 +198,15 @@ func (b *Balance) open() error {
 		if b.server, err = b.WatchLink(b.cfg.LinkTimeout, nil, func() { b.serverBack = b.ex.Now() }); err != nil {
 			return err
 		}
+		if err := b.openMotors(prefix); err != nil {
+			return err
+		}
 		if err := rolekit.Subscribe(&b.Kit, prefix+"/cmd_vel", bus.QoS{Depth: 1}, func(t msg.Twist) {
 			if finite(t.Linear.X) && finite(t.Angular.Z) {
+				if err := b.mw.Yield(); err != nil {
+					b.Env.Log.Warn("cmd_vel refused", "err", err)
+					return
+				}
 				b.busSpeed, b.busYaw, b.busVelAt = t.Linear.X, t.Angular.Z, b.ex.Now()
 			}
 		}); err != nil {
@@ -212,7 +222,10 @@ func (b *Balance) open() error {
 			return err
 		}
 		if b.cfg.StateRateHz > 0 {
-			b.Every(balancePeriod(b.cfg.StateRateHz), func() { _ = b.Env.Bus.Publish(prefix+"/state", b.State()) })
+			b.Every(balancePeriod(b.cfg.StateRateHz), func() {
+				_ = b.Env.Bus.Publish(prefix+"/state", b.State())
+				b.mw.PublishState()
+			})
 		}
 	}
 	b.Every(balancePeriod(b.cfg.LoopRateHz), b.loop)
@@ -511,11 +524,13 @@ const (
 	pitchAccelTau = 0.02 // s
 )
 
+// wheelBaseM is the distance between the wheels' contact points, m.
+const wheelBaseM = 0.45
+
 // drive commands wheel speeds directly (manual mode).
 func (b *Balance) drive(speed, yawRate float64) {
 	half := b.cfg.WheelRadiusM
-	const wheelBase = 0.45
-	for side, v := range []float64{speed - yawRate*wheelBase/2, speed + yawRate*wheelBase/2} {
+	for side, v := range []float64{speed - yawRate*wheelBaseM/2, speed + yawRate*wheelBaseM/2} {
 		erpm := v / half * 60 / (2 * math.Pi) * float64(b.cfg.PolePairs)
 		b.send(b.vesc[side].SetRPM(erpm))
 	}

@@ -37,6 +37,18 @@ type Output struct {
 	Velocity, Kp, Kd, FeedForward float64
 }
 
+// motorKind is what a middleware's motors can be told.
+type motorKind int
+
+const (
+	// positionServos (Feetech STS, hobby servos): POSITION without gains.
+	positionServos motorKind = iota
+	// torqueActuators (MIT-mode CAN): POSITION, TORQUE and MIXED.
+	torqueActuators
+	// velocityDrives (wheels behind a speed loop): VELOCITY.
+	velocityDrives
+)
+
 // setpoint is one joint's share of an accepted command, URDF frame.
 type setpoint struct {
 	torqueMode bool // computed on the executor (TORQUE, MIXED) rather than sent as a goal
@@ -46,10 +58,10 @@ type setpoint struct {
 
 // decode checks a ControlCommand against the joint table and returns one
 // setpoint per joint (nil for joints the command leaves alone). Positions
-// are clamped to [lower, upper]. On position servos (torqueControlled
-// false) only POSITION without gains can be honoured; anything else is
-// refused with the reason.
-func decode(j *Joints, c msg.ControlCommand, torqueControlled bool) ([]*setpoint, error) {
+// are clamped to [lower, upper]. On position servos only POSITION without
+// gains can be honoured, on speed-controlled drives only VELOCITY;
+// anything else is refused with the reason.
+func decode(j *Joints, c msg.ControlCommand, kind motorKind) ([]*setpoint, error) {
 	idx := make([]int, 0, len(j.JointNames))
 	if len(c.MotorIDs) == 0 {
 		for i := range j.JointNames {
@@ -92,8 +104,16 @@ func decode(j *Joints, c msg.ControlCommand, torqueControlled bool) ([]*setpoint
 		need = map[string]bool{"torques": true}
 	case msg.ModeMixed:
 		need = map[string]bool{"positions": true, "torques": true, "kp": true, "kd": true}
+	case msg.ModeVelocity:
+		need = map[string]bool{"velocities": true}
 	default:
 		return nil, fmt.Errorf("mode: %q is not POSITION, TORQUE or MIXED", c.Mode)
+	}
+	switch {
+	case kind == velocityDrives && c.Mode != msg.ModeVelocity:
+		return nil, fmt.Errorf("mode: %q: these motors are speed-controlled drives (wheels): send VELOCITY with velocities (rad/s)", c.Mode)
+	case kind != velocityDrives && c.Mode == msg.ModeVelocity:
+		return nil, errors.New(`mode: "VELOCITY" is for speed-controlled drives (wheels); these motors take POSITION, TORQUE or MIXED`)
 	}
 	for _, f := range []struct {
 		name string
@@ -103,7 +123,10 @@ func decode(j *Joints, c msg.ControlCommand, torqueControlled bool) ([]*setpoint
 			return nil, err
 		}
 	}
-	if !torqueControlled {
+	if kind == velocityDrives && (len(c.Positions) > 0 || len(c.Torques) > 0 || len(c.Kp) > 0 || len(c.Kd) > 0) {
+		return nil, errors.New("positions, torques, kp, kd: a VELOCITY command carries velocities only; these drives run their own speed loop")
+	}
+	if kind == positionServos {
 		switch {
 		case c.Mode == msg.ModeTorque || c.Mode == msg.ModeMixed:
 			return nil, fmt.Errorf("mode: %s needs torque-controlled actuators; these motors are position servos (Feetech STS) with no torque mode: send POSITION", c.Mode)
@@ -131,6 +154,8 @@ func decode(j *Joints, c msg.ControlCommand, torqueControlled bool) ([]*setpoint
 	for k, i := range idx {
 		s := &setpoint{kp: at(c.Kp, k, j.Kp[i]), kd: at(c.Kd, k, j.Kd[i])}
 		switch c.Mode {
+		case msg.ModeVelocity:
+			s.dq, s.kp, s.kd = c.Velocities[k], 0, 0
 		case msg.ModeTorque:
 			// A torque-mode command carries torques only: positions, kp and
 			// kd count as zero.

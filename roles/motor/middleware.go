@@ -34,6 +34,16 @@ type Options struct {
 	// means position servos (Feetech STS): POSITION without gains only,
 	// KEEP_MODE or ZERO_TORQUE_MODE on release; the rest is refused.
 	TorqueControlled bool
+	// VelocityControlled says the motors are speed-controlled drives
+	// (wheels): VELOCITY is their only mode and an output carries the
+	// speed to follow (rad/s); KEEP_MODE is refused, since a drive that
+	// keeps its last speed after its client went quiet runs away, and
+	// DAMPING_MODE (the default) brings it to a stop.
+	VelocityControlled bool
+	// RefuseBehaviors names release behaviours these motors cannot honour
+	// safely, each with the reason a request naming it is refused with
+	// (the balancing base refuses ZERO_TORQUE_MODE: it would fall).
+	RefuseBehaviors map[string]string
 	// MaxTorque is each joint motor's torque limit, N·m: feed-forward
 	// torques are clamped to it.
 	MaxTorque []float64
@@ -80,12 +90,16 @@ type Middleware struct {
 	lastCommand            time.Time
 	state, applied, mode   string
 	commands, rejected     uint64
+	accepted               uint64 // commands accepted, every session's
 	lastError              string
 	setpoints              []*setpoint // held command, URDF frame
 
 	// owns is true while a session or its release behaviour (or a
 	// calibration's zero torque) decides the outputs.
 	owns bool
+	// roleCommands is true while the active session drives through the
+	// role's own commands (RequestControlRequest.RoleCommands).
+	roleCommands bool
 
 	fb []Feedback
 
@@ -121,11 +135,12 @@ func New(o Options) (*Middleware, error) {
 	return &Middleware{o: o, state: stateIdle, fb: make([]Feedback, len(o.Joints.JointNames))}, nil
 }
 
-// Serve exposes the middleware's services and topics on b under prefix
-// (inside "robot_{robotID}" when robotID is set), handled on ex.
-func (m *Middleware) Serve(b bus.Bus, ex *executor.Executor, prefix, robotID string) error {
+// Serve exposes the middleware's services and topics on b under prefix,
+// handled on ex. The robot namespace is b's (bus.WithRobotID), as for
+// every other name of the node.
+func (m *Middleware) Serve(b bus.Bus, ex *executor.Executor, prefix string) error {
 	m.ex, m.bus = ex, b
-	name := func(n string) string { return msg.MotorName(prefix, robotID, n) }
+	name := func(n string) string { return msg.MotorName(prefix, n) }
 	m.jointStatesTopic, m.sessionTopic = name(msg.MotorJointStates), name(msg.MotorSessionStatus)
 	add := func(s bus.Subscription, err error) error {
 		if err == nil {
@@ -155,14 +170,28 @@ func (m *Middleware) Close() {
 	m.finishCalibration(false, "middleware stopped")
 }
 
+// Accepted counts the commands accepted since the middleware started,
+// every session's: a role that stopped its motors on its own (an emergency
+// stop) drives them again only after a fresh one.
+func (m *Middleware) Accepted() uint64 { return m.accepted }
+
+// Active reports whether a session holds the motors.
+func (m *Middleware) Active() bool { return m.state == stateActive }
+
 // Owns reports whether the middleware decides the motors' outputs.
 func (m *Middleware) Owns() bool { return m.owns }
 
 // Yield hands the motors back to the role after a session ended (the role
 // got a command of its own). It refuses while a session is active or a
-// calibration runs.
+// calibration runs, unless the session drives through the role's own
+// commands: then each one keeps the session alive.
 func (m *Middleware) Yield() error {
 	switch {
+	case m.state == stateActive && m.roleCommands && !m.calibrating:
+		m.lastCommand = m.ex.Now()
+		m.commands++
+		m.accepted++
+		return nil
 	case m.state == stateActive:
 		return fmt.Errorf("the motors are under control of session client %q: release it first", m.client)
 	case m.calibrating:
@@ -202,13 +231,22 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	case "":
 		behavior = m.DefaultBehavior()
 	case msg.BehaviorDamping:
-		if !m.o.TorqueControlled {
+		if !m.o.TorqueControlled && !m.o.VelocityControlled {
 			refuse("behavior: DAMPING_MODE needs torque-controlled actuators; these motors are position servos (Feetech STS): choose KEEP_MODE (hold the last position) or ZERO_TORQUE_MODE")
 			return
 		}
-	case msg.BehaviorKeep, msg.BehaviorZeroTorque:
+	case msg.BehaviorKeep:
+		if m.o.VelocityControlled {
+			refuse("behavior: KEEP_MODE would keep these drives running at the last speed after the session ends: choose DAMPING_MODE (stop) or ZERO_TORQUE_MODE")
+			return
+		}
+	case msg.BehaviorZeroTorque:
 	default:
 		refuse("behavior: %q is not KEEP_MODE, DAMPING_MODE or ZERO_TORQUE_MODE", req.Behavior)
+		return
+	}
+	if why, ok := m.o.RefuseBehaviors[behavior]; ok {
+		refuse("behavior: %s: %s", behavior, why)
 		return
 	}
 	var raw [16]byte
@@ -228,19 +266,37 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	m.lastCommand = m.ex.Now()
 	// Until the first command the motors hold where they are.
 	m.setpoints = m.holdHere()
-	m.owns = true
+	// Under role commands the role goes on driving (its own commands keep
+	// the session alive); otherwise the session's commands do.
+	m.roleCommands = req.RoleCommands
+	m.owns = !req.RoleCommands
+	if req.RoleCommands {
+		m.mode = "ROLE"
+	}
 	m.publishSession()
 	reply(msg.RequestControlResponse{Success: true, UUID: m.uuid, Message: "control granted"}, nil)
 }
 
 // DefaultBehavior is the release behaviour of a session whose request
-// names none: DAMPING_MODE as the protocol recommends, on position servos
-// (which cannot damp) KEEP_MODE, holding the last position.
+// names none: DAMPING_MODE as the protocol recommends (on drives: stop),
+// on position servos (which cannot damp) KEEP_MODE, holding the last
+// position.
 func (m *Middleware) DefaultBehavior() string {
-	if m.o.TorqueControlled {
+	if m.o.TorqueControlled || m.o.VelocityControlled {
 		return msg.BehaviorDamping
 	}
 	return msg.BehaviorKeep
+}
+
+// kind says which modes the motors can honour.
+func (m *Middleware) kind() motorKind {
+	switch {
+	case m.o.VelocityControlled:
+		return velocityDrives
+	case m.o.TorqueControlled:
+		return torqueActuators
+	}
+	return positionServos
 }
 
 // holdHere returns position setpoints at the present positions.
@@ -277,6 +333,14 @@ func (m *Middleware) check(uuid string) error {
 
 // end closes the session and applies its behaviour.
 func (m *Middleware) end(state string) {
+	if m.roleCommands {
+		// The role drove until now: under KEEP_MODE its last command goes
+		// on (a head or an arm finishes its move); the other behaviours
+		// take the motors from it.
+		m.roleCommands = false
+		m.owns = m.behavior != msg.BehaviorKeep
+		m.setpoints = m.holdHere()
+	}
 	m.state, m.applied, m.uuid = state, m.behavior, ""
 	if m.behavior != msg.BehaviorKeep {
 		m.setpoints = nil
@@ -286,9 +350,12 @@ func (m *Middleware) end(state string) {
 
 func (m *Middleware) command(c msg.ControlCommand) {
 	err := m.check(c.UUID)
+	if err == nil && m.roleCommands {
+		err = errors.New("this session drives through the role's own commands (role_commands), not control_command")
+	}
 	var sp []*setpoint
 	if err == nil {
-		sp, err = decode(m.o.Joints, c, m.o.TorqueControlled)
+		sp, err = decode(m.o.Joints, c, m.kind())
 	}
 	if err != nil {
 		m.rejected++
@@ -306,6 +373,7 @@ func (m *Middleware) command(c msg.ControlCommand) {
 		m.mode = msg.ModePosition
 	}
 	m.commands++
+	m.accepted++
 	m.lastCommand = m.ex.Now()
 }
 
@@ -331,6 +399,9 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 			out[i] = Output{}
 		case m.state == stateActive || m.applied == msg.BehaviorKeep:
 			out[i] = m.drive(i, m.setpoints[i], f)
+		case m.applied == msg.BehaviorDamping && m.o.VelocityControlled:
+			// A drive stops (its own ramp and speed loop bring it there).
+			out[i] = Output{Torque: true}
 		case m.applied == msg.BehaviorDamping:
 			// τ = −kd·dq: the joint moves only as fast as what pushes it
 			// overcomes the damping. Only torque-controlled actuators get
@@ -348,6 +419,12 @@ func (m *Middleware) Update(fb []Feedback) (out []Output, owns bool) {
 // times direction.
 func (m *Middleware) drive(i int, s *setpoint, f Feedback) Output {
 	j := m.o.Joints
+	if m.o.VelocityControlled {
+		if s == nil {
+			return Output{Torque: true}
+		}
+		return Output{Torque: true, Velocity: float64(j.Direction[i]) * s.dq}
+	}
 	if s == nil {
 		return Output{Torque: true, Position: f.Position, TorqueLimit: 1, Kp: j.Kp[i], Kd: j.Kd[i]}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/saint-os/saint/hal/device/encoder"
 	"github.com/saint-os/saint/hal/device/ina219"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/roles/power"
 	"github.com/saint-os/saint/roles/rolekit"
 )
@@ -31,7 +32,10 @@ import (
 // cmd_vel after the stop is cleared or the supply has recovered.
 type Tracks struct {
 	rolekit.Kit
-	cfg     *tracksConfig
+	cfg *tracksConfig
+	// limits are what cmd_vel is clamped to (and what the role
+	// advertises on its limits topic).
+	limits  msg.CommandLimits
 	bridges [2]*bts7960.Bridge // left, right
 	enc     [2]*encoder.Decoder
 	loops   [2]speedLoop
@@ -58,6 +62,10 @@ type Tracks struct {
 	driveErr error            // the last H-bridge error, logged once
 
 	odom tracksOdom
+
+	mw       *motor.Middleware // the tracks' motor middleware (motor.go)
+	coasting bool              // a session's ZERO_TORQUE_MODE disabled the bridges
+	heldAt   uint64            // mw.Accepted() when the drive was last stopped
 }
 
 // tracksOdom is the pose integrated from the encoders.
@@ -119,9 +127,20 @@ func (t *Tracks) open() error {
 		return err
 	}
 
+	t.limits = msg.CommandLimits{
+		Fields: []msg.FieldLimit{
+			{Field: "linear", Min: -cfg.maxLinear, Max: cfg.maxLinear},
+			{Field: "angular", Min: -cfg.maxAngular, Max: cfg.maxAngular},
+		},
+		MaxTrackSpeed: cfg.Drive.MaxTrackSpeed, HalfGauge: cfg.Drive.effectiveGauge() / 2, TurnSlip: cfg.Drive.TurnSlip,
+	}
+	if err := t.openMotors(); err != nil {
+		return err
+	}
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/cmd_vel", bus.QoS{Depth: 1}, t.command); err != nil {
 		return err
 	}
+	t.AdvertiseLimits(t.limits)
 	// Every emergency stop message counts: a deep queue so none is dropped.
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/estop", bus.QoS{Depth: 64}, t.onEStop); err != nil {
 		return err
@@ -165,14 +184,24 @@ func (t *Tracks) command(c msg.Twist) {
 		t.Env.Log.Warn("cmd_vel with NaN ignored", "linear", v, "angular", w)
 		return
 	}
-	v = clamp(v, -t.cfg.maxLinear, t.cfg.maxLinear)
-	w = clamp(w, -t.cfg.maxAngular, t.cfg.maxAngular)
-	if need := math.Abs(v) + math.Abs(w)*t.cfg.Drive.effectiveGauge()/2 + t.cfg.Drive.TurnSlip; need > t.cfg.Drive.MaxTrackSpeed {
-		k := t.cfg.Drive.MaxTrackSpeed / need
-		v, w = v*k, w*k
+	if err := t.mw.Yield(); err != nil {
+		t.Env.Log.Warn("cmd_vel refused", "err", err)
+		return
 	}
-	t.target = [2]float64{v, w}
+	if t.coasting {
+		t.coasting = false
+		t.release()
+	}
+	t.setTarget(v, w)
 	t.cmdAt, t.haveCmd = t.Env.Exec.Now(), true
+}
+
+// setTarget sets the body velocity to follow, each part clamped to its
+// limit, then both scaled down together if a track would have to run
+// faster than it may.
+func (t *Tracks) setTarget(v, w float64) {
+	v, w = t.limits.ClampTwist(v, w)
+	t.target = [2]float64{v, w}
 }
 
 // onEStop engages the emergency stop on Active and releases it on a
@@ -270,6 +299,9 @@ func (t *Tracks) hold() {
 		t.loops[side].reset()
 	}
 	t.braking = t.cfg.brakeOnStop
+	if t.mw != nil {
+		t.heldAt = t.mw.Accepted()
+	}
 	t.target, t.ref, t.haveCmd = [2]float64{}, [2]float64{}, false
 	// The reference starts again from rest: its observer must not
 	// remember the speed it had when the drive stopped.
@@ -307,6 +339,9 @@ func (t *Tracks) control() {
 		t.speed[side] = t.observers[side].update(float64(d.Count())+0.5, dt) * mpc
 	}
 	t.integrateOdometry()
+	if owned := t.middleware(); owned && t.coasting && t.motorsEnabled() {
+		return // a session's ZERO_TORQUE_MODE: the bridges are off
+	}
 	if !t.motorsEnabled() {
 		if t.braking && math.Abs(t.speed[0]) < standstill && math.Abs(t.speed[1]) < standstill {
 			t.braking = false
@@ -443,6 +478,9 @@ func (t *Tracks) publishOdometry() {
 // BTS7960 current sense (IS) pins, so the per-track currents are 0; the
 // supply current is on motor_current.
 func (t *Tracks) publishState() {
+	if t.mw != nil {
+		t.mw.PublishState()
+	}
 	t.publish(t.Env.Prefix+"/state", msg.TrackState{
 		LeftVelocity:  float32(t.speed[0]),
 		RightVelocity: float32(t.speed[1]),

@@ -1659,6 +1659,7 @@ typedef struct saint_os_srv_dds__RequestControl_Request_
   int32_t timeout_ms;
   char * behavior;
   dds_sequence_long motor_ids;
+  bool role_commands;
 } saint_os_srv_dds__RequestControl_Request_;
 
 extern const dds_topic_descriptor_t saint_os_srv_dds__RequestControl_Request__desc;

@@ -43,24 +43,33 @@ const (
 type Group struct {
 	// Name names the group in messages ("arms_left").
 	Name string
-	// Prefix is the node middleware's prefix ("/saint/arms/left") and
-	// RobotID its namespace, as in its role configuration.
-	Prefix, RobotID string
+	// Prefix is the node middleware's prefix ("/saint/arms/left").
+	Prefix string
 	// Base is added to the node's motor ids to make robot-wide ones.
 	Base int
 	// JointPrefix is put before the node's joint names ("left_").
 	JointPrefix string
+	// Drives says the group's motors are speed-controlled drives (the
+	// tracks, the balancing base): VELOCITY is their mode, and holding
+	// them where they are is a VELOCITY of zero.
+	Drives bool
 }
 
 // DefaultGroups are the robot's motor roles with middlewares: the two
-// arms (motors 11–15 and 21–25) and the head (31–33).
+// arms (motors 11–15 and 21–25), the head (31–33), the tracks (41, 42)
+// and the balancing base's wheels (51, 52).
 func DefaultGroups() []Group {
 	return []Group{
 		{Name: "arms_left", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), Base: 10, JointPrefix: "left_"},
 		{Name: "arms_right", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmRight), Base: 20, JointPrefix: "right_"},
 		{Name: "head", Prefix: msg.TopicPrefix(msg.RoleHead, ""), Base: 30, JointPrefix: "head_"},
+		{Name: "tracks", Prefix: msg.TopicPrefix(msg.RoleTracks, ""), Base: 40, Drives: true},
+		{Name: "balance", Prefix: msg.TopicPrefix(msg.RoleBalance, ""), Base: 50, Drives: true},
 	}
 }
+
+// drivesRole says whether a role's motors are speed-controlled drives.
+func drivesRole(role string) bool { return role == msg.RoleTracks || role == msg.RoleBalance }
 
 // Options configures the feature.
 type Options struct {
@@ -79,7 +88,7 @@ type Options struct {
 func GroupsOf(r *bringup.Robot) []Group {
 	var out []Group
 	for _, g := range r.Param.MotorGroups {
-		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), RobotID: g.RobotID, Base: g.Base, JointPrefix: g.JointPrefix})
+		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
 	}
 	return out
 }
@@ -96,7 +105,7 @@ type group struct {
 	rejected  uint64 // the node's count at the last status
 }
 
-func (g *group) name(n string) string { return msg.MotorName(g.Prefix, g.RobotID, n) }
+func (g *group) name(n string) string { return msg.MotorName(g.Prefix, n) }
 
 // global returns the robot-wide id of the node's motor id.
 func (g *group) global(local int) int { return g.Base + local }
@@ -109,9 +118,11 @@ type session struct {
 	groups                       []*group
 	commands                     uint64
 	granted                      bool
-	// reservation is the router output a reservation (Hold) is for; it
-	// has no node sessions and carries no commands.
-	reservation string
+	dropped                      bool // released, refused or ended
+	// router is the router output the session is for (Hold), "": a
+	// client's. The router drives through the roles' own commands
+	// (RequestControlRequest.RoleCommands), not control_command.
+	router string
 }
 
 // Motors is the root middleware.
@@ -121,6 +132,10 @@ type Motors struct {
 	groups []*group
 
 	sessions map[string]*session // by uuid, granted ones
+	pending  map[*session]bool   // asking their nodes
+	// routerRefused is why the router's last session for an output was
+	// refused, told to its next Hold.
+	routerRefused map[string]string
 	// positions are the joints' latest positions by robot-wide name.
 	positions map[string]float64
 	// estop is the latched emergency stop, "" when released.
@@ -143,7 +158,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 	if o.Rand == nil {
 		o.Rand = rand.Reader
 	}
-	m := &Motors{h: h, o: o, sessions: map[string]*session{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
+	m := &Motors{h: h, o: o, sessions: map[string]*session{}, pending: map[*session]bool{}, routerRefused: map[string]string{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
 	seen := map[string]bool{}
 	for _, g := range o.Groups {
 		if g.Name == "" || g.Prefix == "" || seen[g.Name] {
@@ -152,7 +167,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		seen[g.Name] = true
 		m.groups = append(m.groups, &group{Group: g})
 	}
-	name := func(n string) string { return msg.RootMotorName("", n) }
+	name := func(n string) string { return msg.RootMotorName(n) }
 	feature.Serve(h, name(msg.MotorGetAvailableMotors), func(_ msg.GetAvailableMotorsRequest, reply func(msg.GetAvailableMotorsResponse, error)) {
 		reply(m.Available(), nil)
 	})
@@ -288,56 +303,82 @@ func (m *Motors) RequestControl(req msg.RequestControlRequest, reply func(msg.Re
 		return
 	}
 	s := &session{uuid: uuid, client: req.Client, behavior: req.Behavior, timeoutMS: req.TimeoutMS, groups: groups}
+	m.take(s, req, func(failure string) {
+		if failure != "" {
+			refuse("%s", failure)
+			return
+		}
+		reply(msg.RequestControlResponse{Success: true, UUID: s.uuid, Message: fmt.Sprintf("control granted of motors %v", s.motors)}, nil)
+	})
+}
+
+// take asks every group of s for its node session and calls done with ""
+// once all granted it (s is then active), or with why one did not (s is
+// then dropped). A session dropped meanwhile (released, an emergency stop)
+// never calls done; node sessions granted after that are given back.
+func (m *Motors) take(s *session, req msg.RequestControlRequest, done func(failure string)) {
 	// The session's motors: the groups' whole, since a node session holds
 	// all of its node's motors.
-	for _, g := range groups {
+	for _, g := range s.groups {
 		g.session = s
 		for _, id := range g.local {
 			s.motors = append(s.motors, g.global(id))
 		}
 	}
 	sort.Ints(s.motors)
-	pending, failures := len(groups), []string{}
-	for _, g := range groups {
-		nr := msg.RequestControlRequest{Client: "saint-server for " + req.Client, TimeoutMS: req.TimeoutMS, Behavior: req.Behavior}
+	m.pending[s] = true
+	pending, failures := len(s.groups), []string{}
+	for _, g := range s.groups {
+		nr := msg.RequestControlRequest{Client: "saint-server for " + req.Client, TimeoutMS: req.TimeoutMS, Behavior: req.Behavior, RoleCommands: req.RoleCommands}
 		bus.CallAsyncJSON(m.h.Bus, g.name(msg.MotorRequestControl), nr, CallTimeout, m.h.Exec, func(r msg.RequestControlResponse, err error) {
 			switch {
 			case err != nil:
 				failures = append(failures, fmt.Sprintf("%s: %v", g.Name, err))
 			case !r.Success:
 				failures = append(failures, g.Name+": "+r.Message)
+			case g.session != s:
+				// Dropped while asking: give the node session back.
+				m.releaseNode(g, r.UUID)
 			default:
 				g.nodeUUID = r.UUID
 			}
-			if pending--; pending > 0 {
+			if pending--; pending > 0 || s.dropped {
 				return
 			}
+			delete(m.pending, s)
 			if len(failures) > 0 {
 				m.drop(s)
 				sort.Strings(failures)
-				refuse("%s", strings.Join(failures, "; "))
+				done(strings.Join(failures, "; "))
 				return
 			}
 			s.granted = true
 			m.sessions[s.uuid] = s
 			m.changed(s, "active", "")
-			reply(msg.RequestControlResponse{Success: true, UUID: s.uuid, Message: fmt.Sprintf("control granted of motors %v", s.motors)}, nil)
+			done("")
 		})
 	}
 }
 
+// releaseNode ends a node session.
+func (m *Motors) releaseNode(g *group, uuid string) {
+	bus.CallAsyncJSON(m.h.Bus, g.name(msg.MotorReleaseControl), msg.ReleaseControlRequest{UUID: uuid}, CallTimeout, m.h.Exec, func(msg.ReleaseControlResponse, error) {})
+}
+
 // drop releases what s holds on the nodes and forgets it.
 func (m *Motors) drop(s *session) {
+	s.dropped = true
 	for _, g := range s.groups {
 		if g.session != s {
 			continue
 		}
 		if g.nodeUUID != "" {
-			bus.CallAsyncJSON(m.h.Bus, g.name(msg.MotorReleaseControl), msg.ReleaseControlRequest{UUID: g.nodeUUID}, CallTimeout, m.h.Exec, func(msg.ReleaseControlResponse, error) {})
+			m.releaseNode(g, g.nodeUUID)
 		}
 		g.session, g.nodeUUID = nil, ""
 	}
 	delete(m.sessions, s.uuid)
+	delete(m.pending, s)
 }
 
 // ReleaseControl ends the session req.UUID: every node session it holds
@@ -357,7 +398,7 @@ func (m *Motors) session(uuid string) (*session, error) {
 	switch {
 	case uuid == "":
 		return nil, errors.New("uuid: missing; commands must carry the uuid request_control returned")
-	case m.sessions[uuid] == nil || m.sessions[uuid].reservation != "":
+	case m.sessions[uuid] == nil || m.sessions[uuid].router != "":
 		return nil, fmt.Errorf("uuid %q holds no control session: call request_control first", uuid)
 	}
 	return m.sessions[uuid], nil
@@ -443,10 +484,20 @@ func (m *Motors) EStop(e msg.EStop) {
 		return
 	}
 	m.estop = e.Source
+	for s := range m.pending {
+		m.drop(s)
+	}
 	for _, s := range m.sessions {
 		for _, g := range s.groups {
-			if s.reservation != "" {
-				break // the router's: no node session to hold with
+			if s.router != "" {
+				// The router's: its outputs are stopped by the router
+				// itself; release applies the behaviour.
+				break
+			}
+			if g.Drives {
+				stop := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModeVelocity, MotorIDs: g.local, Velocities: make([]float64, len(g.local))}
+				_ = m.h.Bus.Publish(g.name(msg.MotorControlCommand), stop)
+				continue
 			}
 			hold := msg.ControlCommand{UUID: g.nodeUUID, Mode: msg.ModePosition}
 			for i, id := range g.local {
@@ -548,7 +599,7 @@ func (m *Motors) Status() msg.MotorsStatus {
 
 func (m *Motors) publish() {
 	m.status.Sessions = m.Sessions()
-	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorSessionStatus), m.status)
+	_ = m.h.Bus.Publish(msg.RootMotorName(msg.MotorSessionStatus), m.status)
 	m.h.Gateway.Publish(Topic, m.Status())
 }
 
@@ -565,11 +616,11 @@ func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
 			m.positions[n] = js.Position[i]
 		}
 	}
-	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorJointStates), js)
+	_ = m.h.Bus.Publish(msg.RootMotorName(msg.MotorJointStates), js)
 }
 
-// ResetZero calibrates every group's motors (refused while a session is
-// active); it answers when every group has.
+// ResetZero calibrates every group's motors but the drives' (refused
+// while a session is active); it answers when every group has.
 func (m *Motors) ResetZero(req msg.ResetZeroRequest, reply func(msg.ResetZeroResponse, error)) {
 	if len(m.sessions) > 0 {
 		var clients []string
@@ -581,7 +632,8 @@ func (m *Motors) ResetZero(req msg.ResetZeroRequest, reply func(msg.ResetZeroRes
 	}
 	var groups []*group
 	for _, g := range m.groups {
-		if g.online {
+		// Drives (tracks, wheels) have no zero to calibrate.
+		if g.online && !g.Drives {
 			groups = append(groups, g)
 		}
 	}

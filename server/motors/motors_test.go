@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/roles/motor"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/motors"
+	"github.com/saint-os/saint/server/router"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -56,6 +57,24 @@ func newRig(t *testing.T) *rig {
 // calibrate (nil: they cannot).
 func newRigCalibrating(t *testing.T, calibrate func(group string, done func(error))) *rig {
 	t.Helper()
+	return newRigWith(t, calibrate, false)
+}
+
+// driveTable is a speed-controlled drive's joint table (the tracks').
+const driveTable = `joint_names: [left_track, right_track]
+map_index: [1, 2]
+direction: [1, 1]
+lower: [-1000, -1000]
+upper: [1000, 1000]
+kp: [0, 0]
+kd: [0, 0]
+urdf_offset: [0, 0]
+`
+
+// newRigWith is newRigCalibrating whose drive groups (tracks, balance)
+// have node middlewares too when drives is set.
+func newRigWith(t *testing.T, calibrate func(group string, done func(error)), drives bool) *rig {
+	t.Helper()
 	ex := executor.NewVirtual()
 	// The robot is inside the namespace robot_7; the test's own calls and
 	// subscriptions (r.bus) are outside it, as another robot's or a
@@ -68,11 +87,18 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 	}
 	r := &rig{t: t, ex: ex, bus: raw, nodes: map[string]*node{}}
 	for _, g := range motors.DefaultGroups() {
-		j, err := motor.ParseJoints([]byte(table))
+		if g.Drives && !drives {
+			continue
+		}
+		tab := table
+		if g.Drives {
+			tab = driveTable
+		}
+		j, err := motor.ParseJoints([]byte(tab))
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}}
+		o := motor.Options{Joints: j, TorqueControlled: !g.Drives, VelocityControlled: g.Drives, MaxTorque: []float64{5, 5}}
 		if calibrate != nil {
 			name := g.Name
 			o.Calibrate = func(done func(error)) { calibrate(name, done) }
@@ -81,7 +107,7 @@ func newRigCalibrating(t *testing.T, calibrate func(group string, done func(erro
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mw.Serve(b, ex, g.Prefix, ""); err != nil {
+		if err := mw.Serve(b, ex, g.Prefix); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(mw.Close)
@@ -313,41 +339,91 @@ func TestResetZeroAcrossNodes(t *testing.T) {
 	}
 }
 
-// The router's hold on an output: clients are refused its group while the
-// router drives it, the router is refused a group a client holds, and an
-// e-stop ends the hold.
+// The router's outputs hold real sessions: a root session with a node
+// session under role commands; clients are refused naming the router at
+// the root and at the node; a client's session refuses the router; a
+// router session whose role commands stop times out at the node and is
+// taken again; an emergency stop ends it.
 func TestRouterHolds(t *testing.T) {
 	r := newRig(t)
-	if err := r.m.Hold("arms.left"); err != nil {
+	hold := func(target string) error {
+		t.Helper()
+		err := r.m.Hold(target)
+		for i := 0; i < 10 && errors.Is(err, router.ErrHoldPending); i++ {
+			r.run(10 * time.Millisecond)
+			err = r.m.Hold(target)
+		}
+		return err
+	}
+	if err := r.m.Hold("arms.left"); !errors.Is(err, router.ErrHoldPending) {
+		t.Fatalf("first hold: %v, want pending while the node is asked", err)
+	}
+	if err := hold("arms.left"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.m.Hold("arms.left"); err != nil {
-		t.Errorf("holding again: %v", err)
+	left := r.nodes["arms_left"]
+	if left.owns {
+		t.Error("the router's session took the arm's motors from its role (it drives through role commands)")
 	}
-	if err := r.m.Hold("tracks"); err != nil {
-		t.Errorf("tracks (no motor group): %v", err)
+	// The arm's pose target drives the same motors: not while its joint
+	// target holds them.
+	if err := r.m.Hold("arms.left.pose"); err == nil || !strings.Contains(err.Error(), `held by client "router (arms.left)"`) {
+		t.Errorf("the left arm's pose target while its joint target holds the arm: %v", err)
 	}
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if a.Success || !strings.Contains(a.Message, `held by client "router (arms.left)"`) {
 		t.Errorf("request while the router drives the arm: %+v", a)
 	}
-	if st := r.m.Status(); st.Groups[0].HeldBy != "router (arms.left)" || len(st.Sessions) != 1 {
+	// A client going to the node directly is refused too.
+	var direct msg.RequestControlResponse
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/arms/left/"+msg.MotorRequestControl, msg.RequestControlRequest{Client: "rogue"}, time.Second, r.ex, func(v msg.RequestControlResponse, err error) { direct = v })
+	if st := r.m.Status(); st.Groups[0].HeldBy != "router (arms.left)" || len(st.Sessions) != 1 || st.Sessions[0].Mode != "ROLE" {
 		t.Errorf("status %+v", st)
+	}
+	// The role's commands keep the node session alive.
+	tick := r.ex.Every(20*time.Millisecond, func() { _ = left.mw.Yield() })
+	r.run(100 * time.Millisecond)
+	if direct.Success || !strings.Contains(direct.Message, `held by client "saint-server for router (arms.left)"`) {
+		t.Errorf("a request at the node while the router holds it: %+v", direct)
 	}
 	b := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "teleop", MotorIDs: []int{21}, TimeoutMS: 5000})
 	if !b.Success {
 		t.Fatal(b.Message)
 	}
-	if err := r.m.Hold("arms.right"); err == nil || !strings.Contains(err.Error(), `held by client "teleop"`) {
+	if err := hold("arms.right"); err == nil || !strings.Contains(err.Error(), `held by client "teleop"`) {
 		t.Errorf("router holding the teleop's arm: %v", err)
 	}
+	r.run(time.Second)
+	if err := r.m.Hold("arms.left"); err != nil {
+		t.Errorf("a second of role commands later: %v, want still held", err)
+	}
+	// The role's commands stop (the router lost its source without
+	// releasing): the node times the session out, the root follows, and
+	// the next Hold asks again.
+	tick.Stop()
+	r.run(700 * time.Millisecond)
+	if st := left.mw.Active(); st || left.owns {
+		t.Errorf("the router's node session: active %v, owns %v after its role commands stopped; want timed out into KEEP_MODE (the role's last command goes on)", st, left.owns)
+	}
+	if err := r.m.Hold("arms.left"); !errors.Is(err, router.ErrHoldPending) {
+		t.Errorf("hold after the node timed the session out: %v, want taken again", err)
+	}
+	if err := hold("arms.left"); err != nil {
+		t.Fatal(err)
+	}
 	r.m.Release("arms.left")
+	r.run(50 * time.Millisecond)
 	a = call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if !a.Success {
 		t.Errorf("request after the router let go: %+v", a)
 	}
-	if err := r.m.Hold("head"); err != nil {
+	if err := hold("head"); err != nil {
 		t.Fatal(err)
+	}
+	// Released while being taken: the node session granted after it is
+	// given back.
+	if err := r.m.Hold("tracks"); err != nil {
+		t.Errorf("tracks without a node: %v, want nothing to hold", err)
 	}
 	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "console"}); err != nil {
 		t.Fatal(err)
@@ -358,5 +434,68 @@ func TestRouterHolds(t *testing.T) {
 	}
 	if err := r.m.Hold("head"); err == nil || !strings.Contains(err.Error(), "emergency stop (console)") {
 		t.Errorf("hold during the e-stop: %v", err)
+	}
+}
+
+// A router session released while its node is still being asked leaves
+// nothing held: the node session granted after the release is given back.
+func TestRouterReleaseWhilePending(t *testing.T) {
+	r := newRig(t)
+	if err := r.m.Hold("head"); !errors.Is(err, router.ErrHoldPending) {
+		t.Fatalf("hold: %v", err)
+	}
+	r.m.Release("head")
+	r.run(100 * time.Millisecond)
+	if st := r.m.Status(); len(st.Sessions) != 0 || st.Groups[2].HeldBy != "" {
+		t.Errorf("after releasing a pending hold: %+v", st)
+	}
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "ui", MotorIDs: []int{31}})
+	if !a.Success {
+		t.Errorf("the head after the router let go while asking: %+v", a)
+	}
+}
+
+// The tracks' and the balancing base's drives are motors at the root:
+// listed, held by sessions, driven with VELOCITY, stopped by an emergency
+// stop (VELOCITY 0, then released into DAMPING_MODE), and left out of
+// reset_zero.
+func TestDrivesAtTheRoot(t *testing.T) {
+	r := newRigWith(t, nil, true)
+	av := call[msg.GetAvailableMotorsResponse](r, msg.MotorGetAvailableMotors, msg.GetAvailableMotorsRequest{})
+	if got := av.MotorIDs; len(got) != 10 || got[6] != 41 || got[9] != 52 || av.JointNames[6] != "left_track" {
+		t.Fatalf("get_available_motors: %+v", av)
+	}
+	s := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "nav", MotorIDs: []int{41, 42}, TimeoutMS: 5000})
+	if !s.Success {
+		t.Fatalf("request_control: %+v", s)
+	}
+	tracks := r.nodes["tracks"]
+	r.command(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModeVelocity, MotorIDs: []int{41, 42}, Velocities: []float64{3, 4}})
+	if !tracks.owns || tracks.out[0].Velocity != 3 || tracks.out[1].Velocity != 4 {
+		t.Fatalf("tracks node after VELOCITY: owns %v, %+v", tracks.owns, tracks.out)
+	}
+	r.command(msg.ControlCommand{UUID: s.UUID, Mode: msg.ModePosition, MotorIDs: []int{41}, Positions: []float64{1}})
+	if st := r.last(); !strings.Contains(st.LastError, `tracks: control_command refused: mode: "POSITION": these motors are speed-controlled drives`) {
+		t.Errorf("POSITION on the tracks: last_error %q", st.LastError)
+	}
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: true, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	if !tracks.owns || tracks.out[0].Velocity != 0 || tracks.out[1].Velocity != 0 || !tracks.out[0].Torque {
+		t.Errorf("tracks node after the e-stop: owns %v, %+v, want stopped", tracks.owns, tracks.out)
+	}
+	if len(r.m.Sessions()) != 0 {
+		t.Errorf("sessions after the e-stop: %+v", r.m.Sessions())
+	}
+	if err := r.bus.Publish("/robot_7"+msg.TopicTracksEStop, msg.EStop{Active: false, Source: "rc"}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(100 * time.Millisecond)
+	// reset_zero skips the drives (they store no zero) rather than fail on
+	// them; the other nodes here cannot calibrate either.
+	z := call[msg.ResetZeroResponse](r, msg.MotorResetZero, msg.ResetZeroRequest{TimeoutMS: 500})
+	if strings.Contains(z.Message, "tracks") || strings.Contains(z.Message, "balance") {
+		t.Errorf("reset_zero reached the drives: %+v", z)
 	}
 }

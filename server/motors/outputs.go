@@ -1,68 +1,104 @@
 package motors
 
 import (
+	"errors"
 	"fmt"
-	"sort"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router"
 )
 
-// outputGroup is the motor group behind a router target, "" for none.
+// RouterTimeout is the timeout of the router's sessions: the router sends
+// every output it drives at its tick rate (50 Hz), each message keeps the
+// session alive at the node.
+const RouterTimeout = 500 // ms
+
+// outputGroup is the motor group behind a router target, "" for none. An
+// arm's joint and pose targets share its group: one of them drives the arm
+// at a time.
 func outputGroup(target string) string {
 	switch target {
-	case "head":
+	case router.TargetHead:
 		return "head"
-	case "arms.left":
+	case router.TargetArmsLeft, router.TargetArmsLeftPose:
 		return "arms_left"
-	case "arms.right":
+	case router.TargetArmsRight, router.TargetArmsRightPose:
 		return "arms_right"
+	case router.TargetTracks:
+		return "tracks"
+	case router.TargetBalance:
+		return "balance"
 	}
 	return ""
 }
 
-// Hold reserves the motor group behind a router output for the router
-// (router.OutputSessions): while held, no client's request_control gets
-// it; it is refused while a client's session holds it, or during an
-// emergency stop. A reservation takes no node session: the router drives
-// the role through its own commands (HeadCommand, ArmCommand), which the
-// role accepts while no node session is active. Outputs without a motor
-// group (tracks, balance), or whose group has not reported its motors,
-// hold nothing.
+// Hold takes the motor group behind a router output for the router
+// (router.OutputSessions) with a real session: a root session, client
+// "router (<target>)", holding a node session at the group's middleware
+// under which the role's own commands (the router's HeadCommand,
+// ArmCommand, cmd_vel) drive the motors and keep it alive. While it is
+// held, every other client's request_control is refused naming the
+// router, at the root and at the node. Hold answers router.ErrHoldPending
+// while the node is being asked, nil once held, and an error naming the
+// holder when a client holds the group, or during an emergency stop. The
+// router calls it at every tick it sends: a session that ended (the node
+// timed it out, the e-stop) is taken again before the next message goes.
+// Outputs without a motor group (the console), or whose group has not
+// reported its motors, hold nothing.
 func (m *Motors) Hold(target string) error {
 	g := m.group(outputGroup(target))
 	if g == nil || len(g.local) == 0 {
 		return nil // no motors known there: nothing to hold
 	}
-	switch {
+	switch s := g.session; {
 	case m.estop != "":
 		return fmt.Errorf("the emergency stop (%s) is latched", m.estop)
-	case g.session != nil && g.session.reservation == target:
+	case s != nil && s.router == target && s.granted:
 		return nil
-	case g.session != nil:
-		return fmt.Errorf("motors of %s are held by client %q", g.Name, g.session.client)
+	case s != nil && s.router == target:
+		return router.ErrHoldPending
+	case s != nil:
+		return fmt.Errorf("motors of %s are held by client %q", g.Name, s.client)
+	}
+	if why := m.routerRefused[target]; why != "" {
+		delete(m.routerRefused, target) // told once; the next Hold asks again
+		return errors.New(why)
 	}
 	uuid, err := newUUID(m.o.Rand)
 	if err != nil {
 		return err
 	}
-	s := &session{uuid: uuid, client: "router (" + target + ")", reservation: target, granted: true, groups: []*group{g}}
-	for _, id := range g.local {
-		s.motors = append(s.motors, g.global(id))
+	client := "router (" + target + ")"
+	// When the router lets go, joints finish their last command and hold
+	// (KEEP_MODE), drives stop (DAMPING_MODE): what the roles did when a
+	// route ended before sessions.
+	behavior := msg.BehaviorKeep
+	if g.Drives {
+		behavior = msg.BehaviorDamping
 	}
-	sort.Ints(s.motors)
-	g.session = s
-	m.sessions[uuid] = s
-	m.changed(s, "active", "")
-	return nil
+	s := &session{uuid: uuid, client: client, router: target, behavior: behavior, timeoutMS: RouterTimeout, mode: "ROLE", groups: []*group{g}}
+	m.take(s, msg.RequestControlRequest{Client: client, TimeoutMS: RouterTimeout, Behavior: behavior, RoleCommands: true}, func(failure string) {
+		if failure != "" {
+			m.routerRefused[target] = failure
+		}
+	})
+	return router.ErrHoldPending
 }
 
-// Release ends the router's reservation of an output's motor group.
+// Release ends the router's session of an output's motor group: the node
+// applies its release behaviour (the head and the arms finish their last
+// command and hold, the tracks and the base stop).
 func (m *Motors) Release(target string) {
 	g := m.group(outputGroup(target))
-	if g == nil || g.session == nil || g.session.reservation != target {
+	if g == nil || g.session == nil || g.session.router != target {
 		return
 	}
 	s := g.session
+	granted := s.granted
 	m.drop(s)
-	m.changed(s, "released", "")
+	if granted {
+		m.changed(s, "released", "")
+	}
 }
 
 func (m *Motors) group(name string) *group {

@@ -2,20 +2,32 @@ package router
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
 )
 
-// fakeSessions records Hold and Release, refusing targets in busy.
+// fakeSessions records Hold and Release (a run of holds as one), refusing
+// targets in busy and answering ErrHoldPending for the first holds of
+// targets in slow.
 type fakeSessions struct {
 	calls []string
+	holds int
 	busy  map[string]bool
+	slow  map[string]int
 }
 
 func (f *fakeSessions) Hold(target string) error {
-	f.calls = append(f.calls, "hold "+target)
+	f.holds++
+	if n := len(f.calls); n == 0 || f.calls[n-1] != "hold "+target {
+		f.calls = append(f.calls, "hold "+target)
+	}
+	if f.slow[target] > 0 {
+		f.slow[target]--
+		return ErrHoldPending
+	}
 	if f.busy[target] {
 		return errors.New(`motors of head are held by client "policy"`)
 	}
@@ -24,7 +36,8 @@ func (f *fakeSessions) Hold(target string) error {
 
 func (f *fakeSessions) Release(target string) { f.calls = append(f.calls, "release "+target) }
 
-// The router holds an output's motors while a route drives it, once, and
+// The router holds an output's motors while a route drives it (asking at
+// every message it sends), and
 // gives them back when the route goes quiet and on an e-stop; an output
 // whose motors another client holds is not sent.
 func TestOutputSessions(t *testing.T) {
@@ -41,8 +54,8 @@ func TestOutputSessions(t *testing.T) {
 	rg.run(100 * time.Millisecond)
 	head(20)
 	rg.run(100 * time.Millisecond)
-	if got := fs.calls; len(got) != 1 || got[0] != "hold head" {
-		t.Fatalf("calls %v, want one hold of head", got)
+	if got := fs.calls; len(got) != 1 || got[0] != "hold head" || fs.holds < 5 {
+		t.Fatalf("calls %v (%d holds), want the head held at every tick", got, fs.holds)
 	}
 	if n := len(rg.got[msg.TopicHeadCmd]); n == 0 {
 		t.Fatal("the held head output was not sent")
@@ -70,5 +83,31 @@ func TestOutputSessions(t *testing.T) {
 	rg.do(func() { rg.r.EStop(msg.SourceWebSocket, "test") })
 	if got := fs.calls; got[len(got)-1] != "release head" {
 		t.Errorf("calls %v, want the head released by the e-stop", got)
+	}
+}
+
+// While the motors are being taken the output waits: nothing is sent and
+// nothing is reported; once held it is sent.
+func TestOutputSessionPending(t *testing.T) {
+	fs := &fakeSessions{busy: map[string]bool{}, slow: map[string]int{"head": 3}}
+	var events []string
+	rg := newRigOpts(t, Options{Sessions: fs, OnEvent: func(level, m string) { events = append(events, m) }})
+	rg.do(func() {
+		if err := rg.r.Submit(Input{Source: msg.SourceWebSocket, Target: TargetHead, Command: "move", Values: map[string]float64{"pan": 10}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	rg.run(50 * time.Millisecond) // two ticks: pending
+	if n := len(rg.got[msg.TopicHeadCmd]); n != 0 {
+		t.Fatalf("%d head commands sent before its motors were held", n)
+	}
+	rg.run(100 * time.Millisecond)
+	if n := len(rg.got[msg.TopicHeadCmd]); n == 0 {
+		t.Fatal("the head output was not sent once held")
+	}
+	for _, e := range events {
+		if strings.Contains(e, "not sent") {
+			t.Errorf("event %q while the motors were being taken", e)
+		}
 	}
 }
