@@ -83,10 +83,17 @@ type FloorPatch struct {
 }
 
 // BalanceState is the balancing base's body pitch, degrees (forward
-// positive), and pitch rate, degrees per second.
+// positive), and pitch rate, degrees per second, and optionally where its
+// axle stands on the floor (m) and its heading (degrees, 0 along world x,
+// 90 along y): the friction patches and bumps run across world x, so a
+// base turned along them can have one wheel on a patch and the other off.
+// Pose keys left out keep the base's present value.
 type BalanceState struct {
-	PitchDeg     float64 `yaml:"pitch_deg"`
-	PitchRateDeg float64 `yaml:"pitch_rate_deg"`
+	PitchDeg     float64  `yaml:"pitch_deg"`
+	PitchRateDeg float64  `yaml:"pitch_rate_deg"`
+	X            *float64 `yaml:"x"`
+	Y            *float64 `yaml:"y"`
+	HeadingDeg   *float64 `yaml:"heading_deg"`
 }
 
 // Pose places the tracked base in the world (m, degrees).
@@ -420,6 +427,20 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 	}
 	checkBumps(initialLine, "initial", sc.Initial.Bumps)
+	checkBalance := func(line int, field string, st *BalanceState) {
+		if st == nil {
+			return
+		}
+		for _, v := range []struct {
+			key string
+			val *float64
+		}{{"pitch_deg", &st.PitchDeg}, {"pitch_rate_deg", &st.PitchRateDeg}, {"x", st.X}, {"y", st.Y}, {"heading_deg", st.HeadingDeg}} {
+			if v.val != nil && (math.IsNaN(*v.val) || math.IsInf(*v.val, 0)) {
+				bad(line, field+".balance."+v.key, "want a finite number, got %g", *v.val)
+			}
+		}
+	}
+	checkBalance(initialLine, "initial", sc.Initial.Balance)
 	signals := map[string]bool{}
 	for i, s := range sc.Signals {
 		f := fmt.Sprintf("signals[%d]", i)
@@ -464,6 +485,7 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		if e.Set != nil {
 			checkFloor(e.line, f+".set", e.Set.Floor)
 			checkBumps(e.line, f+".set", e.Set.Bumps)
+			checkBalance(e.line, f+".set", e.Set.Balance)
 		}
 		if e.ExpectReply != nil && e.Call == nil {
 			bad(e.line, f+".expect_reply", "only a call event has an expected reply")

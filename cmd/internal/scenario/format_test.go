@@ -62,6 +62,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative friction", "duration: 2s", "duration: 2s\ninitial:\n  floor: [{from: 0, to: 1, mu: -0.1}]", "line 4: initial.floor[0].mu"},
 		{"bad floor in set", "ws: {type: command, target: head, action: home}", "set: {floor: [{from: 0, to: 1, mu: .nan}]}", "line 6: timeline[0].set.floor[0].mu"},
 		{"bump too short", "duration: 2s", "duration: 2s\ninitial:\n  bumps: [{at: 1, height: 0.05, length: 0.1}]", "line 4: initial.bumps[0].length: 0.1 m is too short"},
+		{"balance heading not finite", "duration: 2s", "duration: 2s\ninitial:\n  balance: {heading_deg: .inf}", "line 4: initial.balance.heading_deg: want a finite number"},
+		{"balance pitch not finite in set", "ws: {type: command, target: head, action: home}", "set: {balance: {pitch_deg: .nan}}", "line 6: timeline[0].set.balance.pitch_deg"},
 		{"overlapping bumps in set", "ws: {type: command, target: head, action: home}", "set: {bumps: [{at: 1, height: 0.02, length: 0.3}, {at: 1.1, height: 0.02, length: 0.3}]}", "line 6: timeline[0].set.bumps[1]: overlaps bumps[0]"},
 	}
 	for _, tc := range cases {

@@ -367,6 +367,20 @@ func (r *runner) applyState(st Initial) {
 	rb := r.st.Robot
 	if b := st.Balance; b != nil {
 		rb.Balance.SetPitch(b.PitchDeg*math.Pi/180, b.PitchRateDeg*math.Pi/180)
+		if b.X != nil || b.Y != nil || b.HeadingDeg != nil {
+			x, y := rb.Balance.WorldPosition()
+			yaw, _ := rb.Balance.Yaw()
+			if b.X != nil {
+				x = *b.X
+			}
+			if b.Y != nil {
+				y = *b.Y
+			}
+			if b.HeadingDeg != nil {
+				yaw = *b.HeadingDeg * math.Pi / 180
+			}
+			rb.Balance.SetPose(x, y, yaw)
+		}
 	}
 	if p := st.Tracks; p != nil {
 		rb.Tracks.SetPose(p.X, p.Y, p.HeadingDeg*math.Pi/180)

@@ -311,3 +311,48 @@ func TestSpinningWheelLimitedByBackEMF(t *testing.T) {
 		t.Errorf("free-spinning wheel at %g rad/s, want just under V/K_e = %g", w, top)
 	}
 }
+
+// With its wheels spinning on a wet patch the IMU feels the body, not the
+// wheels: its reading is the specific force from the second difference of
+// its own path in the world, as on a bump (TestBumpIMU), while the rims
+// accelerate many times faster than the axle — what a wheel encoder or the
+// VESC's ERPM sees and an accelerometer does not.
+func TestIMUWhileSliding(t *testing.T) {
+	p := Default()
+	p.Floor = []Patch{{From: -1, To: 1, Mu: 0.05}}
+	b := New(p, nil)
+	pos := func() geom.Vec3 {
+		s, c := math.Sincos(b.x[sPitch])
+		return geom.Vec3{b.x[sPosX] + p.IMUHeight*s, 0, p.IMUHeight * c}
+	}
+	b.SetWheelTorque(Left, 10)
+	b.SetWheelTorque(Right, 10)
+	var prev, cur, reading geom.Vec3
+	var pitch, worst, axle float64
+	for i := 0; i < 150; i++ {
+		prev, cur = cur, pos()
+		b.Step(dt)
+		if !b.Sliding(Left) || !b.Sliding(Right) {
+			t.Fatalf("step %d: the wheels grip (slip %g, %g m/s); want them spinning on μ = 0.05", i, b.Slip(Left), b.Slip(Right))
+		}
+		next := pos()
+		if i >= 1 {
+			a := next.Sub(cur.Scale(2)).Add(prev).Scale(1 / (dt * dt))
+			want := geom.RotY(pitch).ApplyT(a.Add(geom.Vec3{0, 0, StandardGravity}))
+			worst = math.Max(worst, want.Sub(reading).Norm())
+			axle = math.Max(axle, math.Abs(a[0]))
+		}
+		reading, _ = b.TrueIMU()
+		pitch = b.x[sPitch]
+	}
+	t.Logf("IMU against its path: up to %.3g m/s² apart; slip %.3g m/s; axle up to %.3g m/s²", worst, b.Slip(Left), axle)
+	if worst > 0.05 {
+		t.Errorf("IMU differs from its path's second difference by up to %.3g m/s² while sliding", worst)
+	}
+	// The rims: r·ω̇ = r·(τ − μ·N·r)/I_w, about 78 m/s², against the
+	// axle's few.
+	rim := p.WheelRadius * (10 - 0.05*(p.BodyMass+2*p.WheelMass)*StandardGravity/2*p.WheelRadius) / p.WheelInertia
+	if s := b.Slip(Left); !(s > 0.1*rim*0.15) || !(axle < rim/20) {
+		t.Errorf("slip %g m/s after 0.15 s, IMU's path accelerating up to %g m/s²; rims at %g m/s²", s, axle, rim)
+	}
+}

@@ -64,7 +64,10 @@
 // along and across the floor): the body couples to the travel through its
 // lean from the floor, the slope takes its share of the weight, and over
 // the curvature the axle's centripetal acceleration κ·ẋ² swings the body
-// and loads the wheels (a crest taken fast unloads them, and they slide).
+// and loads the wheels (a crest taken fast unloads them, and they slide;
+// where −κ·ẋ² reaches g·cos α a real base would leave the floor, which
+// the model does not: it keeps the axle on the floor, the wheels
+// unloaded).
 // The ground covered is cos α of the travel; the IMU feels the axle's
 // acceleration along and across the floor. On a flat floor the terms
 // vanish exactly. Not modelled: a wheel rolling over a curved floor turns
