@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps
+.PHONY: run test build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps foxglove-screenshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -101,6 +101,20 @@ $(GOBIN)/staticcheck-$(STATICCHECK_VERSION):
 	cp $(GOBIN)/staticcheck $@
 
 lint: vet staticcheck
+
+## foxglove-screenshot: docs/screenshots/foxglove.png — Foxglove Studio's open-source web app (npm, installed
+## into a temporary directory) in headless Chromium, connected to saint-sim --adopt with docs/foxglove/saint.json
+## (docs/foxglove.md); needs the npm registry; not part of make test. Chromium is installed with apt-get when
+## missing and run as root
+foxglove-screenshot: test-deps
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "foxglove-screenshot: installing chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else \
+		echo "foxglove-screenshot: needs Chromium (not root: not installing). Install: sudo apt-get install chromium" >&2; exit 1; \
+	fi
+	$(GO) run ./cmd/internal/foxglovescreenshot -out docs/screenshots/foxglove.png
 
 ## bench: benchmarks (numbers are recorded in docs/performance.md)
 bench:

@@ -97,9 +97,6 @@ type MotorGroup struct {
 	// JointPrefix is put before the node's joint names to make the
 	// robot-wide ones.
 	JointPrefix string `yaml:"joint_prefix"`
-	// RobotID is the node middleware's own namespace (its role
-	// configuration's robot_id).
-	RobotID string `yaml:"robot_id"`
 }
 
 // Node is one node of the robot: its role and instance, the simulated

@@ -226,10 +226,18 @@ func (a Arm) Inverse(target Pose, seed []float64, opts Options) ([]float64, erro
 				}
 			}
 		}
+		// Each step aims at most maxStep (weighted metres) along the error,
+		// as in clamped damped least squares (Buss and Kim): a target far
+		// out of reach otherwise asks steps the linearisation cannot take,
+		// and the arm never settles stretched towards it.
+		scale := 1.0
+		if n := math.Hypot(posErr, o.OrientationWeight*rotErr); n > maxStep {
+			scale = maxStep / n
+		}
 		for k := 0; k < 3; k++ {
-			e.SetVec(k, dp[k])
+			e.SetVec(k, scale*dp[k])
 			if !posOnly {
-				e.SetVec(3+k, o.OrientationWeight*dr[k])
+				e.SetVec(3+k, scale*o.OrientationWeight*dr[k])
 			}
 		}
 		// Δq = Jᵀ·(J·Jᵀ + λ²·I)⁻¹·e
@@ -253,6 +261,10 @@ func (a Arm) Inverse(target Pose, seed []float64, opts Options) ([]float64, erro
 	}
 	return nil, &UnreachableError{Joints: best, PositionError: bestPos, OrientationError: bestRot}
 }
+
+// maxStep bounds the task-space error one step of Inverse aims to remove,
+// weighted metres.
+const maxStep = 0.05
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
@@ -278,4 +290,19 @@ func finite(p Pose, positionOnly bool) error {
 		return fmt.Errorf("%w: rotation has determinant %.6g, want a rotation matrix (determinant 1)", ErrBadTarget, d)
 	}
 	return nil
+}
+
+// WithLimits returns the arm with joint limits lower and upper (rad, one
+// per joint, as a joint table's lower and upper lists).
+func (a Arm) WithLimits(lower, upper []float64) (Arm, error) {
+	if len(lower) != NumJoints || len(upper) != NumJoints {
+		return a, fmt.Errorf("kinematics: want %d lower and %d upper joint limits, got %d and %d", NumJoints, NumJoints, len(lower), len(upper))
+	}
+	for i := range lower {
+		if !(lower[i] < upper[i]) {
+			return a, fmt.Errorf("kinematics: joint %d: lower limit %g is not below upper limit %g", i, lower[i], upper[i])
+		}
+		a.Lower[i], a.Upper[i] = lower[i], upper[i]
+	}
+	return a, nil
 }

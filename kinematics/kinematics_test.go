@@ -127,3 +127,49 @@ func TestInverseRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestWithLimits: a joint table's limits replace the defaults, and the
+// inverse kinematics stays inside them; bad tables are refused.
+func TestWithLimits(t *testing.T) {
+	a, err := DefaultArm("left").WithLimits([]float64{-2.5, -1.7, -2.5, -2.5, -2.5}, []float64{2.5, 1.7, 2.5, 2.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Upper[4] != 0.5 || a.Lower[1] != -1.7 {
+		t.Fatalf("limits %v %v", a.Lower, a.Upper)
+	}
+	target := DefaultArm("left").Forward([]float64{0.2, 0.5, -0.8, 0.3, 1.2})
+	var ue *UnreachableError
+	if _, err := a.Inverse(target, nil, Options{}); !errors.As(err, &ue) {
+		t.Fatalf("a pose needing wrist_roll 1.2 rad with the roll limited to 0.5: %v, want *UnreachableError", err)
+	}
+	if ue.Joints[4] > 0.5 {
+		t.Errorf("closest joints %v leave the wrist_roll limit", ue.Joints)
+	}
+	for _, bad := range [][2][]float64{
+		{{-1, -1, -1, -1}, {1, 1, 1, 1, 1}},
+		{{-1, -1, 1, -1, -1}, {1, 1, 1, 1, 1}},
+	} {
+		if _, err := DefaultArm("left").WithLimits(bad[0], bad[1]); err == nil {
+			t.Errorf("limits %v %v accepted", bad[0], bad[1])
+		}
+	}
+}
+
+// TestInverseFarOutOfReach: a target far beyond the reach leaves the arm
+// stretched towards it from any seed, not stuck where it started.
+func TestInverseFarOutOfReach(t *testing.T) {
+	a := DefaultArm("left")
+	far := Pose{Position: mgl64.Vec3{2, 0.22, 0.5}, Rotation: mgl64.Ident3()}
+	for _, seed := range [][]float64{nil, {-0.5, 0.2, -0.6, 1.0, -0.4}, {1, -1, 1.5, -1, 1}} {
+		_, err := a.Inverse(far, seed, Options{})
+		var ue *UnreachableError
+		if !errors.As(err, &ue) {
+			t.Fatalf("seed %v: %v, want *UnreachableError", seed, err)
+		}
+		// Straight out along x is the closest pose: 2 − 0.63 m short.
+		if want := 2 - a.Reach(); math.Abs(ue.PositionError-want) > 1e-3 || ue.OrientationError > 1e-3 {
+			t.Errorf("seed %v: closest pose %.4f m and %.4f rad off, want %.4f m and 0", seed, ue.PositionError, ue.OrientationError, want)
+		}
+	}
+}

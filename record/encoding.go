@@ -64,6 +64,13 @@ func SchemaName(topic string) string {
 // the decoded JSON value v: objects list their properties, arrays describe
 // their first element, numbers, strings and booleans their type. null
 // gives an empty schema, which allows anything.
+//
+// Foxglove reads these schemas to know a channel's fields, and its reader
+// takes only fields of a known type and arrays of numbers, strings,
+// booleans or objects: it refuses the whole channel for one field it
+// cannot read. So an object's field whose type the first message does not
+// show (null, an empty array) or that is an array of arrays is left out of
+// its properties; the schema still allows it, and the messages keep it.
 func InferSchema(v any) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -74,7 +81,9 @@ func InferSchema(v any) map[string]any {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			props[k] = InferSchema(x[k])
+			if p := InferSchema(x[k]); foxgloveReadable(p) {
+				props[k] = p
+			}
 		}
 		return map[string]any{"type": "object", "properties": props}
 	case []any:
@@ -91,4 +100,18 @@ func InferSchema(v any) map[string]any {
 		return map[string]any{"type": "boolean"}
 	}
 	return map[string]any{}
+}
+
+// foxgloveReadable reports whether Foxglove's JSON Schema reader takes a
+// field of schema s: it has a type, and an array's items have one other
+// than array.
+func foxgloveReadable(s map[string]any) bool {
+	switch s["type"] {
+	case nil:
+		return false
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		return items != nil && items["type"] != nil && items["type"] != "array"
+	}
+	return true
 }

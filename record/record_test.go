@@ -330,3 +330,24 @@ func TestUnwritableFile(t *testing.T) {
 		t.Error("recording with neither File nor Dir started")
 	}
 }
+
+// TestInferSchemaForFoxglove checks the inferred schema leaves out the
+// fields Foxglove's JSON Schema reader refuses (and with them the whole
+// channel): null, empty arrays, arrays of arrays, at any depth.
+func TestInferSchemaForFoxglove(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"speed": 1.5, "name": "x", "ok": true, "none": null, "empty": [], "grid": [[1, 2]],
+		"nums": [1], "joints": [{"pos": 0.5, "limits": null}], "pose": {"x": 1, "cov": []}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(record.InferSchema(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"properties":{"joints":{"items":{"properties":{"pos":{"type":"number"}},"type":"object"},"type":"array"},` +
+		`"name":{"type":"string"},"nums":{"items":{"type":"number"},"type":"array"},"ok":{"type":"boolean"},` +
+		`"pose":{"properties":{"x":{"type":"number"}},"type":"object"},"speed":{"type":"number"}},"type":"object"}`
+	if string(got) != want {
+		t.Errorf("schema\n%s\nwant\n%s", got, want)
+	}
+}

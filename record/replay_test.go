@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,8 +93,8 @@ func TestReplayTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, sum, err := replay(t, record.ReplayOptions{File: file, Speed: 10})
-	if err == nil {
-		t.Fatal("a truncated file replayed without an error")
+	if err == nil || !strings.Contains(err.Error(), "byte offset") {
+		t.Fatalf("a truncated file replayed with error %v, want one giving the byte offset", err)
 	}
 	if len(got) == 0 || uint64(len(got)) != sum.Messages || len(got) >= 300 {
 		t.Errorf("replayed %d messages of a summary of %d", len(got), sum.Messages)

@@ -36,7 +36,7 @@ var ros2Run = []struct {
 		Twist: msg.TwistWithCovariance{Twist: msg.Twist{Linear: msg.Vector3{X: 0.4}, Angular: msg.Vector3{Z: -0.2}}},
 	}, &msg.Odometry{}},
 	{msg.TopicHeadState, "saint_os/msg/HeadState", msg.HeadState{Pan: 12.5, Tilt: -3.25, Roll: 0.1, CameraActive: true, Jaw: 0.3}, &msg.HeadState{}},
-	{"/saint/arms/left/robot_7/joint_states", "sensor_msgs/msg/JointState", msg.JointStates{
+	{"/saint/arms/left/joint_states", "sensor_msgs/msg/JointState", msg.JointStates{
 		Header: msg.Header{FrameID: "left_arm"}, Name: []string{"j0", "j1"},
 		Position: []float64{0.1, -0.2}, Velocity: []float64{0, 0.5}, Effort: []float64{1.5, 2},
 	}, &msg.JointStates{}},

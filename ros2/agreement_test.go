@@ -23,6 +23,7 @@ var goTypes = map[string]any{
 	"geometry_msgs/Quaternion":           msg.Quaternion{},
 	"geometry_msgs/Pose":                 msg.Pose{},
 	"geometry_msgs/PoseWithCovariance":   msg.PoseWithCovariance{},
+	"geometry_msgs/PoseStamped":          msg.PoseStamped{},
 	"geometry_msgs/Twist":                msg.Twist{},
 	"geometry_msgs/TwistWithCovariance":  msg.TwistWithCovariance{},
 	"geometry_msgs/Transform":            msg.Transform{},

@@ -10,6 +10,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
+	simboard "github.com/saint-os/saint/sim/board"
 )
 
 // watch collects a bus topic's messages for the test.
@@ -257,4 +258,46 @@ func TestRouterCommands(t *testing.T) {
 	if ids(l) != before {
 		t.Errorf("routes after restart %s, want the rc_manual preset's %s", ids(l), before)
 	}
+}
+
+// TestMotionReplyReportsClamps: a tracks drive beyond what the tracks
+// node takes (its max_linear, 1 m/s in the fixture) is answered with the
+// field, the value asked and the value the node applies; a drive within
+// its limits with an empty list.
+func TestMotionReplyReportsClamps(t *testing.T) {
+	r, _ := apiRobot(t, nil, map[string]simboard.Profile{"n-tracks": simboard.Tracks})
+	c, _, err := dialAPI(t, r.wsURL(), bearer(r.srv.Token()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if m := c.req("management", "", "adopt_node", map[string]any{"node_id": "n-tracks", "role": "tracks"}); m["status"] != "ok" {
+			return fmt.Errorf("%v", m)
+		}
+		return nil
+	})
+	type reply struct {
+		Output  map[string]float64 `json:"output"`
+		Clamped *[]msg.Clamp       `json:"clamped"`
+	}
+	var res reply
+	// The node advertises its limits when it starts: until then the
+	// reply cannot say.
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		res = reply{}
+		c.ok("command", "tracks", "drive", map[string]any{"linear": 3}, &res)
+		if res.Clamped == nil {
+			return fmt.Errorf("no clamped in %+v", res)
+		}
+		return nil
+	})
+	if want := []msg.Clamp{{Field: "linear", Requested: 3, Applied: 1}}; fmt.Sprint(*res.Clamped) != fmt.Sprint(want) {
+		t.Errorf("drive at 3 m/s: clamped %+v, want %+v", *res.Clamped, want)
+	}
+	res = reply{}
+	c.ok("command", "tracks", "drive", map[string]any{"linear": 0.5, "angular": 0.2}, &res)
+	if res.Clamped == nil || len(*res.Clamped) != 0 {
+		t.Errorf("drive within the limits: clamped %v", res.Clamped)
+	}
+	c.ok("command", "tracks", "stop", nil, nil)
 }

@@ -168,7 +168,11 @@ func TestRCConfigurationFiles(t *testing.T) {
 // parameters are refused by name.
 func TestRCCommandsLive(t *testing.T) {
 	configDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(configDir, rc.FileName), []byte("rc_receiver:\n  protocol: ibus\n"), 0o644); err != nil {
+	// The transmitter runs on the server's executor on the wall clock; on
+	// a loaded machine its frames can stall for longer than the default
+	// failsafe timeout, which this test is not about, so it allows the most.
+	yaml := fmt.Sprintf("rc_receiver:\n  protocol: ibus\n  failsafe: {timeout_ms: %d, action: hold}\n", rc.MaxTimeoutMs)
+	if err := os.WriteFile(filepath.Join(configDir, rc.FileName), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := startRCServer(t, configDir, t.TempDir())

@@ -96,3 +96,26 @@ func TestLiveLinkFollowsSettings(t *testing.T) {
 		return nil
 	})
 }
+
+// TestLiveLinkLoopbackOnFreshInstall: asked to listen on every interface,
+// a server whose settings do not turn livelink.external on opens its
+// LiveLink listeners on 127.0.0.1 only.
+func TestLiveLinkLoopbackOnFreshInstall(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobotWith(t, func(string) bus.Bus { return broker.Connect(nil) }, nil, func(o *server.Options) {
+		o.LiveLink = server.LiveLinkOptions{FaceAddr: "0.0.0.0:0", DataAddr: "0.0.0.0:0", DiscoveryAddr: "0.0.0.0:0"}
+	})
+	if r.srv.Settings().Get().LiveLink.External {
+		t.Fatal("livelink.external is on in a fresh install")
+	}
+	a := r.srv.LiveLinkAddrs()
+	for name, addr := range map[string]string{"face": a.Face, "data": a.Data, "discovery": a.Discovery} {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatalf("%s listener %q: %v", name, addr, err)
+		}
+		if host != "127.0.0.1" {
+			t.Errorf("%s listener on %s, want 127.0.0.1 with livelink.external off", name, addr)
+		}
+	}
+}

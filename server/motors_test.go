@@ -55,7 +55,7 @@ func TestMotorsOverWebSocket(t *testing.T) {
 	nb := broker.Connect(nil)
 	var out []motor.Output
 	if err := r.ex.Do(context.Background(), func() {
-		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), ""); err != nil {
+		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)); err != nil {
 			t.Error(err)
 		}
 		r.ex.Every(20*time.Millisecond, func() { out, _ = mw.Update([]motor.Feedback{{Reachable: true}, {Reachable: true}}) })
@@ -138,7 +138,7 @@ func TestRouterAndSessionExclusive(t *testing.T) {
 	nb := broker.Connect(nil)
 	var owns bool
 	if err := r.ex.Do(context.Background(), func() {
-		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleHead, ""), ""); err != nil {
+		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleHead, "")); err != nil {
 			t.Error(err)
 		}
 		fb := []motor.Feedback{{Reachable: true}, {Reachable: true}, {Reachable: true}}

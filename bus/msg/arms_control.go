@@ -1,11 +1,14 @@
 package msg
 
 // The arm's motor middleware (pi-plus software system: hightorque_midware).
-// Its services and topics live under the arm's prefix, optionally inside a
-// robot namespace "robot_{id}" (the pi-plus launch's robot_id):
+// Its services and topics live under the arm's prefix:
 //
-//	/saint/arms/left/request_control          RequestControlRequest → RequestControlResponse
-//	/saint/arms/left/robot_7/request_control  the same with robot_id 7
+//	/saint/arms/left/request_control  RequestControlRequest → RequestControlResponse
+//
+// The robot namespace (the pi-plus launch's robot_id) is not part of these
+// names: the bus puts every name of the robot inside it
+// (bus.WithRobotID), so with robot id 7 the wire carries
+// /robot_7/saint/arms/left/request_control.
 //
 // Angles are radians and torques newton-metres here, as the middleware's
 // joint table (joints.yaml) and the pi-plus clients use them; ArmState keeps
@@ -25,15 +28,9 @@ const (
 )
 
 // MotorName returns the topic or service name of one of the middleware's
-// interfaces under prefix, inside "robot_{robotID}" when robotID is not
-// empty: MotorName("/saint/arms/left", "", "reset_zero") is
+// interfaces under prefix: MotorName("/saint/arms/left", "reset_zero") is
 // "/saint/arms/left/reset_zero".
-func MotorName(prefix, robotID, name string) string {
-	if robotID != "" {
-		return prefix + "/robot_" + robotID + "/" + name
-	}
-	return prefix + "/" + name
-}
+func MotorName(prefix, name string) string { return prefix + "/" + name }
 
 // Control modes of a ControlCommand.
 const (

@@ -51,16 +51,10 @@ func TestArmsControlMessages(t *testing.T) {
 			t.Errorf("%s: %s decodes to %+v", typ.Name(), data, back)
 		}
 	}
-	if got := msg.MotorName("/saint/arms/right", "7", msg.MotorResetZero); got != "/saint/arms/right/robot_7/reset_zero" {
+	if got := msg.MotorName("/saint/arms/left", msg.MotorJointStates); got != "/saint/arms/left/joint_states" {
 		t.Errorf("MotorName = %q", got)
 	}
-	if got := msg.MotorName("/saint/arms/left", "", msg.MotorJointStates); got != "/saint/arms/left/joint_states" {
-		t.Errorf("MotorName = %q", got)
-	}
-	if got := msg.RootMotorName("", msg.MotorRequestControl); got != "/request_control" {
-		t.Errorf("RootMotorName = %q", got)
-	}
-	if got := msg.RootMotorName("7", msg.MotorJointStates); got != "/robot_7/joint_states" {
+	if got := msg.RootMotorName(msg.MotorRequestControl); got != "/request_control" {
 		t.Errorf("RootMotorName = %q", got)
 	}
 }

@@ -69,6 +69,13 @@ type Pose struct {
 	Orientation Quaternion `json:"orientation"`
 }
 
+// PoseStamped is geometry_msgs/PoseStamped: a pose in the frame the
+// header names.
+type PoseStamped struct {
+	Header Header `json:"header"`
+	Pose   Pose   `json:"pose"`
+}
+
 // Twist is geometry_msgs/Twist: linear velocity in m/s and angular
 // velocity in rad/s. The tracks take Linear.X (forward) and Angular.Z
 // (counter-clockwise yaw rate) on TopicTracksCmdVel.

@@ -1,8 +1,9 @@
 package msg
 
 // The robot's motor middleware at the root of the bus (server/motors): the
-// same services and topics as a node's middleware, under "/" or
-// "/robot_{id}/", over every motor of every motor role, with robot-wide
+// same services and topics as a node's middleware, at the root ("/"; on the
+// wire inside the robot namespace, "/robot_{id}/", as every name of the
+// robot), over every motor of every motor role, with robot-wide
 // motor ids. RootMotorName builds the names.
 //
 // Extensions of the node middleware's types at the root:
@@ -10,9 +11,8 @@ package msg
 // all) and SessionStatus.Sessions (every session, who holds which motors).
 
 // RootMotorName returns the root name of one of the middleware's
-// interfaces: RootMotorName("", "request_control") is "/request_control",
-// RootMotorName("7", "joint_states") is "/robot_7/joint_states".
-func RootMotorName(robotID, name string) string { return MotorName("", robotID, name) }
+// interfaces: RootMotorName("request_control") is "/request_control".
+func RootMotorName(name string) string { return MotorName("", name) }
 
 // MotorSession is one control session of the root middleware, as
 // session_status and the WebSocket "motors" topic show it (never its

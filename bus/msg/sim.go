@@ -137,4 +137,5 @@ type SimBalance struct {
 	Gyro      [3]float64 `json:"gyro"`       // IMU rate, body frame
 	Slip      [2]float64 `json:"slip"`       // m/s, each wheel's rim speed less its axle's over the floor
 	Friction  [2]float64 `json:"friction"`   // floor μ under each wheel
+	Z         float64    `json:"z"`          // m, the floor's height under the axle (its bumps)
 }

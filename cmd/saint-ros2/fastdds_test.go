@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/cmd/internal/proctest"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // The Fast DDS client (testdata/fastdds/client.cpp), built once with type
@@ -148,8 +151,9 @@ func float(t *testing.T, s string) float64 {
 // TestFastDDSInterop drives saint-sim --ros2 --adopt (at --speed 1) from a
 // Fast DDS 2.9 participant: Twist in and Odometry out (a), HeadState after
 // a head move over the WebSocket API (b), the adopt service with
-// rmw_cyclonedds_cpp's request header (c), and the e-stop holding against
-// its Twist (d).
+// rmw_cyclonedds_cpp's request header (c), a PoseStamped target pose that
+// puts the simulated left gripper there, seen in the ArmState it gets
+// back (e), and the e-stop holding against its Twist (d).
 func TestFastDDSInterop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a C++ client and runs the simulation")
@@ -213,6 +217,32 @@ func TestFastDDSInterop(t *testing.T) {
 	}
 	if got[1] != "false" || got[2] != "987654321" || got[3] != "3" || !strings.Contains(strings.Join(got, " "), "no-such-node") {
 		t.Errorf("adopting a node that does not exist: %v; want success false, the request header echoed and the node named", got)
+	}
+
+	// (e) A pose the left arm reaches at known joint angles; the joints
+	// the ArmState reports put the gripper there, within what the
+	// position servos hold under load.
+	arm := kinematics.DefaultArm("left")
+	want := arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2})
+	q := mgl64.Mat4ToQuat(want.Rotation.Mat4())
+	var off float64
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
+		c.do(fmt.Sprintf("pose %.6f %.6f %.6f %.7f %.7f %.7f %.7f 0.5", want.Position[0], want.Position[1], want.Position[2], q.W, q.V[0], q.V[1], q.V[2]))
+		got := c.do("arm")
+		if len(got) != kinematics.NumJoints+2 {
+			continue // no ArmState yet
+		}
+		joints := make([]float64, kinematics.NumJoints)
+		for i := range joints {
+			joints[i] = float(t, got[1+i]) * math.Pi / 180
+		}
+		if off = arm.Forward(joints).Position.Sub(want.Position).Len(); off < 0.02 {
+			break
+		}
+	}
+	t.Logf("Fast DDS: target pose, gripper %.4f m from it", off)
+	if off >= 0.02 {
+		t.Errorf("after a PoseStamped over Fast DDS the left gripper is %.3f m from the target pose", off)
 	}
 
 	// (d)

@@ -72,8 +72,7 @@ func run() error {
 	flag.UintVar(&domain, "domain", domain, "DDS domain (default ROS_DOMAIN_ID, else 0)")
 	allow := flag.String("allow", "", "comma-separated ROS names to bridge (path patterns; '/saint/arms/**' is everything below); empty: all")
 	deny := flag.String("deny", "", "comma-separated ROS names not to bridge, applied after --allow")
-	robotID := flag.String("robot-id", "", "the robot's bus namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus, by their names inside it")
-	armsRobotID := flag.String("arms-robot-id", "", "the arms' role configuration robot_id: their node middlewares' names /saint/arms/<side>/robot_<id>/…")
+	robotID := flag.String("robot-id", "", "the robot's namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus as the ROS 2 names /robot_<id>/…")
 	addrFile := flag.String("addr-file", "", "write {\"nats\", \"domain\"} here as JSON once bridging")
 	verbose := flag.Bool("v", false, "debug logging")
 	showVersion := flag.Bool("version", false, "print the version and exit")
@@ -114,7 +113,7 @@ func run() error {
 	defer stopExec()
 	go func() { _ = ex.Run(exCtx) }()
 
-	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *armsRobotID, Log: log,
+	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
 		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err

@@ -79,7 +79,7 @@ func run() error {
 	var origins stringList
 	flag.Var(&origins, "allow-origin", "a browser origin allowed to use the API besides the server's own (repeatable), e.g. http://saint.local")
 	fwArch := flag.String("firmware-arch", "arm64", "architecture uploaded node images must be built for: arm64 (Raspberry Pi) or amd64 (nodes on PCs)")
-	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; \"off\" disables")
+	liveLinkHost := flag.String("livelink", "", "address the LiveLink receiver listens on when the settings' livelink.external is on (Live Link Face 11111/udp, data and discovery ports from the settings); default 0.0.0.0, or 127.0.0.1 with --no-auth; with livelink.external off (the default) it listens on 127.0.0.1; \"off\" disables")
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS as HOSTNAME.local (the system.hostname setting) and _saint._tcp: \"auto\" on every interface that is up, or comma-separated interface names (e.g. wlan0); empty disables (saint-server.service sets auto)")
 	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. :8765, behind the API token (empty: none)")
 	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")

@@ -37,7 +37,7 @@ func busPayloads() map[string][]any {
 			Routes:  []msg.RouteState{{RouteID: "rc-head", Enabled: true, Priority: 80, Source: "rc", Target: "head", Active: true}},
 			Outputs: []msg.OutputState{{Target: "head", State: "routing", RouteIDs: []string{"rc-head"}, Values: map[string]float32{"pan": 12.5, "tilt": -4}}}}},
 		"/saint/nodes/sim-head/status": {msg.NodeStatus{NodeID: "sim-head", State: "ACTIVE", Role: "head", FirmwareVersion: "1.2.3", CPUTemp: 41.5}},
-		"/saint/arms/left/robot_7/joint_states": {msg.JointStates{Header: msg.Header{FrameID: "left_arm"}, Name: []string{"j0", "j1"},
+		"/saint/arms/left/joint_states": {msg.JointStates{Header: msg.Header{FrameID: "left_arm"}, Name: []string{"j0", "j1"},
 			Position: []float64{0.1, -0.2}, Velocity: []float64{0, 0.5}, Effort: []float64{1.5, 2}}},
 	}
 }

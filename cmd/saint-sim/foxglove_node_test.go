@@ -171,7 +171,9 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 			t.Errorf("channels %v lack %s", live.Channels, topic)
 		}
 	}
-	if live.Decoded["/saint/tracks/odom"] == 0 || live.Decoded["/saint/head/state"] == 0 || !live.HeadFollowed {
+	// The camera streams only on demand: a frame means the subscription
+	// started it.
+	if live.Decoded["/saint/tracks/odom"] == 0 || live.Decoded["/saint/head/state"] == 0 || live.Decoded["/saint/head/camera/image_raw"] == 0 || !live.HeadFollowed {
 		t.Errorf("FoxgloveClient: %+v", live)
 	}
 	t.Logf("FoxgloveClient: %d channels, decoded %v, head at %.2f°, statuses %q", len(live.Channels), live.Decoded, live.PanAfter, live.Statuses)

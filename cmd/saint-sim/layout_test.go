@@ -8,12 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/record"
 )
 
 // checkLayout checks docs/foxglove/saint.json against a recording of the
 // adopted robot: every topic its panels show is in the recording, and every
-// plotted message path leads to a number in that topic's messages.
+// plotted message path leads to a number in that topic's messages. The
+// image panel shows the head camera, which streams only on demand (the
+// Foxglove server starts it when the panel subscribes), so it is not in a
+// plain run's recording.
 func checkLayout(t *testing.T, file string) {
 	t.Helper()
 	b, err := os.ReadFile("../../docs/foxglove/saint.json")
@@ -25,9 +29,10 @@ func checkLayout(t *testing.T, file string) {
 			Paths []struct {
 				Value string `json:"value"`
 			} `json:"paths"`
-			TopicPath string          `json:"topicPath"`
-			Topics    map[string]any  `json:"topics"`
-			Layout    json.RawMessage `json:"layout"`
+			TopicPath   string          `json:"topicPath"`
+			CameraTopic string          `json:"cameraTopic"`
+			Topics      map[string]any  `json:"topics"`
+			Layout      json.RawMessage `json:"layout"`
 		} `json:"configById"`
 		Layout json.RawMessage `json:"layout"`
 	}
@@ -35,6 +40,7 @@ func checkLayout(t *testing.T, file string) {
 		t.Fatalf("saint.json: %v", err)
 	}
 	want := map[string][]string{} // topic → field paths
+	images := 0
 	for id, cfg := range layout.ConfigByID {
 		if !strings.Contains(string(layout.Layout), `"`+id+`"`) {
 			t.Errorf("saint.json: panel %s is not placed in the layout", id)
@@ -43,12 +49,21 @@ func checkLayout(t *testing.T, file string) {
 			topic, field, _ := strings.Cut(p.Value, ".")
 			want[topic] = append(want[topic], field)
 		}
+		if strings.HasPrefix(id, "ImageViewPanel!") {
+			images++
+		}
+		if strings.HasPrefix(id, "ImageViewPanel!") && cfg.CameraTopic != msg.TopicHeadCameraImageRaw {
+			t.Errorf("saint.json: image panel %s shows %q, want the head camera %s", id, cfg.CameraTopic, msg.TopicHeadCameraImageRaw)
+		}
 		if cfg.TopicPath != "" {
 			want[cfg.TopicPath] = append(want[cfg.TopicPath], "")
 		}
 		for topic := range cfg.Topics {
 			want[topic] = append(want[topic], "")
 		}
+	}
+	if images == 0 {
+		t.Error("saint.json has no image panel on the head camera")
 	}
 	last := map[string]any{}
 	dec := record.NewDecoder()

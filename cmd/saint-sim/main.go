@@ -78,6 +78,11 @@ func run() error {
 	runROS2 := flag.Bool("ros2", false, "run the ROS 2 bridge (saint-ros2) beside the simulation, on ROS_DOMAIN_ID (see docs/ros2.md)")
 	ros2Args := flag.String("ros2-args", "", "with --ros2: more saint-ros2 flags, space-separated (\"--domain 7 --deny /saint/arms/**\")")
 	robotID := flag.String("robot-id", "", "the robot's bus namespace: every topic and service under /robot_<id>/ (default: the robot configuration's robot_id; empty: none)")
+	var origins []string
+	flag.Func("allow-origin", "a browser origin allowed to use the WebSocket API and the Foxglove server besides the server's own (repeatable), e.g. http://127.0.0.1:8080 for a self-hosted Foxglove app", func(v string) error {
+		origins = append(origins, v)
+		return nil
+	})
 	robotType := bringup.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 
@@ -114,7 +119,7 @@ func run() error {
 	}
 
 	if *replayFile != "" {
-		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr,
+		return runReplay(replayOptions{file: *replayFile, speed: *speed, dataDir: *dataDir, configDir: *configDir, foxglove: *foxgloveAddr, origins: origins,
 			httpAddr: *httpAddr, wsAddr: *wsAddr, requireAuth: *requireAuth, addrFile: *addrFile, log: log})
 	}
 
@@ -128,7 +133,7 @@ func run() error {
 		Robot: robot, RobotID: *robotID,
 		Speed: *speed, ConfigDir: *configDir, DataDir: *dataDir, HTTPAddr: *httpAddr, WSAddr: *wsAddr,
 		RequireAuth: *requireAuth, Seed: *seed, Version: version, Log: log,
-		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr,
+		LiveLink: server.LiveLinkOptions{Host: *liveLinkHost}, FoxgloveAddr: *foxgloveAddr, AllowedOrigins: origins,
 	})
 	if err != nil {
 		return err
@@ -139,41 +144,32 @@ func run() error {
 	// The executor outlives the signal so shutdown can run on it.
 	exCtx, stopExec := context.WithCancel(context.Background())
 	defer stopExec()
-	runErr := make(chan error, 1)
-	go func() { runErr <- st.Exec.Run(exCtx) }()
 
 	var runRec *record.Recorder
 	if *recordFile != "" && *recordFile != "off" {
-		// Before the stack starts, so the recording has the nodes' boot.
-		if err := st.Exec.Do(ctx, func() {
-			runRec, err = record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: *recordFile, Log: log})
-		}); err != nil {
-			return err
-		}
+		// Before the stack starts, so the recording has the nodes' boot;
+		// the executor does not run yet, so this goroutine may.
+		runRec, err = record.Start(record.Options{Bus: st.Connect(), Exec: st.Exec, File: *recordFile, Log: log})
 		if err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
-	if err := st.Start(); err != nil {
+	// Started at the clock's first instant and adopted from there, the
+	// same seed gives the same robot whatever the wall clock does.
+	if err := st.StartHeld(ctx); err != nil {
 		return err
 	}
 	if *replayInputs != "" {
-		var perr error
-		if err := st.Exec.Do(ctx, func() {
-			_, perr = record.Replay(record.ReplayOptions{Bus: st.Connect(), Exec: st.Exec, File: *replayInputs,
-				Topics: record.InputTopics, Log: log})
-		}); err != nil {
-			return err
-		}
-		if perr != nil {
-			return fmt.Errorf("--replay-inputs: %w", perr)
+		if _, err := record.Replay(record.ReplayOptions{Bus: st.Connect(), Exec: st.Exec, File: *replayInputs,
+			Topics: record.InputTopics, Log: log}); err != nil {
+			return fmt.Errorf("--replay-inputs: %w", err)
 		}
 	}
 	if *adopt {
-		if err := st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) }); err != nil {
-			return err
-		}
+		_ = st.AdoptAll(nil)
 	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- st.Exec.Run(exCtx) }()
 	srv := st.Server
 	addrs := srv.Addrs()
 	if *addrFile != "" {

@@ -20,6 +20,7 @@ import (
 
 type replayOptions struct {
 	file, dataDir, configDir, httpAddr, wsAddr, addrFile, foxglove string
+	origins                                                        []string
 	speed                                                          float64
 	requireAuth                                                    bool
 	log                                                            *slog.Logger
@@ -47,7 +48,7 @@ func runReplay(o replayOptions) error {
 	broker := mem.NewBroker()
 	srv, err := server.New(server.Options{
 		Bus: broker.Connect(nil), Exec: ex, ConfigDir: o.configDir, DataDir: filepath.Join(o.dataDir, "server"),
-		HTTPAddr: o.httpAddr, WSAddr: o.wsAddr, FoxgloveAddr: o.foxglove, Log: o.log, NoAuth: !o.requireAuth, Version: version,
+		HTTPAddr: o.httpAddr, WSAddr: o.wsAddr, FoxgloveAddr: o.foxglove, AllowedOrigins: o.origins, Log: o.log, NoAuth: !o.requireAuth, Version: version,
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/cmd/internal/stack"
@@ -25,13 +26,25 @@ func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Lo
 		local.Shutdown()
 		return nil, fmt.Errorf("--ros2: %w", err)
 	}
+	// The broker carries the robot's names inside its namespace, as
+	// saint-server's does; saint-ros2 joins it there and makes its ROS 2
+	// names /robot_<id>/….
+	remote, err := bus.WithRobotID(nb, st.RobotID())
+	if err != nil {
+		nb.Close()
+		local.Shutdown()
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	if id := st.RobotID(); id != "" {
+		args = append([]string{"--robot-id", id}, args...)
+	}
 	var ids []string
 	for _, sn := range st.Specs {
 		ids = append(ids, sn.ID)
 	}
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
-		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: nb, Exec: st.Exec, NodeIDs: ids, Log: log})
+		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids, Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()

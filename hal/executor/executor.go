@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,14 +175,13 @@ func (e *Executor) Do(ctx context.Context, f func()) error {
 
 // Timer is a callback armed on an executor.
 type Timer struct {
-	e        *Executor
-	f        func()
-	deadline time.Time
-	period   time.Duration
-	key      int64 // deadline - executor base, in ns: the heap's order
-	seq      uint64
-	index    int    // position in the heap, -1 when not armed
-	gen      uint64 // bumped by Stop and Reset to cancel a run already queued
+	e      *Executor
+	f      func()
+	period time.Duration
+	key    int64 // deadline - executor base, in ns: the heap's order
+	seq    uint64
+	index  int    // position in the heap, -1 when not armed
+	gen    uint64 // bumped by Stop and Reset to cancel a run already queued
 }
 
 // After arms f to run once, d from now. d <= 0 runs it at the current time,
@@ -208,12 +208,26 @@ func (e *Executor) arm(d, period time.Duration, f func()) *Timer {
 	}
 	t := &Timer{e: e, f: f, period: period, index: -1}
 	e.mu.Lock()
-	t.deadline = e.clk.Now().Add(d)
+	t.key = e.keyIn(d)
 	e.push(t)
 	e.mu.Unlock()
 	e.signal()
 	return t
 }
+
+// keyIn is the heap key of the deadline d from now. Deadlines are kept as
+// integer offsets from base only: a time.Time addition and subtraction per
+// timer run were a tenth of a busy simulation's CPU.
+func (e *Executor) keyIn(d time.Duration) int64 {
+	now := int64(e.clk.Now().Sub(e.base))
+	if k := now + int64(d); k >= now {
+		return k
+	}
+	return math.MaxInt64
+}
+
+// deadline is the time of heap key k.
+func (e *Executor) deadline(k int64) time.Time { return e.base.Add(time.Duration(k)) }
 
 // push adds t to the heap; e.mu must be held.
 func (e *Executor) push(t *Timer) {
@@ -221,12 +235,11 @@ func (e *Executor) push(t *Timer) {
 	e.timers.push(t)
 }
 
-// stamp gives t the heap key of its deadline and the next arming sequence
-// number, which orders timers with equal deadlines; e.mu must be held.
+// stamp gives t the next arming sequence number, which orders timers with
+// equal deadlines; e.mu must be held.
 func (e *Executor) stamp(t *Timer) {
 	e.seq++
 	t.seq = e.seq
-	t.key = int64(t.deadline.Sub(e.base))
 }
 
 // Stop disarms the timer. It reports whether the timer was armed; a periodic
@@ -258,7 +271,7 @@ func (t *Timer) Reset(d time.Duration) {
 		e.timers.remove(t.index)
 	}
 	t.gen++
-	t.deadline = e.clk.Now().Add(d)
+	t.key = e.keyIn(d)
 	e.push(t)
 	e.mu.Unlock()
 	e.signal()
@@ -393,11 +406,11 @@ func (e *Executor) nextReady() (f func(), next time.Time, hasNext bool) {
 		}
 		// A periodic timer stays in the heap: its next deadline moves it
 		// down from the top, one sift instead of a pop and a push.
-		t.deadline = t.deadline.Add(t.period)
-		if e.virt == nil && !t.deadline.After(now) {
+		t.key += int64(t.period)
+		if e.virt == nil && t.key <= nowKey {
 			// Real clock and we fell behind: skip the missed runs.
-			missed := now.Sub(t.deadline)/t.period + 1
-			t.deadline = t.deadline.Add(missed * t.period)
+			missed := (nowKey-t.key)/int64(t.period) + 1
+			t.key += missed * int64(t.period)
 		}
 		e.stamp(t)
 		e.timers.down(0)
@@ -412,7 +425,7 @@ func (e *Executor) nextReady() (f func(), next time.Time, hasNext bool) {
 		return en.f, time.Time{}, false
 	}
 	if len(e.timers) > 0 {
-		return nil, e.timers[0].deadline, true
+		return nil, e.deadline(e.timers[0].key), true
 	}
 	return nil, time.Time{}, false
 }

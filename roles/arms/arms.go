@@ -172,7 +172,7 @@ func (a *Arms) open() error {
 		return err
 	}
 	a.OnStop(a.mw.Close)
-	if err := a.mw.Serve(env.Bus, env.Exec, env.Prefix, cfg.RobotID); err != nil {
+	if err := a.mw.Serve(env.Bus, env.Exec, env.Prefix); err != nil {
 		return err
 	}
 	if err := a.subscribe(); err != nil {
@@ -188,7 +188,20 @@ func (a *Arms) open() error {
 	}
 	a.Every(cfg.controlPeriod, a.poll)
 	a.Every(cfg.statePeriod, a.publish)
+	a.AdvertiseLimits(a.limits())
 	return nil
+}
+
+// limits are what move clamps an ArmCommand's target positions to: each
+// joint's [lower, upper], in degrees, as the router's joint_i.
+func (a *Arms) limits() msg.CommandLimits {
+	j := a.cfg.joints
+	var l msg.CommandLimits
+	for i := range j.JointNames {
+		l.Fields = append(l.Fields, msg.FieldLimit{Field: fmt.Sprintf("joint_%d", i),
+			Min: j.Lower[i] * 180 / math.Pi, Max: j.Upper[i] * 180 / math.Pi})
+	}
+	return l
 }
 
 func (a *Arms) subscribe() error {

@@ -70,7 +70,7 @@ func newArmRigWith(t *testing.T, onCAN bool, edit func(*roleconfig.Config)) *arm
 	sub(bus.SubscribeJSON(b, msg.ArmStateTopic(msg.ArmLeft), deep, ex, func(_ string, s msg.ArmState) { rig.states = append(rig.states, s) }))
 	sub(bus.SubscribeJSON(b, msg.GripperStateTopic(msg.ArmLeft), deep, ex, func(_ string, s msg.GripperState) { rig.grips = append(rig.grips, s) }))
 	sub(bus.SubscribeJSON(b, msg.SimTruthTopic("arm_left"), deep, ex, func(_ string, s msg.SimArm) { rig.truth = append(rig.truth, s) }))
-	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, "", msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
+	sub(bus.SubscribeJSON(b, msg.MotorName(rig.prefix, msg.MotorSessionStatus), deep, ex, func(_ string, s msg.SessionStatus) { rig.session = append(rig.session, s) }))
 	cfg := roletest.Config(t, "arms_left")
 	if onCAN {
 		cfg = canConfig(t, "left")
@@ -112,7 +112,7 @@ func call[Resp any](r *armRig, name string, req any) Resp {
 	var resp Resp
 	var err error
 	done := false
-	bus.CallAsyncJSON(r.Bus, msg.MotorName(r.prefix, "", name), req, 30*time.Second, r.Ex, func(v Resp, e error) { resp, err, done = v, e, true })
+	bus.CallAsyncJSON(r.Bus, msg.MotorName(r.prefix, name), req, 30*time.Second, r.Ex, func(v Resp, e error) { resp, err, done = v, e, true })
 	for i := 0; i < 3000 && !done; i++ {
 		r.Run(10 * time.Millisecond)
 	}
@@ -390,8 +390,13 @@ func TestArmsConfigErrorsNameLine(t *testing.T) {
 		{"  direction:   [1, 1, 1, 1, 1]", "  direction:   [1, 1, 0, 1, 1]", "motor.direction[2]"},
 		{"default_speed_factor: 0.5", "default_sped_factor: 0.5", "default_sped_factor"},
 		{"  tracking_error_deg: 10", "  tracking_error: 10", "collision.tracking_error"},
+		// The robot namespace is the node's bus namespace, not the role's.
+		{"default_timeout_ms: 500", "default_timeout_ms: 500\nrobot_id: \"7\"", "robot_id"},
 	} {
 		line := lineOf(tc.from)
+		if strings.HasPrefix(tc.to, tc.from+"\n") {
+			line++ // the line added after it
+		}
 		bad := strings.Replace(string(data), tc.from, tc.to, 1)
 		cfg, err := roleconfig.ParseFile("arms_left.yaml", []byte(bad))
 		if err != nil {

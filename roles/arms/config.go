@@ -38,6 +38,8 @@ type armsConfig struct {
 	// HomeDeg is the home pose, degrees.
 	HomeDeg []float64 `yaml:"home_deg"`
 
+	// RobotID is refused when set: the robot namespace is the node's bus
+	// namespace (rolekit.CheckNoRobotID).
 	RobotID          string `yaml:"robot_id"`
 	DefaultTimeoutMS int    `yaml:"default_timeout_ms"`
 	// LinkTimeoutMS is how long without the server's heartbeat before the
@@ -103,6 +105,9 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 		Collision: armsCollisionConfig{Load: 0.8, TrackingErrorDeg: 10, Cycles: 5},
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := rolekit.CheckNoRobotID(c, cfg.RobotID); err != nil {
 		return nil, err
 	}
 	if cfg.Motor.Kind == 0 {

@@ -32,7 +32,7 @@ func (r *armRig) lastSession() msg.SessionStatus {
 
 func (r *armRig) control(c msg.ControlCommand) {
 	r.T.Helper()
-	r.Publish(msg.MotorName(r.prefix, "", msg.MotorControlCommand), c)
+	r.Publish(msg.MotorName(r.prefix, msg.MotorControlCommand), c)
 }
 
 // One client at a time: a second is refused while the first holds
@@ -82,7 +82,7 @@ func testMotorControlOwnership(t *testing.T, onCAN bool) {
 		r.Run(100 * time.Millisecond)
 	}
 	var js []msg.JointStates
-	if _, err := bus.SubscribeJSON(r.Bus, msg.MotorName(r.prefix, "", msg.MotorJointStates), bus.QoS{Depth: 10}, r.Ex, func(_ string, v msg.JointStates) { js = append(js, v) }); err != nil {
+	if _, err := bus.SubscribeJSON(r.Bus, msg.MotorName(r.prefix, msg.MotorJointStates), bus.QoS{Depth: 10}, r.Ex, func(_ string, v msg.JointStates) { js = append(js, v) }); err != nil {
 		t.Fatal(err)
 	}
 	r.control(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, Positions: pose})
@@ -391,7 +391,7 @@ func testMotorResetZero(t *testing.T, onCAN bool) {
 	// One calibration at a time: a second call while the first runs is
 	// refused (the timeout path is tested in roles/motor).
 	var first, second *msg.ResetZeroResponse
-	name := msg.MotorName(r.prefix, "", msg.MotorResetZero)
+	name := msg.MotorName(r.prefix, msg.MotorResetZero)
 	bus.CallAsyncJSON(r.Bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.Ex, func(v msg.ResetZeroResponse, _ error) { first = &v })
 	bus.CallAsyncJSON(r.Bus, name, msg.ResetZeroRequest{}, 20*time.Second, r.Ex, func(v msg.ResetZeroResponse, _ error) { second = &v })
 	r.Run(time.Second)
@@ -411,7 +411,7 @@ func TestArmsCANConfigErrors(t *testing.T) {
 	}{
 		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_10, ak60_6]", "arms_left.yaml:29: actuators.models: 4 values, expected 5 (one per joint)"},
 		{"  models: [ak80_9, ak80_9, ak70_10, ak60_6, ak60_6]", "  models: [ak80_9, ak80_9, ak70_11, ak60_6, ak60_6]", `arms_left.yaml:29: actuators.models[2]: mitmotor: unknown actuator model "ak70_11" (known: [ak10_9`},
-		{"  map_index:   [1, 2, 3, 4, 5]", "  map_index:   [1, 2, 3, 4, 200]", "arms_left.yaml:78: motor.map_index[4]: 200 is not an actuator CAN id"},
+		{"  map_index:   [1, 2, 3, 4, 5]", "  map_index:   [1, 2, 3, 4, 200]", "arms_left.yaml:77: motor.map_index[4]: 200 is not an actuator CAN id"},
 		{"  bus: can0", "  bus: can7", `arms: can7 (joint actuators): simboard: CAN "can7"`},
 	} {
 		bad := strings.Replace(string(data), tc.from, tc.to, 1)

@@ -48,7 +48,7 @@ func (b *Balance) openMotors(prefix string) error {
 	}
 	b.mw = mw
 	b.OnStop(mw.Close)
-	if err := mw.Serve(b.Env.Bus, b.ex, prefix, ""); err != nil {
+	if err := mw.Serve(b.Env.Bus, b.ex, prefix); err != nil {
 		return err
 	}
 	b.Every(time.Second/middlewareRate, b.middleware)

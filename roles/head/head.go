@@ -52,9 +52,8 @@ type Head struct {
 
 	// mw is the motor middleware over the three axes (motor.go); limp
 	// axes get no pulses (ZERO_TORQUE_MODE).
-	mw      *motor.Middleware
-	limp    [3]bool
-	robotID string
+	mw   *motor.Middleware
+	limp [3]bool
 }
 
 // headConfig is the head's part of the role configuration.
@@ -163,6 +162,7 @@ func (h *Head) open() error {
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/cmd", bus.QoS{Depth: 4}, h.command); err != nil {
 		return fmt.Errorf("head: %w", err)
 	}
+	h.AdvertiseLimits(h.limits())
 	if err := rolekit.Subscribe(&h.Kit, env.Prefix+"/camera/cmd", bus.QoS{Depth: 4}, func(c msg.HeadCameraCommand) {
 		h.camera.enable(c.Enable)
 	}); err != nil {
@@ -199,7 +199,8 @@ type headParams struct {
 	// LinkTimeoutMS is how long without the server's heartbeat before
 	// the head stops where it is (0: the default, 200 ms).
 	LinkTimeoutMS float64 `yaml:"link_timeout_ms"`
-	// RobotID namespaces the head's motor middleware (robot_{id}).
+	// RobotID is refused when set: the robot namespace is the node's
+	// bus namespace (rolekit.CheckNoRobotID).
 	RobotID string `yaml:"robot_id"`
 }
 
@@ -229,8 +230,10 @@ func (h *Head) configure() error {
 	if err != nil {
 		return err
 	}
+	if err := rolekit.CheckNoRobotID(c, p.RobotID); err != nil {
+		return err
+	}
 	h.params = p
-	h.robotID = p.RobotID
 	for i, ax := range []struct {
 		name   string
 		limits []float64
@@ -327,6 +330,29 @@ func (h *Head) command(c msg.HeadCommand) {
 	if len(cut) > 0 {
 		h.clampAlert(strings.Join(h.clamped, ","), wasClamped, strings.Join(cut, ", "))
 	}
+}
+
+// limits are what command clamps a HeadCommand to: each axis' and eye's
+// servo limits, the jaw's 0–1 where there is a jaw, and the speed cap.
+func (h *Head) limits() msg.CommandLimits {
+	var l msg.CommandLimits
+	add := func(field string, s *servo.Servo) {
+		c := s.Config()
+		l.Fields = append(l.Fields, msg.FieldLimit{Field: field, Min: c.MinAngle, Max: c.MaxAngle})
+	}
+	for _, a := range h.axes {
+		add(a.name, a.servo)
+	}
+	for i, s := range h.eyeServos {
+		if s != nil {
+			add([2]string{"eyes_pan", "eyes_tilt"}[i], s)
+		}
+	}
+	if h.jawServo != nil {
+		l.Fields = append(l.Fields, msg.FieldLimit{Field: "jaw", Min: 0, Max: 1})
+	}
+	l.Fields = append(l.Fields, msg.FieldLimit{Field: "speed", Min: 0, Max: h.cfg.maxSpeed})
+	return l
 }
 
 // hold stops the move in progress as fast as the acceleration limit

@@ -550,3 +550,35 @@ func TestHeadEyes(t *testing.T) {
 		t.Errorf("state %+v, want eyes 20 / -30", s)
 	}
 }
+
+// TestHeadAdvertisesTheLimitsItClamps: the limits the head publishes
+// predict what it does with a command: the values they clamp are the
+// ones its motion target shows cut, to the same values.
+func TestHeadAdvertisesTheLimitsItClamps(t *testing.T) {
+	g := newHeadRig(t, func(c *roleconfig.Config) {
+		c.Limits["pan"] = []any{-30, 30}
+		c.Limits["tilt"] = []any{-20, 45}
+	})
+	limits := roletest.Collect[msg.CommandLimits](t, g.Bus, g.Ex, msg.LimitsTopic("/saint/head"))
+	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
+	g.Run(1500 * time.Millisecond)
+	if len(*limits) < 1 {
+		t.Fatal("no limits published in 1.5 s")
+	}
+	l := (*limits)[len(*limits)-1]
+	cmd := map[string]float64{"pan": 100, "tilt": -60, "roll": 10}
+	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 100, Tilt: -60, Roll: 10, Speed: 1})
+	g.Run(100 * time.Millisecond)
+	got := l.Apply(cmd)
+	want := []msg.Clamp{{Field: "pan", Requested: 100, Applied: 30}, {Field: "tilt", Requested: -60, Applied: -20}}
+	if !slices.Equal(got, want) {
+		t.Errorf("advertised limits clamp %+v, want %+v", got, want)
+	}
+	last := (*motion)[len(*motion)-1]
+	for _, c := range got {
+		applied := map[string]float32{"pan": last.Target.Pan, "tilt": last.Target.Tilt}[c.Field]
+		if float64(applied) != c.Applied {
+			t.Errorf("%s: the head applies %v, its limits say %v", c.Field, applied, c.Applied)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func (h *Head) openMotors() error {
 	}
 	h.mw = mw
 	h.OnStop(mw.Close)
-	return mw.Serve(h.Env.Bus, h.Env.Exec, h.Env.Prefix, h.robotID)
+	return mw.Serve(h.Env.Bus, h.Env.Exec, h.Env.Prefix)
 }
 
 // middleware lets the middleware decide the axes' goals while it owns

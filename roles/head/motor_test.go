@@ -15,7 +15,7 @@ func headCall[Resp any](g *headRig, name string, req any) Resp {
 	g.T.Helper()
 	var resp Resp
 	done := false
-	bus.CallAsyncJSON(g.Bus, msg.MotorName(msg.TopicPrefix(msg.RoleHead, ""), "", name), req, time.Minute, g.Ex, func(v Resp, err error) {
+	bus.CallAsyncJSON(g.Bus, msg.MotorName(msg.TopicPrefix(msg.RoleHead, ""), name), req, time.Minute, g.Ex, func(v Resp, err error) {
 		if err != nil {
 			g.T.Error(err)
 		}

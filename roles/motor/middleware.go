@@ -136,11 +136,12 @@ func New(o Options) (*Middleware, error) {
 	return &Middleware{o: o, state: stateIdle, fb: make([]Feedback, len(o.Joints.JointNames))}, nil
 }
 
-// Serve exposes the middleware's services and topics on b under prefix
-// (inside "robot_{robotID}" when robotID is set), handled on ex.
-func (m *Middleware) Serve(b bus.Bus, ex *executor.Executor, prefix, robotID string) error {
+// Serve exposes the middleware's services and topics on b under prefix,
+// handled on ex. The robot namespace is b's (bus.WithRobotID), as for
+// every other name of the node.
+func (m *Middleware) Serve(b bus.Bus, ex *executor.Executor, prefix string) error {
 	m.ex, m.bus = ex, b
-	name := func(n string) string { return msg.MotorName(prefix, robotID, n) }
+	name := func(n string) string { return msg.MotorName(prefix, n) }
 	m.jointStatesTopic, m.sessionTopic = name(msg.MotorJointStates), name(msg.MotorSessionStatus)
 	add := func(s bus.Subscription, err error) error {
 		if err == nil {

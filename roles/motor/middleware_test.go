@@ -52,12 +52,19 @@ func newRigWith(t *testing.T, o Options) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, ex: executor.NewVirtual(), bus: mem.New(), mw: mw, fb: []Feedback{{Reachable: true}, {Reachable: true}}}
-	if err := mw.Serve(r.bus, r.ex, "/saint/arms/left", "7"); err != nil {
+	outside := mem.New()
+	r := &rig{t: t, ex: executor.NewVirtual(), bus: outside, mw: mw, fb: []Feedback{{Reachable: true}, {Reachable: true}}}
+	// The node's bus is inside robot 7's namespace; the test's clients
+	// are outside it and use the names on the wire.
+	nb, err := bus.WithRobotID(outside.Broker().Connect(nil), "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Serve(nb, r.ex, "/saint/arms/left"); err != nil {
 		t.Fatal(err)
 	}
 	r.ex.Every(20*time.Millisecond, func() { r.out, r.owns = mw.Update(r.fb) })
-	t.Cleanup(func() { mw.Close(); _ = r.bus.Close() })
+	t.Cleanup(func() { mw.Close(); _ = nb.Close(); _ = r.bus.Close() })
 	return r
 }
 
@@ -76,7 +83,7 @@ func call[Resp any](r *rig, name string, req any) (Resp, time.Duration) {
 	done := false
 	start := r.ex.Now()
 	var took time.Duration
-	bus.CallAsyncJSON(r.bus, "/saint/arms/left/robot_7/"+name, req, time.Minute, r.ex, func(v Resp, err error) {
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/arms/left/"+name, req, time.Minute, r.ex, func(v Resp, err error) {
 		if err != nil {
 			r.t.Errorf("%s: %v", name, err)
 		}
@@ -154,7 +161,7 @@ func TestResetZeroRefusals(t *testing.T) {
 func TestSessionsAndCommands(t *testing.T) {
 	r := newRig(t, nil)
 	var status []msg.SessionStatus
-	if _, err := bus.SubscribeJSON(r.bus, "/saint/arms/left/robot_7/session_status", bus.QoS{Depth: 100}, r.ex, func(_ string, s msg.SessionStatus) { status = append(status, s) }); err != nil {
+	if _, err := bus.SubscribeJSON(r.bus, "/robot_7/saint/arms/left/session_status", bus.QoS{Depth: 100}, r.ex, func(_ string, s msg.SessionStatus) { status = append(status, s) }); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Behavior: "BRAKE"})
@@ -164,7 +171,7 @@ func TestSessionsAndCommands(t *testing.T) {
 	a, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "a", TimeoutMS: 200})
 	send := func(c msg.ControlCommand) {
 		c.UUID = a.UUID
-		if err := r.bus.Publish("/saint/arms/left/robot_7/control_command", c); err != nil {
+		if err := r.bus.Publish("/robot_7/saint/arms/left/control_command", c); err != nil {
 			t.Fatal(err)
 		}
 		r.run(40 * time.Millisecond)
@@ -264,7 +271,7 @@ func TestTorqueLaw(t *testing.T) {
 func TestPositionServoRefusals(t *testing.T) {
 	r := newRigWith(t, Options{})
 	var status []msg.SessionStatus
-	if _, err := bus.SubscribeJSON(r.bus, "/saint/arms/left/robot_7/session_status", bus.QoS{Depth: 100}, r.ex, func(_ string, s msg.SessionStatus) { status = append(status, s) }); err != nil {
+	if _, err := bus.SubscribeJSON(r.bus, "/robot_7/saint/arms/left/session_status", bus.QoS{Depth: 100}, r.ex, func(_ string, s msg.SessionStatus) { status = append(status, s) }); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "a", Behavior: msg.BehaviorDamping})
@@ -284,7 +291,7 @@ func TestPositionServoRefusals(t *testing.T) {
 		{msg.ControlCommand{Mode: msg.ModePosition, Positions: []float64{0, 0}, Kp: []float64{1, 1}}, "kp, kd: these motors are position servos"},
 	} {
 		tc.c.UUID = a.UUID
-		if err := r.bus.Publish("/saint/arms/left/robot_7/control_command", tc.c); err != nil {
+		if err := r.bus.Publish("/robot_7/saint/arms/left/control_command", tc.c); err != nil {
 			t.Fatal(err)
 		}
 		r.run(40 * time.Millisecond)
@@ -292,7 +299,7 @@ func TestPositionServoRefusals(t *testing.T) {
 			t.Errorf("%s: last_error %q, want %q", tc.c.Mode, s.LastError, tc.why)
 		}
 	}
-	if err := r.bus.Publish("/saint/arms/left/robot_7/control_command", msg.ControlCommand{UUID: a.UUID, Positions: []float64{0.3, 0}}); err != nil {
+	if err := r.bus.Publish("/robot_7/saint/arms/left/control_command", msg.ControlCommand{UUID: a.UUID, Positions: []float64{0.3, 0}}); err != nil {
 		t.Fatal(err)
 	}
 	r.run(40 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 )
 
@@ -83,6 +84,23 @@ func (k *Kit) Every(d time.Duration, f func()) *executor.Timer {
 	t := k.Env.Exec.Every(d, f)
 	k.timers = append(k.timers, t)
 	return t
+}
+
+// LimitsPeriod is how often a motion role publishes its CommandLimits.
+const LimitsPeriod = time.Second
+
+// AdvertiseLimits publishes the limits the role clamps its commands to on
+// msg.LimitsTopic(Env.Prefix), now and every LimitsPeriod until StopAll,
+// for the server to say in its replies which command values the role
+// cuts.
+func (k *Kit) AdvertiseLimits(limits msg.CommandLimits) {
+	topic := msg.LimitsTopic(k.Env.Prefix)
+	publish := func() {
+		limits.Header = msg.Header{Stamp: msg.TimeOf(k.Env.Exec.Now())}
+		_ = k.Env.Bus.Publish(topic, limits)
+	}
+	publish()
+	k.Every(LimitsPeriod, publish)
 }
 
 // OnStop makes StopAll run f, after stopping the timers and subscriptions

@@ -44,3 +44,14 @@ func Section[T any](cfg *roleconfig.Config, path string, def T) (T, error) {
 	err := cfg.Decode(path, &v)
 	return v, err
 }
+
+// CheckNoRobotID refuses a role configuration's robot_id. The robot
+// namespace (/robot_{id}/) is not a role setting: the node's bus is inside
+// it (saint-node --robot-id, bus.WithRobotID), which puts every name of
+// every role there, so a role prefixing its own names would nest it twice.
+func CheckNoRobotID(cfg *roleconfig.Config, robotID string) error {
+	if robotID == "" {
+		return nil
+	}
+	return cfg.Errorf("robot_id", "%q: the robot namespace is not a role setting: give the node --robot-id %s (or robot_param.yaml's robot_id), which puts every name of the robot inside /robot_%s/", robotID, robotID, robotID)
+}

@@ -38,7 +38,7 @@ func (t *Tracks) openMotors() error {
 	}
 	t.mw = mw
 	t.OnStop(mw.Close)
-	return mw.Serve(t.Env.Bus, t.Env.Exec, t.Env.Prefix, "")
+	return mw.Serve(t.Env.Bus, t.Env.Exec, t.Env.Prefix)
 }
 
 // metresPerRadian is a track's travel per radian of its sprocket.

@@ -32,7 +32,10 @@ import (
 // cmd_vel after the stop is cleared or the supply has recovered.
 type Tracks struct {
 	rolekit.Kit
-	cfg     *tracksConfig
+	cfg *tracksConfig
+	// limits are what cmd_vel is clamped to (and what the role
+	// advertises on its limits topic).
+	limits  msg.CommandLimits
 	bridges [2]*bts7960.Bridge // left, right
 	enc     [2]*encoder.Decoder
 	loops   [2]speedLoop
@@ -126,12 +129,20 @@ func (t *Tracks) open() error {
 		return err
 	}
 
+	t.limits = msg.CommandLimits{
+		Fields: []msg.FieldLimit{
+			{Field: "linear", Min: -cfg.maxLinear, Max: cfg.maxLinear},
+			{Field: "angular", Min: -cfg.maxAngular, Max: cfg.maxAngular},
+		},
+		MaxTrackSpeed: cfg.Drive.MaxTrackSpeed, HalfGauge: cfg.Drive.effectiveGauge() / 2, TurnSlip: cfg.Drive.TurnSlip,
+	}
 	if err := t.openMotors(); err != nil {
 		return err
 	}
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/cmd_vel", bus.QoS{Depth: 1}, t.command); err != nil {
 		return err
 	}
+	t.AdvertiseLimits(t.limits)
 	// Every emergency stop message counts: a deep queue so none is dropped.
 	if err := rolekit.Subscribe(&t.Kit, env.Prefix+"/estop", bus.QoS{Depth: 64}, t.onEStop); err != nil {
 		return err
@@ -191,12 +202,7 @@ func (t *Tracks) command(c msg.Twist) {
 // limit, then both scaled down together if a track would have to run
 // faster than it may.
 func (t *Tracks) setTarget(v, w float64) {
-	v = clamp(v, -t.cfg.maxLinear, t.cfg.maxLinear)
-	w = clamp(w, -t.cfg.maxAngular, t.cfg.maxAngular)
-	if need := math.Abs(v) + math.Abs(w)*t.cfg.Drive.effectiveGauge()/2 + t.cfg.Drive.TurnSlip; need > t.cfg.Drive.MaxTrackSpeed {
-		k := t.cfg.Drive.MaxTrackSpeed / need
-		v, w = v*k, w*k
-	}
+	v, w = t.limits.ClampTwist(v, w)
 	t.target = [2]float64{v, w}
 }
 

@@ -55,9 +55,12 @@ type Options struct {
 	Registry *ros2.Registry
 	// Filter selects the ROS names bridged.
 	Filter Filter
-	// RobotID is the pi-plus robot namespace of the arms' motor
-	// middleware ("7": /saint/arms/left/robot_7/request_control); empty
-	// for none.
+	// RobotID is the robot namespace: every ROS 2 name the bridge makes
+	// is under /robot_{id} ("7": /robot_7/saint/head/state, DDS topic
+	// "rt/robot_7/saint/head/state"), as the PI Plus launch puts every
+	// node of a robot under robot_{id}; empty for none. Bus must be inside
+	// the same namespace (bus.WithRobotID): the bus names the bridge uses,
+	// and the Filter's patterns, are the names inside it.
 	RobotID string
 	// CallTimeout bounds a service call on the bus; 0 means 5 s.
 	CallTimeout time.Duration
@@ -75,6 +78,7 @@ type Stats struct {
 // Bridge maps the bus and a DDS domain onto each other.
 type Bridge struct {
 	o     Options
+	ns    string // the robot namespace, "/robot_7"; "" for none
 	reg   *ros2.Registry
 	log   *slog.Logger
 	mu    sync.Mutex
@@ -91,6 +95,10 @@ func New(o Options) (*Bridge, error) {
 	if err := o.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	ns, err := bus.RobotNamespace(o.RobotID)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: Options.RobotID: %w", err)
+	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 5 * time.Second
 	}
@@ -104,7 +112,7 @@ func New(o Options) (*Bridge, error) {
 			return nil, err
 		}
 	}
-	return &Bridge{o: o, reg: reg, log: o.Log.With("component", "ros2"), nodes: map[string]Writer{}}, nil
+	return &Bridge{o: o, ns: ns, reg: reg, log: o.Log.With("component", "ros2"), nodes: map[string]Writer{}}, nil
 }
 
 // Stats returns the counts so far. Safe from any goroutine.
@@ -201,7 +209,7 @@ func (t Topic) busTopic() string {
 
 func (b *Bridge) startTopic(t Topic) error {
 	m := b.message(t.Type)
-	dds := "rt" + t.Name
+	dds := "rt" + b.rosName(t.Name)
 	if t.Out {
 		w, err := b.o.DDS.NewWriter(dds, m.DDSTypeName(), t.QoS)
 		if err != nil {
@@ -236,6 +244,10 @@ func (b *Bridge) startTopic(t Topic) error {
 		})
 	})
 }
+
+// rosName is the ROS 2 name of name, a name inside the robot namespace:
+// name itself without a robot id, "/robot_7"+name with robot id 7.
+func (b *Bridge) rosName(name string) string { return b.ns + name }
 
 func busReliability(q QoS) bus.Reliability {
 	if q.Reliable {
@@ -288,7 +300,7 @@ func (b *Bridge) startNodeStatus() error {
 				return
 			}
 			var err error
-			if w, err = b.o.DDS.NewWriter("rt"+name, m.DDSTypeName(), DefaultQoS); err != nil {
+			if w, err = b.o.DDS.NewWriter("rt"+b.rosName(name), m.DDSTypeName(), DefaultQoS); err != nil {
 				b.log.Warn("cannot bridge a node's status", "topic", name, "err", err)
 				b.nodes[bm.Topic] = nil
 				return
@@ -324,11 +336,11 @@ func (b *Bridge) startService(s Service) error {
 	if !ok {
 		return fmt.Errorf("bridge: no service type %s", s.Type)
 	}
-	w, err := b.o.DDS.NewWriter("rr"+s.Name+"Reply", svc.Response.DDSTypeName(), DefaultQoS)
+	w, err := b.o.DDS.NewWriter("rr"+b.rosName(s.Name)+"Reply", svc.Response.DDSTypeName(), DefaultQoS)
 	if err != nil {
 		return err
 	}
-	return b.o.DDS.NewReader("rq"+s.Name+"Request", svc.Request.DDSTypeName(), DefaultQoS, func(cdr []byte) {
+	return b.o.DDS.NewReader("rq"+b.rosName(s.Name)+"Request", svc.Request.DDSTypeName(), DefaultQoS, func(cdr []byte) {
 		req, hdr, err := b.reg.Decode(svc.Request, cdr)
 		if err != nil {
 			b.reject("dropped a service request that does not decode", s.Name, err)

@@ -309,6 +309,70 @@ func TestHeadCameraCommand(t *testing.T) {
 	}
 }
 
+// TestTargetPoseEntersTheRouter: a geometry_msgs/PoseStamped on an arm's
+// target_pose becomes a move of the router's arms.{side}.pose target, in
+// the robot's frame or the arm's base frame; a frame it does not know, a
+// quaternion that is not a unit one and a position out of bounds move
+// nothing.
+func TestTargetPoseEntersTheRouter(t *testing.T) {
+	r := newRig(t, bridge.Filter{})
+	inputs := r.routerInputs()
+	next := func() msg.RouterInput {
+		t.Helper()
+		select {
+		case in := <-inputs:
+			return in
+		case <-time.After(5 * time.Second):
+			t.Fatal("no router input")
+		}
+		return msg.RouterInput{}
+	}
+	const topic = "rt/saint/arms/left/target_pose"
+	h := math.Sqrt(0.5)
+	pose := msg.PoseStamped{Header: msg.Header{FrameID: "base_link"},
+		Pose: msg.Pose{Position: msg.Point{X: 0.4, Y: 0.25, Z: 0.3}, Orientation: msg.Quaternion{W: h, Z: h}}}
+	if n := r.dds.Inject(topic, r.encode("geometry_msgs/PoseStamped", pose, nil)); n != 1 {
+		t.Fatalf("%d readers on %s, want 1", n, topic)
+	}
+	if got := r.dds.Type(topic); got != "geometry_msgs::msg::dds_::PoseStamped_" {
+		t.Errorf("type %q", got)
+	}
+	in := next()
+	want := map[string]float32{"x": 0.4, "y": 0.25, "z": 0.3, "qw": float32(h), "qx": 0, "qy": 0, "qz": float32(h)}
+	if in.Source != msg.SourceROS2 || in.Target != "arms.left.pose" || in.Command != "move" || len(in.Values) != len(want) {
+		t.Fatalf("router input %+v", in)
+	}
+	for k, v := range want {
+		if math.Abs(float64(in.Values[k]-v)) > 1e-6 {
+			t.Errorf("%s = %v, want %v", k, in.Values[k], v)
+		}
+	}
+
+	// The arm's base frame, position only (an unset quaternion).
+	base := msg.PoseStamped{Header: msg.Header{FrameID: bridge.ArmBaseFrame("right")}, Pose: msg.Pose{Position: msg.Point{X: 0.3}}}
+	r.dds.Inject("rt/saint/arms/right/target_pose", r.encode("geometry_msgs/PoseStamped", base, nil))
+	in = next()
+	if in.Target != "arms.right.pose" || in.Values["base_frame"] != 1 || in.Values["x"] != 0.3 || len(in.Values) != 4 {
+		t.Errorf("base-frame pose: router input %+v", in)
+	}
+
+	for _, bad := range []msg.PoseStamped{
+		{Header: msg.Header{FrameID: "map"}, Pose: pose.Pose},
+		{Header: msg.Header{FrameID: bridge.ArmBaseFrame("right")}, Pose: pose.Pose}, // the other arm's frame
+		{Pose: msg.Pose{Position: pose.Pose.Position, Orientation: msg.Quaternion{W: 0.5}}},
+		{Pose: msg.Pose{Position: msg.Point{X: 7}, Orientation: msg.Quaternion{W: 1}}},
+	} {
+		before := r.br.Stats().Rejected
+		r.dds.Inject(topic, r.encode("geometry_msgs/PoseStamped", bad, nil))
+		checkFor(t, "a bad target pose to be rejected", func() bool { return r.br.Stats().Rejected == before+1 })
+	}
+	select {
+	case in := <-inputs:
+		t.Errorf("a bad pose reached the router: %+v", in)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
 // A ROS 2 client reaches the robot's motor middleware at the root: its
 // request_control is the root's (so the router and the WebSocket clients
 // share its sessions), and its control_command reaches the root's topic.

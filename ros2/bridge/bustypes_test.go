@@ -26,12 +26,12 @@ func TestBusTypes(t *testing.T) {
 		// The bus's PowerState, not the BatteryState the bridge makes of it.
 		msg.TopicTracksPower:                     "saint_os/PowerState",
 		"/saint/arms/left/joint_states":          "sensor_msgs/JointState",
-		"/saint/arms/right/robot_7/joint_states": "sensor_msgs/JointState",
+		"/saint/arms/right/joint_states":         "sensor_msgs/JointState",
 		"/saint/nodes/sim-head/status":           "saint_os/NodeStatus",
 		"/saint/balance/imu":                     "", // made by the bridge, not on the bus
 		msg.TopicRouterInput:                     "",
 		"/saint/nodes/sim-head/extra/status":     "",
-		"/saint/head/robot_7/state":              "",
+		"/saint/arms/right/robot_7/joint_states": "", // the namespace is never inside a prefix
 	} {
 		got, ok := bridge.BusType(types, topic)
 		if got != want || ok != (want != "") {

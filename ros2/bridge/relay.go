@@ -17,10 +17,10 @@ type Endpoints struct {
 	Out, In, Services []string
 }
 
-// BusEndpoints lists the bus names a bridge with robot namespace robotID
-// uses.
-func BusEndpoints(robotID string) Endpoints {
-	b := &Bridge{o: Options{RobotID: robotID}}
+// BusEndpoints lists the bus names a bridge uses: the names inside its
+// robot namespace, the same whatever the robot id.
+func BusEndpoints() Endpoints {
+	b := &Bridge{}
 	var e Endpoints
 	seen := map[string]bool{}
 	for _, t := range b.topics() {
@@ -51,7 +51,6 @@ type RelayOptions struct {
 	// (a NATS broker the simulator starts for it).
 	Robot, Remote bus.Bus
 	Exec          *executor.Executor
-	RobotID       string
 	// NodeIDs are the nodes whose own services (gpio_probe) are relayed.
 	NodeIDs []string
 	// CallTimeout bounds a relayed service call; 0 means 5 s.
@@ -89,7 +88,7 @@ func Relay(o RelayOptions) (stop func(), err error) {
 		}
 		return err
 	}
-	e := BusEndpoints(o.RobotID)
+	e := BusEndpoints()
 	for _, t := range e.Out {
 		if err := forward(o.Robot, o.Remote, t); err != nil {
 			stop()

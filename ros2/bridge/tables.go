@@ -14,7 +14,18 @@ const (
 	MaxLinear  = 10.0 // m/s, tracks
 	MaxAngular = 20.0 // rad/s, tracks
 	MaxJoints  = 16   // joints of an arm command
+	// MaxPoseDistance bounds a target pose's position, metres (the
+	// router's pose targets' limit).
+	MaxPoseDistance = 5.0
 )
+
+// Frames a target pose may be given in: the robot's (base_link, or an
+// empty frame_id) or the arm's base frame, "arm_{side}_base", from its
+// shoulder mount with the robot's axes.
+const FrameRobot = "base_link"
+
+// ArmBaseFrame is the frame_id of side's arm base frame.
+func ArmBaseFrame(side string) string { return "arm_" + side + "_base" }
 
 // topics is every bridged topic but the nodes' status (one per node,
 // bridged as nodes appear).
@@ -48,7 +59,7 @@ func (b *Bridge) topics() []Topic {
 	// The robot's motor middleware at the root (server/motors): every
 	// motor role's motors, with sessions shared with the router and the
 	// WebSocket clients.
-	root := func(n string) string { return msg.RootMotorName("", n) }
+	root := func(n string) string { return msg.RootMotorName(n) }
 	ts = append(ts,
 		out(root(msg.MotorJointStates), "sensor_msgs/JointState"),
 		out(root(msg.MotorSessionStatus), "saint_os/SessionStatus"),
@@ -59,14 +70,15 @@ func (b *Bridge) topics() []Topic {
 		ts = append(ts,
 			out(msg.ArmStateTopic(side), "saint_os/ArmState"),
 			out(msg.GripperStateTopic(side), "saint_os/GripperState"),
-			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorJointStates), "sensor_msgs/JointState"),
-			out(msg.MotorName(prefix, b.o.RobotID, msg.MotorSessionStatus), "saint_os/SessionStatus"),
+			out(msg.MotorName(prefix, msg.MotorJointStates), "sensor_msgs/JointState"),
+			out(msg.MotorName(prefix, msg.MotorSessionStatus), "saint_os/SessionStatus"),
 			Topic{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix),
 				BusType: "saint_os/PowerState"},
 			Topic{Name: msg.ArmCmdTopic(side), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(side)},
 			Topic{Name: msg.GripperCmdTopic(side), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(side)},
-			Topic{Name: msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
-				In: passthrough(msg.MotorName(prefix, b.o.RobotID, msg.MotorControlCommand))},
+			Topic{Name: TargetPoseTopic(side), Type: "geometry_msgs/PoseStamped", QoS: DefaultQoS, In: armTargetPose(side)},
+			Topic{Name: msg.MotorName(prefix, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
+				In: passthrough(msg.MotorName(prefix, msg.MotorControlCommand))},
 		)
 	}
 	return ts
@@ -94,7 +106,7 @@ func (b *Bridge) services() []Service {
 		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
 		{msg.MotorResetZero, "saint_os/ResetZero"},
 	} {
-		name := msg.RootMotorName("", s.name)
+		name := msg.RootMotorName(s.name)
 		ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 	}
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
@@ -105,7 +117,7 @@ func (b *Bridge) services() []Service {
 			{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
 			{msg.MotorResetZero, "saint_os/ResetZero"},
 		} {
-			name := msg.MotorName(prefix, b.o.RobotID, s.name)
+			name := msg.MotorName(prefix, s.name)
 			ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 		}
 		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
@@ -230,6 +242,50 @@ func armCommand(side string) func(map[string]any) (string, any, error) {
 			vals["immediate"] = 1
 		}
 		return routerInput("arms."+side, "move", vals)
+	}
+}
+
+// TargetPoseTopic is where side's gripper takes a target pose.
+func TargetPoseTopic(side string) string { return msg.TopicPrefix(msg.RoleArms, side) + "/target_pose" }
+
+// armTargetPose turns a geometry_msgs/PoseStamped into a pose for the
+// arm's gripper: the router's arms.{side}.pose target, which solves the
+// joint angles by inverse kinematics. The frame is base_link (or empty)
+// for the robot's, arm_{side}_base for the arm's shoulder mount; an
+// orientation of all zeros (an unset quaternion) asks for the position
+// only, any other must be a unit quaternion.
+func armTargetPose(side string) func(map[string]any) (string, any, error) {
+	return func(v map[string]any) (string, any, error) {
+		hdr, _ := v["header"].(map[string]any)
+		frame, _ := hdr["frame_id"].(string)
+		vals := map[string]float32{}
+		switch frame {
+		case "", FrameRobot:
+		case ArmBaseFrame(side):
+			vals["base_frame"] = 1
+		default:
+			return "", nil, fmt.Errorf("header.frame_id: want %s (the robot) or %s (the arm's shoulder mount), got %q", FrameRobot, ArmBaseFrame(side), frame)
+		}
+		for _, c := range []string{"x", "y", "z"} {
+			x := num(v, "pose", "position", c)
+			if err := inRange("pose.position."+c, x, -MaxPoseDistance, MaxPoseDistance); err != nil {
+				return "", nil, err
+			}
+			vals[c] = float32(x)
+		}
+		q := [4]float64{num(v, "pose", "orientation", "w"), num(v, "pose", "orientation", "x"),
+			num(v, "pose", "orientation", "y"), num(v, "pose", "orientation", "z")}
+		n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		switch {
+		case n == 0:
+		case math.Abs(n-1) > 0.01:
+			return "", nil, fmt.Errorf("pose.orientation: want a unit quaternion (or all zeros for the position only), got length %.4g", n)
+		default:
+			for i, c := range []string{"qw", "qx", "qy", "qz"} {
+				vals[c] = float32(q[i] / n)
+			}
+		}
+		return routerInput("arms."+side+".pose", "move", vals)
 	}
 }
 

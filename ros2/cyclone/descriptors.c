@@ -16,6 +16,7 @@ static const struct {
   {"builtin_interfaces::msg::dds_::Time_", &builtin_interfaces_msg_dds__Time__desc},
   {"geometry_msgs::msg::dds_::Point_", &geometry_msgs_msg_dds__Point__desc},
   {"geometry_msgs::msg::dds_::Pose_", &geometry_msgs_msg_dds__Pose__desc},
+  {"geometry_msgs::msg::dds_::PoseStamped_", &geometry_msgs_msg_dds__PoseStamped__desc},
   {"geometry_msgs::msg::dds_::PoseWithCovariance_", &geometry_msgs_msg_dds__PoseWithCovariance__desc},
   {"geometry_msgs::msg::dds_::Quaternion_", &geometry_msgs_msg_dds__Quaternion__desc},
   {"geometry_msgs::msg::dds_::Transform_", &geometry_msgs_msg_dds__Transform__desc},

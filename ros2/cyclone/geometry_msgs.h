@@ -9,6 +9,8 @@
 #ifndef DDSC_GEOMETRY_MSGS_H
 #define DDSC_GEOMETRY_MSGS_H
 
+#include "std_msgs.h"
+
 #include "dds/ddsc/dds_public_impl.h"
 
 #ifdef __cplusplus
@@ -64,6 +66,20 @@ extern const dds_topic_descriptor_t geometry_msgs_msg_dds__Pose__desc;
 
 #define geometry_msgs_msg_dds__Pose__free(d,o) \
 dds_sample_free ((d), &geometry_msgs_msg_dds__Pose__desc, (o))
+
+typedef struct geometry_msgs_msg_dds__PoseStamped_
+{
+  struct std_msgs_msg_dds__Header_ header;
+  struct geometry_msgs_msg_dds__Pose_ pose;
+} geometry_msgs_msg_dds__PoseStamped_;
+
+extern const dds_topic_descriptor_t geometry_msgs_msg_dds__PoseStamped__desc;
+
+#define geometry_msgs_msg_dds__PoseStamped___alloc() \
+((geometry_msgs_msg_dds__PoseStamped_*) dds_alloc (sizeof (geometry_msgs_msg_dds__PoseStamped_)));
+
+#define geometry_msgs_msg_dds__PoseStamped__free(d,o) \
+dds_sample_free ((d), &geometry_msgs_msg_dds__PoseStamped__desc, (o))
 
 typedef struct geometry_msgs_msg_dds__PoseWithCovariance_
 {

@@ -90,7 +90,41 @@ func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error
 			return nil, err
 		}
 	}
-	return writeRelease(dir, configs, image, rel)
+	return writeRelease(dir, configs, memoryImage(image), rel)
+}
+
+// releaseImage is the image being published: in memory, or staged in a
+// file of the repository (an upload), which is then renamed into place
+// rather than copied.
+type releaseImage struct {
+	data   []byte
+	staged *os.File
+	sum    [sha256.Size]byte
+	size   int64
+}
+
+func memoryImage(data []byte) releaseImage {
+	return releaseImage{data: data, sum: sha256.Sum256(data), size: int64(len(data))}
+}
+
+// install puts the image at path with perm, durably.
+func (img releaseImage) install(path string, perm os.FileMode) error {
+	if img.staged == nil {
+		return writeFile(path, img.data, perm)
+	}
+	if err := img.staged.Chmod(perm); err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	if err := img.staged.Sync(); err != nil {
+		return fmt.Errorf("firmware: syncing the uploaded image: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	if err := os.Rename(img.staged.Name(), path); err != nil {
+		return fmt.Errorf("firmware: %w", err)
+	}
+	return persist.SyncDir(filepath.Dir(path))
 }
 
 // Publish makes image the repository's current firmware, archiving the
@@ -98,6 +132,10 @@ func Publish(dir, configDir string, image []byte, rel Release) (*Manifest, error
 // the new version (their old one is refused by version, so no chunk mixes
 // two images). The manifest lists the repository's role configurations.
 func (r *Repository) Publish(image []byte, rel Release) (*Manifest, error) {
+	return r.publish(memoryImage(image), rel)
+}
+
+func (r *Repository) publish(image releaseImage, rel Release) (*Manifest, error) {
 	if r.dir == "" {
 		return nil, errors.New("firmware: the repository has no directory to publish into")
 	}
@@ -116,16 +154,15 @@ func (r *Repository) Publish(image []byte, rel Release) (*Manifest, error) {
 	return m, r.reloadLocked()
 }
 
-func writeRelease(dir string, configs map[string]roleConfig, image []byte, rel Release) (*Manifest, error) {
+func writeRelease(dir string, configs map[string]roleConfig, image releaseImage, rel Release) (*Manifest, error) {
 	if err := rel.Validate(); err != nil {
 		return nil, fmt.Errorf("firmware: %w", err)
 	}
-	if len(image) == 0 {
+	if image.size == 0 {
 		return nil, fmt.Errorf("firmware: %w", fieldErr("image", "empty"))
 	}
-	sum := sha256.Sum256(image)
-	rel.ChecksumSHA256 = hex.EncodeToString(sum[:])
-	rel.SizeBytes = int64(len(image))
+	rel.ChecksumSHA256 = hex.EncodeToString(image.sum[:])
+	rel.SizeBytes = image.size
 	if rel.Signature != "" || rel.SigningKey != "" {
 		if err := VerifyRelease(rel); err != nil {
 			return nil, fmt.Errorf("firmware: %w", err)
@@ -159,12 +196,14 @@ func writeRelease(dir string, configs map[string]roleConfig, image []byte, rel R
 	if previousLog != "" {
 		changelog += "\n" + previousLog
 	}
+	if err := image.install(filepath.Join(dir, filepath.FromSlash(ImagePath)), 0o755); err != nil {
+		return nil, err
+	}
 	files := []struct {
 		name string
 		data []byte
 		perm os.FileMode
 	}{
-		{ImagePath, image, 0o755},
 		{ChecksumPath, []byte(rel.ChecksumSHA256 + "  saint_node.img\n"), 0o644},
 		{ChangelogPath, []byte(changelog), 0o644},
 		// The manifest goes last: it is what makes the new image visible.

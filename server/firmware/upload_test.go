@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -56,6 +59,12 @@ func fakeELF(machine elf.Machine, dynamic bool, payload string) []byte {
 
 func uploadRig(t *testing.T) (*Repository, *httptest.Server) {
 	t.Helper()
+	return uploadRigWith(t, func(h http.Handler) http.Handler { return h })
+}
+
+// uploadRigWith is uploadRig with the upload handler wrapped.
+func uploadRigWith(t *testing.T, wrap func(http.Handler) http.Handler) (*Repository, *httptest.Server) {
+	t.Helper()
 	dir := t.TempDir()
 	if _, err := Publish(dir, roles, fakeELF(elf.EM_AARCH64, false, "v1"), Release{Version: "1.0.0", ReleaseDate: "2026-01-01", MinHardwareRev: "1.0", Changelog: "first"}); err != nil {
 		t.Fatal(err)
@@ -65,7 +74,7 @@ func uploadRig(t *testing.T) (*Repository, *httptest.Server) {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	srv := httptest.NewServer(r.UploadHandler(UploadOptions{MaxImageBytes: 1 << 20, Now: func() time.Time { return day }}))
+	srv := httptest.NewServer(wrap(r.UploadHandler(UploadOptions{MaxImageBytes: 1 << 20, Now: func() time.Time { return day }})))
 	t.Cleanup(srv.Close)
 	return r, srv
 }
@@ -167,7 +176,7 @@ func TestUploadRefusalsNameTheField(t *testing.T) {
 		{"amd64", map[string]string{"version": "1.1.0", "sha256": sum(fakeELF(elf.EM_X86_64, false, "x"))}, fakeELF(elf.EM_X86_64, false, "x"), 400, "image", "GOARCH=arm64"},
 		{"dynamic", map[string]string{"version": "1.1.0", "sha256": sum(fakeELF(elf.EM_AARCH64, true, "d"))}, fakeELF(elf.EM_AARCH64, true, "d"), 400, "image", "CGO_ENABLED=0"},
 		{"bad date", map[string]string{"version": "1.1.0", "sha256": sum(good), "release_date": "tomorrow"}, good, 400, "release_date", "YYYY-MM-DD"},
-		{"too big", map[string]string{"version": "1.1.0", "sha256": sum(good)}, append(append([]byte{}, good...), make([]byte, 1<<20)...), 400, "image", "larger than"},
+		{"too big", map[string]string{"version": "1.1.0", "sha256": sum(good)}, append(append([]byte{}, good...), make([]byte, 1<<20)...), 413, "image", "larger than the 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, srv := uploadRig(t)
@@ -182,6 +191,7 @@ func TestUploadRefusalsNameTheField(t *testing.T) {
 			if entries, err := os.ReadDir(filepath.Join(r.dir, "archive")); err != nil || len(entries) != 0 {
 				t.Errorf("refused upload archived the current image: %v (%v)", entries, err)
 			}
+			checkNothingStaged(t, r)
 		})
 	}
 }
@@ -220,4 +230,145 @@ func TestCheckExecutableAcceptsARealGoBinary(t *testing.T) {
 	if dynamic != (err != nil) {
 		t.Errorf("CheckExecutable(test binary, %v) = %v; binary dynamic: %v", f.Machine, err, dynamic)
 	}
+}
+
+// checkNothingStaged fails t if an upload left a file in UploadDir.
+func checkNothingStaged(t *testing.T, r *Repository) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(r.dir, UploadDir))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("upload left %s in %s", e.Name(), UploadDir)
+	}
+}
+
+// stagedBytes is the size of the one file being staged, or -1.
+func stagedBytes(r *Repository) int64 {
+	entries, _ := os.ReadDir(filepath.Join(r.dir, UploadDir))
+	if len(entries) != 1 {
+		return -1
+	}
+	info, err := entries[0].Info()
+	if err != nil {
+		return -1
+	}
+	return info.Size()
+}
+
+// TestUploadStreamsToDisk: the image reaches the disk while it is still
+// arriving — half of it is in the staged file before the uploader has
+// sent the rest — and the staged file becomes the current image.
+func TestUploadStreamsToDisk(t *testing.T) {
+	r, srv := uploadRig(t)
+	image := fakeELF(elf.EM_AARCH64, false, strings.Repeat("streamed", 80<<10)) // 640 KiB
+	half := len(image) / 2
+	pr, pw := io.Pipe()
+	type answer struct {
+		code int
+		bad  UploadError
+	}
+	done := make(chan answer, 1)
+	go func() {
+		q := url.Values{"version": {"1.1.0"}, "sha256": {sum(image)}}
+		resp, err := http.Post(srv.URL+"?"+q.Encode(), "application/octet-stream", pr)
+		if err != nil {
+			done <- answer{code: -1, bad: UploadError{Message: err.Error()}}
+			return
+		}
+		defer resp.Body.Close()
+		var bad UploadError
+		_ = json.NewDecoder(resp.Body).Decode(&bad)
+		done <- answer{resp.StatusCode, bad}
+	}()
+	if _, err := pw.Write(image[:half]); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for stagedBytes(r) < int64(half) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d bytes sent, %d are staged on disk: the upload is not streamed", half, stagedBytes(r))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := pw.Write(image[half:]); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if a := <-done; a.code != http.StatusCreated {
+		t.Fatalf("upload: %d %+v", a.code, a.bad)
+	}
+	got, _ := os.ReadFile(filepath.Join(r.dir, ImagePath))
+	if !bytes.Equal(got, image) {
+		t.Error("current image is not the uploaded one")
+	}
+	if info, err := os.Stat(filepath.Join(r.dir, ImagePath)); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("current image: %v %v", info, err)
+	}
+	checkNothingStaged(t, r)
+}
+
+// TestUploadOversizeRaw: a raw body past MaxImageBytes is refused with
+// 413 naming the limit, and nothing of it stays on disk.
+func TestUploadOversizeRaw(t *testing.T) {
+	r, srv := uploadRig(t)
+	image := fakeELF(elf.EM_AARCH64, false, strings.Repeat("x", 1<<20))
+	q := url.Values{"version": {"1.1.0"}, "sha256": {sum(image)}}
+	code, _, bad := post(t, srv.URL+"?"+q.Encode(), "application/octet-stream", bytes.NewBuffer(image))
+	if code != http.StatusRequestEntityTooLarge || bad.Field != "image" || !strings.Contains(bad.Message, "larger than the 1048576 bytes") {
+		t.Errorf("oversize upload: %d %+v", code, bad)
+	}
+	if st := r.Status(); st.Firmware.Version != "1.0.0" {
+		t.Errorf("oversize upload changed the repository: %+v", st.Firmware)
+	}
+	checkNothingStaged(t, r)
+}
+
+// TestUploadAbortedLeavesNoFile: an uploader that disconnects in the
+// middle of the image leaves the repository as it was and no partial
+// file behind.
+func TestUploadAbortedLeavesNoFile(t *testing.T) {
+	ended := make(chan struct{})
+	r, srv := uploadRigWith(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			defer close(ended)
+			h.ServeHTTP(w, req)
+		})
+	})
+	image := fakeELF(elf.EM_AARCH64, false, strings.Repeat("partial", 64<<10))
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"version": {"1.1.0"}, "sha256": {sum(image)}}
+	fmt.Fprintf(c, "POST /?%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", q.Encode(), len(image))
+	if _, err := c.Write(image[:len(image)/3]); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler did not end after the uploader went away")
+	}
+	if st := r.Status(); st.Firmware.Version != "1.0.0" || !st.Available {
+		t.Errorf("aborted upload changed the repository: %+v", st.Firmware)
+	}
+	checkNothingStaged(t, r)
+}
+
+// TestUploadHandlerClearsStaleStaging: a file a stopped server left in
+// UploadDir is removed when the handler is made.
+func TestUploadHandlerClearsStaleStaging(t *testing.T) {
+	r, _ := uploadRig(t)
+	stale := filepath.Join(r.dir, UploadDir, "image-123")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("half an image"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.UploadHandler(UploadOptions{})
+	checkNothingStaged(t, r)
 }

@@ -189,6 +189,14 @@ func (c *client) subscribe(raw json.RawMessage) {
 		return
 	}
 	s := c.s
+	var demanded []*channel
+	defer func() { // after the unlock: switching waits for the executor
+		for _, ch := range demanded {
+			if err := s.applyDemand(ch); err != nil {
+				c.status(levelWarning, "subscribe: %s carries messages only on demand and could not be started: %s", ch.Topic, errorText(err))
+			}
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, sub := range subs {
@@ -211,6 +219,9 @@ func (c *client) subscribe(raw json.RawMessage) {
 		}
 		ch.subs[c] = *sub.ID
 		c.subs[*sub.ID] = ch
+		if ch.demand != nil {
+			demanded = append(demanded, ch)
+		}
 	}
 }
 
@@ -221,6 +232,12 @@ func (c *client) unsubscribe(raw json.RawMessage) {
 		return
 	}
 	s := c.s
+	var demanded []*channel
+	defer func() {
+		for _, ch := range demanded {
+			_ = s.applyDemand(ch)
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
@@ -231,6 +248,9 @@ func (c *client) unsubscribe(raw json.RawMessage) {
 		}
 		delete(ch.subs, c)
 		delete(c.subs, id)
+		if ch.demand != nil {
+			demanded = append(demanded, ch)
+		}
 	}
 }
 
@@ -265,14 +285,19 @@ func (c *client) advertise(raw json.RawMessage) {
 			c.status(levelError, "advertise: client channel %d is already advertised", *ch.ID)
 			continue
 		}
-		if ch.Encoding != "json" {
-			c.status(levelError, "advertise: client channel %d (%s): encoding %q is not supported, use \"json\"", *ch.ID, ch.Topic, ch.Encoding)
-			continue
-		}
 		target, action, ok := commandTarget(ch.Topic)
 		if !ok || g.Lookup("command", target, action) == nil {
-			c.status(levelError, "advertise: client channel %d: topic %q is not a command; publish on %s<target>/<action>, e.g. %shead/move",
-				*ch.ID, ch.Topic, CommandPrefix, CommandPrefix)
+			// Foxglove's panels advertise topics of their own (the 3D
+			// panel: /clicked_point, /initialpose, /move_base_simple/goal)
+			// whether or not the user ever publishes there; the channel is
+			// taken, and what is published on it refused.
+			ch.refusal = fmt.Sprintf("topic %q is not a command; publish on %s<target>/<action>, e.g. %shead/move",
+				ch.Topic, CommandPrefix, CommandPrefix)
+			c.pubs[*ch.ID] = ch
+			continue
+		}
+		if ch.Encoding != "json" {
+			c.status(levelError, "advertise: client channel %d (%s): encoding %q is not supported, use \"json\"", *ch.ID, ch.Topic, ch.Encoding)
 			continue
 		}
 		c.pubs[*ch.ID] = ch
@@ -320,6 +345,10 @@ func (c *client) publish(b []byte) {
 	ch, ok := c.pubs[id]
 	if !ok {
 		c.status(levelError, "client message data: channel %d was not advertised (advertise it first)", id)
+		return
+	}
+	if ch.refusal != "" {
+		c.status(levelError, "client message data: channel %d: %s; nothing was sent", id, ch.refusal)
 		return
 	}
 	if !c.authorized() {

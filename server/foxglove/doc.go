@@ -11,7 +11,10 @@
 //   - serverInfo on connection, with the capabilities clientPublish, time
 //     and services, and the supported encoding "json" (for client publish);
 //   - advertise for every channel known, and for each new one as it
-//     appears;
+//     appears; the on-demand topics (Options.OnDemand: the head camera)
+//     are advertised from the start, and subscribing to one starts its
+//     messages (the "head camera" command) until its last subscriber
+//     leaves;
 //   - message data (binary opcode 1) for its subscriptions, stamped with
 //     the executor's clock, and time (binary opcode 2) every
 //     Options.TimeInterval, so under the simulator's virtual clock
@@ -30,6 +33,10 @@
 // ({"pan": 30}). The command runs through the WebSocket gateway's own
 // handler, so it is checked the same way and enters the router as a
 // WebSocket command, with that source's priority, under the e-stop.
+//
+// A client may advertise other topics too (Foxglove's 3D panel advertises
+// /clicked_point and others of its own); what it publishes there is
+// refused with a status message.
 //
 // # Bad input
 //

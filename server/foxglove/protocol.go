@@ -100,6 +100,9 @@ type clientChannel struct {
 	SchemaName     string  `json:"schemaName"`
 	Schema         string  `json:"schema"`
 	SchemaEncoding string  `json:"schemaEncoding"`
+	// refusal, when set, is why messages on this channel are refused:
+	// its topic is not a command.
+	refusal string
 }
 
 // messageData builds a Message Data frame.

@@ -56,7 +56,11 @@ type Options struct {
 	SendQueue int
 	// CallTimeout bounds one command or service call (default 10 s).
 	CallTimeout time.Duration
-	Log         *slog.Logger
+	// OnDemand are the topics that carry messages only while clients
+	// subscribe to them. Register defaults it to the head camera
+	// (HeadCamera) when the gateway has its command.
+	OnDemand []Demand
+	Log      *slog.Logger
 }
 
 // foxgloveOrigins are the Foxglove web app's origins, allowed by default.
@@ -84,12 +88,19 @@ type Server struct {
 	http      *http.Server
 	ln        net.Listener
 	stopped   bool
+
+	// demandMu serialises switching on-demand topics on and off.
+	demandMu sync.Mutex
 }
 
 type channel struct {
 	Channel
 	encode func([]byte) ([]byte, error)
 	subs   map[*client]uint32
+	// demand is set for an on-demand topic; demanded (demandMu) is
+	// whether it was last switched on.
+	demand   *Demand
+	demanded bool
 }
 
 // New checks o.
@@ -118,6 +129,11 @@ func New(o Options) (*Server, error) {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 10 * time.Second
 	}
+	for i, d := range o.OnDemand {
+		if d.Topic == "" || d.Set == nil {
+			return nil, fmt.Errorf("foxglove: Options.OnDemand[%d] needs a Topic and a Set", i)
+		}
+	}
 	s := &Server{o: o, channels: map[string]*channel{}, byID: map[uint32]*channel{}, nextID: 1, clients: map[*client]struct{}{},
 		session: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	s.upgrader = websocket.Upgrader{Subprotocols: []string{Subprotocol}, CheckOrigin: s.checkOrigin,
@@ -136,8 +152,20 @@ func (s *Server) Start(ctx context.Context) error {
 	return err
 }
 
-// start subscribes and arms the timers (executor).
+// start subscribes, advertises the on-demand topics and arms the timers
+// (executor).
 func (s *Server) start() error {
+	s.mu.Lock()
+	for i := range s.o.OnDemand {
+		d := &s.o.OnDemand[i]
+		if _, known := s.channels[d.Topic]; known {
+			continue
+		}
+		if ch := s.addChannel(d.Topic, demandFirst); ch != nil {
+			ch.demand = d
+		}
+	}
+	s.mu.Unlock()
 	for _, t := range s.o.Topics {
 		sub, err := s.o.Bus.Subscribe(t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle)
 		if err != nil {
@@ -184,6 +212,9 @@ func Register(h *feature.Host, o Options) (*Server, error) {
 	}
 	if o.Log == nil {
 		o.Log = h.Log
+	}
+	if o.OnDemand == nil && o.Gateway != nil && o.Gateway.Lookup("command", "head", "camera") != nil {
+		o.OnDemand = []Demand{HeadCamera(o.Gateway)}
 	}
 	s, err := New(o)
 	if err != nil {
@@ -333,10 +364,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.close()
 	s.mu.Lock()
 	delete(s.clients, c)
+	var demanded []*channel
 	for _, ch := range c.subs {
 		delete(ch.subs, c)
+		if ch.demand != nil {
+			demanded = append(demanded, ch)
+		}
 	}
 	s.mu.Unlock()
+	for _, ch := range demanded {
+		_ = s.applyDemand(ch)
+	}
 	s.o.Log.Info("Foxglove client disconnected", "source", "foxglove", "addr", host, "dropped", c.dropped.Load())
 }
 

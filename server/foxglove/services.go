@@ -27,6 +27,11 @@ var serviceCalls = [][2]string{
 	{"rc", "get_status"},
 }
 
+// anyObjectSchema is the JSON Schema of a service's request and response:
+// a JSON object (the call's params, its data). Foxglove parses both schemas
+// of every service it is offered and fails on an empty one.
+const anyObjectSchema = `{"type":"object","properties":{}}`
+
 // serviceDefs lists the services the gateway has handlers for.
 func (s *Server) serviceDefs() []serviceDef {
 	g := s.o.Gateway
@@ -39,7 +44,8 @@ func (s *Server) serviceDefs() []serviceDef {
 			continue
 		}
 		name := "/saint/" + sc[0] + "/" + sc[1]
-		out = append(out, serviceDef{service: service{ID: uint32(len(out) + 1), Name: name, Type: "saint." + sc[0] + "." + sc[1]},
+		out = append(out, serviceDef{service: service{ID: uint32(len(out) + 1), Name: name, Type: "saint." + sc[0] + "." + sc[1],
+			RequestSchema: anyObjectSchema, ResponseSchema: anyObjectSchema},
 			typ: sc[0], action: sc[1]})
 	}
 	return out

@@ -43,9 +43,8 @@ const (
 type Group struct {
 	// Name names the group in messages ("arms_left").
 	Name string
-	// Prefix is the node middleware's prefix ("/saint/arms/left") and
-	// RobotID its namespace, as in its role configuration.
-	Prefix, RobotID string
+	// Prefix is the node middleware's prefix ("/saint/arms/left").
+	Prefix string
 	// Base is added to the node's motor ids to make robot-wide ones.
 	Base int
 	// JointPrefix is put before the node's joint names ("left_").
@@ -89,7 +88,7 @@ type Options struct {
 func GroupsOf(r *bringup.Robot) []Group {
 	var out []Group
 	for _, g := range r.Param.MotorGroups {
-		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), RobotID: g.RobotID, Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
+		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
 	}
 	return out
 }
@@ -106,7 +105,7 @@ type group struct {
 	rejected  uint64 // the node's count at the last status
 }
 
-func (g *group) name(n string) string { return msg.MotorName(g.Prefix, g.RobotID, n) }
+func (g *group) name(n string) string { return msg.MotorName(g.Prefix, n) }
 
 // global returns the robot-wide id of the node's motor id.
 func (g *group) global(local int) int { return g.Base + local }
@@ -168,7 +167,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		seen[g.Name] = true
 		m.groups = append(m.groups, &group{Group: g})
 	}
-	name := func(n string) string { return msg.RootMotorName("", n) }
+	name := func(n string) string { return msg.RootMotorName(n) }
 	feature.Serve(h, name(msg.MotorGetAvailableMotors), func(_ msg.GetAvailableMotorsRequest, reply func(msg.GetAvailableMotorsResponse, error)) {
 		reply(m.Available(), nil)
 	})
@@ -600,7 +599,7 @@ func (m *Motors) Status() msg.MotorsStatus {
 
 func (m *Motors) publish() {
 	m.status.Sessions = m.Sessions()
-	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorSessionStatus), m.status)
+	_ = m.h.Bus.Publish(msg.RootMotorName(msg.MotorSessionStatus), m.status)
 	m.h.Gateway.Publish(Topic, m.Status())
 }
 
@@ -617,7 +616,7 @@ func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
 			m.positions[n] = js.Position[i]
 		}
 	}
-	_ = m.h.Bus.Publish(msg.RootMotorName("", msg.MotorJointStates), js)
+	_ = m.h.Bus.Publish(msg.RootMotorName(msg.MotorJointStates), js)
 }
 
 // ResetZero calibrates every group's motors but the drives' (refused

@@ -107,7 +107,7 @@ func newRigWith(t *testing.T, calibrate func(group string, done func(error)), dr
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mw.Serve(b, ex, g.Prefix, ""); err != nil {
+		if err := mw.Serve(b, ex, g.Prefix); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(mw.Close)
@@ -364,6 +364,11 @@ func TestRouterHolds(t *testing.T) {
 	left := r.nodes["arms_left"]
 	if left.owns {
 		t.Error("the router's session took the arm's motors from its role (it drives through role commands)")
+	}
+	// The arm's pose target drives the same motors: not while its joint
+	// target holds them.
+	if err := r.m.Hold("arms.left.pose"); err == nil || !strings.Contains(err.Error(), `held by client "router (arms.left)"`) {
+		t.Errorf("the left arm's pose target while its joint target holds the arm: %v", err)
 	}
 	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{11}})
 	if a.Success || !strings.Contains(a.Message, `held by client "router (arms.left)"`) {

@@ -24,14 +24,16 @@ type refusal struct {
 	at  time.Time
 }
 
-// outputGroup is the motor group behind a router target, "" for none.
+// outputGroup is the motor group behind a router target, "" for none. An
+// arm's joint and pose targets share its group: one of them drives the arm
+// at a time.
 func outputGroup(target string) string {
 	switch target {
 	case router.TargetHead:
 		return "head"
-	case router.TargetArmsLeft:
+	case router.TargetArmsLeft, router.TargetArmsLeftPose:
 		return "arms_left"
-	case router.TargetArmsRight:
+	case router.TargetArmsRight, router.TargetArmsRightPose:
 		return "arms_right"
 	case router.TargetTracks:
 		return "tracks"

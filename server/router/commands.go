@@ -157,6 +157,9 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 				vals[k] = v
 			}
 			res["output"] = vals
+			if c, ok := r.clamps(in.Target); ok {
+				res["clamped"] = c
+			}
 		}
 	}); derr != nil {
 		return nil, derr

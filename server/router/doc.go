@@ -11,7 +11,7 @@
 // subject, type, protocol, command_types}, output {target} and a mapping
 // list (Map: from, to, scale, offset, clamp, deadzone, curve, expo, mode,
 // threshold, inverted) or "passthrough". Config is a file of routes with
-// its blending settings; the five presets of config/routes/ (fixtures) are
+// its blending settings; the presets of config/routes/ (fixtures) are
 // Configs. Validate errors are *FieldError naming the field at fault
 // ("routes[1].mapping[0].clamp").
 //
@@ -66,8 +66,8 @@
 // msg.GripperCommand on /saint/arms/{side}/gripper/cmd, msg.Twist on
 // /saint/tracks/cmd_vel. A WebSocket command is also sent at once. When a
 // target with stop values (the tracks) loses its last route it is sent
-// them. RouteStatus goes to /saint/router/status on every change and once
-// a second.
+// them. RouteStatus goes to /saint/router/status when it changes, checked
+// at most 20 times a second (an e-stop at once), and once a second.
 //
 // # Safety
 //

@@ -3,6 +3,8 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -42,9 +44,9 @@ func (r *Router) armsMovePose(ctx context.Context, _ *ws.Client, params json.Raw
 	if err != nil {
 		return nil, err
 	}
-	arm := kinematics.DefaultArm(msg.ArmLeft)
-	if targets[0] == TargetArmsRight {
-		arm = kinematics.DefaultArm(msg.ArmRight)
+	arm, err := r.arm(p.Arm)
+	if err != nil {
+		return nil, fieldErr("arm", "%v", err)
 	}
 	if len(p.Position) != 3 {
 		return nil, fieldErr("position", "want [x, y, z] in metres, got %d numbers", len(p.Position))
@@ -105,4 +107,118 @@ func (r *Router) armsMovePose(ctx context.Context, _ *ws.Client, params json.Raw
 		return nil, err
 	}
 	return map[string]any{"joints_deg": joints, "result": res}, nil
+}
+
+// arm returns side's kinematics (Options.Arms), or why it has none.
+func (r *Router) arm(side string) (kinematics.Arm, error) {
+	if r.o.Arms == nil {
+		return kinematics.DefaultArm(side), nil
+	}
+	return r.o.Arms(side)
+}
+
+// bindPoseTargets gives the arms' pose targets their encoders, which need
+// the router: the arms' kinematics, and the joint angles last solved as
+// the next solution's seed.
+func (r *Router) bindPoseTargets() {
+	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
+		name, joints := TargetArmsLeftPose, TargetArmsLeft
+		if side == msg.ArmRight {
+			name, joints = TargetArmsRightPose, TargetArmsRight
+		}
+		if t := r.targets[name]; t != nil {
+			t.encode = r.poseEncoder(side, name, joints)
+		}
+	}
+}
+
+// poseEncoder turns a pose target's values into the arm's commands (see
+// poseCommand), seeded with the angles it solved last (at first, those
+// last sent to the arm's joint target). Each new reason for not reaching
+// the pose is told once as a warning event. It runs on the executor.
+func (r *Router) poseEncoder(side, name, jointsTarget string) func(t *Target, v Values) []Publication {
+	var seed []float64
+	var told string
+	return func(t *Target, v Values) []Publication {
+		if seed == nil {
+			seed = make([]float64, kinematics.NumJoints)
+			for i := range seed {
+				seed[i] = r.outputs[jointsTarget].last[indexed("joint", i)] * math.Pi / 180
+			}
+		}
+		arm, err := r.arm(side)
+		out, why := poseCommand(side, arm, err, t, v, seed)
+		if why != "" && why != told {
+			r.event("warn", fmt.Sprintf("router output %s: %s", name, why))
+		}
+		told = why
+		return out
+	}
+}
+
+// poseCommand turns a pose target's values into the arm's commands: the
+// gripper's pose (x, y, z and, once any is driven, the quaternion qw, qx,
+// qy, qz) becomes the ArmCommand with the joint angles of the arm's
+// inverse kinematics from seed, which it updates; the gripper properties
+// become a GripperCommand. A pose out of reach sends the closest angles
+// found, so that a hand-held controller moved beyond the arm's reach has
+// the arm reach towards it; an arm without kinematics (armErr) is sent no
+// ArmCommand. why says why the pose is not reached, "" when it is.
+func poseCommand(side string, arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (out []Publication, why string) {
+	if driven(v, "x", "y", "z") {
+		var cmd *msg.ArmCommand
+		if cmd, why = solvePose(arm, armErr, t, v, seed); cmd != nil {
+			out = append(out, Publication{msg.ArmCmdTopic(side), *cmd})
+		}
+	}
+	if g, ok := v["gripper"]; ok {
+		out = append(out, Publication{msg.GripperCmdTopic(side), msg.GripperCommand{Position: f32(g), Force: f32(t.value(v, "gripper_force"))}})
+	}
+	return out, why
+}
+
+// solvePose returns the ArmCommand for a pose target's values, or nil
+// and why not.
+func solvePose(arm kinematics.Arm, armErr error, t *Target, v Values, seed []float64) (*msg.ArmCommand, string) {
+	if armErr != nil {
+		return nil, armErr.Error()
+	}
+	target := kinematics.Pose{Position: mgl64.Vec3{t.value(v, "x"), t.value(v, "y"), t.value(v, "z")}, Rotation: mgl64.Ident3()}
+	if t.value(v, PropertyBaseFrame) >= SwitchOn {
+		target.Position = target.Position.Add(arm.Mount)
+	}
+	opts := kinematics.Options{OrientationTolerance: -1}
+	if driven(v, "qw", "qx", "qy", "qz") {
+		q := mgl64.Quat{W: t.value(v, "qw"), V: mgl64.Vec3{t.value(v, "qx"), t.value(v, "qy"), t.value(v, "qz")}}
+		if n := q.Len(); n > 1e-6 && !math.IsNaN(n) && !math.IsInf(n, 0) {
+			target.Rotation = q.Normalize().Mat4().Mat3()
+			opts.OrientationTolerance = 0
+		}
+	}
+	q, err := arm.Inverse(target, seed, opts)
+	why := ""
+	if err != nil {
+		var ue *kinematics.UnreachableError
+		if !errors.As(err, &ue) {
+			return nil, err.Error()
+		}
+		q, why = ue.Joints, err.Error()
+	}
+	copy(seed, q)
+	cmd := &msg.ArmCommand{TargetPositions: make([]float32, len(q)), SpeedFactor: f32(t.value(v, "speed")),
+		Immediate: t.value(v, "immediate") >= SwitchOn}
+	for i, a := range q {
+		cmd.TargetPositions[i] = f32(a * 180 / math.Pi)
+	}
+	return cmd, why
+}
+
+// driven reports whether v holds any of the properties.
+func driven(v Values, names ...string) bool {
+	for _, n := range names {
+		if _, ok := v[n]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/saint-os/saint/fixtures"
 )
 
-// The spec's five presets ship, parse and validate.
+// The spec's five presets and vr_arms ship, parse and validate.
 func TestShippedPresets(t *testing.T) {
 	sub, err := fs.Sub(fixtures.Config(), "routes")
 	if err != nil {
@@ -21,7 +21,7 @@ func TestShippedPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"default", "facecap_head", "ue_fullbody", "rc_manual", "manual_override"} {
+	for _, name := range []string{"default", "facecap_head", "ue_fullbody", "rc_manual", "manual_override", "vr_arms"} {
 		data, ok := seeds[name]
 		if !ok {
 			t.Errorf("preset %s missing", name)

@@ -206,7 +206,8 @@ func TestLiveLinkTransformGivesAngles(t *testing.T) {
 	q := msg.Quaternion{X: -sz * sy, Y: cz * sy, Z: sz * cy, W: cz * cy}
 	in := LiveLinkInput(msg.LiveLinkFrame{SubjectName: "Tracker", SubjectType: msg.SubjectTransform,
 		Transform: msg.Transform{Translation: msg.Vector3{X: 1, Y: 2, Z: 3}, Rotation: q}})
-	for k, want := range map[string]float64{"yaw": 30, "pitch": 20, "roll": 0, "x": 1, "y": 2, "z": 3} {
+	for k, want := range map[string]float64{"yaw": 30, "pitch": 20, "roll": 0, "x": 1, "y": 2, "z": 3,
+		"qw": q.W, "qx": q.X, "qy": q.Y, "qz": q.Z} {
 		if math.Abs(in.Values[k]-want) > 1e-9 {
 			t.Errorf("%s = %v, want %v", k, in.Values[k], want)
 		}

@@ -1,19 +1,21 @@
 package router
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"math"
 	"sort"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // Options configures a Router.
@@ -47,6 +49,13 @@ type Options struct {
 	// a route drives it and released when none does and on an emergency
 	// stop; one whose motors another client's session holds is not sent.
 	Sessions OutputSessions
+	// Arms gives an arm's kinematics (geometry and joint limits) for arms
+	// move_pose and the arms' pose targets, or an error saying why the arm
+	// has none (its joint table says supports_kinematics: false). It is
+	// called from WebSocket handlers and on the executor, so it must be
+	// safe for concurrent use and quick. Nil gives both arms
+	// kinematics.DefaultArm.
+	Arms func(side string) (kinematics.Arm, error)
 }
 
 // OutputSessions holds the motors behind the router's outputs for it, so
@@ -125,17 +134,22 @@ type Router struct {
 	names   []string
 
 	// Executor state.
-	blending   Blending
-	routes     []Route // by descending priority
-	inputs     map[string]*inputSnapshot
-	contrib    map[string]map[string]*contribution // target → route id →
-	outputs    map[string]*output
-	lastInput  map[string]time.Time // route id → last input
-	estop      estopState
+	blending  Blending
+	routes    []Route // by descending priority
+	inputs    map[string]*inputSnapshot
+	contrib   map[string]map[string]*contribution // target → route id →
+	outputs   map[string]*output
+	lastInput map[string]time.Time // route id → last input
+	estop     estopState
+	// limits are the command limits the motion roles advertise, by
+	// target: what the role will clamp of the values the router sends.
+	limits     map[string]msg.CommandLimits
 	subs       []bus.Subscription
 	ticker     *executor.Timer
-	lastStatus string
+	lastStatus []byte // the last published RouteStatus's signature
 	statusAt   time.Time
+	checkedAt  time.Time // the last check for a change (publishStatus)
+	sigBuf     []byte    // where the next signature is built
 	started    bool
 }
 
@@ -210,12 +224,14 @@ func New(o Options) (*Router, error) {
 		contrib:   map[string]map[string]*contribution{},
 		outputs:   map[string]*output{},
 		lastInput: map[string]time.Time{},
+		limits:    map[string]msg.CommandLimits{},
 		targets:   newTargetTable(),
 		names:     TargetNames(),
 	}
 	for _, t := range r.names {
 		r.outputs[t] = &output{target: t, last: map[string]float64{}}
 	}
+	r.bindPoseTargets()
 	r.applyConfig(cfg)
 	return r, nil
 }
@@ -259,6 +275,10 @@ func (r *Router) Start() error {
 		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
 		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
 		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
+		limitsTopic(r, TargetHead, msg.TopicPrefix(msg.RoleHead, "")),
+		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
+		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
+		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
 	} {
 		if err := sub(); err != nil {
 			r.Stop()
@@ -292,6 +312,29 @@ func inputTopic[T any](r *Router, topic string, convert func(T) (Input, bool)) f
 			}
 		})
 	}
+}
+
+// limitsTopic returns the subscription to the CommandLimits of the role
+// under prefix, which drives target.
+func limitsTopic(r *Router, target, prefix string) func() error {
+	return func() error {
+		return subscribeJSON(r, msg.LimitsTopic(prefix), func(l msg.CommandLimits) { r.limits[target] = l })
+	}
+}
+
+// clamps reports which of the values last sent to target its role clamps
+// (nil, not known, when the role has not advertised its limits).
+func (r *Router) clamps(target string) ([]msg.Clamp, bool) {
+	l, ok := r.limits[target]
+	o := r.outputs[target]
+	if !ok || o == nil {
+		return nil, false
+	}
+	c := l.Apply(o.last)
+	if c == nil {
+		c = []msg.Clamp{}
+	}
+	return c, true
 }
 
 // consoleInput engages the emergency stop when the console's e-stop
@@ -336,15 +379,21 @@ func RCInput(s msg.RCReceiverState) (Input, bool) {
 
 // LiveLinkInput turns a LiveLink frame into an input: every property by
 // its name (blend shapes, bones). Transform and camera subjects also give
-// their transform as "x", "y", "z" (metres) and "yaw", "pitch", "roll"
-// (degrees; rotations about z, y and x, applied in that order).
+// their transform as "x", "y", "z" (metres), "yaw", "pitch", "roll"
+// (degrees; rotations about z, y and x, applied in that order) and the
+// rotation quaternion itself as "qw", "qx", "qy", "qz" (normalised), which
+// the arms' pose targets take.
 func LiveLinkInput(f msg.LiveLinkFrame) Input {
 	in := Input{Source: msg.SourceLiveLink, Subject: f.SubjectName, Type: f.SubjectType,
-		Values: make(map[string]float64, len(f.PropertyNames)+6)}
+		Values: make(map[string]float64, len(f.PropertyNames)+10)}
 	if f.SubjectType == msg.SubjectTransform || f.SubjectType == msg.SubjectCamera {
 		t := f.Transform
 		in.Values["x"], in.Values["y"], in.Values["z"] = t.Translation.X, t.Translation.Y, t.Translation.Z
 		in.Values["yaw"], in.Values["pitch"], in.Values["roll"] = eulerDegrees(t.Rotation)
+		q := t.Rotation
+		if n := math.Sqrt(q.X*q.X + q.Y*q.Y + q.Z*q.Z + q.W*q.W); n > 0 {
+			in.Values["qw"], in.Values["qx"], in.Values["qy"], in.Values["qz"] = q.W/n, q.X/n, q.Y/n, q.Z/n
+		}
 	}
 	for i, n := range f.PropertyNames {
 		if i < len(f.PropertyValues) {
@@ -672,7 +721,7 @@ func (r *Router) EStop(source, reason string) {
 			r.publishAll(t.Encode(t.Stop))
 		}
 	}
-	r.publishStatus(now, false)
+	r.publishStatus(now, true) // an e-stop shows at once
 }
 
 // ClearEStop releases the emergency stop. Inputs from before it are
@@ -690,7 +739,7 @@ func (r *Router) ClearEStop(source string) {
 		clear(byRoute)
 	}
 	r.event("info", "emergency stop released by "+source)
-	r.publishStatus(r.ex.Now(), false)
+	r.publishStatus(r.ex.Now(), true)
 }
 
 // EStopActive reports whether the emergency stop is latched.
@@ -941,38 +990,69 @@ func (r *Router) Status() msg.RouteStatus {
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
+// statusCheckEvery is how often, at most, the router checks whether its
+// RouteStatus changed (publishStatus): a change is published within this
+// plus one output tick. Inputs arrive at up to hundreds a second; a person
+// watching the status needs no more than 20 updates a second, and checking
+// on every input cost more than routing it.
+const statusCheckEvery = 50 * time.Millisecond
+
 // publishStatus publishes RouteStatus on TopicRouterStatus when it
-// changed, or StatusEvery after the last. (The server forwards that topic
-// to WebSocket clients subscribed to "router".)
+// changed, or StatusEvery after the last; force publishes it now. Without
+// force it checks at most every statusCheckEvery: a call inside that
+// window leaves the check to the output tick that ends it. (The server
+// forwards that topic to WebSocket clients subscribed to "router".)
 func (r *Router) publishStatus(now time.Time, force bool) {
-	sig := r.signature(now)
-	if !force && sig == r.lastStatus && now.Sub(r.statusAt) < r.o.StatusEvery {
+	if !force && !r.checkedAt.IsZero() && now.Sub(r.checkedAt) < statusCheckEvery {
 		return
 	}
-	r.lastStatus, r.statusAt = sig, now
-	s := r.Status()
-	r.publish(msg.TopicRouterStatus, s)
+	r.checkedAt = now
+	sig := r.appendSignature(r.sigBuf[:0], now)
+	if !force && bytes.Equal(sig, r.lastStatus) && now.Sub(r.statusAt) < r.o.StatusEvery {
+		r.sigBuf = sig
+		return
+	}
+	// Swap the buffers: the new signature is kept, the old one's
+	// memory builds the next.
+	r.lastStatus, r.sigBuf = sig, r.lastStatus
+	r.statusAt = now
+	r.publish(msg.TopicRouterStatus, r.Status())
 }
 
-// signature summarises what RouteStatus shows apart from values and
-// times, to publish it when it changes.
-func (r *Router) signature(now time.Time) string {
-	var b strings.Builder
-	b.WriteString(r.state())
+// appendSignature appends to b a summary of what RouteStatus shows apart
+// from values and times, to publish it when it changes. It allocates
+// nothing once b has grown to fit.
+func (r *Router) appendSignature(b []byte, now time.Time) []byte {
+	b = append(b, r.state()...)
 	if r.estop.active {
-		b.WriteString("|estop")
+		b = append(b, "|estop"...)
 	}
 	for _, t := range r.names {
 		o := r.outputs[t]
 		if o.active {
-			fmt.Fprintf(&b, "|%s=%s", t, strings.Join(o.routeIDs, ","))
+			b = append(b, '|')
+			b = append(b, t...)
+			b = append(b, '=')
+			for i, id := range o.routeIDs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, id...)
+			}
 		}
 	}
 	for _, rt := range r.routes {
 		at, ok := r.lastInput[rt.ID]
-		fmt.Fprintf(&b, "|%s:%t:%d:%t", rt.ID, rt.Enabled, rt.EffectivePriority(), ok && r.fresh(at, now))
+		b = append(b, '|')
+		b = append(b, rt.ID...)
+		b = append(b, ':')
+		b = strconv.AppendBool(b, rt.Enabled)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(rt.EffectivePriority()), 10)
+		b = append(b, ':')
+		b = strconv.AppendBool(b, ok && r.fresh(at, now))
 	}
-	return b.String()
+	return b
 }
 
 // Exec returns the router's executor.

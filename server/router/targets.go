@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // Output targets. Target names are what routes (output.target), console
@@ -14,9 +15,13 @@ const (
 	TargetHead      = "head"
 	TargetArmsLeft  = "arms.left"
 	TargetArmsRight = "arms.right"
-	TargetTracks    = "tracks"
-	TargetBalance   = "balance"
-	TargetConsole   = "console"
+	// TargetArmsLeftPose and TargetArmsRightPose drive an arm by its
+	// gripper's pose; the joint angles come from inverse kinematics.
+	TargetArmsLeftPose  = "arms.left.pose"
+	TargetArmsRightPose = "arms.right.pose"
+	TargetTracks        = "tracks"
+	TargetBalance       = "balance"
+	TargetConsole       = "console"
 	// TargetAny is a passthrough route's target: the target each command
 	// names.
 	TargetAny = "*"
@@ -24,7 +29,10 @@ const (
 
 // Units of output properties.
 const (
-	UnitDegrees          = "deg"
+	UnitDegrees = "deg"
+	UnitMetres  = "m"
+	// UnitQuaternion is a component of a rotation quaternion, −1 to 1.
+	UnitQuaternion       = "quaternion"
 	UnitFraction         = "fraction" // 0 to 1 of the device's range
 	UnitMetresPerSecond  = "m/s"
 	UnitRadiansPerSecond = "rad/s"
@@ -195,7 +203,8 @@ func estopProperty() Property {
 // Targets returns the table of output targets, in the order the web UI
 // shows them.
 func Targets() []Target {
-	return []Target{headTarget(), armTarget(msg.ArmLeft), armTarget(msg.ArmRight), tracksTarget(), balanceTarget(), consoleTarget()}
+	return []Target{headTarget(), armTarget(msg.ArmLeft), armTarget(msg.ArmRight), armPoseTarget(msg.ArmLeft), armPoseTarget(msg.ArmRight),
+		tracksTarget(), balanceTarget(), consoleTarget()}
 }
 
 // TargetNames lists the routable targets' names, in the table's order.
@@ -281,6 +290,58 @@ func armTarget(side string) Target {
 			if g, ok := v["gripper"]; ok {
 				out = append(out, Publication{msg.GripperCmdTopic(side), msg.GripperCommand{Position: f32(g), Force: f32(t.value(v, "gripper_force"))}})
 			}
+			return out
+		},
+	}
+}
+
+// MaxPoseDistance bounds a pose target's position, metres from the
+// robot's origin (or the arm's shoulder mount): well beyond any arm's
+// reach, so that a pose out of reach is still taken and the arm reaches
+// towards it.
+const MaxPoseDistance = 5.0
+
+// PropertyBaseFrame is the pose targets' switch that says x, y and z are
+// in the arm's base frame (from its shoulder mount) rather than the
+// robot's.
+const PropertyBaseFrame = "base_frame"
+
+// armPoseTarget is an arm driven by its gripper's pose. Its messages are
+// the arm's own (an ArmCommand with the joint angles that put the gripper
+// there, a GripperCommand), so it shares the arm's motors with armTarget:
+// one drives the arm at a time. The table's encoder solves with
+// kinematics.DefaultArm from the arm straight; a router's (bindPoseTargets)
+// with the arm's own kinematics from the angles it solved last.
+func armPoseTarget(side string) Target {
+	name, label := TargetArmsLeftPose, "Arms L pose"
+	if side == msg.ArmRight {
+		name, label = TargetArmsRightPose, "Arms R pose"
+	}
+	q := func(n, d string, def float64) Property {
+		return Property{Name: n, Unit: UnitQuaternion, Min: -1, Max: 1, Default: def, Description: d}
+	}
+	return Target{
+		Name: name, Label: label, Routable: true,
+		Description: "the " + side + " arm's gripper pose, robot frame (x forward, y left, z up, m; the gripper's x axis " +
+			"points out of the hand): the joint angles come from inverse kinematics, or the closest the arm reaches",
+		Properties: []Property{
+			{Name: "x", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, forward"},
+			{Name: "y", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, left"},
+			{Name: "z", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, up"},
+			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven)", 1),
+			q("qx", "gripper orientation quaternion, x", 0),
+			q("qy", "gripper orientation quaternion, y", 0),
+			q("qz", "gripper orientation quaternion, z", 0),
+			{Name: PropertyBaseFrame, Unit: UnitSwitch, Min: 0, Max: 1, Description: "x, y, z from the arm's shoulder mount instead of the robot's origin"},
+			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
+			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
+			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
+			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: 1000, Description: "grip force limit"},
+			estopProperty(),
+		},
+		Messages: []Message{{msg.ArmCmdTopic(side), "ArmCommand"}, {msg.GripperCmdTopic(side), "GripperCommand"}},
+		encode: func(t *Target, v Values) []Publication {
+			out, _ := poseCommand(side, kinematics.DefaultArm(side), nil, t, v, make([]float64, kinematics.NumJoints))
 			return out
 		},
 	}

@@ -329,7 +329,7 @@ func TestWebSocketRouterCommands(t *testing.T) {
 	for _, p := range ps.Presets {
 		names = append(names, p.Name)
 	}
-	if fmt.Sprint(names) != "[default facecap_head manual_override rc_manual ue_fullbody]" {
+	if fmt.Sprint(names) != "[default facecap_head manual_override rc_manual ue_fullbody vr_arms]" {
 		t.Fatalf("presets %v", names)
 	}
 	c.ok(`{"type": "router", "action": "save_preset", "params": {"preset_name": "mine"}}`)
@@ -479,7 +479,7 @@ func TestRoutesSurviveRestart(t *testing.T) {
 			t.Fatalf("kept preset: %+v", p)
 		}
 	}
-	if fmt.Sprint(names) != "[default facecap_head kept manual_override rc_manual]" {
+	if fmt.Sprint(names) != "[default facecap_head kept manual_override rc_manual vr_arms]" {
 		t.Fatalf("presets after restart %v (a deleted shipped preset stays deleted)", names)
 	}
 	// The files were replaced atomically: no temporary files left.

@@ -34,7 +34,12 @@ type System struct {
 
 // LiveLink is the LIVELINK box.
 type LiveLink struct {
-	Enabled       bool   `json:"enabled"`
+	Enabled bool `json:"enabled"`
+	// External lets the receiver listen on the network (the server's
+	// LiveLink host, 0.0.0.0 on a robot). Off, the default, it listens on
+	// 127.0.0.1 only: LiveLink senders cannot authenticate, so a fresh
+	// install takes nothing from the network.
+	External      bool   `json:"external"`
 	DiscoveryPort int    `json:"discovery_port"`
 	DataPort      int    `json:"data_port"`
 	BroadcastName string `json:"broadcast_name"`

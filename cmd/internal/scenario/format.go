@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/saint-os/saint/sim/model/balance"
 )
 
 // Scenario is a scenario file.
@@ -49,6 +51,27 @@ type Initial struct {
 	// Floor replaces the friction patches under the balancing base's
 	// wheels (the rest of the floor keeps μ = 1).
 	Floor []FloorPatch `yaml:"floor"`
+	// Bumps replaces the bumps in the floor under the balancing base
+	// (none: flat).
+	Bumps []Bump `yaml:"bumps"`
+}
+
+// Bump is a ridge across the floor centred at world x at (m): height (m,
+// negative for a dip) over length (m), a raised cosine (see
+// sim/model/balance.Bump).
+type Bump struct {
+	At     float64 `yaml:"at"`
+	Height float64 `yaml:"height"`
+	Length float64 `yaml:"length"`
+}
+
+// balanceBumps converts a scenario's bumps to the model's.
+func balanceBumps(bumps []Bump) []balance.Bump {
+	out := make([]balance.Bump, len(bumps))
+	for i, bp := range bumps {
+		out[i] = balance.Bump{At: bp.At, Height: bp.Height, Length: bp.Length}
+	}
+	return out
 }
 
 // FloorPatch is a strip of floor from ≤ x < to (world metres) with
@@ -391,6 +414,12 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		initialLine = n.Line
 	}
 	checkFloor(initialLine, "initial", sc.Initial.Floor)
+	checkBumps := func(line int, field string, bumps []Bump) {
+		if err := balance.ValidBumps(balanceBumps(bumps), balance.Default().WheelRadius); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %s.%v", line, field, err))
+		}
+	}
+	checkBumps(initialLine, "initial", sc.Initial.Bumps)
 	signals := map[string]bool{}
 	for i, s := range sc.Signals {
 		f := fmt.Sprintf("signals[%d]", i)
@@ -434,6 +463,7 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 		if e.Set != nil {
 			checkFloor(e.line, f+".set", e.Set.Floor)
+			checkBumps(e.line, f+".set", e.Set.Bumps)
 		}
 		if e.ExpectReply != nil && e.Call == nil {
 			bad(e.line, f+".expect_reply", "only a call event has an expected reply")

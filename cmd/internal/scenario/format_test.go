@@ -61,6 +61,8 @@ func TestParseErrors(t *testing.T) {
 		{"floor patch backwards", "duration: 2s", "duration: 2s\ninitial:\n  floor: [{from: 2, to: 1, mu: 0.1}]", "line 4: initial.floor[0]: want finite from < to"},
 		{"negative friction", "duration: 2s", "duration: 2s\ninitial:\n  floor: [{from: 0, to: 1, mu: -0.1}]", "line 4: initial.floor[0].mu"},
 		{"bad floor in set", "ws: {type: command, target: head, action: home}", "set: {floor: [{from: 0, to: 1, mu: .nan}]}", "line 6: timeline[0].set.floor[0].mu"},
+		{"bump too short", "duration: 2s", "duration: 2s\ninitial:\n  bumps: [{at: 1, height: 0.05, length: 0.1}]", "line 4: initial.bumps[0].length: 0.1 m is too short"},
+		{"overlapping bumps in set", "ws: {type: command, target: head, action: home}", "set: {bumps: [{at: 1, height: 0.02, length: 0.3}, {at: 1.1, height: 0.02, length: 0.3}]}", "line 6: timeline[0].set.bumps[1]: overlaps bumps[0]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

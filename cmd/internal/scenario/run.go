@@ -379,6 +379,10 @@ func (r *runner) applyState(st Initial) {
 		// Checked when the scenario was read.
 		_ = rb.Balance.SetFloor(floor)
 	}
+	if st.Bumps != nil {
+		// Checked when the scenario was read.
+		_ = rb.Balance.SetBumps(balanceBumps(st.Bumps))
+	}
 }
 
 // EventResult is what became of one timeline event.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/saint-os/saint/bringup"
@@ -63,6 +64,9 @@ type Options struct {
 	HTTPAddr, WSAddr string
 	// FoxgloveAddr serves the Foxglove WebSocket protocol; empty: none.
 	FoxgloveAddr string
+	// AllowedOrigins are browser origins allowed to use the WebSocket API
+	// and the Foxglove server besides the server's own.
+	AllowedOrigins []string
 	// RequireAuth turns the API token on.
 	RequireAuth bool
 	// LiveLink places the server's LiveLink receiver; the zero value runs
@@ -136,7 +140,7 @@ func New(o Options) (*Stack, error) {
 	s.serverBus = &cutBus{Bus: s.dial()}
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
-		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, Log: o.Log,
+		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, AllowedOrigins: o.AllowedOrigins, Log: o.Log,
 		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot, RobotID: o.RobotID,
 		Host: newWallHost(hostSampleEvery),
 	})
@@ -195,6 +199,10 @@ func (s *Stack) Connect() bus.Bus {
 	return b
 }
 
+// RobotID is the robot's namespace id (Options.RobotID, or the robot
+// configuration's); "" for none.
+func (s *Stack) RobotID() string { return s.robotID }
+
 // Start starts the server (it needs the executor running, see
 // server.Server.Start: call it from another goroutine than the one running
 // the executor), then the physics, the RC receiver and the nodes.
@@ -203,6 +211,29 @@ func (s *Stack) Start() error {
 		return err
 	}
 	return s.Exec.Do(context.Background(), func() { s.startOnExec() })
+}
+
+// StartHeld is Start for an executor that nobody runs yet: it runs the
+// executor itself, at the clock's present instant (RunFor 0), until the
+// server, the physics and the nodes are started, and returns with the
+// executor stopped and the clock where it was. Start with the executor
+// running lets virtual time run on between the server's start and the
+// nodes' by however long the wall clock takes; StartHeld starts every run
+// at the same virtual instant, so the same seed gives the same robot.
+func (s *Stack) StartHeld(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Start() }()
+	for {
+		if err := s.Exec.RunFor(ctx, 0); err != nil {
+			return err
+		}
+		select {
+		case err := <-done:
+			// Serve what Start posted last.
+			return errors.Join(err, s.Exec.RunFor(ctx, 0))
+		case <-time.After(100 * time.Microsecond):
+		}
+	}
 }
 
 func (s *Stack) startOnExec() {
@@ -297,29 +328,35 @@ func (s *Stack) CutServer(cut bool) { s.serverBus.setCut(cut) }
 // node) into its role as soon as it has announced itself; nodes that
 // resumed a stored role are left alone. Call it on the executor.
 func (s *Stack) AdoptAll(only []string) error {
-	pending := map[string]NodeSpec{}
-	if only == nil {
-		for _, sn := range s.Specs {
-			pending[sn.ID] = sn
-		}
+	// pending is in the order of Specs: the adoption requests go out in
+	// the same order in every run.
+	chosen := make([]bool, len(s.Specs))
+	for i := range chosen {
+		chosen[i] = only == nil
 	}
 	for _, name := range only {
 		i, err := s.index(name)
 		if err != nil {
 			return err
 		}
-		pending[s.Specs[i].ID] = s.Specs[i]
+		chosen[i] = true
+	}
+	var pending []NodeSpec
+	for i, sn := range s.Specs {
+		if chosen[i] {
+			pending = append(pending, sn)
+		}
 	}
 	var tick *executor.Timer
 	tick = s.Exec.Every(node.DefaultAnnounceInterval, func() {
 		am := s.Server.Adoption()
-		for id, sn := range pending {
+		pending = slices.DeleteFunc(pending, func(sn NodeSpec) bool {
+			id := sn.ID
 			u, a, _ := am.Lookup(id)
 			switch {
 			case a != nil:
-				delete(pending, id)
+				return true
 			case u != nil:
-				delete(pending, id)
 				req := msg.AdoptNodeRequest{NodeID: id, Role: sn.Role, Instance: sn.Instance, DisplayName: sn.Name, AssignedBy: "saint-sim"}
 				am.Adopt(req, func(resp msg.AdoptNodeResponse, err error) {
 					if err != nil || !resp.Success {
@@ -327,8 +364,10 @@ func (s *Stack) AdoptAll(only []string) error {
 						s.adoptErr[id] = fmt.Sprint(resp.Message, " ", err)
 					}
 				})
+				return true
 			}
-		}
+			return false
+		})
 		if len(pending) == 0 {
 			tick.Stop()
 		}

@@ -5,6 +5,7 @@ package ddstest
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/saint-os/saint/ros2/bridge"
@@ -95,4 +96,16 @@ func (d *DDS) Inject(topic string, cdr []byte) int {
 		fn(cdr)
 	}
 	return len(fns)
+}
+
+// Topics lists every DDS topic a writer or reader was made for, sorted.
+func (d *DDS) Topics() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.types))
+	for t := range d.types {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }

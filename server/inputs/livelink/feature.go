@@ -26,6 +26,10 @@ import (
 // and the robot runs on without LiveLink. An address given here (tests
 // use "127.0.0.1:0") overrides its listener and is binding: if it cannot
 // be opened, Start fails.
+//
+// A host that is not loopback is used only while the livelink.external
+// setting is on; off (a fresh install) the listeners open on 127.0.0.1,
+// on the same ports, and send no discovery announcements (ListenAddr).
 type Listeners struct {
 	Host string
 	// FaceAddr (UDP), DataAddr (TCP) and DiscoveryAddr (UDP).
@@ -162,11 +166,20 @@ func (l *Feature) open(n settings.LiveLink) error {
 	if !n.Enabled || l.o.Host == "" && !l.explicit() {
 		return nil
 	}
+	if !n.External && !l.loopbackOnly() {
+		l.h.Log.Info("LiveLink listens on 127.0.0.1 only: turn on \"Listen on the network\" in the Settings page's LiveLink box for a phone or another machine",
+			"source", "livelink", "host", l.o.Host)
+	}
+	announceTo := l.o.AnnounceTo
+	if announceTo == nil && !n.External {
+		// Listening on loopback, there is nobody on the network to tell.
+		announceTo = []string{}
+	}
 	or := func(a string, port int) string {
-		if a != "" || l.o.Host == "" {
-			return a
+		if a == "" && l.o.Host != "" {
+			a = net.JoinHostPort(l.o.Host, strconv.Itoa(port))
 		}
-		return net.JoinHostPort(l.o.Host, strconv.Itoa(port))
+		return ListenAddr(a, n.External)
 	}
 	rx, err := New(Options{
 		Exec: l.h.Exec, Bus: l.h.Bus, Log: l.h.Log,
@@ -174,7 +187,7 @@ func (l *Feature) open(n settings.LiveLink) error {
 		DataAddr:      or(l.o.DataAddr, n.DataPort),
 		DiscoveryAddr: or(l.o.DiscoveryAddr, n.DiscoveryPort),
 		Name:          n.BroadcastName,
-		AnnounceTo:    l.o.AnnounceTo,
+		AnnounceTo:    announceTo,
 		StaleAfter:    l.o.StaleAfter,
 		Registry:      l.registry,
 		Senders:       l.senders,
@@ -188,6 +201,47 @@ func (l *Feature) open(n settings.LiveLink) error {
 	}
 	l.rx = rx
 	return nil
+}
+
+// ListenAddr is where a listener asked for at addr ("host:port") opens:
+// addr itself when external listening is on or its host is a loopback
+// address, and otherwise the same port on 127.0.0.1, so that only the
+// livelink.external setting puts LiveLink on the network. An empty addr
+// stays empty (that listener is off).
+func ListenAddr(addr string, external bool) string {
+	if addr == "" || external {
+		return addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr // net.Listen reports it
+	}
+	if isLoopbackHost(host) {
+		return addr
+	}
+	return net.JoinHostPort("127.0.0.1", port)
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOnly reports whether every listener the feature was given is
+// on loopback already (the simulator, tests).
+func (l *Feature) loopbackOnly() bool {
+	for _, a := range []string{l.o.FaceAddr, l.o.DataAddr, l.o.DiscoveryAddr} {
+		if a == "" {
+			continue
+		}
+		if h, _, err := net.SplitHostPort(a); err != nil || !isLoopbackHost(h) {
+			return false
+		}
+	}
+	return l.o.Host == "" || isLoopbackHost(l.o.Host)
 }
 
 // Addrs returns the receiver's bound addresses (empty when it is off).
@@ -208,6 +262,7 @@ type status struct {
 	Error   string `json:"error,omitempty"`
 	Face    string `json:"face_udp"`
 	Data    string `json:"data_tcp"`
+	DataUDP string `json:"data_udp"`
 	Disc    string `json:"discovery_udp"`
 	Stats   Stats  `json:"stats"`
 	// SendersDropped counts frames dropped for their sender.
@@ -226,7 +281,7 @@ func (l *Feature) getStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage
 		if l.rx != nil {
 			st.Enabled = true
 			a := l.rx.Addrs()
-			st.Face, st.Data, st.Disc = a.Face, a.Data, a.Discovery
+			st.Face, st.Data, st.DataUDP, st.Disc = a.Face, a.Data, a.DataUDP, a.Discovery
 			st.Stats = l.rx.Stats()
 		}
 	}); err != nil {

@@ -2,6 +2,7 @@ package livelink
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,8 @@ type Options struct {
 	Log  *slog.Logger
 	// FaceAddr is the Live Link Face UDP address (":11111").
 	FaceAddr string
-	// DataAddr is the JSON data TCP address (":54322").
+	// DataAddr is the JSON data address (":54322"): TCP, one frame per
+	// line, and UDP on the same port, one frame per datagram.
 	DataAddr string
 	// DiscoveryAddr is the discovery UDP address (":54321").
 	DiscoveryAddr string
@@ -64,9 +66,10 @@ type Stats struct {
 	PublishFailed uint64 `json:"publish_failed"`
 }
 
-// Addrs are the bound addresses ("" when off).
+// Addrs are the bound addresses ("" when off). DataUDP is Data's port
+// over UDP.
 type Addrs struct {
-	Face, Data, Discovery string
+	Face, Data, DataUDP, Discovery string
 }
 
 // Receiver is the LiveLink receiver. Start and Stop run on the executor.
@@ -77,6 +80,7 @@ type Receiver struct {
 	aliases  map[string]string
 
 	face      *net.UDPConn
+	dataUDP   *net.UDPConn
 	discovery *net.UDPConn
 	data      net.Listener
 	announce  []*net.UDPAddr
@@ -148,6 +152,9 @@ func (r *Receiver) Addrs() Addrs {
 	if r.data != nil {
 		a.Data = r.data.Addr().String()
 	}
+	if r.dataUDP != nil {
+		a.DataUDP = r.dataUDP.LocalAddr().String()
+	}
 	if r.discovery != nil {
 		a.Discovery = r.discovery.LocalAddr().String()
 	}
@@ -167,6 +174,14 @@ func (r *Receiver) Start() error {
 		if r.data, err = net.Listen("tcp", r.o.DataAddr); err != nil {
 			r.Stop()
 			return fmt.Errorf("livelink: JSON data TCP on %s: %w", r.o.DataAddr, err)
+		}
+		// The same port over UDP (the TCP listener's, when DataAddr asked
+		// for a free one).
+		host, _, _ := net.SplitHostPort(r.o.DataAddr)
+		_, port, _ := net.SplitHostPort(r.data.Addr().String())
+		if r.dataUDP, err = listenUDP(net.JoinHostPort(host, port)); err != nil {
+			r.Stop()
+			return fmt.Errorf("livelink: JSON data UDP on %s: %w", net.JoinHostPort(host, port), err)
 		}
 	}
 	if r.o.DiscoveryAddr != "" {
@@ -196,6 +211,10 @@ func (r *Receiver) Start() error {
 		r.wg.Add(1)
 		go r.acceptData(r.data)
 	}
+	if r.dataUDP != nil {
+		r.wg.Add(1)
+		go r.readDataUDP(r.dataUDP)
+	}
 	if r.discovery != nil {
 		r.wg.Add(1)
 		go r.readDiscovery(r.discovery)
@@ -207,7 +226,7 @@ func (r *Receiver) Start() error {
 	r.sweep = r.o.Exec.Every(r.o.StaleAfter/4, r.onSweep)
 	r.running = true
 	a := r.Addrs()
-	r.log.Info("LiveLink receiver listening", "face_udp", a.Face, "data_tcp", a.Data, "discovery_udp", a.Discovery)
+	r.log.Info("LiveLink receiver listening", "face_udp", a.Face, "data_tcp", a.Data, "data_udp", a.DataUDP, "discovery_udp", a.Discovery)
 	return nil
 }
 
@@ -223,6 +242,9 @@ func (r *Receiver) Stop() {
 	r.sweep, r.beacon = nil, nil
 	if r.face != nil {
 		_ = r.face.Close()
+	}
+	if r.dataUDP != nil {
+		_ = r.dataUDP.Close()
 	}
 	if r.discovery != nil {
 		_ = r.discovery.Close()
@@ -274,6 +296,42 @@ func (r *Receiver) readFace(c *net.UDPConn) {
 		r.o.Exec.Post(func() {
 			now := r.o.Exec.Now()
 			r.take(FaceFrame(&p, seconds(now)), ip, now)
+		})
+	}
+}
+
+// readDataUDP reads JSON frames sent as UDP datagrams, one frame per
+// datagram (a trailing newline is allowed): for trackers that stream
+// transforms, where a late frame is worth less than the next one. A
+// datagram that is not a frame is counted and dropped; nothing is sent
+// back.
+func (r *Receiver) readDataUDP(c *net.UDPConn) {
+	defer r.wg.Done()
+	buf := make([]byte, MaxJSONFrame+1)
+	for {
+		n, from, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		b := bytes.TrimSpace(buf[:n])
+		if len(b) == 0 {
+			continue
+		}
+		f, err := DecodeJSONFrame(b)
+		if err != nil {
+			if r.jsonRejected.Add(1) == 1 {
+				r.log.Warn("LiveLink JSON datagram rejected (later ones are counted only)", "from", from.String(), "err", err)
+			}
+			continue
+		}
+		r.jsonFrames.Add(1)
+		ip := from.Addr().Unmap().String()
+		r.o.Exec.Post(func() {
+			now := r.o.Exec.Now()
+			r.take(f.LiveLinkFrame(seconds(now), r.aliases), ip, now)
 		})
 	}
 }

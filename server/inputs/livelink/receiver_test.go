@@ -322,3 +322,42 @@ func TestDiscovery(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestReceiverJSONOverUDP: JSON frames also arrive as UDP datagrams on the
+// data port, one frame per datagram; a bad datagram is counted and
+// dropped without affecting the next.
+func TestReceiverJSONOverUDP(t *testing.T) {
+	g := newRig(t, nil)
+	a := g.rx.Addrs()
+	_, tcpPort, _ := net.SplitHostPort(a.Data)
+	if _, udpPort, _ := net.SplitHostPort(a.DataUDP); udpPort != tcpPort {
+		t.Fatalf("data UDP %s, want the TCP listener's port %s", a.DataUDP, tcpPort)
+	}
+	c := dialUDP(t, a.DataUDP)
+	for _, d := range []string{
+		`{"v":1,"subject":"VR_Controller_L","type":"transform","frame":1,"transform":{"translation":[0.4,0.2,0.3],"rotation":[0,0,0.3826834,0.9238795]},"properties":{"trigger":0.5}}` + "\n",
+		`{"v":1,"subject":"VR_Controller_L","type":"transform","transform":{"translation":[0,0,0],"rotation":[0,0,0,2]}}`,
+		`not json`,
+		`{"v":1,"subject":"VR_Controller_L","type":"transform","frame":2,"transform":{"translation":[0.5,0.2,0.3],"rotation":[0,0,0,1]}}`,
+	} {
+		if _, err := c.Write([]byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bustest.CheckFor(t, 5*time.Second, time.Millisecond, func() error {
+		fs := g.frames()
+		if len(fs) != 2 {
+			return fmt.Errorf("%d frames", len(fs))
+		}
+		if tr := fs[0].Transform; fs[0].FrameNumber != 1 || tr.Translation.X != 0.4 || tr.Rotation.Z != 0.3826834 {
+			return fmt.Errorf("first frame %+v", fs[0])
+		}
+		if v, _ := fs[0].Property("trigger"); v != 0.5 || fs[1].Transform.Translation.X != 0.5 {
+			return fmt.Errorf("frames %+v", fs)
+		}
+		return nil
+	})
+	if st := g.rx.Stats(); st.JSONFrames != 2 || st.JSONRejected != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}

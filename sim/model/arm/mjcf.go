@@ -21,7 +21,7 @@ func (a *Arm) MJCF(timestep float64) string {
 		names[i] = JointName(i)
 	}
 	glo, ghi := a.gripper.Limits()
-	gripper := fmt.Sprintf(`<body name="gripper" pos="%g 0 0"><joint name="gripper" type="hinge" axis="0 0 1" limited="true" range="%g %g" armature="%g" solreflimit="0.0002 1" solimplimit="0.99 0.999 0.0001"/><inertial pos="0 0 0" mass="1e-9" diaginertia="%g %g %g"/></body>`,
+	gripper := fmt.Sprintf(`<body name="gripper" pos="%g 0 0"><joint name="gripper" type="hinge" axis="0 0 1" limited="true" range="%g %g" armature="%g" solreflimit="0.0002 20" solimplimit="0.99 0.999 0.0001"/><inertial pos="0 0 0" mass="1e-9" diaginertia="%g %g %g"/></body>`,
 		a.p.Links[WristRoll].Length, glo, ghi, a.gripper.Params().RotorInertia, gripperInertia, gripperInertia, gripperInertia)
 	return fmt.Sprintf(`<mujoco model="%s">
   <compiler angle="radian"/>

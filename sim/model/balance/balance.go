@@ -55,6 +55,18 @@ type Params struct {
 	// Floor lists patches of different friction; where patches overlap the
 	// first listed wins.
 	Floor []Patch
+	// Bumps lists the floor's bumps (none: the floor is flat and level).
+	Bumps []Bump
+}
+
+// Bump is a ridge across the floor (along world y) centred at world x At:
+// a raised cosine of Height (m; negative for a dip) over Length (m),
+// h(x) = Height·(1 + cos(2π·(x − At)/Length))/2 for |x − At| < Length/2,
+// smooth in slope. A wheel of radius r follows it only where its
+// curvature stays below 1/r, so Length must be at least
+// 2π·√(|Height|·r/2) (MinBumpLength).
+type Bump struct {
+	At, Height, Length float64
 }
 
 // Patch is a strip of floor, From ≤ x < To in world metres, whose friction
@@ -85,6 +97,7 @@ func (p Params) valid() bool {
 	return ode.Finite(p.BodyMass, p.COMHeight, p.BodyInertia, p.YawInertia, p.WheelMass, p.WheelInertia, p.WheelRadius,
 		p.WheelBase, p.WheelFriction, p.YawFriction, p.RestAngle, p.IMUHeight, m.Kt, m.Ke, m.R, m.MaxCurrent,
 		p.QuiescentA, p.GyroNoise, p.AccelNoise, p.GyroBias, p.Friction) && ValidFloor(p.Floor) == nil && p.Friction >= 0 &&
+		ValidBumps(p.Bumps, p.WheelRadius) == nil &&
 		p.BodyMass > 0 && p.COMHeight > 0 && p.BodyInertia >= 0 && p.YawInertia > 0 && p.WheelMass >= 0 &&
 		p.WheelInertia >= 0 && p.WheelRadius > 0 && p.WheelBase > 0 && p.WheelFriction >= 0 && p.YawFriction >= 0 &&
 		p.RestAngle > 0 && p.RestAngle < math.Pi/2 && m.Kt > 0 && m.Ke >= 0 && m.R > 0 && m.MaxCurrent > 0 && m.PolePairs > 0
@@ -100,6 +113,33 @@ func ValidFloor(floor []Patch) error {
 			return fmt.Errorf("floor[%d]: from %g must be below to %g", i, pt.From, pt.To)
 		case pt.Mu < 0:
 			return fmt.Errorf("floor[%d].mu: %g is negative", i, pt.Mu)
+		}
+	}
+	return nil
+}
+
+// MinBumpLength is the shortest bump of height h (m) a wheel of radius r
+// (m) can roll over while touching it at one point: the raised cosine's
+// largest curvature, |h|/2·(2π/L)², at most 1/r.
+func MinBumpLength(h, r float64) float64 { return 2 * math.Pi * math.Sqrt(math.Abs(h)*r/2) }
+
+// ValidBumps checks a floor's bumps for wheels of radius r: finite, a
+// positive length the wheels can follow, not overlapping.
+func ValidBumps(bumps []Bump, r float64) error {
+	for i, bp := range bumps {
+		switch {
+		case !ode.Finite(bp.At, bp.Height, bp.Length):
+			return fmt.Errorf("bumps[%d]: at, height and length must be finite", i)
+		case bp.Height == 0:
+			return fmt.Errorf("bumps[%d].height: want a height other than 0 (m, negative for a dip)", i)
+		case !(bp.Length >= MinBumpLength(bp.Height, r)):
+			return fmt.Errorf("bumps[%d].length: %g m is too short for wheels of radius %g m to follow a %g m bump; want at least %.3g m",
+				i, bp.Length, r, bp.Height, MinBumpLength(bp.Height, r))
+		}
+		for j, o := range bumps[:i] {
+			if math.Abs(bp.At-o.At) < (bp.Length+o.Length)/2 {
+				return fmt.Errorf("bumps[%d]: overlaps bumps[%d] (at %g and %g m)", i, j, bp.At, o.At)
+			}
 		}
 	}
 	return nil
@@ -142,6 +182,7 @@ type Balance struct {
 	rng   *rand.Rand
 	bias  geom.Vec3
 	floor []Patch
+	bumps []Bump
 	rk    ode.RK4
 	deriv ode.Deriv
 
@@ -169,7 +210,8 @@ func New(p Params, rng *rand.Rand) *Balance {
 	if !p.valid() {
 		p = Default()
 	}
-	b := &Balance{p: p, bat: battery.New(p.Battery), rng: rng, floor: append([]Patch(nil), p.Floor...)}
+	b := &Balance{p: p, bat: battery.New(p.Battery), rng: rng, floor: append([]Patch(nil), p.Floor...),
+		bumps: append([]Bump(nil), p.Bumps...)}
 	if rng != nil {
 		for i := range b.bias {
 			b.bias[i] = p.GyroBias * rng.NormFloat64()
@@ -237,6 +279,41 @@ func (b *Balance) SetFloor(floor []Patch) error {
 	}
 	b.floor = append(b.floor[:0:0], floor...)
 	return nil
+}
+
+// SetBumps replaces the floor's bumps (see Params.Bumps). The base keeps
+// its travel and pose; it should not stand on a bump that appears under it.
+func (b *Balance) SetBumps(bumps []Bump) error {
+	if err := ValidBumps(bumps, b.p.WheelRadius); err != nil {
+		return err
+	}
+	b.bumps = append(b.bumps[:0:0], bumps...)
+	return nil
+}
+
+// FloorHeight returns the floor's height (m) at world x and its first
+// and second derivatives along x.
+func (b *Balance) FloorHeight(x float64) (h, dh, ddh float64) {
+	for _, bp := range b.bumps {
+		u := x - bp.At
+		if math.Abs(u) >= bp.Length/2 {
+			continue
+		}
+		k := 2 * math.Pi / bp.Length
+		s, c := math.Sincos(k * u)
+		return bp.Height * (1 + c) / 2, -bp.Height * k * s / 2, -bp.Height * k * k * c / 2
+	}
+	return 0, 0, 0
+}
+
+// ground returns the floor under the axle along the heading: the sine and
+// cosine of its slope angle α (rising ahead positive) and its curvature κ
+// along the path (1/m, positive where it curves up, as in a dip).
+func (b *Balance) ground(x []float64, yc float64) (sa, ca, kappa float64) {
+	_, dh, ddh := b.FloorHeight(x[sPosX])
+	slope := dh * yc
+	ca = 1 / math.Sqrt(1+slope*slope)
+	return slope * ca, ca, ddh * yc * yc * ca * ca * ca
 }
 
 // FrictionAt returns the floor's friction coefficient at world x.
@@ -307,9 +384,24 @@ func (b *Balance) derivative(_ float64, x, d []float64) {
 	ys, yc := math.Sincos(x[sYaw])
 	fx := b.push[0]*yc + b.push[1]*ys
 	fz := b.push[2]
+	// On a bump the axle moves along the floor's slope α and curvature κ:
+	// the push and gravity split along the floor (ft, and the weight's
+	// share against the travel, gs) and across it (fn), the body couples
+	// to the travel through its lean from the floor's normal, θ + α
+	// (sta, cta), and the axle's centripetal acceleration κ·v² swings the
+	// body and loads the wheels. On a flat floor these are the plain
+	// terms, computed no differently.
+	ft, fn, gs, gn, sta, cta, cen := fx, fz, 0.0, g, sin, cos, 0.0
+	if len(b.bumps) > 0 {
+		sa, ca, kappa := b.ground(x, yc)
+		ft, fn = fx*ca+fz*sa, fz*ca-fx*sa
+		gs, gn = g*sa, g*ca
+		sta, cta = sin*ca+cos*sa, cos*ca-sin*sa
+		cen = kappa * x[sV] * x[sV]
+	}
 	// The floor carries the weight less the push's lift and the body's
 	// centripetal swing, shared equally by the wheels.
-	nk := math.Max(0, ((M+2*p.WheelMass)*g-fz-M*l*cos*thd*thd)/2)
+	nk := math.Max(0, ((M+2*p.WheelMass)*(gn+cen)-fn-M*l*cta*thd*thd)/2)
 	side := [2]float64{-1, 1}
 	var mu, slipV [2]float64
 	for k := 0; k < 2; k++ {
@@ -321,12 +413,12 @@ func (b *Balance) derivative(_ float64, x, d []float64) {
 
 	// Both wheels rolling: the closed form of the package doc.
 	a11 := M + 2*p.WheelMass + 2*p.WheelInertia/(r*r)
-	a12 := M * l * cos
+	a12 := M * l * cta
 	a22 := p.BodyInertia + M*l*l
 	iPsi0 := p.YawInertia + p.WheelMass*W*W/2
 	tau := net[0] + net[1]
-	r1 := tau/r + M*l*sin*thd*thd + fx
-	r2 := M*g*l*sin - tau + fx*l*cos - fz*l*sin
+	r1 := tau/r + M*l*sta*thd*thd + ft - (M+2*p.WheelMass)*gs
+	r2 := M*g*l*sin + M*l*sta*cen - tau + fx*l*cos - fz*l*sin
 	rollingForce := func(k int, xdd, psidd float64) float64 {
 		return (net[k] - p.WheelInertia*(xdd+side[k]*psidd*W/2)/r) / r
 	}
@@ -366,7 +458,7 @@ func (b *Balance) derivative(_ float64, x, d []float64) {
 			m13 := -(dpk[0] + dpk[1])
 			m31 := -W / 2 * (dxk[1] - dxk[0])
 			m33 := iPsi0 - W/2*(dpk[1]-dpk[0])
-			q1 := M*l*sin*thd*thd + fx + c[0] + c[1]
+			q1 := M*l*sta*thd*thd + ft - (M+2*p.WheelMass)*gs + c[0] + c[1]
 			q3 := W/2*(c[1]-c[0]) - p.YawFriction*x[sYawRate]
 			det := m11*a22*m33 - a12*a12*m33 - m13*a22*m31
 			xdd = (q1*a22*m33 - a12*r2*m33 - m13*a22*q3) / det
@@ -416,6 +508,12 @@ func (b *Balance) derivative(_ float64, x, d []float64) {
 	d[sYawRate] = psidd
 	d[sPosX] = x[sV] * yc
 	d[sPosY] = x[sV] * ys
+	if len(b.bumps) > 0 {
+		// The travel is along the floor; over it, only cos α of it.
+		_, ca, _ := b.ground(x, yc)
+		d[sPosX] *= ca
+		d[sPosY] *= ca
+	}
 }
 
 // Step implements world.Model.
@@ -529,6 +627,15 @@ func (b *Balance) TrueIMU() (accel, gyro geom.Vec3) {
 		b.x[sV] * b.x[sYawRate],
 		-h * (sin*thdd + cos*thd*thd),
 	}
+	if len(b.bumps) > 0 {
+		// The axle accelerates along the floor's slope and, over its
+		// curvature, across it.
+		sa, ca, kappa := b.ground(b.x[:], math.Cos(b.x[sYaw]))
+		cen := kappa * b.x[sV] * b.x[sV]
+		a[0] += b.dx[sV]*(ca-1) - cen*sa
+		a[1] *= ca
+		a[2] += b.dx[sV]*sa + cen*ca
+	}
 	f := a.Add(geom.Vec3{0, 0, StandardGravity})
 	accel = geom.RotY(th).ApplyT(f)
 	psid := b.x[sYawRate]
@@ -557,6 +664,7 @@ func (b *Balance) AppendState(dst []float64) []float64 {
 // Truth implements world.Truther.
 func (b *Balance) Truth() any {
 	acc, gyr := b.TrueIMU()
+	z, _, _ := b.FloorHeight(b.x[sPosX])
 	return msg.SimBalance{
 		X: b.x[sPosX], Y: b.x[sPosY], Pitch: b.x[sPitch], PitchRate: b.x[sPitchRate], Speed: b.x[sV],
 		Yaw: b.x[sYaw], YawRate: b.x[sYawRate],
@@ -565,5 +673,6 @@ func (b *Balance) Truth() any {
 		Torque:    b.torque, Fallen: b.Fallen(), Accel: acc, Gyro: gyr,
 		Slip:     [2]float64{b.slipSpeed(Left), b.slipSpeed(Right)},
 		Friction: [2]float64{b.FrictionAt(b.wheelX(Left)), b.FrictionAt(b.wheelX(Right))},
+		Z:        z,
 	}
 }

@@ -46,6 +46,33 @@
 // body's own accelerations, so a spinning wheel shows in the VESC's ERPM
 // but not in the IMU or the travel.
 //
+// # Bumps
+//
+// Params.Bumps (SetBumps) raise the floor: ridges across it, raised
+// cosines h(x) of a height over a length, which the axle follows at its
+// own world x (the wheels' contact taken under the axle; a bump must be at
+// least MinBumpLength long so that its curvature stays below 1/r and the
+// wheel touches it at one point). On the floor's slope α along the heading
+// (tan α = h′·cos ψ) and curvature κ along the path, the travel x is
+// measured along the floor and Lagrange's equations become
+//
+//	a₁₁·ẍ + M·l·cos(θ+α)·θ̈ − M·l·sin(θ+α)·θ̇² = Σ F_k + F_t − (M + 2m_w)·g·sin α
+//	M·l·cos(θ+α)·ẍ + a₂₂·θ̈ − M·g·l·sin θ − M·l·sin(θ+α)·κ·ẋ² = −Σ τ_k + (push's moment)
+//	N = ((M + 2m_w)·(g·cos α + κ·ẋ²) − F_n − M·l·cos(θ+α)·θ̇²)/2 per wheel
+//
+// (θ + α the body's lean from the floor's normal, F_t and F_n the push
+// along and across the floor): the body couples to the travel through its
+// lean from the floor, the slope takes its share of the weight, and over
+// the curvature the axle's centripetal acceleration κ·ẋ² swings the body
+// and loads the wheels (a crest taken fast unloads them, and they slide).
+// The ground covered is cos α of the travel; the IMU feels the axle's
+// acceleration along and across the floor. On a flat floor the terms
+// vanish exactly. Not modelled: a wheel rolling over a curved floor turns
+// κ·r more or less than on a flat one (over a whole bump it cancels), the
+// wheel's centre following the profile's offset curve rather than the
+// profile (on a slope the contact leaves the spot under the axle), and a
+// bump under one wheel only (a bump lies across the whole floor).
+//
 // Leaning past RestAngle the body comes to rest on its bumper (the stop is
 // inelastic); Fallen reports it.
 //

@@ -202,17 +202,8 @@ func (c *Chain) Update(q, qd []float64) {
 // holding a pose creeps by a few ulp a step — so costs a triangular solve
 // per step.
 func (c *Chain) UpdateNear(q, qd []float64, poseTol, rateTol float64) {
-	if c.atRest {
-		near := true
-		for i := 0; i < c.n; i++ {
-			if !(math.Abs(q[i]-c.lastQ[i]) <= poseTol && math.Abs(qd[i]) <= rateTol) {
-				near = false
-				break
-			}
-		}
-		if near {
-			return
-		}
+	if c.Near(q, qd, poseTol, rateTol) {
+		return
 	}
 	c.Update(q, qd)
 	rest := true
@@ -222,6 +213,21 @@ func (c *Chain) UpdateNear(q, qd []float64, poseTol, rateTol float64) {
 		}
 	}
 	c.atRest = rest
+}
+
+// Near reports whether UpdateNear with these arguments would keep the
+// last mass matrix and bias: the chain was at rest at its last Update and
+// q and qd are within poseTol and rateTol of it.
+func (c *Chain) Near(q, qd []float64, poseTol, rateTol float64) bool {
+	if !c.atRest {
+		return false
+	}
+	for i := 0; i < c.n; i++ {
+		if !(math.Abs(q[i]-c.lastQ[i]) <= poseTol && math.Abs(qd[i]) <= rateTol) {
+			return false
+		}
+	}
+	return true
 }
 
 func transpose(m geom.Mat3) geom.Mat3 {

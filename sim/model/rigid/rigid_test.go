@@ -114,3 +114,28 @@ func BenchmarkUpdate(b *testing.B) {
 		_ = c.Accelerations(tau, qdd)
 	}
 }
+
+// Near says when UpdateNear keeps the last evaluation: only after an
+// Update at rest, and only close to its pose and at rest still.
+func TestNear(t *testing.T) {
+	c := New(geom.Vec3{}, geom.Vec3{0, 0, -g0}, []Joint{rod(geom.Vec3{}, 1, 0.5), rod(geom.Vec3{0.5, 0, 0}, 1, 0.5)})
+	q := []float64{0.4, 0.9}
+	c.Update(q, []float64{1, 0})
+	if c.Near(q, []float64{0, 0}, 1e-5, 1e-3) {
+		t.Error("near after an Update in motion")
+	}
+	c.UpdateNear(q, []float64{0, 0}, 1e-5, 1e-3)
+	for _, x := range []struct {
+		q, qd []float64
+		want  bool
+	}{
+		{[]float64{0.4, 0.9}, []float64{0, 0}, true},
+		{[]float64{0.4 + 5e-6, 0.9}, []float64{0, 5e-4}, true},
+		{[]float64{0.4 + 2e-5, 0.9}, []float64{0, 0}, false},
+		{[]float64{0.4, 0.9}, []float64{0, 2e-3}, false},
+	} {
+		if got := c.Near(x.q, x.qd, 1e-5, 1e-3); got != x.want {
+			t.Errorf("Near(%v, %v) = %v, want %v", x.q, x.qd, got, x.want)
+		}
+	}
+}

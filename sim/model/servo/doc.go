@@ -9,15 +9,20 @@
 // encoder). The controller's drive is proportional to the error and
 // saturates; the motor gives a torque that falls linearly with speed:
 //
-//	d = clamp(e/Eₛ, −1, 1)             e = target − θ, zero inside the deadband
+//	d = clamp(e'/Eₛ, −1, 1)            e = target − θ
+//	e' = 0 for |e| ≤ δ, 2(|e| − δ)·sign e up to 2δ, e beyond   δ: half the deadband
 //	τ = τₛ·d − (τₛ/ω₀)·ω                 τ limited to ±τₛ·TorqueLimit
 //	(J + Jₗ)·ω' = τ − b·ω + τₑₓₜ          θ' = ω
 //
 // where τₛ is the stall torque, ω₀ the no-load speed, Eₛ the error that gives
 // full drive (a few degrees), J the rotor inertia reflected through the
 // gears, Jₗ and b the load's inertia and friction, and τₑₓₜ external torque
-// such as gravity. The −(τₛ/ω₀)·ω term is the motor's back-EMF: it caps the
-// speed at ω₀ and brakes the output inside the deadband, where the
+// such as gravity. The drive is continuous in the error: it rises from zero
+// at the deadband's edge δ and joins the proportional law at 2δ, as a real
+// servo's drive starts from its minimum PWM output rather than jumping; a
+// step there left loads between off and the first step with no
+// equilibrium, and the output hunted across the edge. The −(τₛ/ω₀)·ω term
+// is the motor's back-EMF: it caps the speed at ω₀ and brakes the output inside the deadband, where the
 // controller shorts the motor. It is integrated with semi-implicit Euler in
 // substeps of at most 0.5 ms (the loop's natural frequency is near 100
 // rad/s). Hard stops at MinAngle and MaxAngle absorb the motion.

@@ -241,10 +241,7 @@ func (s *Servo) motorTorque(theta, omega float64) float64 {
 	}
 	e := s.setpoint - theta
 	db := s.p.DeadbandUS / 2 / (s.p.MaxPulseUS - s.p.MinPulseUS) * s.p.Travel
-	var d float64
-	if math.Abs(e) > db {
-		d = ode.Clamp(e/s.p.FullDriveError, -1, 1)
-	}
+	d := ode.Clamp(deadband(e, db)/s.p.FullDriveError, -1, 1)
 	lim := s.p.StallTorque * s.torqueLim
 	return ode.Clamp(s.p.StallTorque*d*s.torqueLim-brake, -lim, lim)
 }
@@ -280,4 +277,22 @@ func (s *Servo) Step(dt, loadInertia, friction, extTorque float64) {
 			s.theta, s.omega = ode.Clamp(s.theta, s.lo, s.hi), 0
 		}
 	}
+}
+
+// deadband is the error the drive acts on: none within ±db, rising from
+// zero at the deadband's edge to the whole error at twice the deadband,
+// the error itself beyond. A real servo's drive does not jump to e/Eₛ at
+// the edge either: its PWM output starts from its minimum and its motor
+// from standstill. A step there would leave a load between off and the
+// first step with no equilibrium, and the output would hunt across the
+// edge for ever.
+func deadband(e, db float64) float64 {
+	a := math.Abs(e)
+	switch {
+	case a <= db:
+		return 0
+	case a >= 2*db:
+		return e
+	}
+	return math.Copysign(2*(a-db), e)
 }

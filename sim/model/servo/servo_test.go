@@ -227,3 +227,37 @@ func TestDirectTorque(t *testing.T) {
 		t.Errorf("back on the position loop with no goal: torque %v", s.Torque())
 	}
 }
+
+// The drive is continuous in the error: it starts from zero at the
+// deadband's edge and joins the proportional law at twice the deadband,
+// so a load below the first step still finds a pose where drive and load
+// balance (a jump there made the output hunt across the edge).
+func TestDriveContinuousAtDeadbandEdge(t *testing.T) {
+	for _, p := range []Params{MG996R(), SG90(), STS3215()} {
+		s := New(p)
+		s.SetGoal(0)
+		db := p.DeadbandUS / 2 / (p.MaxPulseUS - p.MinPulseUS) * p.Travel
+		gain := p.StallTorque / p.FullDriveError // N·m per rad beyond twice the deadband
+		const eps = 1e-9
+		for _, e := range []float64{db, 2 * db} {
+			below, above := s.DriveTorque(-(e-eps), 0), s.DriveTorque(-(e+eps), 0)
+			if math.Abs(above-below) > 4*gain*eps {
+				t.Errorf("%+v: drive jumps by %g N·m at error %g rad", p, above-below, e)
+			}
+		}
+		if got := s.DriveTorque(-db/2, 0); got != 0 {
+			t.Errorf("inside the deadband: drive %g, want 0", got)
+		}
+		if got, want := s.DriveTorque(-3*db, 0), gain*3*db; math.Abs(got-want) > 1e-12 {
+			t.Errorf("beyond twice the deadband: drive %g, want the proportional %g", got, want)
+		}
+		// A load just below the old first step: the output settles and stops.
+		tau := 0.9 * gain * db
+		s = New(p)
+		s.SetGoal(0)
+		run(s, 3, 1e-3, 0, func(float64) float64 { return -tau })
+		if math.Abs(s.Rate()) > 1e-6 || math.Abs(s.Torque()-tau) > 1e-6 {
+			t.Errorf("%+v: load %g N·m: rate %g, drive %g; want at rest with the drive balancing the load", p, tau, s.Rate(), s.Torque())
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package mujoco
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -51,7 +52,7 @@ func mjPitch(q []float64) float64 {
 // under the same controller in both simulators; MuJoCo's base is a free
 // body whose wheels roll on a floor through friction contacts.
 func TestBalance(t *testing.T) {
-	slid := runBalance(t, "balance", balance.DefaultFriction)
+	slid, _ := runBalance(t, "balance", balance.Default())
 	// MuJoCo's wheels grip here; so must the Go model's, or the run would
 	// not compare rolling with rolling.
 	if slid > 0 {
@@ -72,23 +73,68 @@ func TestBalanceLowFriction(t *testing.T) {
 		{"balance_mu_0.06", 0.06},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if slid := runBalance(t, tc.name, tc.mu); slid == 0 {
+			p := balance.Default()
+			p.Friction = tc.mu
+			if slid, _ := runBalance(t, tc.name, p); slid == 0 {
 				t.Errorf("the wheels never slid on μ = %g: the case checks nothing", tc.mu)
 			}
 		})
 	}
 }
 
-// runBalance runs the profile on a floor of friction mu in both simulators,
-// checks pitch and travel and returns in how many steps the Go model's
-// wheels slid.
-func runBalance(t *testing.T, name string, mu float64) (slid int) {
+// TestBalancePatch is the same run starting on a wet strip of floor
+// (μ = 0.05 from x = −0.2 to 0.3 m, dry beyond): the wheels slide from the
+// start of the ramp through the push (spinning up to 1.7 m/s), the base is
+// pushed 0.28 m back along the strip, grips again, and drives off the
+// strip onto the dry floor. MuJoCo's floor is a row of boxes of the two
+// frictions (balance.MJCF).
+func TestBalancePatch(t *testing.T) {
+	p := balance.Default()
+	p.Floor = []balance.Patch{{From: -0.2, To: 0.3, Mu: 0.05}}
+	slid, end := runBalance(t, "balance_patch", p)
+	if slid == 0 {
+		t.Error("the wheels never slid on the patch: the case checks nothing")
+	}
+	if end <= 0.3 {
+		t.Errorf("the base ends at x = %.3f m, still on the strip", end)
+	}
+}
+
+// TestBalanceBump is the same run over a 2 cm bump (30 cm long, centred
+// at x = 0.45 m), which the base reaches as the ramp ends. MuJoCo's bump is
+// a height field sampled from the Go model's profile every 5 mm; its
+// wheels touch the bump's flank ahead of or behind the axle, where the Go
+// model takes the contact under the axle, so the axle's path differs a
+// little (the case measures how much that matters).
+func TestBalanceBump(t *testing.T) {
+	p := balance.Default()
+	p.Bumps = []balance.Bump{{At: 0.45, Height: 0.02, Length: 0.3}}
+	if _, end := runBalance(t, "balance_bump", p); end <= 0.6 {
+		t.Errorf("the base ends at x = %.3f m, not past the bump", end)
+	}
+}
+
+// runBalance runs the profile for the base p (its floor's friction and
+// patches) in both simulators, checks pitch and travel and returns in how
+// many steps the Go model's wheels slid and where the Go base ended (m).
+func runBalance(t *testing.T, name string, p balance.Params) (slid int, end float64) {
 	t.Helper()
 	const duration = 5.0
-	p := balance.Default()
-	p.Friction = mu
 	b := balance.New(p, nil)
-	mj := load(t, b.MJCF(worldStep/oracleSubsteps, mu))
+	mj := load(t, b.MJCF(worldStep/oracleSubsteps))
+	for i, bp := range p.Bumps {
+		field := mj.HField(fmt.Sprintf("bump_%d", i))
+		if field == nil {
+			t.Fatalf("no height field for bump %d in the MJCF", i)
+		}
+		for c := 0; c < balance.MJCFBumpColumns; c++ {
+			v := b.BumpSample(i, c)
+			field[c], field[balance.MJCFBumpColumns+c] = v, v
+		}
+		if bp.Height <= 0 {
+			t.Fatalf("bump %d: MuJoCo's model has no dips", i)
+		}
+	}
 	body := mj.BodyID("body")
 	if body < 0 {
 		t.Fatal("no body named body in the MJCF")
@@ -126,15 +172,15 @@ func runBalance(t *testing.T, name string, mu float64) (slid int) {
 			mj.Step()
 		}
 		tt := float64(k+1) * worldStep
-		bx, _ := b.Position()
+		bx, _ := b.WorldPosition()
 		bth, _ := b.Pitch()
 		pitch.add(tt, bth, mjPitch(mj.Qpos()))
 		travel.add(tt, bx, mj.Qpos()[0])
 		qv = mj.Qvel()
 		slip.add(tt, b.Slip(balance.Left), p.WheelRadius*(qv[wheelL]+qv[4])-qv[0])
 	}
-	t.Logf("μ = %g: the Go wheels slid in %d of %d steps; largest slip Go %.3g m/s, MuJoCo %.3g m/s",
-		mu, slid, int(duration/worldStep), maxOf(slip.goVal), maxOf(slip.mjVal))
+	t.Logf("μ = %g, patches %v: the Go wheels slid in %d of %d steps; largest slip Go %.3g m/s, MuJoCo %.3g m/s",
+		p.Friction, p.Floor, slid, int(duration/worldStep), maxOf(slip.goVal), maxOf(slip.mjVal))
 	pitch.check(t, 0.5*math.Pi/180)
 	goD, mjD := travel.goVal[len(travel.goVal)-1], travel.mjVal[len(travel.mjVal)-1]
 	rel := math.Abs(goD-mjD) / math.Abs(mjD)
@@ -143,7 +189,7 @@ func runBalance(t *testing.T, name string, mu float64) (slid int) {
 		t.Errorf("travel differs by %.2f %% from MuJoCo's, tolerance 2 %%", 100*rel)
 	}
 	plotTraces(t, name, []*trace{pitch, travel, slip})
-	return slid
+	return slid, goD
 }
 
 // motorTorque is the hub motor's torque for a commanded tau at the

@@ -127,3 +127,17 @@ func (s *Sim) Forward() { C.mj_forward(s.m, s.d) }
 
 // Step advances the simulation by one timestep.
 func (s *Sim) Step() { C.mj_step(s.m, s.d) }
+
+// HField returns a view of the named height field's samples (row-major,
+// nrow × ncol, each 0 to 1 of the field's height), or nil.
+func (s *Sim) HField(name string) []float32 {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	id := int(C.mj_name2id(s.m, C.mjOBJ_HFIELD, c))
+	if id < 0 {
+		return nil
+	}
+	adr := unsafe.Slice(s.m.hfield_adr, s.m.nhfield)[id]
+	n := unsafe.Slice(s.m.hfield_nrow, s.m.nhfield)[id] * unsafe.Slice(s.m.hfield_ncol, s.m.nhfield)[id]
+	return unsafe.Slice((*float32)(unsafe.Pointer(s.m.hfield_data)), int(s.m.nhfielddata))[adr : adr+n]
+}

@@ -11,6 +11,10 @@
 //   route                      print "route LINEAR ROUTES ESTOP" of the router's tracks output
 //                              (its linear value, the routes driving it, the e-stop) in the
 //                              latest saint_os RouteStatus
+//   pose X Y Z QW QX QY QZ S   publish geometry_msgs PoseStamped (frame base_link) on the left
+//                              arm's target_pose at 10 Hz for S seconds; print "pose"
+//   arm                        print "arm J0 ... JN N" of the latest saint_os ArmState of the
+//                              left arm (joint positions, degrees)
 //   quit
 //
 // Usage: client PROFILE.xml DOMAIN
@@ -124,9 +128,11 @@ int main(int argc, char **argv) {
   DataReader *head = reader(topic(TypeSupport(new saint_os::msg::dds_::HeadState_PubSubType()), "rt/saint/head/state"));
   DataReader *route = reader(topic(TypeSupport(new saint_os::msg::dds_::RouteStatus_PubSubType()), "rt/saint/router/status"));
   DataReader *tracks = reader(topic(TypeSupport(new saint_os::msg::dds_::TrackState_PubSubType()), "rt/saint/tracks/state"));
+  DataWriter *target_pose = writer(topic(TypeSupport(new geometry_msgs::msg::dds_::PoseStamped_PubSubType()), "rt/saint/arms/left/target_pose"));
+  DataReader *arm = reader(topic(TypeSupport(new saint_os::msg::dds_::ArmState_PubSubType()), "rt/saint/arms/left/state"));
   DataWriter *adopt_rq = writer(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Request_PubSubType()), "rq/saint/nodes/adoptRequest"));
   DataReader *adopt_rr = reader(topic(TypeSupport(new saint_os::srv::dds_::AdoptNode_Response_PubSubType()), "rr/saint/nodes/adoptReply"));
-  if (!cmd_vel || !estop || !odom || !head || !route || !tracks || !adopt_rq || !adopt_rr) {
+  if (!cmd_vel || !estop || !odom || !head || !route || !tracks || !target_pose || !arm || !adopt_rq || !adopt_rr) {
     std::cerr << "cannot create the endpoints\n";
     return 1;
   }
@@ -152,7 +158,8 @@ int main(int argc, char **argv) {
     in >> cmd;
     if (cmd == "match") {
       auto end = Clock::now() + std::chrono::seconds(30);
-      while (!(matched(cmd_vel) && matched(estop) && matched(odom) && matched(head) && matched(route) && matched(tracks) && matched(adopt_rq) && matched(adopt_rr))) {
+      while (!(matched(cmd_vel) && matched(estop) && matched(odom) && matched(head) && matched(route) && matched(tracks) &&
+               matched(target_pose) && matched(arm) && matched(adopt_rq) && matched(adopt_rr))) {
         if (Clock::now() > end) {
           std::cout << "unmatched" << std::endl;
           return 1;
@@ -255,6 +262,39 @@ int main(int argc, char **argv) {
         }
       }
       std::cout << "route " << linear << " " << routes << " " << (last.estop_active() ? "true" : "false") << " " << n << std::endl;
+    } else if (cmd == "pose") {
+      double x = 0, y = 0, z = 0, qw = 1, qx = 0, qy = 0, qz = 0, seconds = 0;
+      in >> x >> y >> z >> qw >> qx >> qy >> qz >> seconds;
+      geometry_msgs::msg::dds_::PoseStamped_ p;
+      p.header().frame_id("base_link");
+      p.pose().position().x(x);
+      p.pose().position().y(y);
+      p.pose().position().z(z);
+      p.pose().orientation().w(qw);
+      p.pose().orientation().x(qx);
+      p.pose().orientation().y(qy);
+      p.pose().orientation().z(qz);
+      auto end = Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+      while (Clock::now() < end) {
+        target_pose->write(&p);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      std::cout << "pose" << std::endl;
+    } else if (cmd == "arm") {
+      saint_os::msg::dds_::ArmState_ s, last;
+      SampleInfo info;
+      long n = 0;
+      while (arm->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+        if (info.valid_data) {
+          last = s;
+          n++;
+        }
+      }
+      std::cout << "arm";
+      for (float j : last.joint_positions()) {
+        std::cout << " " << j;
+      }
+      std::cout << " " << n << std::endl;
     } else if (cmd == "quit") {
       break;
     } else {

@@ -2,9 +2,10 @@
 // client (@foxglove/ws-protocol FoxgloveClient), lists the advertised
 // channels, subscribes to odometry and the head state and decodes them
 // with their schemas (CDR with ros2msg schemas, through
-// @foxglove/rosmsg2-serialization), publishes a head move through client publish
-// and waits for the head state to follow. Prints a JSON report; exits 1
-// on failure.
+// @foxglove/rosmsg2-serialization), subscribes to the head camera (which
+// streams only on demand: the subscription must start it) and decodes a
+// frame, publishes a head move through client publish and waits for the
+// head state to follow. Prints a JSON report; exits 1 on failure.
 //
 //   node client.mjs ws://127.0.0.1:PORT/?token=TOKEN
 import wsProtocol from "@foxglove/ws-protocol"; // CommonJS: no named exports
@@ -16,6 +17,7 @@ import { parseRos2msg } from "./ros2msg.mjs";
 
 const url = process.argv[2];
 const target = 25; // degrees of pan to publish
+const camera = "/saint/head/camera/image_raw";
 const report = { channels: [], decoded: {}, statuses: [], headFollowed: false };
 
 function fail(msg) {
@@ -36,7 +38,7 @@ let pubChannel;
 
 client.on("error", (e) => fail(`client error: ${e?.message ?? e}`));
 client.on("close", () => {
-  if (!report.headFollowed) fail("connection closed");
+  if (!report.done) fail("connection closed");
 });
 client.on("serverInfo", (info) => {
   serverInfo = info;
@@ -47,8 +49,9 @@ client.on("advertise", (chs) => {
   for (const ch of chs) {
     channels.set(ch.id, ch);
     report.channels.push(ch.topic);
-    if (ch.topic === "/saint/tracks/odom" || ch.topic === "/saint/head/state") {
-      // Both have ROS 2 types: nav_msgs/msg/Odometry, saint_os/msg/HeadState.
+    if (ch.topic === "/saint/tracks/odom" || ch.topic === "/saint/head/state" || ch.topic === camera) {
+      // Each has a ROS 2 type: nav_msgs/msg/Odometry, saint_os/msg/HeadState,
+      // sensor_msgs/msg/Image.
       if (ch.encoding !== "cdr" || ch.schemaEncoding !== "ros2msg") fail(`${ch.topic}: encoding ${ch.encoding}/${ch.schemaEncoding}`);
       try {
         ch.reader = new MessageReader(parseRos2msg(ch.schemaName, ch.schema));
@@ -69,6 +72,16 @@ client.on("message", ({ subscriptionId, data }) => {
     fail(`${ch.topic} does not decode with its schema: ${e.message}`);
   }
   if (ch.reader.lastReadHadTrailingBytes()) fail(`${ch.topic}: bytes left over after ${ch.schemaName}`);
+  if (ch.topic === camera) {
+    // rgb8, every row and pixel there.
+    if (!(msg.width > 0 && msg.height > 0 && msg.encoding === "rgb8" && msg.step >= 3 * msg.width && msg.data.length === msg.height * msg.step)) {
+      fail(`${camera}: frame ${msg.width}x${msg.height} ${msg.encoding} step ${msg.step} with ${msg.data.length} bytes`);
+    }
+    report.decoded[camera] = (report.decoded[camera] ?? 0) + 1;
+    report.cameraFrame = { width: msg.width, height: msg.height, encoding: msg.encoding };
+    finish();
+    return;
+  }
   const err = ch.topic === "/saint/head/state"
     ? check({ type: "object", properties: { pan: { type: "number" }, tilt: { type: "number" } } }, msg)
     : check({ type: "object", properties: { pose: { type: "object", properties: { pose: { type: "object", properties: { position: { type: "object", properties: { x: { type: "number" } } } } } } } } }, msg);
@@ -84,12 +97,19 @@ client.on("message", ({ subscriptionId, data }) => {
     client.sendMessage(pubChannel, new TextEncoder().encode(JSON.stringify({ pan: target })));
     published = true;
     report.panBefore = msg.pan;
-  } else if (published && Math.abs(msg.pan - target) < 1) {
+  } else if (published && !report.headFollowed && Math.abs(msg.pan - target) < 1) {
     report.headFollowed = true;
     report.panAfter = msg.pan;
     if (!report.statuses.some((s) => s.includes("pan"))) fail("no status for the out-of-range move");
-    console.log(JSON.stringify(report));
-    client.close();
-    process.exit(0);
+    finish();
   }
 });
+
+// finish reports success once the head followed and a camera frame came.
+function finish() {
+  if (!report.headFollowed || !report.cameraFrame || report.done) return;
+  report.done = true;
+  console.log(JSON.stringify(report));
+  client.close();
+  process.exit(0);
+}

@@ -54,6 +54,7 @@ export function settingsPage({ api, toast, confirm }, view) {
       serverName: inp('system.server_name', s.system.server_name),
       hostname: inp('system.hostname', s.system.hostname),
       llEnabled: chk('livelink.enabled', s.livelink.enabled),
+      llExternal: chk('livelink.external', s.livelink.external),
       discovery: inp('livelink.discovery_port', s.livelink.discovery_port, { type: 'number' }),
       data: inp('livelink.data_port', s.livelink.data_port, { type: 'number' }),
       broadcast: inp('livelink.broadcast_name', s.livelink.broadcast_name),
@@ -74,7 +75,7 @@ export function settingsPage({ api, toast, confirm }, view) {
       clearErrors(form);
       const patch = {
         system: { server_name: f.serverName.value, hostname: f.hostname.value },
-        livelink: { enabled: f.llEnabled.checked, discovery_port: intOr(f.discovery), data_port: intOr(f.data), broadcast_name: f.broadcast.value },
+        livelink: { enabled: f.llEnabled.checked, external: f.llExternal.checked, discovery_port: intOr(f.discovery), data_port: intOr(f.data), broadcast_name: f.broadcast.value },
         auth: { required: f.authRequired.checked },
       };
       try {
@@ -89,6 +90,7 @@ export function settingsPage({ api, toast, confirm }, view) {
     card('System', h('div', { class: 'row' }, field('Server name', f.serverName), field('Hostname', f.hostname)),
       netInfo),
     card('LiveLink', h('label', { class: 'field inline' }, f.llEnabled, 'Enabled'),
+      h('label', { class: 'field inline' }, f.llExternal, 'Listen on the network (phones and other machines; only allowed senders on the Inputs page are taken)'),
       h('div', { class: 'row' }, field('Discovery port', f.discovery), field('Data port', f.data), field('Broadcast name', f.broadcast))),
     card('RC receiver', h('label', { class: 'field inline' }, f.rcEnabled, 'Enabled'),
       h('div', { class: 'row' }, field('Protocol', f.protocol), field('Failsafe action', f.fsAction), field('Signal timeout (ms)', f.fsTimeout)),
