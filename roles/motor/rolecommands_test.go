@@ -40,7 +40,7 @@ func TestRoleCommandsSession(t *testing.T) {
 	if r.mw.state != stateActive || r.owns {
 		t.Fatalf("after a second of role commands: state %s, owns %v", r.mw.state, r.owns)
 	}
-	if err := r.bus.Publish("/saint/arms/left/robot_7/"+msg.MotorControlCommand, msg.ControlCommand{UUID: g.UUID, Mode: msg.ModePosition, Positions: []float64{0, 0}}); err != nil {
+	if err := r.bus.Publish("/robot_7/saint/arms/left/"+msg.MotorControlCommand, msg.ControlCommand{UUID: g.UUID, Mode: msg.ModePosition, Positions: []float64{0, 0}}); err != nil {
 		t.Fatal(err)
 	}
 	r.run(40 * time.Millisecond)

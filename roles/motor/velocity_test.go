@@ -29,7 +29,7 @@ func TestVelocityDrives(t *testing.T) {
 	}
 	send := func(c msg.ControlCommand) {
 		c.UUID = g.UUID
-		if err := r.bus.Publish("/saint/arms/left/robot_7/"+msg.MotorControlCommand, c); err != nil {
+		if err := r.bus.Publish("/robot_7/saint/arms/left/"+msg.MotorControlCommand, c); err != nil {
 			t.Fatal(err)
 		}
 		r.run(40 * time.Millisecond)
