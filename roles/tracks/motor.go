@@ -57,7 +57,12 @@ func (t *Tracks) middleware() bool {
 	}
 	out, owns := t.mw.Update(fb)
 	if !owns {
-		t.coasting = false
+		if t.coasting {
+			// Handed back while coasting (a session under role commands
+			// began): the bridges drive again.
+			t.coasting = false
+			t.release()
+		}
 		return false
 	}
 	coast := !out[0].Torque || !out[1].Torque

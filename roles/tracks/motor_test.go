@@ -111,4 +111,14 @@ func TestTracksSessionEStop(t *testing.T) {
 	if !g.enablesLow() {
 		t.Errorf("released into ZERO_TORQUE_MODE: the H-bridges are still enabled")
 	}
+	// A session under role commands (as the router takes one): its
+	// cmd_vel drive the coasting tracks again.
+	rc := call[msg.RequestControlResponse](g, msg.MotorRequestControl, msg.RequestControlRequest{Client: "router (tracks)", Behavior: msg.BehaviorDamping, RoleCommands: true})
+	if !rc.Success {
+		t.Fatalf("request_control with role commands: %+v", rc)
+	}
+	g.drive(0.3, 0, 1500*time.Millisecond)
+	if tr := g.lastTruth(); math.Abs(tr.Speed-0.3) > 0.02 {
+		t.Errorf("cmd_vel under a role-commands session after coasting: %.3f m/s, want 0.3", tr.Speed)
+	}
 }
