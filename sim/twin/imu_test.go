@@ -84,6 +84,25 @@ func TestInterruptFollowsTheChip(t *testing.T) {
 	}
 }
 
+// An interrupt line waking and being kicked allocates nothing: an IMU's
+// runs thousands of times a simulated second.
+func TestInterruptAllocatesNothing(t *testing.T) {
+	ex := executor.NewVirtual()
+	edges := 0
+	in := NewInterrupt(ex, &blinker{start: ex.Now()}, func(gpio.Level) { edges++ })
+	in.Kick()
+	_ = ex.RunFor(t.Context(), 10*time.Millisecond) // warm up the executor's queues
+	if n := testing.AllocsPerRun(100, func() {
+		in.Kick()
+		_ = ex.RunFor(t.Context(), 3*time.Millisecond)
+	}); n != 0 {
+		t.Errorf("%v allocations per kick and edge", n)
+	}
+	if edges < 100 {
+		t.Errorf("%d edges, want one per 3 ms run", edges)
+	}
+}
+
 type caller struct{ got []byte }
 
 func (c *caller) Tx(w, r []byte) error { return nil }

@@ -28,6 +28,9 @@ type Interrupt struct {
 	ex   *executor.Executor
 	chip Timed
 	out  func(gpio.Level)
+	// runFn is in.run as a func value, made once: a method value made
+	// at each Kick would allocate thousands of times a simulated second.
+	runFn func()
 
 	mu      sync.Mutex // guards the fields below, touched from Kick's callers
 	timer   *executor.Timer
@@ -38,7 +41,9 @@ type Interrupt struct {
 
 // NewInterrupt returns an interrupt line from chip to out, not yet running.
 func NewInterrupt(ex *executor.Executor, chip Timed, out func(gpio.Level)) *Interrupt {
-	return &Interrupt{ex: ex, chip: chip, out: out}
+	in := &Interrupt{ex: ex, chip: chip, out: out}
+	in.runFn = in.run
+	return in
 }
 
 // Kick asks for the chip to be advanced and its next event rescheduled: a
@@ -46,7 +51,7 @@ func NewInterrupt(ex *executor.Executor, chip Timed, out func(gpio.Level)) *Inte
 // an interrupt. It is safe to call from any goroutine, and under the chip's
 // own lock (it only posts).
 func (in *Interrupt) Kick() {
-	in.ex.Post(in.run)
+	in.ex.Post(in.runFn)
 }
 
 // Stop ends the line; the output keeps its last level.
@@ -73,7 +78,7 @@ func (in *Interrupt) run() {
 	// times a simulated second.
 	switch {
 	case ok && in.timer == nil:
-		in.timer = in.ex.After(max(next.Sub(now), 0), in.run)
+		in.timer = in.ex.After(max(next.Sub(now), 0), in.runFn)
 	case ok:
 		in.timer.Reset(max(next.Sub(now), 0))
 	case in.timer != nil:

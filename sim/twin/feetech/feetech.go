@@ -29,6 +29,10 @@ type Bus struct {
 	ps      ft.Parser
 	lastRx  time.Time
 	stop    func()
+	// answers is the buffer the servos' answers are built in, reused:
+	// the port copies what it is given before Write returns. A receive
+	// that finds it taken (another goroutine's, mid-Write) builds its own.
+	answers []byte
 }
 
 // FrameGap is the silence after which a servo drops a partial packet, so
@@ -111,8 +115,9 @@ func (b *Bus) Stats() (dropped, badChecksums int) {
 }
 
 func (b *Bus) receive(p []byte, at time.Time) {
-	var out []byte
 	b.mu.Lock()
+	out := b.answers[:0]
+	b.answers = nil
 	if !b.lastRx.IsZero() && at.Sub(b.lastRx) > FrameGap {
 		b.ps.Reset()
 	}
@@ -122,6 +127,9 @@ func (b *Bus) receive(p []byte, at time.Time) {
 	if len(out) > 0 {
 		_, _ = b.port.Write(out)
 	}
+	b.mu.Lock()
+	b.answers = out
+	b.mu.Unlock()
 }
 
 // addressed returns the connected servos pk is for, in id order for a
