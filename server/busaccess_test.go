@@ -28,7 +28,7 @@ type authRobot struct {
 	dir  string
 }
 
-func newAuthRobot(t *testing.T, profiles map[string]simboard.Profile) *authRobot {
+func newAuthRobot(t testing.TB, profiles map[string]simboard.Profile) *authRobot {
 	t.Helper()
 	dir := t.TempDir()
 	auth, err := busaccess.New(busaccess.Options{Dir: filepath.Join(dir, "bus")})
@@ -59,7 +59,7 @@ func newAuthRobot(t *testing.T, profiles map[string]simboard.Profile) *authRobot
 
 // nodeKey is node id's key pair, made on first use as a node makes it at
 // first boot.
-func (ar *authRobot) nodeKey(t *testing.T, id string) nkeys.KeyPair {
+func (ar *authRobot) nodeKey(t testing.TB, id string) nkeys.KeyPair {
 	kp, err := natsbus.LoadOrCreateKey(filepath.Join(ar.dir, "keys", id+".nk"))
 	if err != nil {
 		t.Fatal(err)
@@ -379,3 +379,28 @@ func (r replaySigner) Sign([]byte) ([]byte, error) { return r.kp.Sign([]byte("an
 func (r replaySigner) PublicKey() (string, error)  { return r.kp.PublicKey() }
 
 func isNilKey(s signer) bool { kp, ok := s.(nkeys.KeyPair); return ok && kp == nil }
+
+// BenchmarkAdoptNodeAuthenticated is BenchmarkAdoptNode on the
+// authenticated bus: the adoption also writes the grant and reconnects the
+// node under its role's permissions before calling it.
+func BenchmarkAdoptNodeAuthenticated(b *testing.B) {
+	ar := newAuthRobot(b, map[string]simboard.Profile{"bench-head": simboard.Head})
+	c := dialWS(b, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	waitUnadopted := func() {
+		bustest.CheckFor(b, 10*time.Second, 20*time.Millisecond, func() error {
+			if !c.ids("list_unadopted")["bench-head"] {
+				return fmt.Errorf("node not unadopted")
+			}
+			return nil
+		})
+	}
+	waitUnadopted()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.ok("adopt_node", map[string]any{"node_id": "bench-head", "role": "head"}, nil)
+		b.StopTimer()
+		c.ok("reset_node", map[string]any{"node_id": "bench-head"}, nil)
+		waitUnadopted()
+		b.StartTimer()
+	}
+}

@@ -78,6 +78,12 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(o.ReconnectWait),
+		// nats.go adds up to 100 ms of random delay to each pause, up to
+		// 1 s with TLS, so that thousands of clients do not return at once;
+		// a robot has a handful, and a node reconnecting (after a server
+		// restart, or under new permissions at adoption) should be back
+		// within a pause or two.
+		nats.ReconnectJitter(o.ReconnectWait, o.ReconnectWait),
 		nats.RetryOnFailedConnect(o.RetryConnect),
 		// A pulled cable must be noticed in seconds, not after the default
 		// two minutes of unanswered pings.

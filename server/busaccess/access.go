@@ -30,6 +30,11 @@ const (
 	grantsFile    = "nodes.json"
 )
 
+// maxPending bounds the unadopted nodes the Authority remembers: the
+// robot has a handful, and a device making up keys and ids must not grow
+// the server's memory without end.
+const maxPending = 256
+
 // maxConnsPerKey bounds the connection ids remembered per key (a node
 // reconnecting leaves old ids behind; only live ones matter).
 const maxConnsPerKey = 4
@@ -229,6 +234,12 @@ func (a *Authority) permissions(key, name, addr string) (*natsserver.Permissions
 			return nil, false
 		}
 		return rolePermissions(a.subjects, id, g.Role, g.Instance), true
+	}
+	if old, ok := a.pending[id]; ok && old != key {
+		delete(a.conns, old) // a reflashed node, or someone else: the last key wins
+	} else if !ok && len(a.pending) >= maxPending {
+		a.log.Warn("bus client refused: too many unadopted nodes", "addr", addr, "node_id", id, "limit", maxPending)
+		return nil, false
 	}
 	a.pending[id] = key
 	return unadoptedPermissions(a.subjects, id), true
