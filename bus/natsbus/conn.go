@@ -29,8 +29,9 @@ const flushTimeout = 2 * time.Second
 type Options struct {
 	// Name identifies the client in the server's monitoring ("node pi-a1b2").
 	Name string
-	// ReconnectWait is the pause between reconnect attempts; 0 means
-	// DefaultReconnectWait. Reconnection never gives up.
+	// ReconnectWait is the pause between reconnect attempts after the
+	// first, which is made at once; 0 means DefaultReconnectWait.
+	// Reconnection never gives up.
 	ReconnectWait time.Duration
 	// RetryConnect makes Connect succeed even when no server answers yet,
 	// and keep trying in the background: for a node that boots before the
@@ -77,13 +78,17 @@ func Connect(url string, opts *Options) (*Conn, error) {
 	copts := []nats.Option{
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(o.ReconnectWait),
-		// nats.go adds up to 100 ms of random delay to each pause, up to
-		// 1 s with TLS, so that thousands of clients do not return at once;
-		// a robot has a handful, and a node reconnecting (after a server
-		// restart, or under new permissions at adoption) should be back
-		// within a pause or two.
-		nats.ReconnectJitter(o.ReconnectWait, o.ReconnectWait),
+		// The first attempt is at once (a server that closed the connection
+		// to apply new permissions, at adoption, is there), then one every
+		// ReconnectWait. nats.go would otherwise wait before the first
+		// attempt and add up to 1 s of random delay with TLS, made for
+		// thousands of clients; a robot has a handful.
+		nats.CustomReconnectDelay(func(attempts int) time.Duration {
+			if attempts <= 1 {
+				return 0
+			}
+			return o.ReconnectWait
+		}),
 		nats.RetryOnFailedConnect(o.RetryConnect),
 		// A pulled cable must be noticed in seconds, not after the default
 		// two minutes of unanswered pings.
