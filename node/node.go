@@ -51,7 +51,11 @@ type Options struct {
 	Board    board.Board        // required
 	StateDir string             // required
 	// NodeID overrides the board's id.
-	NodeID          string
+	NodeID string
+	// BusCA is the fingerprint of the server CA the bus connection pinned
+	// (natsbus.CAPin.Fingerprint), announced for the adopt page; nil
+	// announces none.
+	BusCA           func() string
 	FirmwareVersion string // default "0.0.0"
 	// Updater applies firmware; nil simulates an update in-process.
 	Updater Updater
@@ -940,6 +944,9 @@ func (n *Node) gpioStatus() msg.NodeGPIOStatus {
 		UptimeSeconds:   n.uptime(),
 		Pins:            []msg.GPIOPin{},
 		Peripherals:     []msg.PeripheralInfo{},
+	}
+	if n.o.BusCA != nil {
+		st.BusCA = n.o.BusCA()
 	}
 	for _, p := range n.o.Board.Pins() {
 		st.Pins = append(st.Pins, msg.GPIOPin{

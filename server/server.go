@@ -107,6 +107,13 @@ type Options struct {
 	// RecordDir is where record_start writes MCAP recordings (default
 	// DataDir/recordings; without either, the server does not record).
 	RecordDir string
+	// BusAccess is the authority of the authenticated NATS bus
+	// (server/busaccess), when the bus has one: adopting a node grants its
+	// key its role's subjects, resetting it revokes them.
+	BusAccess adoption.Access
+	// BusCAFingerprint is the SHA-256 of the bus's TLS CA, shown in the
+	// system status for comparison with what nodes pinned.
+	BusCAFingerprint string
 	// RobotID puts every topic and service of the server inside the robot
 	// namespace "/robot_{id}" (bus.WithRobotID): the nodes, tools and
 	// bridges of this robot must use the same id. Empty means the robot
@@ -255,7 +262,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
-		OnEvent: s.adoptionEvent,
+		OnEvent: s.adoptionEvent, Access: o.BusAccess,
 	})
 	if err != nil {
 		return nil, err
@@ -311,7 +318,7 @@ func (s *Server) register() error {
 	system.Register(h, system.Options{
 		Version: o.Version, Power: o.Power, Host: o.Host, Settings: s.settings, Adoption: s.adoption,
 		EStopActive: s.router.EStopActive, EStop: s.router.EStop, ClearEStop: s.router.ClearEStop,
-		Inputs: []func(time.Time) msg.InputStatus{s.rc.InputStatus},
+		Inputs: []func(time.Time) msg.InputStatus{s.rc.InputStatus}, BusCAFingerprint: o.BusCAFingerprint,
 	})
 	admin.Register(h, admin.Options{
 		Settings: s.settings, Tokens: s.tokens, AuthRequired: s.authRequired,

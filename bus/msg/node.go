@@ -30,6 +30,10 @@ type NodeGPIOStatus struct {
 	CPUUsage        float32          `json:"cpu_usage"`
 	MemoryUsage     float32          `json:"memory_usage"`
 	UptimeSeconds   uint32           `json:"uptime_seconds"`
+	// BusCA is the SHA-256 (hex) of the server CA the node pinned on first
+	// contact ("" without TLS): the adopt page shows it beside the
+	// server's own (SystemStatus.BusCA) and the node's bus key.
+	BusCA string `json:"bus_ca_sha256,omitempty"`
 }
 
 // NodeAnnouncement is the identity part of an unadopted node's presence

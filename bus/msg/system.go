@@ -20,7 +20,11 @@ type SystemStatus struct {
 	Nodes          []NodeSummary `json:"nodes"`
 	UnadoptedCount int32         `json:"unadopted_count"`
 	Inputs         []InputStatus `json:"inputs"`
-	Timestamp      float64       `json:"timestamp"` // seconds since the Unix epoch
+	// BusCA is the SHA-256 (hex) of the CA the bus's TLS certificate comes
+	// from: the one each node pins on first contact (its announcement's
+	// bus_ca_sha256), compared on the adopt page. Empty without TLS.
+	BusCA     string  `json:"bus_ca_sha256,omitempty"`
+	Timestamp float64 `json:"timestamp"` // seconds since the Unix epoch
 }
 
 // NodeSummary is one adopted node's line on the dashboard.

@@ -1,6 +1,7 @@
 package natsbus
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"github.com/saint-os/saint/bus"
 )
@@ -27,14 +29,26 @@ const flushTimeout = 2 * time.Second
 type Options struct {
 	// Name identifies the client in the server's monitoring ("node pi-a1b2").
 	Name string
-	// ReconnectWait is the pause between reconnect attempts; 0 means
-	// DefaultReconnectWait. Reconnection never gives up.
+	// ReconnectWait is the pause between reconnect attempts after the
+	// first, which is made at once; 0 means DefaultReconnectWait.
+	// Reconnection never gives up.
 	ReconnectWait time.Duration
 	// RetryConnect makes Connect succeed even when no server answers yet,
 	// and keep trying in the background: for a node that boots before the
 	// server. Publications made meanwhile are buffered. Without it Connect
 	// fails if the first attempt does.
 	RetryConnect bool
+	// Key is the client's nkey identity: it signs the server's nonce at
+	// every (re)connection. Nil connects without credentials, which only a
+	// broker without authentication accepts.
+	Key nkeys.KeyPair
+	// TLS, when set, makes the connection use TLS with this configuration
+	// (TrustCA, TrustOnFirstUse).
+	TLS *tls.Config
+	// InboxPrefix is where replies to this client's requests come; ""
+	// means NATS's "_INBOX". A node uses NodeInboxPrefix, the one subject
+	// tree of replies its permissions let it read.
+	InboxPrefix string
 	// Bus configures the bus side (logger, service depth). Its Logger also
 	// receives connection events (disconnected, reconnected).
 	Bus bus.Options
@@ -61,14 +75,24 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		log = slog.Default()
 	}
 	log = log.With("component", "natsbus", "url", url)
-	nc, err := nats.Connect(url,
+	copts := []nats.Option{
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(o.ReconnectWait),
+		// The first attempt is at once (a server that closed the connection
+		// to apply new permissions, at adoption, is there), then one every
+		// ReconnectWait. nats.go would otherwise wait before the first
+		// attempt and add up to 1 s of random delay with TLS, made for
+		// thousands of clients; a robot has a handful.
+		nats.CustomReconnectDelay(func(attempts int) time.Duration {
+			if attempts <= 1 {
+				return 0
+			}
+			return o.ReconnectWait
+		}),
 		nats.RetryOnFailedConnect(o.RetryConnect),
 		// A pulled cable must be noticed in seconds, not after the default
 		// two minutes of unanswered pings.
-		nats.PingInterval(5*time.Second),
+		nats.PingInterval(5 * time.Second),
 		nats.MaxPingsOutstanding(3),
 		nats.NoCallbacksAfterClientClose(),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
@@ -84,7 +108,21 @@ func Connect(url string, opts *Options) (*Conn, error) {
 			}
 			log.Error("NATS error", "subject", subject, "err", err)
 		}),
-	)
+	}
+	if o.Key != nil {
+		pub, err := o.Key.PublicKey()
+		if err != nil {
+			return nil, fmt.Errorf("natsbus: key: %w", err)
+		}
+		copts = append(copts, nats.Nkey(pub, o.Key.Sign))
+	}
+	if o.TLS != nil {
+		copts = append(copts, nats.Secure(o.TLS))
+	}
+	if o.InboxPrefix != "" {
+		copts = append(copts, nats.CustomInboxPrefix(o.InboxPrefix))
+	}
+	nc, err := nats.Connect(url, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: connecting to %s: %w", url, err)
 	}

@@ -24,6 +24,11 @@
 // subscription. Across topics, and between processes, there is no order, as
 // with ROS 2; for deterministic runs use the mem bus and a virtual clock.
 //
-// The broker has no authentication: it must listen only on the internal
-// network (broker.Options.Host), never where the WiFi clients are.
+// Clients authenticate with an nkey (Options.Key): saint-server's broker
+// (broker.Options.Authentication, package server/busaccess) refuses
+// clients without one and gives each key its permissions. A node makes its
+// key at first boot (LoadOrCreateKey), connects as NodeClientName(id) and
+// takes its replies under NodeInboxPrefix(id), the only inbox it may read.
+// A broker without Authentication accepts anyone and must stay on
+// loopback.
 package natsbus

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/natsbus"
 )
 
 // firmwareVersion is both the version saint-node is built with and the
@@ -333,6 +335,8 @@ type (
 		FirmwareVersion string       `json:"firmware_version"`
 		Pins            []gpioPin    `json:"pins"`
 		Peripherals     []peripheral `json:"peripherals"`
+		BusKey          string       `json:"bus_key"`
+		BusCA           string       `json:"bus_ca_sha256"`
 	}
 	nodeStatus struct {
 		NodeID          string  `json:"node_id"`
@@ -696,6 +700,25 @@ func TestAdoptionLifecycle(t *testing.T) {
 			t.Errorf("%s runs firmware %q, want %q", n.id, st.FirmwareVersion, firmwareVersion)
 		}
 		checkHeader(t, n.id, st.Pins)
+	}
+	// Each node connected with the key it made and pinned the server's CA.
+	caPEM, err := os.ReadFile(filepath.Join(srv.data, "bus", "ca.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		t.Fatal("DATA/bus/ca.pem holds no certificate")
+	}
+	for _, n := range []*node{head, tracks, arms} {
+		key, err := natsbus.ReadKey(filepath.Join(n.stateDir, "bus.nk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := key.PublicKey()
+		if st := un[n.id]; st.BusKey != pub || st.BusCA != natsbus.CAFingerprint(block.Bytes) {
+			t.Errorf("%s: bus key %q, pinned CA %q; want %q and the server's %q", n.id, st.BusKey, st.BusCA, pub, natsbus.CAFingerprint(block.Bytes))
+		}
 	}
 	checkPeripheral(t, head.id, un[head.id].Peripherals, "1:0x68", "MPU6050")
 	checkPeripheral(t, head.id, un[head.id].Peripherals, "1:0x40", "PCA9685")

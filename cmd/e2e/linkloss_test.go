@@ -176,7 +176,19 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 	c.mustGet("adopt_node", map[string]any{"node_id": n.id, "role": "tracks"}, nil)
 	checkFor(t, 10*time.Second, func() error { return c.checkActive(n.id, "tracks", adoptedAt) })
 
-	client, err = natsbus.Connect(srv.natsURL(), &natsbus.Options{Name: "e2e link test", RetryConnect: true})
+	key, err := natsbus.ReadKey(filepath.Join(srv.data, "bus", "tools.nk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := os.ReadFile(filepath.Join(srv.data, "bus", "ca.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsCfg, err := natsbus.TrustCA(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err = natsbus.Connect(srv.natsURL(), &natsbus.Options{Name: "e2e link test", RetryConnect: true, Key: key, TLS: tlsCfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,15 @@ func TestOnlySignedFirmwareIsInstalled(t *testing.T) {
 	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "head",
 		"--id", n.id, "--state-dir", n.stateDir)
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
-		_, err := c.checkRunning(n.id, "1.0.0", time.Time{})
+		if _, err := c.checkRunning(n.id, "1.0.0", time.Time{}); err != nil {
+			return err
+		}
+		// The announcement travels apart from the status: adopt once the
+		// server lists the node as waiting.
+		un, err := c.unadopted()
+		if _, ok := un[n.id]; err == nil && !ok {
+			err = fmt.Errorf("%s not in list_unadopted", n.id)
+		}
 		return err
 	})
 	adoptedAt := time.Now()

@@ -2,6 +2,14 @@
 // role. It boots, checks the server for firmware, then resumes its stored
 // role or announces itself unadopted until the server adopts it.
 //
+// It connects to the bus with an nkey it makes at first boot
+// (STATE-DIR/bus.nk, 0600) and logs its public key: the server's adopt
+// page shows the key each unadopted node connects with, and adoption
+// grants that key the role's subjects. The bus is TLS: the node pins the
+// server's CA on first contact (STATE-DIR/bus-ca.pem), announces its
+// fingerprint for the adopt page, and refuses a server with another CA
+// (delete the file after reinstalling the server).
+//
 //	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
 //
 // Real-time mode (--rt) runs the node's executor on a locked OS thread with
@@ -22,6 +30,7 @@ import (
 	neturl "net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -46,6 +55,13 @@ var version = "0.1.0"
 // -ldflags "-X main.firmwareKey=ed25519:...". With a key (built in or
 // --firmware-key) the node installs only images that key signed.
 var firmwareKey = ""
+
+// Bus credentials in the state directory: the node's nkey seed, and the
+// server's CA it pinned on first contact.
+const (
+	busKeyFile = "bus.nk"
+	busCAFile  = "bus-ca.pem"
+)
 
 func main() {
 	if err := run(); err != nil {
@@ -120,7 +136,25 @@ func run() error {
 	if !strings.Contains(url, "://") {
 		url = "nats://" + url
 	}
-	bc, err := natsbus.Connect(url, &natsbus.Options{Name: "saint-node " + b.Info().NodeID, RetryConnect: true, Bus: bus.Options{Logger: log}})
+	// The node's bus identity: made at first boot, kept in the state
+	// directory; the server grants it its role's subjects at adoption.
+	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, busKeyFile))
+	if err != nil {
+		return err
+	}
+	pub, _ := key.PublicKey()
+	nodeID := *id
+	if nodeID == "" {
+		nodeID = b.Info().NodeID
+	}
+	log.Info("bus key", "node", nodeID, "key", pub)
+	// The server's TLS CA, pinned on first contact.
+	pin, err := natsbus.PinCA(filepath.Join(*stateDir, busCAFile), log)
+	if err != nil {
+		return err
+	}
+	bc, err := natsbus.Connect(url, &natsbus.Options{Name: natsbus.NodeClientName(nodeID), Key: key, InboxPrefix: natsbus.NodeInboxPrefix(nodeID),
+		TLS: pin.TLS(), RetryConnect: true, Bus: bus.Options{Logger: log}})
 	if err != nil {
 		return err
 	}
@@ -139,7 +173,7 @@ func run() error {
 	n, err := node.New(node.Options{
 		Exec: ex, Bus: nb, Board: b, StateDir: *stateDir, NodeID: *id,
 		FirmwareVersion: version, ResetPin: *resetPin, Log: log, Updater: update.nodeUpdater(),
-		FirmwareKeys: keys, RequireSignedFirmware: !*allowUnsigned,
+		FirmwareKeys: keys, RequireSignedFirmware: !*allowUnsigned, BusCA: pin.Fingerprint,
 		// Firmware comes over HTTP from the server's firmware server; an
 		// offered URL without a host means the host of the bus URL.
 		Fetcher: &fetch.Client{Host: busHost(url)},

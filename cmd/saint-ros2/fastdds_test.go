@@ -276,7 +276,8 @@ func TestFastDDSOverNATS(t *testing.T) {
 		startNode(t, filepath.Join(dir, "saint-node"), "--server", srv["nats"], "--hal", "sim", "--sim-hw", n.hw,
 			"--id", n.id, "--state-dir", filepath.Join(root, n.id))
 	}
-	proctest.Start(t, filepath.Join(dir, "saint-ros2"), "--nats", srv["nats"])
+	proctest.Start(t, filepath.Join(dir, "saint-ros2"), "--nats", srv["nats"], "--nats-key", filepath.Join(root, "server", "bus", "ros2.nk"),
+		"--nats-ca", filepath.Join(root, "server", "bus", "ca.pem"))
 	c := startClient(t, bin, domain)
 	if got := c.do("match"); len(got) == 0 || got[0] != "matched" {
 		t.Fatalf("match: %v", got)

@@ -5,7 +5,7 @@
 // robot's network see /saint/... topics of standard and saint_os types.
 // See docs/ros2.md.
 //
-//	saint-ros2 --nats nats://192.168.10.1:4222 [--domain N] [--deny '/saint/arms/**']
+//	saint-ros2 --nats nats://192.168.10.1:4222 --nats-key /var/lib/saint-server/bus/ros2.nk --nats-ca /var/lib/saint-server/bus/ca.pem [--domain N] [--deny '/saint/arms/**']
 //
 // The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
 // network configuration from CYCLONEDDS_URI, as under ROS 2.
@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,6 +70,8 @@ func run() error {
 		return err
 	}
 	natsURL := flag.String("nats", "nats://127.0.0.1:4222", "the robot's bus (saint-server's NATS)")
+	natsCA := flag.String("nats-ca", credential("nats-ca"), "the CA certificate of the bus's TLS: saint-server's DATA/bus/ca.pem (default: the systemd credential nats-ca, if any; empty: no TLS)")
+	natsKey := flag.String("nats-key", credential("nats-key"), "the nkey seed file the bridge authenticates with: saint-server's DATA/bus/ros2.nk (default: the systemd credential nats-key, if any; empty: none, for a broker without authentication)")
 	flag.UintVar(&domain, "domain", domain, "DDS domain (default ROS_DOMAIN_ID, else 0)")
 	allow := flag.String("allow", "", "comma-separated ROS names to bridge (path patterns; '/saint/arms/**' is everything below); empty: all")
 	deny := flag.String("deny", "", "comma-separated ROS names not to bridge, applied after --allow")
@@ -93,7 +96,22 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	nb, err := natsbus.Connect(*natsURL, &natsbus.Options{Name: "saint-ros2", RetryConnect: true, Bus: bus.Options{Logger: log}})
+	nopts := &natsbus.Options{Name: "saint-ros2", RetryConnect: true, Bus: bus.Options{Logger: log}}
+	if *natsKey != "" {
+		if nopts.Key, err = natsbus.ReadKey(*natsKey); err != nil {
+			return fmt.Errorf("--nats-key: %w", err)
+		}
+	}
+	if *natsCA != "" {
+		pem, err := os.ReadFile(*natsCA)
+		if err != nil {
+			return fmt.Errorf("--nats-ca: %w", err)
+		}
+		if nopts.TLS, err = natsbus.TrustCA(pem); err != nil {
+			return fmt.Errorf("--nats-ca %s: %w", *natsCA, err)
+		}
+	}
+	nb, err := natsbus.Connect(*natsURL, nopts)
 	if err != nil {
 		return err
 	}
@@ -159,4 +177,18 @@ func (p participant) NewWriter(topic, typeName string, q bridge.QoS) (bridge.Wri
 func (p participant) NewReader(topic, typeName string, q bridge.QoS, fn func([]byte)) error {
 	_, err := p.p.NewReader(topic, typeName, cyclone.QoS(q), fn)
 	return err
+}
+
+// credential is the path of the systemd credential name
+// (LoadCredential=name:...), or "" when the service has none.
+func credential(name string) string {
+	dir := os.Getenv("CREDENTIALS_DIRECTORY")
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
 }

@@ -9,6 +9,13 @@
 // Port 0 in an address picks a free port; --addr-file writes the bound
 // addresses as JSON once the server is up (for scripts and tests).
 //
+// The NATS broker authenticates every client with an nkey (package
+// server/busaccess): nodes with the key they make at first boot, the ROS 2
+// bridge and tools with DATA/bus/ros2.nk and DATA/bus/tools.nk, made at
+// the first start, and always over TLS with a certificate from the CA the
+// server makes at its first start (DATA/bus/ca.pem: nodes pin it on first
+// contact, the bridge and tools are given it). docs/security.md.
+//
 // The API requires the token generated at first start in DATA/api_token
 // (send it in the auth message or as "Authorization: Bearer TOKEN").
 // --no-auth turns that off for development, and then the server listens on
@@ -46,12 +53,14 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/busaccess"
 	"github.com/saint-os/saint/server/inputs/joystick"
 	"github.com/saint-os/saint/server/recording"
 )
@@ -114,12 +123,36 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("--nats %q: port: %w", *natsAddr, err)
 	}
-	natsd, err := broker.Start(&broker.Options{Host: host, Port: port, Logger: log.With("component", "nats")})
+	ns := *robotID
+	if ns == "" && robot != nil {
+		ns = robot.Param.RobotID
+	}
+	if ns, err = bus.RobotNamespace(ns); err != nil {
+		return err
+	}
+	access, err := busaccess.New(busaccess.Options{Dir: filepath.Join(*dataDir, "bus"), Namespace: ns, Log: log.With("component", "busaccess")})
+	if err != nil {
+		return err
+	}
+	var tlsHosts []string
+	if host != "" && host != "0.0.0.0" && host != "::" {
+		tlsHosts = append(tlsHosts, host)
+	}
+	natsTLS, err := access.ServerTLS(tlsHosts...)
+	if err != nil {
+		return err
+	}
+	natsd, err := broker.Start(&broker.Options{Host: host, Port: port, Logger: log.With("component", "nats"), Authentication: access, TLS: natsTLS})
 	if err != nil {
 		return err
 	}
 	defer natsd.Shutdown()
-	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server"})
+	access.Attach(natsd.NATS())
+	ownTLS, err := natsbus.TrustCA(access.CAPEM())
+	if err != nil {
+		return err
+	}
+	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server", Key: access.ServerKey(), TLS: ownTLS})
 	if err != nil {
 		return err
 	}
@@ -129,7 +162,7 @@ func run() error {
 		Bus: b, ConfigDir: *configDir, DataDir: *dataDir, FirmwareDir: *fwDir,
 		HTTPAddr: *httpAddr, WSAddr: *wsAddr, FirmwareHTTPAddr: *fwAddr, Log: log,
 		NoAuth: *noAuth, AllowedOrigins: origins, Version: version, FoxgloveAddr: *foxgloveAddr, RecordDir: *recordDir,
-		Robot: robot, RobotID: *robotID,
+		Robot: robot, RobotID: *robotID, BusAccess: access, BusCAFingerprint: access.CAFingerprint(),
 		RequireSignedFirmware: !*allowUnsigned,
 	}
 	if *allowUnsigned {
@@ -187,6 +220,8 @@ func run() error {
 	if !*noAuth {
 		log.Info("clients authenticate with the API token", "file", filepath.Join(*dataDir, auth.FileName))
 	}
+	log.Info("NATS clients authenticate with nkeys over TLS", "ros2", access.KeyFile(busaccess.ROS2KeyFile), "tools", access.KeyFile(busaccess.ToolsKeyFile),
+		"ca", access.KeyFile(busaccess.CAFile), "ca_sha256", access.CAFingerprint())
 	if *addrFile != "" {
 		data, _ := json.Marshal(addrs)
 		if err := persist.WriteFile(*addrFile, data, 0o644); err != nil {

@@ -4,26 +4,54 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/ros2/bridge"
+	"github.com/saint-os/saint/server/busaccess"
 )
 
 // startROS2 gives the simulation's in-process bus a NATS broker on
 // loopback, relays the ROS 2 bridge's topics and services between them,
 // and runs saint-ros2 on that broker as a child process. A bridge that
 // fails leaves the simulation running. stop undoes it all.
+//
+// The broker authenticates as saint-server's does: keys made for this run
+// and a TLS CA made for this run in a temporary directory, the relay with
+// the server's key, the bridge with its own (--nats-key, --nats-ca).
 func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Logger) (stop func(), err error) {
-	local, err := broker.Start(&broker.Options{Host: "127.0.0.1", Port: -1, Logger: log.With("component", "nats")})
+	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
 		return nil, fmt.Errorf("--ros2: %w", err)
 	}
-	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay"})
+	access, err := busaccess.New(busaccess.Options{Dir: keyDir, Log: log.With("component", "busaccess")})
+	if err != nil {
+		_ = os.RemoveAll(keyDir)
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	serverTLS, err := access.ServerTLS()
+	if err != nil {
+		_ = os.RemoveAll(keyDir)
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	clientTLS, err := natsbus.TrustCA(access.CAPEM())
+	if err != nil {
+		_ = os.RemoveAll(keyDir)
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	local, err := broker.Start(&broker.Options{Host: "127.0.0.1", Port: -1, Logger: log.With("component", "nats"), Authentication: access, TLS: serverTLS})
+	if err != nil {
+		_ = os.RemoveAll(keyDir)
+		return nil, fmt.Errorf("--ros2: %w", err)
+	}
+	access.Attach(local.NATS())
+	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay", Key: access.ServerKey(), TLS: clientTLS})
 	if err != nil {
 		local.Shutdown()
+		_ = os.RemoveAll(keyDir)
 		return nil, fmt.Errorf("--ros2: %w", err)
 	}
 	// The broker carries the robot's names inside its namespace, as
@@ -48,13 +76,14 @@ func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Lo
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()
+		_ = os.RemoveAll(keyDir)
 		return nil, fmt.Errorf("--ros2: relay: %v", err)
 	}
 	bctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := bridge.Launch(bctx, append([]string{"--nats", local.ClientURL()}, args...), log); err != nil {
+		if err := bridge.Launch(bctx, append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...), log); err != nil {
 			log.Error("ROS 2 bridge failed; the simulation keeps running", "err", err)
 		}
 	}()
@@ -64,5 +93,6 @@ func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Lo
 		_ = st.Exec.Do(context.Background(), stopRelay)
 		nb.Close()
 		local.Shutdown()
+		_ = os.RemoveAll(keyDir)
 	}, nil
 }

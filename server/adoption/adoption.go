@@ -40,6 +40,10 @@ type Unadopted struct {
 	Status    msg.NodeGPIOStatus `json:"gpio_status"`
 	FirstSeen time.Time          `json:"first_seen"`
 	LastSeen  time.Time          `json:"last_seen"`
+	// BusKey is the public nkey the node connects to the bus with (an
+	// authenticated bus only): the admin compares it with the one the
+	// node prints before adopting it.
+	BusKey string `json:"bus_key,omitempty"`
 }
 
 // Adopted is an adopted node. The fields above Online are persisted.
@@ -70,6 +74,24 @@ type Options struct {
 	// OnEvent is told of adoptions, resets and nodes appearing or going
 	// offline, for the activity log. Called on the executor.
 	OnEvent func(level, nodeID, text string)
+	// Access, when set, is the authority of an authenticated bus
+	// (server/busaccess): adopting a node grants its key the role's
+	// subjects, resetting it revokes them, and a node is never taken
+	// into the registry on its own word (an ACTIVE status, a stored role)
+	// unless the bus already granted it that role.
+	Access Access
+}
+
+// Access is the bus's authority over what each node's key may do.
+type Access interface {
+	// Grant gives node id's key the subjects of role (instance).
+	Grant(id, role, instance string) error
+	// Revoke takes them away again.
+	Revoke(id string) error
+	// Role is the role node id's key was granted, if any.
+	Role(id string) (role, instance string, ok bool)
+	// NodeKey is the public key node id connects with, "" if unknown.
+	NodeKey(id string) string
 }
 
 // Manager is the server's adoption manager:
@@ -237,8 +259,12 @@ func (m *Manager) onAnnouncement(topic string, st msg.NodeGPIOStatus) {
 	}
 	now := m.o.Exec.Now()
 	if a, ok := m.adopted[st.NodeID]; ok {
-		if now.Sub(a.AdoptedAt) < adoptionSettle {
-			return // sent before the adoption
+		if now.Sub(a.AdoptedAt) < adoptionSettle || m.o.Access != nil {
+			// Sent before the adoption; or, on an authenticated bus, on the
+			// topic every unadopted node shares, where the node id is the
+			// sender's word: only the node's own status topic can clear its
+			// adoption.
+			return
 		}
 		m.forget(a, "announced itself unadopted")
 	}
@@ -252,7 +278,8 @@ func (m *Manager) onAnnouncement(topic string, st msg.NodeGPIOStatus) {
 }
 
 func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
-	if !msg.ValidNodeID(st.NodeID) {
+	if !msg.ValidNodeID(st.NodeID) || topic != msg.NodeStatusTopic(st.NodeID) {
+		// The topic is the one the bus lets only that node publish on.
 		m.log.Warn("bad node status", "topic", topic, "node_id", st.NodeID)
 		return
 	}
@@ -268,7 +295,7 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 		// An ACTIVE node the registry does not know (the registry was lost
 		// or the node was adopted elsewhere): the role lives on the node
 		// until an explicit reset, so take it in.
-		if role, inst, err := NormalizeRole(st.Role, st.Instance); err == nil {
+		if role, inst, err := NormalizeRole(st.Role, st.Instance); err == nil && m.granted(st.NodeID, role, inst) {
 			a = m.register(st.NodeID, role, inst, st.ConfigVersion)
 			ok = true
 			m.o.OnEvent("INFO", st.NodeID, fmt.Sprintf("%s is ACTIVE as %s; added to the registry", st.NodeID, msg.RoleKey(role, inst)))
@@ -284,6 +311,28 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 	}
 	if st.State != msg.StateUnadopted {
 		delete(m.unadopted, st.NodeID)
+	}
+}
+
+// granted reports whether the bus lets node id act as role (instance):
+// always without an authenticated bus.
+func (m *Manager) granted(id, role, inst string) bool {
+	if m.o.Access == nil {
+		return true
+	}
+	r, i, ok := m.o.Access.Role(id)
+	return ok && r == role && i == inst
+}
+
+// revoke takes node id's role subjects away on the bus, if there is an
+// authority.
+func (m *Manager) revoke(id string) {
+	if m.o.Access == nil {
+		return
+	}
+	if err := m.o.Access.Revoke(id); err != nil {
+		m.log.Error("bus permissions not revoked", "node_id", id, "err", err)
+		m.o.OnEvent("ERROR", id, fmt.Sprintf("%s: bus permissions not revoked: %v", id, err))
 	}
 }
 
@@ -304,6 +353,7 @@ func (m *Manager) register(id, role, inst, configVersion string) *Adopted {
 // forget drops an adoption the node itself no longer holds.
 func (m *Manager) forget(a *Adopted, why string) {
 	delete(m.adopted, a.NodeID)
+	m.revoke(a.NodeID)
 	if err := m.save(); err != nil {
 		m.log.Error("registry not saved", "err", err)
 	}
@@ -330,6 +380,9 @@ func (m *Manager) sweepStale() {
 func (m *Manager) Unadopted() []*Unadopted {
 	out := make([]*Unadopted, 0, len(m.unadopted))
 	for _, u := range m.unadopted {
+		if m.o.Access != nil {
+			u.BusKey = m.o.Access.NodeKey(u.NodeID)
+		}
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
@@ -441,12 +494,22 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		}
 	}
 	display := req.DisplayName
-	bus.CallAsyncJSON(m.o.Bus, msg.NodeAdoptService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.AdoptNodeResponse, err error) {
+	if m.o.Access != nil {
+		// The node needs its role's subjects before it starts the role;
+		// it reconnects under them, so the call below waits for it.
+		if err := m.o.Access.Grant(req.NodeID, role, inst); err != nil {
+			done(msg.AdoptNodeResponse{}, fmt.Errorf("node %s: granting its bus permissions: %w", req.NodeID, err))
+			return
+		}
+	}
+	m.callNode(msg.NodeAdoptService(req.NodeID), req, m.o.Exec.Now().Add(m.o.CallTimeout), func(resp msg.AdoptNodeResponse, err error) {
 		if err != nil {
+			m.revoke(req.NodeID)
 			done(resp, fmt.Errorf("node %s did not answer the adoption: %w", req.NodeID, err))
 			return
 		}
 		if !resp.Success {
+			m.revoke(req.NodeID)
 			m.o.OnEvent("ERROR", req.NodeID, fmt.Sprintf("adoption of %s as %s refused: %s", req.NodeID, msg.RoleKey(role, inst), resp.Message))
 			done(resp, nil)
 			return
@@ -471,6 +534,23 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		}
 		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s adopted as %s (%s)", req.NodeID, msg.RoleKey(role, inst), display))
 		done(resp, nil)
+	})
+}
+
+// nodeRetry is the pause between calls to a node that is reconnecting
+// (its bus permissions just changed).
+const nodeRetry = 50 * time.Millisecond
+
+// callNode calls a node's adopt service, calling again while nobody
+// answers (the node reconnecting) until deadline.
+func (m *Manager) callNode(service string, req msg.AdoptNodeRequest, deadline time.Time, done func(msg.AdoptNodeResponse, error)) {
+	left := deadline.Sub(m.o.Exec.Now())
+	bus.CallAsyncJSON(m.o.Bus, service, req, left, m.o.Exec, func(resp msg.AdoptNodeResponse, err error) {
+		if errors.Is(err, bus.ErrNoResponders) && m.o.Access != nil && m.o.Exec.Now().Add(nodeRetry).Before(deadline) {
+			m.o.Exec.After(nodeRetry, func() { m.callNode(service, req, deadline, done) })
+			return
+		}
+		done(resp, err)
 	})
 }
 
@@ -507,6 +587,7 @@ func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeRespons
 			done(resp, nil)
 			return
 		}
+		m.revoke(req.NodeID)
 		if _, ok := m.adopted[req.NodeID]; ok {
 			delete(m.adopted, req.NodeID)
 			if err := m.save(); err != nil {
@@ -594,6 +675,18 @@ func (m *Manager) serveValidate(req msg.ValidateRoleRequest, reply func(msg.Vali
 		reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("server has %s adopted as %s, node says %s", req.NodeID, msg.RoleKey(a.Role, a.Instance), msg.RoleKey(role, inst))}, nil)
 		return
 	}
+	migrate := false
+	if !m.granted(req.NodeID, role, inst) {
+		if !ok {
+			reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("%s is not adopted on this server's bus: adopt it again", req.NodeID)}, nil)
+			return
+		}
+		// In the registry but never granted on the bus (a registry from
+		// before the bus was authenticated): the key the node connects with
+		// now is taken as its own, once the answer is on its way (the grant
+		// reconnects the node).
+		migrate = true
+	}
 	if !ok {
 		a = m.register(req.NodeID, role, inst, req.ConfigVersion)
 		m.o.OnEvent("INFO", req.NodeID, fmt.Sprintf("%s resumed role %s; added to the registry", req.NodeID, msg.RoleKey(role, inst)))
@@ -608,4 +701,11 @@ func (m *Manager) serveValidate(req msg.ValidateRoleRequest, reply func(msg.Vali
 		m.log.Error("registry not saved", "err", err)
 	}
 	reply(resp, nil)
+	if migrate {
+		if err := m.o.Access.Grant(req.NodeID, role, inst); err != nil {
+			m.o.OnEvent("ERROR", req.NodeID, fmt.Sprintf("%s: bus permissions for %s not granted: %v", req.NodeID, msg.RoleKey(role, inst), err))
+			return
+		}
+		m.o.OnEvent("WARNING", req.NodeID, fmt.Sprintf("%s (adopted as %s) had no bus key on record; granted the key %s it connects with", req.NodeID, msg.RoleKey(role, inst), m.o.Access.NodeKey(req.NodeID)))
+	}
 }

@@ -145,3 +145,97 @@ func FuzzRegistryFile(f *testing.F) {
 		}
 	})
 }
+
+// fakeAccess records grants as a bus authority would.
+type fakeAccess struct{ roles map[string]string }
+
+func (f *fakeAccess) Grant(id, role, instance string) error {
+	f.roles[id] = msg.RoleKey(role, instance)
+	return nil
+}
+func (f *fakeAccess) Revoke(id string) error { delete(f.roles, id); return nil }
+func (f *fakeAccess) Role(id string) (string, string, bool) {
+	r, ok := f.roles[id]
+	role, inst, _ := strings.Cut(r, "_")
+	return role, inst, ok
+}
+func (f *fakeAccess) NodeKey(id string) string { return "U" + id }
+
+// On an authenticated bus a node's word is not enough: an ACTIVE status or
+// a stored role counts only for the role its key was granted, a status
+// counts only on the node's own topic, and the shared announcement topic
+// clears no adoption. A node in a registry from before authentication is
+// granted at its validation.
+func TestAuthenticatedBusTrustsGrantsNotWords(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	dir := t.TempDir()
+	legacy := []byte(`[{"node_id":"old","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`)
+	if err := os.WriteFile(filepath.Join(dir, "adopted.json"), legacy, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	access := &fakeAccess{roles: map[string]string{"t1": "tracks"}}
+	m, err := New(Options{Exec: ex, Bus: b, DataDir: dir, Access: access})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(d time.Duration) {
+		if err := ex.RunFor(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	run(0)
+
+	// Ungranted ACTIVE claims are not registered; the granted one is.
+	_ = b.Publish(msg.NodeStatusTopic("evil"), msg.NodeStatus{NodeID: "evil", State: msg.StateActive, Role: "head"})
+	_ = b.Publish(msg.NodeStatusTopic("t1"), msg.NodeStatus{NodeID: "t1", State: msg.StateActive, Role: "tracks"})
+	run(100 * time.Millisecond)
+	if _, a, _ := m.Lookup("evil"); a != nil {
+		t.Errorf("ungranted ACTIVE node registered: %+v", a)
+	}
+	if _, a, _ := m.Lookup("t1"); a == nil {
+		t.Fatal("granted ACTIVE node not registered")
+	}
+	// Past the settling time, forged "unadopted" words about t1 change
+	// nothing: one on another node's topic, one on the shared topic.
+	run(3 * time.Second)
+	_ = b.Publish(msg.NodeStatusTopic("evil"), msg.NodeStatus{NodeID: "t1", State: msg.StateUnadopted})
+	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "t1"})
+	run(100 * time.Millisecond)
+	if _, a, _ := m.Lookup("t1"); a == nil || access.roles["t1"] != "tracks" {
+		t.Fatalf("forged words cleared t1's adoption (grant %q)", access.roles["t1"])
+	}
+	// Its own status saying so does clear it, and revokes the grant.
+	_ = b.Publish(msg.NodeStatusTopic("t1"), msg.NodeStatus{NodeID: "t1", State: msg.StateUnadopted})
+	run(100 * time.Millisecond)
+	if _, a, _ := m.Lookup("t1"); a != nil || access.roles["t1"] != "" {
+		t.Errorf("t1 reset itself but is still adopted %+v, granted %q", a, access.roles["t1"])
+	}
+
+	validate := func(id, role string) msg.ValidateRoleResponse {
+		var resp msg.ValidateRoleResponse
+		done := false
+		ex.Post(func() {
+			m.serveValidate(msg.ValidateRoleRequest{NodeID: id, Role: role}, func(r msg.ValidateRoleResponse, _ error) { resp, done = r, true })
+		})
+		run(10 * time.Millisecond)
+		if !done {
+			t.Fatal("validate_role not answered")
+		}
+		return resp
+	}
+	if r := validate("evil", "head"); r.Valid {
+		t.Error("a stored role nobody granted was validated")
+	}
+	if _, a, _ := m.Lookup("evil"); a != nil {
+		t.Error("validate_role registered an ungranted node")
+	}
+	if r := validate("old", "head"); !r.Valid || access.roles["old"] != "head" {
+		t.Errorf("a node from the registry before authentication: %+v, granted %q", r, access.roles["old"])
+	}
+}

@@ -73,13 +73,16 @@ type unadoptedView struct {
 	msg.NodeGPIOStatus
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
+	// BusKey is the public nkey the node connects with, on an
+	// authenticated bus.
+	BusKey string `json:"bus_key,omitempty"`
 }
 
 func (s *commands) listUnadopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
 	var rows []unadoptedView
 	err := s.h.Do(ctx, func() {
 		for _, u := range s.m.Unadopted() {
-			rows = append(rows, unadoptedView{u.Status, u.FirstSeen, u.LastSeen})
+			rows = append(rows, unadoptedView{u.Status, u.FirstSeen, u.LastSeen, u.BusKey})
 		}
 	})
 	if rows == nil {

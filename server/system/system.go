@@ -51,6 +51,8 @@ type Options struct {
 	// Inputs are the input sources' lines of the INPUTS box after the
 	// WebSocket's (executor).
 	Inputs []func(now time.Time) msg.InputStatus
+	// BusCAFingerprint is the bus's TLS CA (SHA-256, hex), "" without TLS.
+	BusCAFingerprint string
 }
 
 // System is the "system" target: status, shutdown and reboot, the
@@ -226,6 +228,7 @@ func (s *System) Status() msg.SystemStatus {
 		Version:    s.o.Version,
 		Timestamp:  float64(now.UnixNano()) / 1e9,
 		Nodes:      []msg.NodeSummary{},
+		BusCA:      s.o.BusCAFingerprint,
 	}
 	if !s.started.IsZero() {
 		st.UptimeSeconds = uint64(now.Sub(s.started) / time.Second)

@@ -1,10 +1,12 @@
 package broker
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
@@ -22,9 +24,9 @@ const DefaultMaxPayload = 8 << 20
 // means the zero value.
 type Options struct {
 	// Host is the address to listen on. "" means 127.0.0.1: the broker
-	// carries motor commands without authentication, so it listens beyond
-	// the machine only when told to (on the robot, the internal network
-	// address, e.g. 192.168.10.1; never the WiFi side).
+	// carries motor commands, so it listens beyond the machine only when
+	// told to (on the robot, the internal network address, e.g.
+	// 192.168.10.1; never the WiFi side), and then with Authentication.
 	Host string
 	// Port is the TCP port; 0 or -1 picks a free one (tests), DefaultPort
 	// is the spec's.
@@ -39,6 +41,13 @@ type Options struct {
 	// ReadyTimeout bounds how long Start waits for the listener;
 	// 0 means 10 s.
 	ReadyTimeout time.Duration
+	// Authentication decides who may connect and with which permissions
+	// (saint-server's is server/busaccess: nkeys and per-role subjects).
+	// Nil accepts every client with every permission: for tests and
+	// brokers on loopback only.
+	Authentication natsserver.Authentication
+	// TLS, when set, makes the server require TLS from every client.
+	TLS *tls.Config
 }
 
 // Server is an embedded NATS server: the broker saint-server runs for its
@@ -70,14 +79,25 @@ func Start(opts *Options) (*Server, error) {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
-	ns, err := natsserver.NewServer(&natsserver.Options{
+	nopts := &natsserver.Options{
 		ServerName: o.Name,
 		Host:       o.Host,
 		Port:       o.Port,
 		MaxPayload: o.MaxPayload,
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
-	})
+	}
+	if o.Authentication != nil {
+		nopts.CustomClientAuthentication = o.Authentication
+		// Clients prove their nkey by signing this nonce.
+		nopts.AlwaysEnableNonce = true
+	}
+	if o.TLS != nil {
+		nopts.TLSConfig = o.TLS
+		nopts.TLS = true
+		nopts.TLSTimeout = 2
+	}
+	ns, err := natsserver.NewServer(nopts)
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: %w", err)
 	}
@@ -109,8 +129,12 @@ func Start(opts *Options) (*Server, error) {
 	}
 }
 
-// ClientURL is the URL clients Connect to, e.g. "nats://127.0.0.1:4222".
-func (s *Server) ClientURL() string { return s.ns.ClientURL() }
+// ClientURL is the URL clients Connect to, e.g. "nats://127.0.0.1:4222",
+// with or without TLS: a client configured for TLS upgrades the
+// connection as the server asks, whatever the scheme.
+func (s *Server) ClientURL() string {
+	return strings.Replace(s.ns.ClientURL(), "tls://", "nats://", 1)
+}
 
 // Port is the port the server listens on (the one picked, if Port was 0).
 func (s *Server) Port() int { return s.ns.Addr().(*net.TCPAddr).Port }

@@ -88,6 +88,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       ['CPU temp', s.cpu_temp ? `${s.cpu_temp.toFixed(1)} °C` : '–'],
       ['Internal', s.internal_address || '–'],
       ['External', s.external_address || '–'],
+      ['Bus CA (SHA-256)', s.bus_ca_sha256 || '–'],
       ['E-Stop', s.estop_active ? h('span', { class: 'alert', id: 'estop-state' }, 'ACTIVE') : h('span', { id: 'estop-state' }, 'released')],
     ];
     sys.replaceChildren(...kv.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));

@@ -334,6 +334,9 @@ export function adoptPage({ api, toast, go }, view, id) {
       ['Hardware', node.hardware_rev], ['Firmware', node.firmware_version],
       ['CPU temp', node.cpu_temp ? `${node.cpu_temp.toFixed(1)} °C` : ''], ['First seen', ago(node.first_seen, api.serverNow())],
       ['Last seen', ago(node.last_seen, api.serverNow())],
+      // Compare with the key the node logs and the CA in the system status
+      // before adopting a node on a shared network.
+      ['Bus key', node.bus_key], ['Server CA it pinned (SHA-256)', node.bus_ca_sha256],
     ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
     const nameInput = h('input', { id: 'adopt-name', 'data-field': 'display_name', required: true, maxlength: 64 });
     const submit = h('button', { type: 'submit', class: 'primary', id: 'adopt-submit', disabled: true }, 'Adopt');

@@ -1,0 +1,27 @@
+// Package busaccess is who may use the robot's NATS bus, and for what.
+//
+// saint-server's embedded broker authenticates every client with a NATS
+// nkey: the client signs the nonce the server sends at each connection,
+// and the Authority checks that signature (nats-server's
+// CustomClientAuthentication) before giving the connection its
+// permissions:
+//
+//   - The server itself, the ROS 2 bridge and tools connect with keys the
+//     Authority makes at its first start (server.nk, ros2.nk, tools.nk in
+//     its directory, 0600): every subject.
+//   - A node connects with the key it made at its first boot, under the
+//     connection name "saint-node <id>". Unadopted, it may publish only its
+//     announcement, its status and its log, call the firmware check and
+//     download and the role validation, and serve its own node services
+//     (adopt, reset, gpio_probe, update).
+//   - Adoption (Grant) binds the node's key to its id and grants its role's
+//     subjects: publish under its topic prefix (never its own command
+//     topics), subscribe to them, serve its role's services. Un-adoption
+//     (Revoke) takes them away. Grants are kept in nodes.json, so a server
+//     restart keeps adopted nodes working; a changed grant takes effect by
+//     closing the node's connection, which reconnects at once under the
+//     new permissions.
+//
+// A key the Authority does not know is refused, as is a node id whose
+// adoption belongs to another key.
+package busaccess

@@ -1,0 +1,101 @@
+package busaccess
+
+import (
+	"strings"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/bus/natsbus"
+)
+
+// commandTopics are, per role, the topics under the role's prefix that
+// others send it: the node subscribes to them and may not publish on them
+// (a node cannot forge its own commands either).
+var commandTopics = map[string][]string{
+	msg.RoleHead:    {"cmd", "camera.cmd"},
+	msg.RoleArms:    {"cmd", "gripper.cmd"},
+	msg.RoleTracks:  {"cmd_vel", "estop"},
+	msg.RoleBalance: {"cmd_vel", "estop", "arm"},
+	msg.RoleConsole: {"display"},
+}
+
+// motorCommand is the motor middleware's command topic (head and arms), at
+// "<prefix>.control_command" or, with a robot id, one level deeper.
+var motorCommand = []string{msg.MotorControlCommand, "*." + msg.MotorControlCommand}
+
+// subjects maps bus names to NATS subjects inside a robot namespace.
+type subjects struct{ ns string } // "" or "robot_7."
+
+func newSubjects(namespace string) subjects {
+	ns := strings.Trim(namespace, "/")
+	if ns != "" {
+		ns = strings.ReplaceAll(ns, "/", ".") + "."
+	}
+	return subjects{ns}
+}
+
+// topic turns "/saint/head/#" into "robot_7.saint.head.>".
+func (s subjects) topic(name string) string {
+	name = strings.ReplaceAll(strings.TrimPrefix(name, "/"), "/", ".")
+	name = strings.ReplaceAll(name, "+", "*")
+	name = strings.ReplaceAll(name, "#", ">")
+	return s.ns + name
+}
+
+// service is the subject a service's requests travel on.
+func (s subjects) service(name string) string { return "_srv." + s.topic(name) }
+
+// unadoptedPermissions is what node id may do before adoption.
+func unadoptedPermissions(s subjects, id string) *natsserver.Permissions {
+	p := basePermissions(s, id)
+	p.Publish.Allow = append(p.Publish.Allow, s.topic(msg.TopicUnadopted))
+	return p
+}
+
+// basePermissions is what every node may do, adopted or not: say how it
+// is, fetch firmware, and serve its own node services.
+func basePermissions(s subjects, id string) *natsserver.Permissions {
+	return &natsserver.Permissions{
+		Publish: &natsserver.SubjectPermission{Allow: []string{
+			s.topic(msg.NodeStatusTopic(id)),
+			s.topic(msg.NodeLogTopic(id)),
+			s.service(msg.ServiceFirmwareCheck),
+			s.service(msg.ServiceFirmwareDownload),
+			s.service(msg.ServiceValidateRole),
+		}},
+		Subscribe: &natsserver.SubjectPermission{Allow: []string{
+			s.service("/saint/node/" + id + "/#"),
+			natsbus.NodeInboxPrefix(id) + ".>",
+			s.topic(msg.TopicServerHeartbeat),
+		}},
+		// Answering a request the node received is always allowed, once.
+		Response: &natsserver.ResponsePermission{MaxMsgs: 1},
+	}
+}
+
+// rolePermissions is what node id adopted as role (instance) may do.
+func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissions {
+	p := basePermissions(s, id)
+	prefix := s.topic(msg.TopicPrefix(role, instance))
+	p.Publish.Allow = append(p.Publish.Allow,
+		prefix+".>",
+		s.service(msg.ServiceRoleConfig),
+		// Any role's power monitor and faults raise console alerts.
+		s.topic(msg.TopicConsoleAlerts),
+	)
+	for _, c := range append(commandTopics[role], motorCommand...) {
+		p.Publish.Deny = append(p.Publish.Deny, prefix+"."+c)
+	}
+	p.Subscribe.Allow = append(p.Subscribe.Allow,
+		prefix+".>",
+		"_srv."+prefix+".>", // the role's services (arm home, motor sessions, balance console)
+	)
+	if role == msg.RoleConsole {
+		// The console shows what it likes of the robot's topics (router
+		// status, node status, a configurable battery topic); topics only,
+		// never service requests.
+		p.Subscribe.Allow = append(p.Subscribe.Allow, s.topic("/saint/#"))
+	}
+	return p
+}

@@ -1,0 +1,406 @@
+package server_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/busaccess"
+	simboard "github.com/saint-os/saint/sim/board"
+)
+
+// authRobot is a robot whose server, nodes and clients share a real NATS
+// broker on 127.0.0.1 that authenticates with busaccess.
+type authRobot struct {
+	*robot
+	auth *busaccess.Authority
+	url  string
+	dir  string
+}
+
+func newAuthRobot(t testing.TB, profiles map[string]simboard.Profile) *authRobot {
+	t.Helper()
+	dir := t.TempDir()
+	auth, err := busaccess.New(busaccess.Options{Dir: filepath.Join(dir, "bus")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := broker.Start(&broker.Options{Port: -1, Authentication: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	auth.Attach(ns.NATS())
+	ar := &authRobot{auth: auth, url: ns.ClientURL(), dir: dir}
+	ar.robot = newRobotWith(t, func(name string) bus.Bus {
+		o := &natsbus.Options{Name: name, Key: auth.ServerKey()}
+		if name != "server" {
+			o = &natsbus.Options{Name: natsbus.NodeClientName(name), Key: ar.nodeKey(t, name), InboxPrefix: natsbus.NodeInboxPrefix(name)}
+		}
+		c, err := natsbus.Connect(ns.ClientURL(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}, profiles, func(o *server.Options) { o.BusAccess = auth })
+	return ar
+}
+
+// nodeKey is node id's key pair, made on first use as a node makes it at
+// first boot.
+func (ar *authRobot) nodeKey(t testing.TB, id string) nkeys.KeyPair {
+	kp, err := natsbus.LoadOrCreateKey(filepath.Join(ar.dir, "keys", id+".nk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+// rawClient is a stock NATS client, as an attacker on the internal
+// network has one; errs receives the server's refusals.
+type rawClient struct {
+	nc   *nats.Conn
+	errs chan error
+}
+
+// signer is the part of a key pair a client needs.
+type signer interface {
+	PublicKey() (string, error)
+	Sign([]byte) ([]byte, error)
+}
+
+func dialRaw(url string, kp signer, name string) (*rawClient, error) {
+	c := &rawClient{errs: make(chan error, 64)}
+	opts := []nats.Option{nats.Name(name), nats.NoReconnect(),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case c.errs <- err:
+			default:
+			}
+		})}
+	if kp != nil && !isNilKey(kp) {
+		pub, _ := kp.PublicKey()
+		opts = append(opts, nats.Nkey(pub, kp.Sign))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.nc = nc
+	return c, nil
+}
+
+// witness is a client with every permission that records what reaches
+// a subject, to show what the broker let through.
+type witness struct {
+	t   *testing.T
+	nc  *nats.Conn
+	sub map[string]*nats.Subscription
+}
+
+func newWitness(t *testing.T, ar *authRobot, subjects ...string) *witness {
+	kp, err := natsbus.ReadKey(ar.auth.KeyFile(busaccess.ToolsKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dialRaw(ar.url, kp, "witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.nc.Close)
+	w := &witness{t: t, nc: c.nc, sub: map[string]*nats.Subscription{}}
+	for _, s := range subjects {
+		if w.sub[s], err = c.nc.SubscribeSync(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// got drains what reached subject so far. from is flushed first: once
+// its flush returns the broker has routed what from sent, and once the
+// witness's own flush returns, that has arrived here.
+func (w *witness) got(subject string, from *nats.Conn) []string {
+	w.t.Helper()
+	_ = from.Flush()
+	if err := w.nc.Flush(); err != nil {
+		w.t.Fatal(err)
+	}
+	var out []string
+	for {
+		m, err := w.sub[subject].NextMsg(time.Millisecond)
+		if err != nil {
+			return out
+		}
+		out = append(out, string(m.Data))
+	}
+}
+
+// TestBusRefusesUnauthorisedClients is the attack from the internal
+// network: with no key, with a fresh key (an enrolled but unadopted
+// "node"), and with an adopted head node's own key, a stock NATS client
+// tries to adopt a node, move the head, release the e-stop, plant a fake
+// adopted node, read service requests and answer the firmware services;
+// the broker refuses all of it, while the server's own paths, adoption
+// included, work.
+func TestBusRefusesUnauthorisedClients(t *testing.T) {
+	ar := newAuthRobot(t, map[string]simboard.Profile{"head-1": simboard.Head, "tracks-1": simboard.Tracks, "spare-1": simboard.Bare})
+	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if u := c.ids("list_unadopted"); !u["head-1"] || !u["tracks-1"] || !u["spare-1"] {
+			return fmt.Errorf("unadopted: %v", u)
+		}
+		return nil
+	})
+	// The adopt page shows the key each node connects with.
+	var list struct {
+		Nodes []struct {
+			NodeID string `json:"node_id"`
+			BusKey string `json:"bus_key"`
+		} `json:"nodes"`
+	}
+	c.ok("list_unadopted", nil, &list)
+	for _, n := range list.Nodes {
+		if want, _ := ar.nodeKey(t, n.NodeID).PublicKey(); n.BusKey != want {
+			t.Errorf("%s: bus_key %q, want %q", n.NodeID, n.BusKey, want)
+		}
+	}
+	// The legitimate path: adoption over the authenticated bus grants
+	// each node its role.
+	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head"}, nil)
+	c.ok("adopt_node", map[string]any{"node_id": "tracks-1", "role": "tracks"}, nil)
+	adopted := time.Now()
+	for id, want := range map[string]string{"head-1": "head", "tracks-1": "tracks"} {
+		if role, _, ok := ar.auth.Role(id); !ok || role != want {
+			t.Fatalf("%s granted %q, %v; want %s", id, role, ok, want)
+		}
+	}
+	// The adopted nodes publish their state under their new permissions.
+	stateW := newWitness(t, ar, "saint.head.state", "saint.tracks.state")
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		for _, s := range []string{"saint.head.state", "saint.tracks.state"} {
+			if len(stateW.got(s, stateW.nc)) == 0 {
+				return fmt.Errorf("no %s from the adopted node", s)
+			}
+		}
+		return nil
+	})
+
+	// No key: refused at the door.
+	if _, err := dialRaw(ar.url, nil, "anonymous"); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("connecting without a key: %v, want an authorization violation", err)
+	}
+	// A key the server did not make, not connecting as a node: refused.
+	stranger, _ := nkeys.CreateUser()
+	if _, err := dialRaw(ar.url, stranger, "tool"); err == nil {
+		t.Fatal("connecting with an unknown key as a tool was accepted")
+	}
+	// A key signed for another nonce (a replayed signature): refused.
+	replay := replaySigner{kp: ar.nodeKey(t, "head-1")}
+	if _, err := dialRaw(ar.url, replay, natsbus.NodeClientName("head-1")); err == nil {
+		t.Fatal("connecting with a signature over the wrong nonce was accepted")
+	}
+
+	fresh, _ := nkeys.CreateUser()
+	attackers := map[string]nkeys.KeyPair{
+		"evil":   fresh,                   // enrolled, never adopted
+		"head-1": ar.nodeKey(t, "head-1"), // the adopted head, gone rogue
+	}
+	w := newWitness(t, ar, "_srv.saint.nodes.adopt", "saint.head.cmd", "saint.router.input", "saint.tracks.estop",
+		"saint.tracks.cmd_vel", "saint.nodes.fake-1.status", "saint.nodes.unadopted", "_srv.saint.firmware.check")
+	for id, kp := range attackers {
+		t.Run(id, func(t *testing.T) {
+			a, err := dialRaw(ar.url, kp, natsbus.NodeClientName(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.nc.Close()
+
+			// Adopt the spare node.
+			_, err = a.nc.Request("_srv.saint.nodes.adopt", []byte(`{"node_id":"spare-1","role":"console"}`), 300*time.Millisecond)
+			if err == nil {
+				t.Error("adopt request answered")
+			}
+			if got := w.got("_srv.saint.nodes.adopt", a.nc); len(got) > 0 {
+				t.Errorf("adopt request reached the server: %q", got)
+			}
+			if _, _, ok := ar.auth.Role("spare-1"); ok {
+				t.Error("spare-1 granted a role")
+			}
+			// Move the head; release the e-stop; drive the tracks.
+			for _, s := range []string{"saint.head.cmd", "saint.router.input", "saint.tracks.estop", "saint.tracks.cmd_vel"} {
+				_ = a.nc.Publish(s, []byte(`{"pan":1,"active":false,"linear_x":0.8}`))
+				if got := w.got(s, a.nc); len(got) > 0 {
+					t.Errorf("%s: the broker delivered %q", s, got)
+				}
+			}
+			// Plant a fake adopted node, under another id and its own.
+			fake := `{"node_id":"fake-1","state":"ACTIVE","role":"console"}`
+			_ = a.nc.Publish("saint.nodes.fake-1.status", []byte(fake))
+			if got := w.got("saint.nodes.fake-1.status", a.nc); len(got) > 0 {
+				t.Errorf("fake status delivered: %q", got)
+			}
+			own := fmt.Sprintf(`{"node_id":%q,"state":"ACTIVE","role":"tracks"}`, id)
+			_ = a.nc.Publish("saint.nodes."+id+".status", []byte(own))
+			// Clear the tracks' adoption with its id on a topic it may use
+			// (once the server no longer takes an "unadopted" word for one
+			// sent before the adoption).
+			time.Sleep(time.Until(adopted.Add(2100 * time.Millisecond)))
+			_ = a.nc.Publish("saint.nodes."+id+".status", []byte(`{"node_id":"tracks-1","state":"UNADOPTED"}`))
+			_ = a.nc.Publish("saint.nodes.unadopted", []byte(`{"node_id":"tracks-1"}`))
+			_ = a.nc.Flush()
+			// Read service requests, and answer the firmware services first.
+			snoop, err := a.nc.SubscribeSync("_srv.>")
+			if err != nil {
+				t.Fatal(err)
+			}
+			forge, err := a.nc.Subscribe("_srv.saint.firmware.check", func(m *nats.Msg) {
+				_ = m.Respond([]byte(`{"update_available":true,"version":"6.6.6"}`))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inbox, err := a.nc.SubscribeSync("_INBOX.>")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = a.nc.Flush()
+			caller, err := dialRaw(ar.url, mustRead(t, ar.auth.KeyFile(busaccess.ToolsKeyFile)), "tool")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer caller.nc.Close()
+			resp, err := caller.nc.Request("_srv.saint.firmware.check", []byte(`{"node_id":"spare-1","current_version":"1.0.0","hardware_model":"sim"}`), 2*time.Second)
+			if err != nil {
+				t.Fatalf("firmware check: %v", err)
+			}
+			if strings.Contains(string(resp.Data), "6.6.6") {
+				t.Errorf("the forged firmware answer won: %s", resp.Data)
+			}
+			if _, err := caller.nc.Request("_srv.saint.system.status", []byte(`{}`), 2*time.Second); err != nil {
+				t.Fatalf("system status: %v", err)
+			}
+			_ = a.nc.Flush()
+			for name, s := range map[string]*nats.Subscription{"_srv.>": snoop, "_INBOX.>": inbox} {
+				if m, err := s.NextMsg(20 * time.Millisecond); err == nil {
+					t.Errorf("%s: read %s %q", name, m.Subject, m.Data)
+				}
+			}
+			if forge.IsValid() {
+				_ = forge.Unsubscribe()
+			}
+			if len(a.errs) == 0 {
+				t.Error("the broker reported no permission violation")
+			}
+		})
+	}
+	// The own-id ACTIVE status did not make "evil" an adopted node, and the
+	// head is still a head.
+	if c.ids("list_adopted")["evil"] {
+		t.Error("evil planted itself in the registry")
+	}
+	if role, _, _ := ar.auth.Role("head-1"); role != "head" {
+		t.Errorf("head-1 is now %q", role)
+	}
+	time.Sleep(200 * time.Millisecond) // the server's executor handles what it received
+	if role, _, _ := ar.auth.Role("tracks-1"); role != "tracks" || !c.ids("list_adopted")["tracks-1"] {
+		t.Errorf("tracks-1 lost its adoption to a forged status (granted %q)", role)
+	}
+	// The server's own commands still flow.
+	srvKey := ar.auth.ServerKey()
+	srvc, err := dialRaw(ar.url, srvKey, "server tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srvc.nc.Close()
+	_ = srvc.nc.Publish("saint.tracks.estop", []byte(`{"active":true}`))
+	if got := w.got("saint.tracks.estop", srvc.nc); len(got) != 1 {
+		t.Errorf("the server's e-stop: delivered %q, want one message", got)
+	}
+
+	// Reset takes the role away; a restarted authority still knows the
+	// tracks.
+	c.ok("reset_node", map[string]any{"node_id": "head-1"}, nil)
+	if _, _, ok := ar.auth.Role("head-1"); ok {
+		t.Error("head-1 keeps its role after reset")
+	}
+	again, err := busaccess.New(busaccess.Options{Dir: filepath.Join(ar.dir, "bus")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role, _, ok := again.Role("tracks-1"); !ok || role != "tracks" {
+		t.Errorf("after restart tracks-1 is %q, %v", role, ok)
+	}
+	if _, _, ok := again.Role("head-1"); ok {
+		t.Error("after restart head-1 is granted again")
+	}
+	head := ar.nodeKey(t, "head-1")
+	h, err := dialRaw(ar.url, head, natsbus.NodeClientName("head-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.nc.Close()
+	hw := newWitness(t, ar, "saint.head.state")
+	_ = h.nc.Publish("saint.head.state", []byte(`{"pan":0}`))
+	for _, g := range hw.got("saint.head.state", h.nc) {
+		if g == `{"pan":0}` {
+			t.Error("a reset head still publishes head state")
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) nkeys.KeyPair {
+	kp, err := natsbus.ReadKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+// replaySigner signs a fixed nonce, whatever the server sends: a
+// signature captured from another connection.
+type replaySigner struct{ kp nkeys.KeyPair }
+
+func (r replaySigner) Sign([]byte) ([]byte, error) { return r.kp.Sign([]byte("another nonce")) }
+func (r replaySigner) PublicKey() (string, error)  { return r.kp.PublicKey() }
+
+func isNilKey(s signer) bool { kp, ok := s.(nkeys.KeyPair); return ok && kp == nil }
+
+// BenchmarkAdoptNodeAuthenticated is BenchmarkAdoptNode on the
+// authenticated bus: the adoption also writes the grant and reconnects the
+// node under its role's permissions before calling it.
+func BenchmarkAdoptNodeAuthenticated(b *testing.B) {
+	ar := newAuthRobot(b, map[string]simboard.Profile{"bench-head": simboard.Head})
+	c := dialWS(b, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	waitUnadopted := func() {
+		bustest.CheckFor(b, 10*time.Second, 20*time.Millisecond, func() error {
+			if !c.ids("list_unadopted")["bench-head"] {
+				return fmt.Errorf("node not unadopted")
+			}
+			return nil
+		})
+	}
+	waitUnadopted()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.ok("adopt_node", map[string]any{"node_id": "bench-head", "role": "head"}, nil)
+		b.StopTimer()
+		c.ok("reset_node", map[string]any{"node_id": "bench-head"}, nil)
+		waitUnadopted()
+		b.StartTimer()
+	}
+}
