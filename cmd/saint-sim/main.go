@@ -65,7 +65,7 @@ func run() error {
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
 	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
 	seed := flag.Uint64("seed", 1, "seed of the physics' and sensors' noise: the same seed gives the same run")
-	liveLinkHost := flag.String("livelink", "", "run the LiveLink receiver on this host (0.0.0.0 for a phone on the network; empty: none)")
+	liveLinkHost := flag.String("livelink", "", "run the LiveLink receiver on this host (0.0.0.0 for a phone on the network, with livelink.external on in the settings; empty: none)")
 	addrFile := flag.String("addr-file", "", "write the bound addresses here as JSON once listening")
 	verbose := flag.Bool("v", false, "debug logging")
 	scenarioFile := flag.String("scenario", "", "run this scenario file at full speed and exit: 0 when every metric holds, 1 otherwise")
