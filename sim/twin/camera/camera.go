@@ -51,6 +51,10 @@ type Camera struct {
 	scene Scene
 	timer *executor.Timer
 	r     renderer
+	// last is the most recent frame rendered and the pose it was rendered
+	// from: while the head holds still, the next frame is a copy of it.
+	last     []byte
+	lastPose [3]float64
 }
 
 // New returns a camera that reads the head's pan, tilt and roll (rad) from
@@ -73,14 +77,31 @@ func (c *Camera) Open(cfg halcam.Config, ex *executor.Executor, onFrame func(hal
 		return halcam.ErrOpen
 	}
 	var seq uint64
+	c.last = nil
 	c.timer = ex.Every(time.Duration(float64(time.Second)/cfg.FPS), func() {
 		f := halcam.Frame{Width: cfg.Width, Height: cfg.Height, Stride: 3 * cfg.Width,
 			Data: make([]byte, 3*cfg.Width*cfg.Height), Time: ex.Now(), Seq: seq}
-		c.r.render(f.Data, cfg.Width, cfg.Height, c.pose(), &c.scene)
+		c.frame(f.Data, cfg.Width, cfg.Height, c.pose())
 		seq++
 		onFrame(f)
 	})
 	return nil
+}
+
+// frame renders the view from pose into dst, or copies the last frame when
+// the pose has not changed since: the picture depends on nothing else.
+func (c *Camera) frame(dst []byte, w, h int, pose [3]float64) {
+	if c.last != nil && pose == c.lastPose {
+		copy(dst, c.last)
+		return
+	}
+	c.r.render(dst, w, h, pose, &c.scene)
+	// The receiver owns dst and may change it; the copy kept is ours.
+	if c.last == nil {
+		c.last = make([]byte, len(dst))
+	}
+	copy(c.last, dst)
+	c.lastPose = pose
 }
 
 // Close implements hal/camera.Camera. Call it on the executor Open was

@@ -280,3 +280,58 @@ func BenchmarkReferenceRender640x480(b *testing.B) {
 		referenceRender(dst, 640, 480, [3]float64{0.2, 0.1, 0}, &s)
 	}
 }
+
+// Every frame is the picture of the pose at its time, whether the head
+// moved since the last frame or not, and whatever the receiver does to the
+// frames it was given.
+func TestFramesShowThePoseOfTheirTime(t *testing.T) {
+	ex := executor.NewVirtual()
+	poses := [][3]float64{{0, 0, 0}, {0, 0, 0}, {0.3, 0.1, 0}, {0.3, 0.1, 0}, {0.3, 0.1, 0}, {0, 0, 0}}
+	n := 0
+	c := New(func() [3]float64 { return poses[min(n, len(poses)-1)] }, nil)
+	const w, h = 40, 30
+	if err := c.Open(halcam.Config{Width: w, Height: h, FPS: 10}, ex, func(f halcam.Frame) {
+		if want := render(w, h, poses[n]); !bytes.Equal(f.Data, want) {
+			t.Errorf("frame %d (pose %v) is not the picture of its pose", n, poses[n])
+		}
+		clear(f.Data) // the receiver's to change
+		n++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.RunFor(context.Background(), time.Duration(len(poses))*100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(poses) {
+		t.Errorf("%d frames, want %d", n, len(poses))
+	}
+}
+
+// BenchmarkCameraFrame640x480 is one 640×480 frame of a streaming camera,
+// with the head moving between frames (rendered) or still (the last frame
+// copied).
+func BenchmarkCameraFrame640x480(b *testing.B) {
+	for _, moving := range []bool{true, false} {
+		name := "still"
+		if moving {
+			name = "moving"
+		}
+		b.Run(name, func(b *testing.B) {
+			ex := executor.NewVirtual()
+			pan := 0.0
+			c := New(func() [3]float64 { return [3]float64{pan, 0.1, 0} }, nil)
+			if err := c.Open(halcam.Config{Width: 640, Height: 480, FPS: 10}, ex, func(halcam.Frame) {
+				if moving {
+					pan += 0.001
+				}
+			}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := ex.RunFor(context.Background(), 100*time.Millisecond); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
