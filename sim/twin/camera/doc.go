@@ -15,7 +15,8 @@
 //
 // Frames are produced on the executor Open is given, one per frame period,
 // stamped with the executor's time; the pose is read when the frame is
-// rendered.
+// rendered. While the pose stays exactly the same, a frame is a copy of the
+// last one rendered.
 //
 // Axes follow the head model (sim/model/head): x forward, y left, z up;
 // the head's orientation is Rz(pan)·Ry(tilt)·Rx(roll), positive tilt looks
