@@ -193,7 +193,7 @@ func (r *renderer) render(dst []byte, w, h int, pose [3]float64, s *Scene) {
 				floor = -eye[2] / d[2]
 			}
 			if x >= bx0 && x <= bx1 {
-				if c, ok := r.hitBox(eye, d, x, y, floor); ok {
+				if c, ok := r.hitBox(&eye, &d, x, y, floor); ok {
 					row[3*x], row[3*x+1], row[3*x+2] = c[0], c[1], c[2]
 					continue
 				}
@@ -217,7 +217,7 @@ func (r *renderer) render(dst []byte, w, h int, pose [3]float64, s *Scene) {
 // hitBox returns the colour of the nearest of the row's active boxes that
 // the ray eye + t·d hits at pixel (x, y) before the floor, which it meets
 // at t = floor.
-func (r *renderer) hitBox(eye, d [3]float64, x, y int, floor float64) ([3]byte, bool) {
+func (r *renderer) hitBox(eye, d *[3]float64, x, y int, floor float64) ([3]byte, bool) {
 	best, face, hit := floor, 0, -1
 	var inv [3]float64
 	inverted := false
@@ -230,7 +230,7 @@ func (r *renderer) hitBox(eye, d [3]float64, x, y int, floor float64) ([3]byte, 
 			inv = [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
 			inverted = true
 		}
-		if t, f, ok := slab(eye, d, inv, v.box); ok && t < best {
+		if t, f, ok := slab(eye, d, &inv, v.box); ok && t < best {
 			best, face, hit = t, f, i
 		}
 	}
@@ -317,7 +317,7 @@ func nearLine(v float64) bool {
 // slab intersects a ray with a box: the entry distance and the axis of the
 // face it enters through.
 // inv holds 1/d, computed once per ray.
-func slab(eye, d, inv [3]float64, b *Box) (t float64, face int, ok bool) {
+func slab(eye, d, inv *[3]float64, b *Box) (t float64, face int, ok bool) {
 	tmin, tmax := math.Inf(-1), math.Inf(1)
 	for i := 0; i < 3; i++ {
 		if d[i] == 0 {

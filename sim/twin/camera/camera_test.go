@@ -196,7 +196,7 @@ func referenceShade(eye, d [3]float64, s *Scene, near []int) (r, g, b byte) {
 	}
 	best, face, hit := math.Inf(1), 0, -1
 	for _, i := range near {
-		if t, f, ok := slab(eye, d, inv, &s.Boxes[i]); ok && t < best {
+		if t, f, ok := slab(&eye, &d, &inv, &s.Boxes[i]); ok && t < best {
 			best, face, hit = t, f, i
 		}
 	}
