@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"image/jpeg"
 	"io"
 	"mime"
@@ -35,8 +36,15 @@ func redFrame(seq uint32) msg.Image {
 }
 
 // Frames leave the robot: the head camera's frames become JPEGs on the
-// "camera" WebSocket topic and an authenticated MJPEG stream.
+// "camera" WebSocket topic and an authenticated MJPEG stream, whether they
+// are published in the server's process (values) or arrive as JSON, as
+// from a node over the wire.
 func TestCameraStreams(t *testing.T) {
+	t.Run("value", func(t *testing.T) { testCameraStreams(t, false) })
+	t.Run("json", func(t *testing.T) { testCameraStreams(t, true) })
+}
+
+func testCameraStreams(t *testing.T, asJSON bool) {
 	r, b := apiRobot(t, nil, nil)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -47,7 +55,15 @@ func TestCameraStreams(t *testing.T) {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			_ = b.Publish(msg.TopicHeadCameraImageRaw, redFrame(i))
+			var frame any = redFrame(i)
+			if asJSON {
+				data, err := json.Marshal(frame)
+				if err != nil {
+					panic(err)
+				}
+				frame = json.RawMessage(data)
+			}
+			_ = b.Publish(msg.TopicHeadCameraImageRaw, frame)
 		}
 	}()
 	c, _, err := dialAPI(t, r.wsURL(), bearer(r.srv.Token()))

@@ -122,13 +122,24 @@ func Encode(img *msg.Image, maxWidth int) ([]byte, int, int, error) {
 // Register takes the head camera's frames from the bus and offers them on
 // the WebSocket topic "camera" and as GET /api/camera/head. Frames are
 // decoded and encoded off the executor, one at a time: while one is being
-// encoded, newer ones replace each other and only the newest is taken.
+// encoded, newer ones replace each other and only the newest is taken. A
+// frame published in the same process arrives as a copy of its value, so
+// the publisher never encodes its pixels into JSON for this subscription;
+// one from the wire arrives as JSON, decoded off the executor.
 func Register(h *feature.Host) *Stream {
 	s := NewStream()
 	h.Topics(Topic)
 	in := make(chan arrival, 1)
-	h.SubscribeRaw(msg.TopicHeadCameraImageRaw, bus.QoS{Depth: 1}, func(m bus.Msg) {
-		a := arrival{m.Data, h.Exec.Now()}
+	h.SubscribeValues(msg.TopicHeadCameraImageRaw, bus.QoS{Depth: 1}, func(_ string, v any) {
+		a := arrival{at: h.Exec.Now()}
+		switch v := v.(type) {
+		case *msg.Image:
+			a.img = v
+		case json.RawMessage:
+			a.data = v
+		default:
+			return
+		}
 		select {
 		case in <- a:
 		default:
@@ -153,7 +164,7 @@ func Register(h *feature.Host) *Stream {
 					case <-done:
 						return
 					case a := <-in:
-						s.take(h, a.data, a.at)
+						s.take(h, a)
 					}
 				}
 			}()
@@ -165,13 +176,16 @@ func Register(h *feature.Host) *Stream {
 	return s
 }
 
-// take encodes one frame's message and publishes it on the topic.
-func (s *Stream) take(h *feature.Host, data []byte, now time.Time) {
-	var img msg.Image
-	if err := json.Unmarshal(data, &img); err != nil {
-		return
+// take encodes one frame and publishes it on the topic.
+func (s *Stream) take(h *feature.Host, a arrival) {
+	img := a.img
+	if img == nil {
+		img = new(msg.Image)
+		if err := json.Unmarshal(a.data, img); err != nil {
+			return
+		}
 	}
-	f, err := s.Put(&img, now)
+	f, err := s.Put(img, a.at)
 	if err != nil {
 		h.Log.Warn("camera frame not encoded", "source", "camera", "err", err)
 		return
@@ -184,8 +198,10 @@ func (s *Stream) take(h *feature.Host, data []byte, now time.Time) {
 	h.Exec.Post(func() { h.Gateway.Publish(Topic, update) })
 }
 
-// arrival is a frame's message and when the executor received it.
+// arrival is a frame, as a value (img) or as its JSON message (data), and
+// when the executor received it.
 type arrival struct {
+	img  *msg.Image
 	data []byte
 	at   time.Time
 }

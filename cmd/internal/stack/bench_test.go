@@ -199,3 +199,77 @@ func TestAdoptedPoseIsDeterministic(t *testing.T) {
 		t.Errorf("adopted arm poses differ between runs:\n%v\n%v", first, second)
 	}
 }
+
+// BenchmarkStackSecondWithCamera is BenchmarkStackSecond with the head
+// camera streaming (640×480 rgb8, 30 frames a second of virtual time), turned
+// on as the web UI turns it on: a WebSocket client sends the camera command
+// and subscribes to the JPEG frames on the "camera" topic. Frames are
+// rendered on the executor, so this is the cost of the simulated camera:
+// with the head still (each frame a copy of the last) and with the head
+// panning from side to side (each frame rendered).
+func BenchmarkStackSecondWithCamera(b *testing.B) {
+	b.Run("head=still", func(b *testing.B) { benchStackCamera(b, false) })
+	b.Run("head=moving", func(b *testing.B) { benchStackCamera(b, true) })
+}
+
+func benchStackCamera(b *testing.B, moving bool) {
+	st := startAdopted(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	runErr := make(chan error, 1)
+	go func() { runErr <- st.Exec.Run(ctx) }()
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+st.Server.Addrs()["ws"]+"/saint", nil)
+	if err == nil {
+		err = c.WriteMessage(websocket.TextMessage, []byte(`{"id":"s","type":"subscribe","topics":["camera"]}`))
+	}
+	if err == nil {
+		err = c.WriteMessage(websocket.TextMessage, []byte(`{"id":"c","type":"command","target":"head","action":"camera","params":{"enable":true}}`))
+	}
+	if err != nil {
+		cancel()
+		<-runErr
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var messages atomic.Int64
+	answered := make(chan struct{})
+	go func() {
+		for {
+			_, m, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if messages.Add(1) == 2 {
+				close(answered)
+			}
+			_ = m
+		}
+	}()
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		b.Error("no answer to the camera command in 10 s")
+	}
+	cancel()
+	<-runErr
+	if err := st.Exec.RunFor(context.Background(), 2*time.Second); err != nil {
+		b.Fatal(err)
+	}
+	cmd := st.Broker.Connect(nil)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := range b.N {
+		if moving {
+			// A new side every second, 30° away: the head moves
+			// and the camera renders rather than copies.
+			pan := float32(15 - 30*(i%2))
+			if err := cmd.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: pan, Speed: 0.2}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Exec.RunFor(context.Background(), time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportSpeed(b, cpuTime()-cpu0)
+}

@@ -8,12 +8,15 @@
 // behind, yellow to the right). The camera is a pinhole with the Raspberry
 // Pi camera module v2's 62.2° horizontal field of view, looking along the
 // head's x axis, mounted forward of and above the head's axes; a ray is cast
-// through every pixel. Rendering depends only on the pose, so frames are
-// deterministic.
+// through every pixel, tested only against the boxes whose projection can
+// hold it (a box behind the camera is skipped outright), which keeps a
+// 640×480 frame to a few milliseconds of one core. Rendering depends only on
+// the pose, so frames are deterministic.
 //
 // Frames are produced on the executor Open is given, one per frame period,
 // stamped with the executor's time; the pose is read when the frame is
-// rendered.
+// rendered. While the pose stays exactly the same, a frame is a copy of the
+// last one rendered.
 //
 // Axes follow the head model (sim/model/head): x forward, y left, z up;
 // the head's orientation is Rz(pan)·Ry(tilt)·Rx(roll), positive tilt looks
