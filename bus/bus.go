@@ -48,7 +48,7 @@ type QoS struct {
 }
 
 // Msg is a message as a subscriber or service receives it: the topic (or
-// service) name it arrived on, in the spec's slash form, and its JSON body.
+// service) name it arrived on, in slash form, and its JSON body.
 //
 // A message published in process (bus/mem) to a subscriber made by
 // SubscribeJSON for the published value's own type carries a copy of the
@@ -87,7 +87,7 @@ type Subscription interface {
 }
 
 // Bus is the topics-and-services transport every SAINT.OS process talks
-// through. Topic and service names are the spec's, in slash form
+// through. Topic and service names are those of bus/msg, in slash form
 // ("/saint/nodes/unadopted", "/saint/node/{node_id}/adopt"); subscriptions
 // may use "+" for one name segment ("/saint/nodes/+/status"). Payloads are
 // JSON, the same shapes the WebSocket API shows.

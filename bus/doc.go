@@ -1,6 +1,6 @@
 // Package bus is how SAINT.OS processes talk: ROS 2-shaped topics
-// (publish/subscribe) and services (request/response), with the names the
-// spec gives them ("/saint/head/cmd", "/saint/nodes/+/status",
+// (publish/subscribe) and services (request/response), with the names
+// bus/msg defines ("/saint/head/cmd", "/saint/nodes/+/status",
 // "/saint/node/{node_id}/adopt") and JSON payloads of the bus/msg types,
 // the same shapes the WebSocket API shows.
 //

@@ -24,10 +24,10 @@ func (e *NameError) Error() string {
 // Unwrap returns ErrInvalidName.
 func (e *NameError) Unwrap() error { return ErrInvalidName }
 
-// Wildcards in topic filters. They follow MQTT spelling, which the spec uses
-// ("/saint/nodes/+/status"), and NATS meaning: "+" is exactly one segment,
-// "#" (last segment only) is one or more segments, so "/saint/#" matches
-// "/saint/head/state" but not "/saint" itself.
+// Wildcards in topic filters. They follow MQTT spelling, which bus/msg's
+// names use ("/saint/nodes/+/status"), and NATS meaning: "+" is exactly
+// one segment, "#" (last segment only) is one or more segments, so
+// "/saint/#" matches "/saint/head/state" but not "/saint" itself.
 const (
 	WildcardOne  = "+"
 	WildcardMany = "#"

@@ -64,7 +64,7 @@ type Options struct {
 	ResetPin  int
 	ResetHold time.Duration
 	// AnnounceInterval is how often an unadopted node publishes its
-	// NodeGPIOStatus (the spec asks for at least 1 Hz).
+	// NodeGPIOStatus (at least once a second).
 	AnnounceInterval time.Duration
 	StatusInterval   time.Duration
 	CallTimeout      time.Duration
@@ -293,7 +293,7 @@ func (n *Node) setMessage(format string, args ...any) {
 	n.message = fmt.Sprintf(format, args...)
 }
 
-// boot runs the spec's startup sequence: firmware check first, then the
+// boot runs the node's startup sequence: firmware check first, then the
 // stored role.
 func (n *Node) boot() {
 	n.gen++

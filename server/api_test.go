@@ -245,7 +245,8 @@ func TestAuthentication(t *testing.T) {
 		_ = b.Publish(msg.TopicHeadState, msg.HeadState{Pan: 1})
 	}
 
-	// Wrong token in the auth message, then the right one (the spec's message).
+	// Wrong token in the auth message, then the right one (docs/api.md's
+	// auth message).
 	anon.fails("auth", "", "", nil, "invalid_params", "token")
 	if m := anon.sendRaw("<nil>", `{"type":"auth","token":"not-the-token","client_id":"controller_001"}`); m["status"] != "error" {
 		t.Fatalf("wrong token: %v", m)
@@ -451,7 +452,7 @@ func TestRCCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The spec's examples, verbatim.
+	// The examples of docs/api.md, verbatim.
 	get := `{"type": "rc", "action": "get_status", "params": {}}`
 	m := c.sendRaw("<nil>", get)
 	d := m["data"].(map[string]any)
@@ -499,7 +500,7 @@ func TestRCCommands(t *testing.T) {
     "reversed": false
   }
 }`); m["status"] != "ok" {
-		t.Fatalf("spec set_channel_config: %v", m)
+		t.Fatalf("documented set_channel_config: %v", m)
 	}
 	c.ok("rc", "", "set_channel_config", map[string]any{"channel": 9, "name": "lights", "reversed": true}, nil)
 	var ch9 struct {
@@ -539,7 +540,7 @@ func TestRCCommands(t *testing.T) {
 	c.fails("rc", "", "calibrate_channel", map[string]any{"channel": 2, "position": "middle"}, "invalid_params", "position")
 
 	if m := c.sendRaw("<nil>", `{"type": "rc", "action": "set_enabled", "params": {"enabled": true}}`); m["status"] != "ok" {
-		t.Errorf("spec set_enabled: %v", m)
+		t.Errorf("documented set_enabled: %v", m)
 	}
 	c.ok("rc", "", "set_enabled", map[string]any{"enabled": false}, nil)
 	c.fails("rc", "", "set_enabled", map[string]any{}, "invalid_params", "enabled")
@@ -591,7 +592,7 @@ func TestSubscriptionsFromTheBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m := c.sendRaw("<nil>", `{"type": "subscribe", "topics": ["head", "arms", "tracks"], "rate_hz": 10}`); m["status"] != "ok" {
-		t.Fatalf("spec subscribe: %v", m)
+		t.Fatalf("documented subscribe: %v", m)
 	}
 	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
 		_ = b.Publish(msg.TopicHeadState, msg.HeadState{Pan: 44.8, Tilt: -14.9, CameraActive: true})
@@ -610,7 +611,7 @@ func TestSubscriptionsFromTheBus(t *testing.T) {
 	c.state("arms", func(d map[string]any) bool { return d["arm"] == "right" })
 
 	if m := c.sendRaw("<nil>", `{"type": "unsubscribe", "topics": ["arms"]}`); m["status"] != "ok" {
-		t.Fatalf("spec unsubscribe: %v", m)
+		t.Fatalf("documented unsubscribe: %v", m)
 	}
 	c.fails("subscribe", "", "", nil, "invalid_params", "topics")
 	if m := c.sendRaw("u1", `{"id":"u1","type":"subscribe","topics":["legs"]}`); m["error"].(map[string]any)["field"] != "topics" {
@@ -736,7 +737,7 @@ func TestSettingsAndActivityLogSurviveRestart(t *testing.T) {
 		t.Errorf("system status server_name %q", st.ServerName)
 	}
 
-	// The spec's get_activity_log, verbatim.
+	// The API's documented get_activity_log request, verbatim.
 	m := c.sendRaw("<nil>", `{
   "type": "management",
   "action": "get_activity_log",

@@ -723,7 +723,7 @@ func testInvalidNames(t *testing.T, pub, sub bus.Bus) {
 		_, err := sub.Subscribe(name, bus.QoS{}, ex, func(bus.Msg) {})
 		check("Subscribe", name, err)
 	}
-	// And the good ones the spec uses.
+	// And the good ones SAINT.OS uses.
 	for _, name := range []string{"/saint/nodes/+/status", "/saint/node/pi-a1b2c3d4/adopt", "/robot_1/saint/#"} {
 		if _, err := sub.Subscribe(name, bus.QoS{}, ex, func(bus.Msg) {}); err != nil {
 			t.Errorf("Subscribe(%q): %v", name, err)

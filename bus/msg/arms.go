@@ -26,9 +26,8 @@ type GripperCommand struct {
 	Force    float32 `json:"force"`    // grip force limit, newtons
 }
 
-// GripperState is GripperState.msg, published on GripperStateTopic. The
-// spec names the message but not its fields; these mirror GripperCommand
-// and ArmState.
+// GripperState is GripperState.msg, published on GripperStateTopic. Its
+// fields mirror GripperCommand and ArmState.
 type GripperState struct {
 	Position float32 `json:"position"` // 0.0 closed to 1.0 open
 	Force    float32 `json:"force"`    // measured grip force, newtons

@@ -11,8 +11,8 @@ package msg
 // /robot_7/saint/arms/left/request_control.
 //
 // Angles are radians and torques newton-metres here, as the middleware's
-// joint table (joints.yaml) and the pi-plus clients use them; ArmState keeps
-// the spec's degrees.
+// joint table (joints.yaml) and the pi-plus clients use them; ArmState stays
+// in degrees.
 
 // The middleware's names, joined to a prefix by MotorName.
 const (
@@ -70,7 +70,7 @@ type RequestControlRequest struct {
 	TimeoutMS int `json:"timeout_ms"`
 	// Behavior is what the motors do on release or timeout: KEEP_MODE,
 	// DAMPING_MODE or ZERO_TORQUE_MODE; empty means DAMPING_MODE, the
-	// spec's recommendation (KEEP_MODE on position servos, which cannot
+	// recommended behaviour (KEEP_MODE on position servos, which cannot
 	// damp).
 	Behavior string `json:"behavior"`
 	// MotorIDs, at the root middleware only, are the motors the session
@@ -156,7 +156,7 @@ type JointStates struct {
 // ResetZeroRequest asks the middleware to make the motors' present
 // positions their zero.
 type ResetZeroRequest struct {
-	// TimeoutMS bounds the call; 0 means 10000 (the spec's default).
+	// TimeoutMS bounds the call; 0 means 10000 (10 s).
 	TimeoutMS int `json:"timeout_ms"`
 }
 

@@ -1,9 +1,8 @@
 package msg
 
 // ConsoleInput is ConsoleInput.msg, published on TopicConsoleInput for
-// every user input event at the console. The spec names the message but
-// not its fields; these cover buttons, rotary encoders, switches and a
-// touch screen.
+// every user input event at the console. Its fields cover buttons,
+// rotary encoders, switches and a touch screen.
 type ConsoleInput struct {
 	Control string `json:"control"` // the control's name in the console's role config, "estop", "knob_1"
 	Kind    string `json:"kind"`    // InputButton ...

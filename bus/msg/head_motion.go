@@ -1,7 +1,7 @@
 package msg
 
 // TopicHeadMotion carries HeadMotion: the head's motion profile, beside
-// the spec's HeadState (which has only the positions).
+// HeadState (which has only the positions).
 const TopicHeadMotion = "/saint/head/motion"
 
 // HeadAngles are pan, tilt and roll in degrees.

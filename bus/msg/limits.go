@@ -15,7 +15,7 @@ func LimitsTopic(prefix string) string { return prefix + "/limits" }
 // publishes it when it starts and then every second, so that whoever sends
 // it commands (the server's WebSocket motion commands) can say which
 // values the role will cut, and to what (Apply), without waiting for the
-// role to act. It is an addition to the spec's messages.
+// role to act. It has no .msg file in ros2/saint_os.
 type CommandLimits struct {
 	Header Header `json:"header"`
 	// Fields are the per-value ranges ("pan", "joint_2", "linear").

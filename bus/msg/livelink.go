@@ -34,8 +34,8 @@ func (f *LiveLinkFrame) Property(name string) (float32, bool) {
 }
 
 // LiveLinkSubject is LiveLinkSubject.msg: what the server knows about one
-// LiveLink subject. The spec does not list its fields; they are those of
-// the router's list_livelink_sources response, so that response is a list
+// LiveLink subject. Its fields are those of the router's
+// list_livelink_sources response (docs/api.md), so that response is a list
 // of these. Published on TopicLiveLinkSubjects when the registry changes.
 type LiveLinkSubject struct {
 	SubjectName string   `json:"subject_name"`

@@ -139,8 +139,10 @@ func jsonNames(typ reflect.Type) []string {
 	return names
 }
 
-// specMsgs are the spec's .msg definitions, verbatim.
-var specMsgs = []struct {
+// baseMsgs are these messages' base .msg definitions, verbatim: the files
+// in ros2/saint_os/msg without the lines marked "addition", which extra
+// lists.
+var baseMsgs = []struct {
 	def   string
 	v     any
 	extra []string // documented additions
@@ -200,9 +202,10 @@ float32 rssi                      # Signal strength (if available)
 uint32 frame_rate_hz              # Update rate`, msg.RCReceiverState{}, nil},
 }
 
-// TestSpecFields: the Go types have exactly the spec's field names.
-func TestSpecFields(t *testing.T) {
-	for _, m := range specMsgs {
+// TestBaseFields: the Go types have exactly the base definitions' field
+// names plus the documented additions.
+func TestBaseFields(t *testing.T) {
+	for _, m := range baseMsgs {
 		var want []string
 		for _, line := range strings.Split(m.def, "\n") {
 			line, _, _ = strings.Cut(line, "#")
@@ -214,7 +217,7 @@ func TestSpecFields(t *testing.T) {
 		slices.Sort(want)
 		typ := reflect.TypeOf(m.v)
 		if got := jsonNames(typ); !slices.Equal(got, want) {
-			t.Errorf("%s fields %v, spec has %v", typ.Name(), got, want)
+			t.Errorf("%s fields %v, want %v", typ.Name(), got, want)
 		}
 	}
 }
@@ -228,9 +231,9 @@ func strictDecode(t *testing.T, data string, v any) {
 	}
 }
 
-// TestSpecExamples decodes the spec's WebSocket examples whose payloads
-// are these messages.
-func TestSpecExamples(t *testing.T) {
+// TestAPIExamples decodes the WebSocket API's documented examples whose
+// payloads are these messages.
+func TestAPIExamples(t *testing.T) {
 	var st msg.HeadState
 	strictDecode(t, `{"pan": 44.8, "tilt": -14.9, "roll": 0.0, "camera_active": true}`, &st)
 	if want := (msg.HeadState{Pan: 44.8, Tilt: -14.9, CameraActive: true}); st != want {
@@ -312,7 +315,8 @@ func TestLiveLinkProperty(t *testing.T) {
 	}
 }
 
-// TestTopicNames: every name is what the spec writes and a valid bus name.
+// TestTopicNames: every name is the exact string nodes and clients rely
+// on, and a valid bus name.
 func TestTopicNames(t *testing.T) {
 	topics := map[string]string{
 		msg.TopicHeadState:                  "/saint/head/state",

@@ -2,7 +2,7 @@ package msg
 
 import "strings"
 
-// Topic and service names, exactly as the spec writes them.
+// Topic and service names of the node protocol, in slash form.
 const (
 	// TopicUnadopted carries NodeGPIOStatus announcements from unadopted nodes.
 	TopicUnadopted = "/saint/nodes/unadopted"
@@ -78,7 +78,8 @@ func ValidLimbInstance(s string) bool {
 }
 
 // RoleKey is the configuration name of a role instance: "head",
-// "arms_left", "arms_right", "tracks" ... (the spec's configs/ file names).
+// "arms_left", "arms_right", "tracks" ... (the file names under the
+// firmware tree's configs/).
 func RoleKey(role, instance string) string {
 	if instance == "" {
 		return role
@@ -144,7 +145,6 @@ const (
 )
 
 // Topics inside the server, between its input receivers and the router.
-// The spec does not name them.
 const (
 	// TopicRCState carries RCReceiverState.
 	TopicRCState = "/saint/rc/state"
@@ -158,7 +158,7 @@ const (
 	TopicRouterStatus = "/saint/router/status"
 
 	// ServiceSystemCommand takes every SystemCommandRequest, where
-	// ServiceSystemShutdown is the spec's shutdown-only service.
+	// ServiceSystemShutdown is the shutdown-only service.
 	ServiceSystemCommand = "/saint/system/command"
 )
 

@@ -3,10 +3,10 @@ package msg
 // PowerState is a motor role's supply as its INA219 measures it (the
 // pi-plus power node: battery information and low-voltage warning),
 // published on PowerTopic(prefix): "/saint/tracks/power",
-// "/saint/arms/left/power". The spec names no message for it; the
-// measured fields follow sensor_msgs/BatteryState (voltage, current,
-// present), and the levels and flags say where the supply stands against
-// the role configuration's warning and cutoff voltages.
+// "/saint/arms/left/power". The measured fields follow
+// sensor_msgs/BatteryState (voltage, current, present), and the levels
+// and flags say where the supply stands against the role configuration's
+// warning and cutoff voltages.
 type PowerState struct {
 	Header  Header  `json:"header"`
 	Voltage float32 `json:"voltage"` // V, bus voltage at the monitor

@@ -14,20 +14,19 @@ const (
 	SourceLiveLink   = "livelink"   // 100
 	SourceAutonomous = "autonomous" // 50
 	SourceSafety     = "safety"     // 1000
-	// SourceJoystick is a gamepad or joystick on a client (not in the
-	// spec's table): 250, above WebSocket commands and below the RC
-	// transmitter, which is the operator's hand on the robot.
+	// SourceJoystick is a gamepad or joystick on a client: 250, above
+	// WebSocket commands and below the RC transmitter, which is the
+	// operator's hand on the robot.
 	SourceJoystick = "joystick" // 250
 	// SourceROS2 is a ROS 2 node on the robot's DDS domain, through the
-	// saint-ros2 bridge (not in the spec's table): 150, below the
-	// operator's WebSocket clients and above LiveLink animation.
+	// saint-ros2 bridge: 150, below the operator's WebSocket clients and
+	// above LiveLink animation.
 	SourceROS2 = "ros2" // 150
 )
 
 // RouteStatus is RouteStatus.msg: the router's current state, published
-// on TopicRouterStatus when it changes and at a low rate otherwise. The
-// spec names the message ("current routing state") without fields; these
-// are what the Routes page and the route flow view show.
+// on TopicRouterStatus when it changes and at a low rate otherwise. Its
+// fields are what the Routes page and the route flow view show.
 type RouteStatus struct {
 	State     string        `json:"state"` // RouterIdle ...
 	Routes    []RouteState  `json:"routes"`

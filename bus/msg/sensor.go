@@ -32,9 +32,9 @@ type SensorReading struct {
 }
 
 // SensorReadings is what a node publishes on its sensors topic
-// (TopicHeadSensors): the spec lists the sensors only by example
-// ("proximity, ambient light, etc."), so each reading carries its own name
-// and unit and a head reports whatever it has fitted.
+// (TopicHeadSensors): heads carry different sensors (proximity, ambient
+// light, etc.), so each reading carries its own name and unit and a head
+// reports whatever it has fitted.
 type SensorReadings struct {
 	Header   Header          `json:"header"`
 	Readings []SensorReading `json:"readings"`

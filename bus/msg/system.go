@@ -4,8 +4,8 @@ package msg
 type SystemStatusRequest struct{}
 
 // SystemStatus is SystemStatus.msg: the whole robot at a glance, as the
-// dashboard shows it. The spec names the message without fields; these are
-// the dashboard's. ServiceSystemStatus answers with it.
+// dashboard shows it: its fields are the dashboard's. ServiceSystemStatus
+// answers with it.
 type SystemStatus struct {
 	ServerName      string  `json:"server_name"`
 	Version         string  `json:"version"` // the server's software version
@@ -46,8 +46,9 @@ type InputStatus struct {
 	Detail  string `json:"detail"` // "2 clients", "FaceCapture", "8ch SBUS"
 }
 
-// System commands (SystemCommand.srv). The spec's WebSocket system target
-// has shutdown and reboot; the rest are the dashboard's quick actions.
+// System commands (SystemCommand.srv). The WebSocket API's system target
+// (docs/api.md) has shutdown and reboot; the rest are the dashboard's
+// quick actions.
 const (
 	CommandShutdown   = "shutdown"    // power the robot down: nodes first, then the server
 	CommandReboot     = "reboot"      // reboot NodeID, or everything when it is empty
@@ -58,7 +59,6 @@ const (
 
 // SystemCommandRequest is SystemCommand.srv's request, served on
 // ServiceSystemShutdown (Command CommandShutdown) and ServiceSystemCommand.
-// The spec names the service without fields.
 type SystemCommandRequest struct {
 	Command string `json:"command"`           // CommandShutdown ...
 	NodeID  string `json:"node_id,omitempty"` // for CommandReboot: one node

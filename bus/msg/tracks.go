@@ -14,7 +14,7 @@ type TrackState struct {
 // MotorCurrent is published on TopicTracksMotorCurrent, faster than
 // TrackState, for monitoring stalls and overloads. Amperes. Left and Right
 // are the motors' currents where the H-bridges' current sense is wired
-// (0 otherwise); Total, added to the spec's readings, is the battery
+// (0 otherwise); Total, added to those two readings, is the battery
 // current the supply monitor measures, which is every harness's reading.
 type MotorCurrent struct {
 	Header Header  `json:"header"`

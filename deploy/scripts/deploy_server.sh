@@ -45,7 +45,7 @@ done
 [ -n "$TARGET" ] || die "--host USER@HOST is required"
 case $SERVER_IP in
 192.168.10.*) ;;
-*) echo "warning: --server-ip $SERVER_IP is outside the spec's 192.168.10.0/24" >&2 ;;
+*) echo "warning: --server-ip $SERVER_IP is outside the internal network 192.168.10.0/24" >&2 ;;
 esac
 
 ROOT=$(repo_root)

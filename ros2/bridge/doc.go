@@ -11,7 +11,7 @@
 // mapped reversibly (ROSNodeName).
 //
 // State goes out as it is on the bus, converted to a standard ROS 2 type
-// where the spec names one (nav_msgs/Odometry, sensor_msgs/Image,
+// where one fits (nav_msgs/Odometry, sensor_msgs/Image,
 // JointState, Imu, BatteryState) and to a saint_os type otherwise.
 // Commands come in as the router's source "ros2" (msg.SourceROS2, below
 // WebSocket and above LiveLink), on the router's input topic exactly as

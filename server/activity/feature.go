@@ -53,8 +53,8 @@ func Register(h *feature.Host, l *Log) {
 	})
 }
 
-// activityLogParams are get_activity_log's parameters (the spec's limit,
-// offset, level, source; node, search and after_seq added for the Logs
+// activityLogParams are get_activity_log's parameters (limit, offset,
+// level, source; node, search and after_seq added for the Logs
 // page's filters and live view).
 type activityLogParams struct {
 	Limit    *int    `json:"limit"`

@@ -24,7 +24,7 @@ func publish(t *testing.T, image []byte, version string) string {
 	return dir
 }
 
-func TestPublishWritesTheSpecTree(t *testing.T) {
+func TestPublishWritesTheFirmwareTree(t *testing.T) {
 	dir := publish(t, []byte("image-v1"), "1.2.0")
 	for _, p := range []string{"manifest.json", "current/saint_node.img", "current/saint_node.img.sha256",
 		"current/changelog.md", "configs/head.yaml", "configs/arms_left.yaml"} {

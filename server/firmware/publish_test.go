@@ -14,8 +14,8 @@ import (
 	"github.com/saint-os/saint/roleconfig"
 )
 
-// readManifest decodes dir/manifest.json strictly: a field the spec does
-// not name fails the test.
+// readManifest decodes dir/manifest.json strictly: a field docs/firmware.md
+// does not list fails the test.
 func readManifest(t *testing.T, dir string) Manifest {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, ManifestPath))
@@ -32,7 +32,7 @@ func readManifest(t *testing.T, dir string) Manifest {
 	}
 	sort.Strings(top)
 	if want := []string{"configs", "firmware", "supported_roles"}; !reflect.DeepEqual(top, want) {
-		t.Errorf("manifest.json keys %v, want the spec's %v", top, want)
+		t.Errorf("manifest.json keys %v, want %v", top, want)
 	}
 	var fw map[string]any
 	if err := json.Unmarshal(raw["firmware"], &fw); err != nil {
@@ -44,7 +44,7 @@ func readManifest(t *testing.T, dir string) Manifest {
 	}
 	sort.Strings(fwKeys)
 	if want := []string{"changelog", "checksum_sha256", "min_hardware_rev", "release_date", "size_bytes", "version"}; !reflect.DeepEqual(fwKeys, want) {
-		t.Errorf("manifest.json firmware keys %v, want the spec's %v", fwKeys, want)
+		t.Errorf("manifest.json firmware keys %v, want %v", fwKeys, want)
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {

@@ -13,13 +13,13 @@ import (
 	"github.com/saint-os/saint/server/ws"
 )
 
-// RegisterCommands installs on g the spec's robot control commands that
-// move the robot (head move/home/camera, arms move/home/gripper, tracks
-// drive/stop/estop, and system estop), which enter the router as source
-// "websocket", and the router commands (list_routes, set_route,
-// delete_route, set_route_enabled, list_livelink_sources,
-// get_livelink_subject, list/load/save/delete_preset, and get_status,
-// preview, get_blending, set_blending, get_targets). Call it once, from any
+// RegisterCommands installs on g the WebSocket API's robot control
+// commands (docs/api.md) that move the robot (head move/home/camera, arms
+// move/home/gripper, tracks drive/stop/estop, and system estop), which
+// enter the router as source "websocket", and the router commands
+// (list_routes, set_route, delete_route, set_route_enabled,
+// list_livelink_sources, get_livelink_subject, list/load/save/delete_preset,
+// and get_status, preview, get_blending, set_blending, get_targets). Call it once, from any
 // goroutine, before clients connect.
 func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.HandleCommand("head", "move", r.headMove)
@@ -207,8 +207,8 @@ func (r *Router) headHome(ctx context.Context, _ *ws.Client, params json.RawMess
 	return r.motion(ctx, Input{Target: TargetHead, Command: CommandHome, Values: vals})
 }
 
-// enableParam reads the spec's "enable/disable" parameter: {"enable":
-// true}, {"enabled": true}, or {"state": "enable"|"disable"}.
+// enableParam reads an "enable/disable" parameter in any of its spellings:
+// {"enable": true}, {"enabled": true}, or {"state": "enable"|"disable"}.
 func enableParam(params json.RawMessage, def *bool) (bool, error) {
 	var p struct {
 		Enable  *bool  `json:"enable"`

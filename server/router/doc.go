@@ -7,10 +7,10 @@
 //
 // # Routes
 //
-// A Route is the spec's YAML/JSON: id, enabled, priority, input {source,
-// subject, type, protocol, command_types}, output {target} and a mapping
-// list (Map: from, to, scale, offset, clamp, deadzone, curve, expo, mode,
-// threshold, inverted) or "passthrough". Config is a file of routes with
+// A Route, in YAML or JSON (docs/router.md), has id, enabled, priority,
+// input {source, subject, type, protocol, command_types}, output {target}
+// and a mapping list (Map: from, to, scale, offset, clamp, deadzone, curve,
+// expo, mode, threshold, inverted) or "passthrough". Config is a file of routes with
 // its blending settings; the presets of config/routes/ (fixtures) are
 // Configs. Validate errors are *FieldError naming the field at fault
 // ("routes[1].mapping[0].clamp").

@@ -11,7 +11,8 @@ import (
 	"github.com/saint-os/saint/fixtures"
 )
 
-// The spec's five presets and vr_arms ship, parse and validate.
+// The five standard presets (docs/router.md) and vr_arms ship, parse and
+// validate.
 func TestShippedPresets(t *testing.T) {
 	sub, err := fs.Sub(fixtures.Config(), "routes")
 	if err != nil {

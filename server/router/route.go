@@ -16,9 +16,9 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 )
 
-// Route is one routing rule, in the spec's format (Input/Output Router,
-// Routing Rules): where the input comes from, which output it drives, and
-// how input values become output properties.
+// Route is one routing rule, in the format of docs/router.md: where the
+// input comes from, which output it drives, and how input values become
+// output properties.
 type Route struct {
 	ID      string `json:"id" yaml:"id"`
 	Enabled bool   `json:"enabled" yaml:"enabled"`
@@ -417,7 +417,7 @@ func (m *Map) validate(target *Target) error {
 	return nil
 }
 
-// Blending is the spec's blending configuration (Priority and Blending).
+// Blending is the router's blending configuration (docs/router.md).
 type Blending struct {
 	// Mode is BlendPriority (default), BlendBlend or BlendAdditive.
 	Mode string `json:"mode" yaml:"mode"`
@@ -480,7 +480,8 @@ const (
 	BlendAdditive = "additive" // active routes' values are summed
 )
 
-// DefaultBlending is the spec's example: priority, 200 ms, 500 ms.
+// DefaultBlending is priority, a 200 ms blend time and a 500 ms source
+// timeout.
 func DefaultBlending() Blending {
 	return Blending{Mode: BlendPriority, BlendTimeMS: 200, SourceTimeoutMS: 500}
 }

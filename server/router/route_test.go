@@ -71,8 +71,8 @@ func TestMappingsToOnePropertyAdd(t *testing.T) {
 	}
 }
 
-// The spec's set_route example, verbatim.
-const specSetRoute = `{
+// The API's documented set_route example, verbatim.
+const docSetRoute = `{
   "type": "router",
   "action": "set_route",
   "params": {
@@ -95,11 +95,11 @@ const specSetRoute = `{
   }
 }`
 
-func TestSpecRouteJSON(t *testing.T) {
+func TestDocumentedRouteJSON(t *testing.T) {
 	var req struct {
 		Params json.RawMessage `json:"params"`
 	}
-	if err := json.Unmarshal([]byte(specSetRoute), &req); err != nil {
+	if err := json.Unmarshal([]byte(docSetRoute), &req); err != nil {
 		t.Fatal(err)
 	}
 	rt, err := decodeRoute(req.Params)

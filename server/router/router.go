@@ -570,8 +570,8 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// Commands a passthrough input may carry (the spec's robot control
-// actions that produce motion or a device change).
+// Commands a passthrough input may carry (the WebSocket API's robot
+// control actions that produce motion or a device change).
 const (
 	CommandMove    = "move"
 	CommandHome    = "home"
@@ -675,8 +675,8 @@ func (r *Router) takeEStop(rt *Route, c *contribution) {
 }
 
 // mapValues applies a route's mappings to the input values it has; the
-// mappings to one property add up (the spec's face capture example drives
-// tilt from eyeLookUp and eyeLookDown).
+// mappings to one property add up (the facecap_head preset drives tilt
+// from eyeLookUpLeft and eyeLookDownLeft).
 func mapValues(list []Map, in map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for i := range list {
@@ -866,7 +866,7 @@ func (r *Router) release(o *output) {
 	}
 }
 
-// combine is the blending of the spec's Priority and Blending.
+// combine is the blending of docs/router.md's priority and blending.
 func (r *Router) combine(o *output, cs []*contribution, now time.Time) map[string]float64 {
 	vals := make(map[string]float64, len(o.last)+4)
 	// A target given whole (a pose) takes only what its routes drive now.

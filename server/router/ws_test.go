@@ -200,7 +200,7 @@ func waitFor[T any](l *live, topic string, want func(T) bool) {
 func TestWebSocketRobotCommands(t *testing.T) {
 	l := startLive(t, t.TempDir())
 	c := l.dial()
-	// The spec's command example, verbatim.
+	// The command example of docs/api.md, verbatim.
 	c.ok(`{"id": "uuid-string", "type": "command", "target": "head", "action": "move",
 	       "params": {"pan": 45.0, "tilt": -15.0, "speed": 0.5}}`)
 	waitFor(l, msg.TopicHeadCmd, func(h msg.HeadCommand) bool { return h == msg.HeadCommand{Pan: 45, Tilt: -15, Speed: 0.5} })
@@ -276,7 +276,7 @@ func TestWebSocketRouterCommands(t *testing.T) {
 	if len(routes.Routes) == 0 || routes.Blending.Mode != router.BlendPriority {
 		t.Fatalf("list_routes from the default preset: %+v", routes)
 	}
-	// The spec's examples, verbatim.
+	// The API's documented router examples, verbatim.
 	c.ok(`{
   "type": "router",
   "action": "set_route",

@@ -18,7 +18,7 @@ import (
 // FileName is the settings file inside the data directory.
 const FileName = "settings.json"
 
-// Settings is everything on the spec's Settings page that the server
+// Settings is everything on the web UI's Settings page that the server
 // stores. JSON names are the API's.
 type Settings struct {
 	System   System   `json:"system"`
@@ -50,7 +50,7 @@ type Auth struct {
 	Required bool `json:"required"`
 }
 
-// Defaults are the spec's values: the default ports and authentication on.
+// Defaults are the standard ports and authentication on.
 func Defaults() Settings {
 	return Settings{
 		System:   System{ServerName: "SAINT-01", Hostname: "saint-server"},

@@ -18,7 +18,7 @@ func TestDefaultsValidate(t *testing.T) {
 	}
 	d := Defaults()
 	if d.LiveLink.DiscoveryPort != 54321 || d.LiveLink.DataPort != 54322 || !d.Auth.Required {
-		t.Errorf("defaults %+v: want the spec's ports and auth on", d)
+		t.Errorf("defaults %+v: want LiveLink on 54321/54322 and auth on", d)
 	}
 }
 

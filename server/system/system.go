@@ -262,8 +262,8 @@ func (s *System) cmdStatus(ctx context.Context, _ *ws.Client, _ json.RawMessage)
 	return st, err
 }
 
-// powerParams are shutdown's and reboot's parameters: reboot's node (the
-// spec's), reason (recorded in the activity log).
+// powerParams are shutdown's and reboot's parameters: reboot's node (or
+// node_id), reason (recorded in the activity log).
 type powerParams struct {
 	Node   string `json:"node"`
 	NodeID string `json:"node_id"`

@@ -8,9 +8,9 @@ import (
 	"github.com/saint-os/saint/server/feature"
 )
 
-// Topics of the robot's state. The spec names head, arms and tracks; the
-// others feed the web UI's pages. (The router, rc, system and logs topics
-// belong to their features.)
+// Topics of the robot's state, as docs/api.md lists them: head, arms and
+// tracks carry the limbs' state; the others feed the web UI's pages. (The
+// router, rc, system and logs topics belong to their features.)
 const (
 	TopicHead   = "head"   // HeadState from /saint/head/state
 	TopicArms   = "arms"   // ArmState of either arm, with "arm": "left"/"right"

@@ -12,7 +12,8 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 )
 
-// DefaultPort is the spec's internal NATS port.
+// DefaultPort is the robot's internal NATS port, NATS's standard client
+// port.
 const DefaultPort = 4222
 
 // DefaultMaxPayload is the largest message the embedded server accepts when
@@ -28,8 +29,8 @@ type Options struct {
 	// told to (on the robot, the internal network address, e.g.
 	// 192.168.10.1; never the WiFi side), and then with Authentication.
 	Host string
-	// Port is the TCP port; 0 or -1 picks a free one (tests), DefaultPort
-	// is the spec's.
+	// Port is the TCP port; 0 or -1 picks a free one (tests), the robot
+	// uses DefaultPort.
 	Port int
 	// MaxPayload is the largest message in bytes; 0 means
 	// DefaultMaxPayload.

@@ -515,7 +515,7 @@ func TestWebUI(t *testing.T) {
 
 	t.Run("node details", func(t *testing.T) {
 		p.t = t
-		// The spec's address of the page leads to it too.
+		// The page's plain address (/nodes/ID, no hash) leads to it too.
 		p.open("http://"+s.http+"/nodes/sim-head", "#role-state")
 		if got := p.eval(`location.hash`); got != "#/nodes/sim-head" {
 			t.Fatalf("/nodes/sim-head led to %q", got)

@@ -22,7 +22,8 @@ import (
 // JSONVersion is the "v" of every frame this receiver reads.
 const JSONVersion = 1
 
-// DefaultDataPort and DefaultDiscoveryPort are the spec's LiveLink ports.
+// DefaultDataPort and DefaultDiscoveryPort are the LiveLink ports the
+// server listens on unless its settings say otherwise.
 const (
 	DefaultDiscoveryPort = 54321
 	DefaultDataPort      = 54322

@@ -8,7 +8,7 @@ import (
 )
 
 // ARKit blend shape names come in two spellings: Unreal and the Live Link
-// Face app write "HeadYaw", ARKit's own API and the spec's routes write
+// Face app write "HeadYaw", ARKit's own API and the shipped routes write
 // "headYaw". A face frame carries both, so a route may use either.
 
 // faceLowerNames are faceBlendShapeNames in ARKit's lower-camel spelling

@@ -94,8 +94,8 @@ func DefaultChannel(n int) Channel {
 	return Channel{Number: n, Min: 1000, Max: 2000, Center: 1500, Type: TypeStick}
 }
 
-// DefaultConfig is the spec's example: SBUS on the Pi's UART, hold after
-// 500 ms, eight channels named as the shipped routes use them.
+// DefaultConfig is the shipped rc_receiver.yaml: SBUS on the Pi's UART,
+// hold after 500 ms, eight channels named as the shipped routes use them.
 func DefaultConfig() Config {
 	names := []string{"steering", "throttle", "head_tilt", "head_pan", "gripper", "estop", "aux1", "aux2"}
 	c := Config{

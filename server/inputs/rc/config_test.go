@@ -10,8 +10,8 @@ import (
 	"github.com/saint-os/saint/fixtures"
 )
 
-// TestShippedConfig: the fixtures' rc_receiver.yaml is the spec's file
-// and says what DefaultConfig says.
+// TestShippedConfig: the fixtures' rc_receiver.yaml parses and says what
+// DefaultConfig says.
 func TestShippedConfig(t *testing.T) {
 	data, err := fs.ReadFile(fixtures.Config(), FileName)
 	if err != nil {
