@@ -139,9 +139,9 @@ func jsonNames(typ reflect.Type) []string {
 	return names
 }
 
-// baseMsgs are these messages' base .msg definitions, verbatim: the files
-// in ros2/saint_os/msg without the lines marked "addition", which extra
-// lists.
+// baseMsgs are these messages' base .msg definitions, verbatim as first
+// published: the fields of their files in ros2/saint_os/msg without the
+// lines marked "addition", which extra lists.
 var baseMsgs = []struct {
 	def   string
 	v     any
