@@ -249,8 +249,122 @@ func TestDeployServerDryRun(t *testing.T) {
 			t.Errorf("deploy_server.sh plan lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "saint-ros2") {
+		t.Errorf("without --with-ros2, deploy_server.sh plans to install the ROS 2 bridge:\n%s", out)
+	}
 	if out, err := dryRun(t, "scripts/deploy_server.sh", "--skip-build"); err == nil || !strings.Contains(out, "--host") {
 		t.Errorf("without --host: %v %s", err, out)
+	}
+}
+
+// fakeCrossCC writes a stand-in for an arm64 C compiler: it preprocesses
+// anything and, if lib is not empty, finds libddsc.so there.
+func fakeCrossCC(t *testing.T, lib string) string {
+	t.Helper()
+	dir := t.TempDir()
+	find := "echo libddsc.so" // what gcc prints for a library it does not find
+	if lib != "" {
+		find = "echo " + lib
+	}
+	cc := filepath.Join(dir, "aarch64-fake-gcc")
+	script := "#!/bin/sh\ncase \"$*\" in\n*-print-file-name=libddsc.so*) " + find + " ;;\n*-E*) cat >/dev/null ;;\n*) exit 1 ;;\nesac\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return cc
+}
+
+// inOrder says whether every step appears in out, each after the one
+// before.
+func inOrder(out string, steps ...string) bool {
+	for _, s := range steps {
+		i := strings.Index(out, s)
+		if i < 0 {
+			return false
+		}
+		out = out[i+len(s):]
+	}
+	return true
+}
+
+// --with-ros2 installs the ROS 2 bridge: cross-compiled here when an arm64
+// compiler with arm64 Cyclone DDS is at hand, otherwise built on the Pi
+// from the checkout, before anything is installed there.
+func TestDeployServerWithROS2DryRun(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "libddsc.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cross, noDDS := fakeCrossCC(t, lib), fakeCrossCC(t, "")
+	install := []string{
+		"apt-get install -y cyclonedds-dev",
+		"useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin saint-ros2",
+		"install -m 0755 /tmp/saint-deploy/saint-ros2 /usr/local/bin/",
+		"install -D -m 0644 /tmp/saint-deploy/ros2.md /usr/local/share/doc/saint/ros2.md",
+		"install -m 0644 /tmp/saint-deploy/saint-ros2.service /etc/systemd/system/",
+		"systemctl restart dnsmasq saint-server",
+		"systemctl enable saint-ros2 && systemctl restart saint-ros2",
+	}
+	piBuild := "CGO_ENABLED=1 \"$GO\" build -trimpath -ldflags '-s -w -X main.version=1.2.0' -o /tmp/saint-deploy/saint-ros2 ./cmd/saint-ros2"
+	crossBuild := "run: env CGO_ENABLED=1 CC=" + cross + " GOOS=linux GOARCH=arm64 go build -trimpath -ldflags -s -w -X main.version=1.2.0 -o bin/linux-arm64/ ./cmd/saint-ros2"
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		cross bool
+	}{
+		{"on the Pi", []string{"--skip-build", "--ros2-build", "pi"}, false},
+		{"auto without a cross compiler", []string{"--ros2-cc", filepath.Join(t.TempDir(), "missing-gcc")}, false},
+		{"auto without arm64 Cyclone DDS", []string{"--ros2-cc", noDDS}, false},
+		{"auto with a cross compiler", []string{"--ros2-cc", cross}, true},
+		{"cross", []string{"--ros2-build", "cross", "--ros2-cc", cross}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--host", "pi@robot", "--version", "1.2.0", "--with-ros2"}, tc.args...)
+			out, err := dryRun(t, "scripts/deploy_server.sh", args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, want := range install {
+				if !strings.Contains(out, want) {
+					t.Errorf("plan lacks %q:\n%s", want, out)
+				}
+			}
+			if !inOrder(out, "systemctl restart dnsmasq saint-server", "systemctl enable saint-ros2") {
+				t.Errorf("saint-ros2 must start after saint-server (which makes its key):\n%s", out)
+			}
+			if tc.cross {
+				if !strings.Contains(out, crossBuild) || !strings.Contains(out, "copy bin/linux-arm64/saint-ros2 deploy/systemd/saint-ros2.service docs/ros2.md -> pi@robot:/tmp/saint-deploy/") {
+					t.Errorf("cross: plan lacks the local arm64 cgo build %q or the copy of its binary:\n%s", crossBuild, out)
+				}
+				if strings.Contains(out, piBuild) || strings.Contains(out, "saint-src.tgz") {
+					t.Errorf("cross: the plan also builds on the Pi:\n%s", out)
+				}
+				return
+			}
+			if !strings.Contains(out, "saint-src.tgz deploy/systemd/saint-ros2.service docs/ros2.md -> pi@robot:/tmp/saint-deploy/") {
+				t.Errorf("on the Pi: the source tree is not copied:\n%s", out)
+			}
+			// Built before anything is installed: a failed build leaves the Pi as it was.
+			if !inOrder(out, "apt-get install -y gcc libc6-dev", piBuild, "install -m 0755 /tmp/saint-deploy/saint-server") {
+				t.Errorf("on the Pi: the plan lacks the build %q before the first install:\n%s", piBuild, out)
+			}
+			if strings.Contains(out, "GOARCH=arm64 go build -trimpath -ldflags -s -w -X main.version=1.2.0 -o bin/linux-arm64/ ./cmd/saint-ros2") {
+				t.Errorf("on the Pi: the plan also cross-compiles:\n%s", out)
+			}
+		})
+	}
+	for _, bad := range [][]string{
+		{"--ros2-build", "cross", "--ros2-cc", noDDS},
+		{"--ros2-build", "cross", "--ros2-cc", filepath.Join(t.TempDir(), "missing-gcc")},
+		{"--ros2-build", "sideways"},
+	} {
+		out, err := dryRun(t, "scripts/deploy_server.sh", append([]string{"--host", "pi@robot", "--with-ros2"}, bad...)...)
+		if err == nil || strings.Contains(out, "copy ") || strings.Contains(out, "remote ") {
+			t.Errorf("deploy_server.sh %q: %v, want a refusal before anything is copied:\n%s", bad, err, out)
+		}
+		if bad[1] == "cross" && !strings.Contains(out, "cyclonedds-dev:arm64") {
+			t.Errorf("deploy_server.sh %q does not say what to install:\n%s", bad, out)
+		}
 	}
 }
 

@@ -4,8 +4,11 @@
 //	systemd/saint-server.service   the server, hardened, port 80 without root
 //	systemd/saint-node.service     a node: device access by group, the
 //	                               firmware rollback hook before each start
+//	systemd/saint-ros2.service     the ROS 2 bridge beside the server, DDS on
+//	                               the internal network only
 //	scripts/deploy_server.sh       install the server, dnsmasq, the internal
-//	                               address and the firmware tree over ssh
+//	                               address and the firmware tree over ssh;
+//	                               --with-ros2 also the ROS 2 bridge
 //	scripts/flash_node.sh          provision a Pi as a node over ssh
 //	scripts/can-up.sh              bring up CAN interfaces before a node starts
 //	dnsmasq/saint-internal.conf.in DHCP and DNS for 192.168.10.0/24

@@ -2,7 +2,7 @@
 // simulated nodes (head, arms left and right, tracks, console, balance) on
 // the in-process bus and a virtual clock, with the web UI.
 //
-//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--foxglove 127.0.0.1:8765] [--data DIR] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
+//	saint-sim [--http 127.0.0.1:8000] [--ws 127.0.0.1:9090] [--foxglove 127.0.0.1:8765] [--data DIR | --keep-data] [--speed 1] [--seed 1] [--adopt] [--auth] [--livelink HOST]
 //	saint-sim --scenario FILE [--out DIR] [--data DIR] [--record FILE|off]
 //	saint-sim --replay FILE [--speed 1] [--http ...] [--ws ...]
 //	saint-sim [...] --record FILE | --replay-inputs FILE
@@ -18,6 +18,10 @@
 // its web UI but no simulated robot, so the UI, the visualizer and
 // Foxglove show the recorded run; --replay-inputs FILE replays only the
 // recording's inputs (commands, RC, LiveLink) into the live simulation.
+//
+// Without --data, the state and the configuration go to a new temporary
+// directory, which is logged at start and removed at exit (an interrupt or
+// SIGTERM included) unless --keep-data.
 //
 // Without --auth the API needs no token, and the simulator then listens on
 // loopback only (it refuses other addresses). With --auth it behaves like
@@ -60,7 +64,8 @@ func run() error {
 	httpAddr := flag.String("http", "127.0.0.1:8000", "web UI and /api/ws address")
 	wsAddr := flag.String("ws", "127.0.0.1:9090", "WebSocket API address (ws://HOST/saint)")
 	requireAuth := flag.Bool("auth", false, "require the API token (needed to listen beyond loopback)")
-	dataDir := flag.String("data", "", "state directory (default: a new temporary directory)")
+	dataDir := flag.String("data", "", "state directory (default: a new temporary directory, removed at exit unless --keep-data)")
+	keepData := flag.Bool("keep-data", false, "keep the temporary data directory made when --data is not given")
 	configDir := flag.String("config", "", "configuration tree (default: the built-in fixtures)")
 	speed := flag.Float64("speed", 1, "simulation speed: 1 = real time, 2 = twice as fast, 0 = as fast as possible")
 	adopt := flag.Bool("adopt", false, "adopt every simulated node into its role at start")
@@ -110,6 +115,15 @@ func run() error {
 			return err
 		}
 		*dataDir = d
+		// Removed on every way out of run: a normal exit, an interrupt
+		// or SIGTERM (both end run through the context below) and an
+		// error. Only a kill leaves it behind.
+		defer removeTempData(d, *keepData, log)
+		if *keepData {
+			log.Info("temporary data directory, kept at exit (--keep-data)", "dir", d)
+		} else {
+			log.Info("temporary data directory, removed at exit (--keep-data keeps it)", "dir", d)
+		}
 	}
 	if *configDir == "" {
 		*configDir = filepath.Join(*dataDir, "config")
@@ -253,6 +267,20 @@ func runScenario(file, outDir, workDir, recordFile string, log *slog.Logger) err
 	}
 	fmt.Printf("scenario %s passed (%.3g s simulated in %.2g s)\n", sc.Name, rep.DurationS, rep.WallS)
 	return nil
+}
+
+// removeTempData removes the data directory saint-sim made for this run,
+// unless keep, and says where it was either way.
+func removeTempData(dir string, keep bool, log *slog.Logger) {
+	if keep {
+		log.Info("kept the temporary data directory", "dir", dir)
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		log.Error("could not remove the temporary data directory", "dir", dir, "err", err)
+		return
+	}
+	log.Info("removed the temporary data directory", "dir", dir)
 }
 
 // displayAddr turns a wildcard listen address into one a browser can open.

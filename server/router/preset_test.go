@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
@@ -114,5 +115,68 @@ func TestShippedDefaultRoutesDriveEveryBase(t *testing.T) {
 	rg.run(50 * time.Millisecond)
 	if es := rg.estops(); len(es) == 0 || !es[len(es)-1].Active {
 		t.Errorf("gamepad B: e-stops %+v, want engaged", es)
+	}
+}
+
+// In every shipped preset, every route that steers a base from a stick
+// turns it clockwise (negative angular.z, counter-clockwise positive as in
+// ROS) for the stick pushed right. Both stick sources read right as +1: an
+// RC channel normalised as docs/rc.md says (more µs is +1) and a gamepad
+// axis (value / 32767). Each route is fed on its own, with its preset as
+// the routes in use.
+func TestShippedPresetsStickRightTurnsClockwise(t *testing.T) {
+	sub, err := fs.Sub(fixtures.Config(), "routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := seedPresets(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdVel := map[string]string{"tracks": msg.TopicTracksCmdVel, "balance": msg.TopicBalanceCmdVel}
+	checked := map[string]bool{}
+	for name, data := range seeds {
+		cfg, err := ParseConfig(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, route := range cfg.Routes {
+			topic, base := cmdVel[route.Output.Target]
+			stick := route.Input.Source == msg.SourceRC || route.Input.Source == msg.SourceJoystick
+			if !route.Enabled || !base || !stick || route.Mapping.Passthrough {
+				continue
+			}
+			for _, m := range route.Mapping.List {
+				if m.To != "angular" {
+					continue
+				}
+				t.Run(name+"/"+route.ID, func(t *testing.T) {
+					in := Input{Source: route.Input.Source, Values: map[string]float64{m.From: 1}}
+					if route.Input.Source == msg.SourceRC {
+						// The emergency switch (channel 6, low = stop) is up.
+						in.Values[msg.RCChannelProperty(6)] = 1
+					} else {
+						in.Subject = route.Input.Subject
+					}
+					rg := newRigOpts(t, Options{Presets: fstest.MapFS{DefaultPreset + ".yaml": {Data: data}}})
+					stop := rg.every(20*time.Millisecond, func() Input { return in })
+					rg.run(300 * time.Millisecond)
+					stop()
+					got := decodeAll[msg.Twist](rg, topic)
+					if len(got) == 0 {
+						t.Fatalf("%s right (+1): nothing on %s", m.From, topic)
+					}
+					if tw := got[len(got)-1]; tw.Angular.Z >= 0 {
+						t.Errorf("%s right (+1) → %s angular.z %v, want negative (clockwise)", m.From, route.Output.Target, tw.Angular.Z)
+					}
+				})
+				checked[name+"/"+route.ID] = true
+			}
+		}
+	}
+	for _, want := range []string{"default/rc_drive", "default/rc_balance", "default/joystick_drive", "default/joystick_balance", "rc_manual/rc_drive"} {
+		if !checked[want] {
+			t.Errorf("%s steers no base from a stick any more: the test checked %v", want, checked)
+		}
 	}
 }

@@ -372,7 +372,7 @@ func TestWebSocketPreview(t *testing.T) {
 		return nil
 	})
 	if len(pv.Mappings) != 2 || *pv.Mappings[0].Input != 0.75 || pv.Mappings[0].To != "linear" ||
-		*pv.Mappings[1].Input != -0.2 || *pv.Mappings[1].Output != -0.2 {
+		*pv.Mappings[1].Input != -0.2 || *pv.Mappings[1].Output != 0.2 { // stick left turns counter-clockwise
 		t.Fatalf("preview of rc_drive: %+v", pv)
 	}
 	// channel_2 has expo 0.3: 0.7·0.75 + 0.3·0.75³.
