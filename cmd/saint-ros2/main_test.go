@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/ros2"
+	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/cyclone"
 )
 
@@ -340,5 +343,36 @@ func TestHumanoidOverROS2(t *testing.T) {
 	rel := call("/robot_7/saint/limb/neck/release_control", "saint_os/ReleaseControl", msg.ReleaseControlRequest{UUID: uuid}, 2)
 	if rel["success"] != true {
 		t.Errorf("neck release_control %v", rel)
+	}
+}
+
+// --robot-type resolves in --config, else in the built-in robot
+// configurations; a robot type that is not there is an error naming the
+// ones that are.
+func TestResolveRobot(t *testing.T) {
+	resolve := func(args ...string) (*bringup.Robot, error) {
+		fs := flag.NewFlagSet("saint-ros2", flag.ContinueOnError)
+		robotType := bringup.RegisterFlags(fs)
+		config := fs.String("config", "", "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return resolveRobot(*config, robotType)
+	}
+	if r, err := resolve(); r != nil || err != nil {
+		t.Errorf("no --robot-type: %v, %v; want no robot", r, err)
+	}
+	r, err := resolve("--robot-type", "pi_plus-S-12L8A0G2H0W")
+	if err != nil || r.Type != "pi_plus-S-12L8A0G2H0W" {
+		t.Fatalf("built-in humanoid: %v, %v", r, err)
+	}
+	if got := bridge.MotorNodesOf(r); len(got) != 5 || got[4] != "/saint/limb/neck" {
+		t.Errorf("the humanoid's motor nodes %v", got)
+	}
+	if _, err := resolve("--robot-type", "pi_plus-S-12L8A0G9H0W"); err == nil || !strings.Contains(err.Error(), "pi_plus-S-12L8A0G2H0W") {
+		t.Errorf("an unknown robot type: %v; want an error listing the available ones", err)
+	}
+	if _, err := resolve("--robot-type", "pi_plus-S-12L8A0G2H0W", "--config", t.TempDir()); err == nil {
+		t.Error("a --config without the robot type resolved it")
 	}
 }

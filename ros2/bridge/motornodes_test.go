@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/ros2"
 	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/bridge/ddstest"
+	"github.com/saint-os/saint/server/motors"
 )
 
 const humanoid = "pi_plus-S-12L8A0G2H0W"
@@ -31,6 +32,30 @@ func TestMotorNodesOfTheHumanoid(t *testing.T) {
 	}
 	if got := bridge.MotorNodesOf(nil); strings.Join(got, " ") != strings.Join(bridge.DefaultMotorNodes(), " ") {
 		t.Errorf("MotorNodesOf(nil) = %v, want the default groups", got)
+	}
+}
+
+// The bridge's default groups are the root middleware's, and a robot
+// configuration gives both the same ones.
+func TestMotorNodesAreTheRootMiddlewaresGroups(t *testing.T) {
+	prefixes := func(gs []motors.Group) string {
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Prefix)
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := strings.Join(bridge.DefaultMotorNodes(), " "), prefixes(motors.DefaultGroups()); got != want {
+		t.Errorf("DefaultMotorNodes %s, want the root middleware's default groups %s", got, want)
+	}
+	for _, rt := range bringup.Available(fixtures.Config()) {
+		robot, err := bringup.Resolve(fixtures.Config(), rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Join(bridge.MotorNodesOf(robot), " "), prefixes(motors.GroupsOf(robot)); got != want {
+			t.Errorf("%s: MotorNodesOf %s, want the root middleware's groups %s", rt, got, want)
+		}
 	}
 }
 
