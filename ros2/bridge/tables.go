@@ -318,7 +318,7 @@ func gripperCommand(side string) func(map[string]any) (string, any, error) {
 }
 
 // passthrough publishes the ROS message on the bus topic as it is: for
-// the arm motor middleware, which checks its own session ownership.
+// the motor middlewares, which check their own session ownership.
 func passthrough(topic string) func(map[string]any) (string, any, error) {
 	return func(v map[string]any) (string, any, error) { return topic, v, nil }
 }
