@@ -273,8 +273,9 @@ func TestSimulationOverROS2(t *testing.T) {
 // TestHumanoidOverROS2 runs saint-sim --robot-type pi_plus-S-12L8A0G2H0W
 // --robot-id 7 --ros2 --adopt: the humanoid's limbs, driven only through
 // their node middlewares, are on DDS under /robot_7 — a leg's
-// joint_states arrives and the neck's request_control answers with a
-// session, which release_control ends.
+// joint_states arrives (and at the root, by robot-wide names) and the
+// neck's request_control answers with a session, which release_control
+// ends.
 func TestHumanoidOverROS2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the simulation")
@@ -286,6 +287,7 @@ func TestHumanoidOverROS2(t *testing.T) {
 	p := newPeer(t, domain)
 
 	joints, jr := p.subscribe("/robot_7/saint/limb/leg_left/joint_states", "sensor_msgs/JointState")
+	root, _ := p.subscribe("/robot_7/joint_states", "sensor_msgs/JointState")
 	waitFor(t, 60*time.Second, "the bridge's left leg joint_states writer", func() bool { return jr.MatchedWriters() > 0 })
 	select {
 	case js := <-joints:
@@ -297,6 +299,18 @@ func TestHumanoidOverROS2(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no sensor_msgs/JointState on rt/robot_7/saint/limb/leg_left/joint_states")
+	}
+	// The root's joint_states carries the same joints by their robot-wide
+	// names.
+	deadline := time.After(20 * time.Second)
+	for found := false; !found; {
+		select {
+		case js := <-root:
+			names, _ := js["name"].([]any)
+			found = len(names) == 6 && names[0] == "left_hip_pitch"
+		case <-deadline:
+			t.Fatal("no joint_states of the left leg with robot-wide names on rt/robot_7/joint_states")
+		}
 	}
 
 	call := func(service, typ string, req any, seq int64) map[string]any {
