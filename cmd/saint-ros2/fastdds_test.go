@@ -49,7 +49,7 @@ func buildFastDDSClient(t *testing.T) string {
 		}
 		idl, _ := filepath.Abs(filepath.Join("..", "..", "ros2", "idl"))
 		gen := exec.Command("fastddsgen", "-d", dir, "-I", ".", "-replace",
-			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "saint_os.idl")
+			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl")
 		gen.Dir = idl
 		if out, err := gen.CombinedOutput(); err != nil || strings.Contains(string(out), "ERROR") {
 			fastdds.err = fmt.Errorf("fastddsgen: %v\n%s", err, out)
@@ -254,6 +254,45 @@ func TestFastDDSInterop(t *testing.T) {
 	t.Logf("Fast DDS, e-stop latched: odometry %.3f m/s, moved %.3f m", v, x-float(t, before[2]))
 	if v > 0.02 || x-float(t, before[2]) > 0.05 {
 		t.Errorf("e-stop latched: odometry %.3f m/s, moved %.3f m under a Twist at %.1f m/s", v, x-float(t, before[2]), speed)
+	}
+}
+
+// TestFastDDSHumanoid drives saint-sim --robot-type pi_plus-S-12L8A0G2H0W
+// --robot-id 7 --ros2 --adopt from the Fast DDS client: each limb's node
+// middleware, which alone drives it, is on DDS under /robot_7 — its
+// sensor_msgs JointState arrives with the limb's joints, and its
+// request_control answers with a session and the request header echoed.
+func TestFastDDSHumanoid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a C++ client and runs the simulation")
+	}
+	bin := buildFastDDSClient(t)
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	proctest.Start(t, filepath.Join(dir, "saint-sim"), "--robot-type", "pi_plus-S-12L8A0G2H0W", "--robot-id", "7", "--ros2", "--adopt",
+		"--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	c := startClient(t, bin, domain)
+	for i, l := range []struct {
+		limb   string
+		joints string
+		first  string
+	}{
+		{"leg_left", "6", "hip_pitch"},
+		{"arm_right", "4", "shoulder_pitch"},
+		{"neck", "2", "yaw"},
+	} {
+		seq := strconv.Itoa(i + 1)
+		got := c.do("limb /robot_7 " + l.limb + " 424242 " + seq)
+		t.Logf("Fast DDS, limb %s: %v", l.limb, got)
+		if len(got) != 7 || got[0] != "limb" {
+			t.Fatalf("limb %s: %v", l.limb, got)
+		}
+		if got[1] != l.joints || got[2] != l.first {
+			t.Errorf("limb %s: JointState of %s joints from %s, want %s from %s", l.limb, got[1], got[2], l.joints, l.first)
+		}
+		if got[3] != "true" || got[4] != "424242" || got[5] != seq || got[6] == "-" {
+			t.Errorf("limb %s: request_control %v, want success, the header 424242/%s echoed and a session uuid", l.limb, got[3:], seq)
+		}
 	}
 }
 

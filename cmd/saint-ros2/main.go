@@ -5,7 +5,13 @@
 // robot's network see /saint/... topics of standard and saint_os types.
 // See docs/ros2.md.
 //
-//	saint-ros2 --nats nats://192.168.10.1:4222 --nats-key /var/lib/saint-server/bus/ros2.nk --nats-ca /var/lib/saint-server/bus/ca.pem [--domain N] [--deny '/saint/arms/**']
+//	saint-ros2 --nats nats://192.168.10.1:4222 --nats-key /var/lib/saint-server/bus/ros2.nk --nats-ca /var/lib/saint-server/bus/ca.pem [--domain N] [--deny '/saint/arms/**'] [--robot-type pi_plus-S-12L8A0G2H0W --config /var/lib/saint-server/config]
+//
+// --robot-type (or its parts, as saint-server takes them) names the robot
+// configuration whose motor groups' node middlewares are bridged beside
+// the root's: a humanoid's limbs, /saint/limb/leg_left/joint_states …;
+// without it, the default groups' (the arms, the head, the tracks, the
+// balancing base).
 //
 // The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
 // network configuration from CYCLONEDDS_URI, as under ROS 2.
@@ -25,8 +31,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/cyclone"
@@ -75,7 +83,9 @@ func run() error {
 	flag.UintVar(&domain, "domain", domain, "DDS domain (default ROS_DOMAIN_ID, else 0)")
 	allow := flag.String("allow", "", "comma-separated ROS names to bridge (path patterns; '/saint/arms/**' is everything below); empty: all")
 	deny := flag.String("deny", "", "comma-separated ROS names not to bridge, applied after --allow")
-	robotID := flag.String("robot-id", "", "the robot's namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus as the ROS 2 names /robot_<id>/…")
+	robotID := flag.String("robot-id", "", "the robot's namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus as the ROS 2 names /robot_<id>/… (default: the robot configuration's robot_id; empty: none)")
+	robotType := bringup.RegisterFlags(flag.CommandLine)
+	configDir := flag.String("config", "", "with --robot-type: the configuration tree holding robot_config/ (saint-server's DATA/config; default: the built-in fixtures)")
 	addrFile := flag.String("addr-file", "", "write {\"nats\", \"domain\"} here as JSON once bridging")
 	verbose := flag.Bool("v", false, "debug logging")
 	showVersion := flag.Bool("version", false, "print the version and exit")
@@ -86,6 +96,13 @@ func run() error {
 	}
 	if domain > 232 {
 		return fmt.Errorf("--domain %d: want 0 to 232", domain)
+	}
+	robot, err := resolveRobot(*configDir, robotType)
+	if err != nil {
+		return err
+	}
+	if *robotID == "" && robot != nil {
+		*robotID = robot.Param.RobotID
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -132,7 +149,8 @@ func run() error {
 	go func() { _ = ex.Run(exCtx) }()
 
 	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
-		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
+		MotorNodes: bridge.MotorNodesOf(robot),
+		Filter:     bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err
 	}
@@ -146,7 +164,8 @@ func run() error {
 			return err
 		}
 	}
-	log.Info("ROS 2 bridge running", "nats", *natsURL, "domain", domain, "cyclonedds_uri_set", os.Getenv("CYCLONEDDS_URI") != "")
+	log.Info("ROS 2 bridge running", "nats", *natsURL, "domain", domain, "cyclonedds_uri_set", os.Getenv("CYCLONEDDS_URI") != "",
+		"motor_nodes", strings.Join(bridge.MotorNodesOf(robot), ","))
 
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -177,6 +196,20 @@ func (p participant) NewWriter(topic, typeName string, q bridge.QoS) (bridge.Wri
 func (p participant) NewReader(topic, typeName string, q bridge.QoS, fn func([]byte)) error {
 	_, err := p.p.NewReader(topic, typeName, cyclone.QoS(q), fn)
 	return err
+}
+
+// resolveRobot resolves the robot configuration the launch flags name,
+// in configDir or else the built-in fixtures; nil when they name none.
+func resolveRobot(configDir string, robotType func() (string, error)) (*bringup.Robot, error) {
+	t, err := robotType()
+	if err != nil || t == "" {
+		return nil, err
+	}
+	fsys := fixtures.Config()
+	if configDir != "" {
+		fsys = os.DirFS(configDir)
+	}
+	return bringup.Resolve(fsys, t)
 }
 
 // credential is the path of the systemd credential name

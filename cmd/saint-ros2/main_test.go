@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/ros2"
+	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/cyclone"
 )
 
@@ -264,5 +267,126 @@ func TestSimulationOverROS2(t *testing.T) {
 	t.Logf("e-stop: odometry %.3f m/s, %.3f m", v, xe-xs)
 	if v > 0.02 || xe-xs > 0.05 {
 		t.Errorf("e-stop latched: odometry speed %.3f m/s, moved %.3f m under a %.1f m/s Twist", v, xe-xs, speed)
+	}
+}
+
+// TestHumanoidOverROS2 runs saint-sim --robot-type pi_plus-S-12L8A0G2H0W
+// --robot-id 7 --ros2 --adopt: the humanoid's limbs, driven only through
+// their node middlewares, are on DDS under /robot_7 — a leg's
+// joint_states arrives (and at the root, by robot-wide names) and the
+// neck's request_control answers with a session, which release_control
+// ends.
+func TestHumanoidOverROS2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the simulation")
+	}
+	dir := buildBins(t)
+	domain := loopbackDDS(t)
+	proctest.Start(t, filepath.Join(dir, "saint-sim"), "--robot-type", "pi_plus-S-12L8A0G2H0W", "--robot-id", "7", "--ros2", "--adopt",
+		"--speed", "1", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	p := newPeer(t, domain)
+
+	joints, jr := p.subscribe("/robot_7/saint/limb/leg_left/joint_states", "sensor_msgs/JointState")
+	root, _ := p.subscribe("/robot_7/joint_states", "sensor_msgs/JointState")
+	waitFor(t, 60*time.Second, "the bridge's left leg joint_states writer", func() bool { return jr.MatchedWriters() > 0 })
+	select {
+	case js := <-joints:
+		names, _ := js["name"].([]any)
+		pos, _ := js["position"].([]any)
+		t.Logf("left leg joint_states: %v %v", names, pos)
+		if len(names) != 6 || len(pos) != 6 || names[0] != "hip_pitch" {
+			t.Errorf("left leg joint_states %v, want its six joints from hip_pitch", js)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no sensor_msgs/JointState on rt/robot_7/saint/limb/leg_left/joint_states")
+	}
+	// The root's joint_states carries the same joints by their robot-wide
+	// names.
+	deadline := time.After(20 * time.Second)
+	for found := false; !found; {
+		select {
+		case js := <-root:
+			names, _ := js["name"].([]any)
+			found = len(names) == 6 && names[0] == "left_hip_pitch"
+		case <-deadline:
+			t.Fatal("no joint_states of the left leg with robot-wide names on rt/robot_7/joint_states")
+		}
+	}
+
+	call := func(service, typ string, req any, seq int64) map[string]any {
+		t.Helper()
+		svc, _ := p.reg.Service(typ)
+		replies := make(chan map[string]any, 4)
+		rr, err := p.p.NewReader("rr"+service+"Reply", svc.Response.DDSTypeName(), cyclone.QoS{Reliable: true}, func(cdr []byte) {
+			v, hdr, err := p.reg.Decode(svc.Response, cdr)
+			if err != nil {
+				t.Errorf("%s reply: %v", service, err)
+				return
+			}
+			if hdr.Seq == seq {
+				replies <- v
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq, err := p.p.NewWriter("rq"+service+"Request", svc.Request.DDSTypeName(), cyclone.QoS{Reliable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "the "+service+" service", func() bool { return rq.MatchedReaders() > 0 && rr.MatchedWriters() > 0 })
+		time.Sleep(200 * time.Millisecond) // the bridge's reader may not have matched our writer yet
+		hdr := ros2.RequestHeader{GUID: 0x11b, Seq: seq}
+		if err := rq.Write(p.encode(typ+"_Request", req, &hdr)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case v := <-replies:
+			return v
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no reply on rr%sReply", service)
+		}
+		return nil
+	}
+	got := call("/robot_7/saint/limb/neck/request_control", "saint_os/RequestControl", msg.RequestControlRequest{Client: "ros2-test", TimeoutMS: 2000}, 1)
+	t.Logf("neck request_control: %v", got)
+	uuid, _ := got["uuid"].(string)
+	if got["success"] != true || uuid == "" {
+		t.Fatalf("neck request_control %v, want a session", got)
+	}
+	rel := call("/robot_7/saint/limb/neck/release_control", "saint_os/ReleaseControl", msg.ReleaseControlRequest{UUID: uuid}, 2)
+	if rel["success"] != true {
+		t.Errorf("neck release_control %v", rel)
+	}
+}
+
+// --robot-type resolves in --config, else in the built-in robot
+// configurations; a robot type that is not there is an error naming the
+// ones that are.
+func TestResolveRobot(t *testing.T) {
+	resolve := func(args ...string) (*bringup.Robot, error) {
+		fs := flag.NewFlagSet("saint-ros2", flag.ContinueOnError)
+		robotType := bringup.RegisterFlags(fs)
+		config := fs.String("config", "", "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return resolveRobot(*config, robotType)
+	}
+	if r, err := resolve(); r != nil || err != nil {
+		t.Errorf("no --robot-type: %v, %v; want no robot", r, err)
+	}
+	r, err := resolve("--robot-type", "pi_plus-S-12L8A0G2H0W")
+	if err != nil || r.Type != "pi_plus-S-12L8A0G2H0W" {
+		t.Fatalf("built-in humanoid: %v, %v", r, err)
+	}
+	if got := bridge.MotorNodesOf(r); len(got) != 5 || got[4] != "/saint/limb/neck" {
+		t.Errorf("the humanoid's motor nodes %v", got)
+	}
+	if _, err := resolve("--robot-type", "pi_plus-S-12L8A0G9H0W"); err == nil || !strings.Contains(err.Error(), "pi_plus-S-12L8A0G2H0W") {
+		t.Errorf("an unknown robot type: %v; want an error listing the available ones", err)
+	}
+	if _, err := resolve("--robot-type", "pi_plus-S-12L8A0G2H0W", "--config", t.TempDir()); err == nil {
+		t.Error("a --config without the robot type resolved it")
 	}
 }

@@ -199,7 +199,7 @@ func run() error {
 	}
 
 	if *runROS2 {
-		stopROS2, err := startROS2(ctx, st, strings.Fields(*ros2Args), log)
+		stopROS2, err := startROS2(ctx, st, robot, *configDir, strings.Fields(*ros2Args), log)
 		if err != nil {
 			return err
 		}

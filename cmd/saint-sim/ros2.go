@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
@@ -22,7 +23,11 @@ import (
 // The broker authenticates as saint-server's does: keys made for this run
 // and a TLS CA made for this run in a temporary directory, the relay with
 // the server's key, the bridge with its own (--nats-key, --nats-ca).
-func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Logger) (stop func(), err error) {
+//
+// With a robot configuration (robot, of robotType in configDir) the bridge
+// and the relay carry its motor groups' node middlewares: saint-ros2 gets
+// the same --robot-type and --config.
+func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir string, args []string, log *slog.Logger) (stop func(), err error) {
 	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
 		return nil, fmt.Errorf("--ros2: %w", err)
@@ -66,13 +71,16 @@ func startROS2(ctx context.Context, st *stack.Stack, args []string, log *slog.Lo
 	if id := st.RobotID(); id != "" {
 		args = append([]string{"--robot-id", id}, args...)
 	}
+	if robot != nil {
+		args = append([]string{"--robot-type", robot.Type, "--config", configDir}, args...)
+	}
 	var ids []string
 	for _, sn := range st.Specs {
 		ids = append(ids, sn.ID)
 	}
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
-		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids, Log: log})
+		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids, MotorNodes: bridge.MotorNodesOf(robot), Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()

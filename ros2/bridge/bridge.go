@@ -62,6 +62,13 @@ type Options struct {
 	// the same namespace (bus.WithRobotID): the bus names the bridge uses,
 	// and the Filter's patterns, are the names inside it.
 	RobotID string
+	// MotorNodes are the prefixes of the node middlewares whose names the
+	// bridge carries beside the root's: request_control, release_control,
+	// reset_zero, get_available_motors, control_command, joint_states and
+	// session_status under each ("/saint/limb/leg_left/joint_states").
+	// MotorNodesOf gives a robot configuration's; nil means
+	// DefaultMotorNodes, an empty list none.
+	MotorNodes []string
 	// CallTimeout bounds a service call on the bus; 0 means 5 s.
 	CallTimeout time.Duration
 	Log         *slog.Logger
@@ -93,6 +100,9 @@ func New(o Options) (*Bridge, error) {
 		return nil, errors.New("bridge: Options need Bus, Exec and DDS")
 	}
 	if err := o.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkMotorNodes(o.MotorNodes); err != nil {
 		return nil, err
 	}
 	ns, err := bus.RobotNamespace(o.RobotID)

@@ -30,15 +30,31 @@ func BusTypes() map[string]string {
 // nodeStatus matches a node's status topic, "/saint/nodes/ID/status".
 var nodeStatus = regexp.MustCompile(`^/saint/nodes/[^/]+/status$`)
 
+// motorNodeTopic matches a node middleware's topics under any role's
+// prefix ("/saint/limb/leg_left/joint_states"): the robot's motor groups
+// are not all known here.
+var motorNodeTopic = regexp.MustCompile(`^/saint/[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)?/(joint_states|session_status|control_command)$`)
+
+// motorNodeTypes are the types of a node middleware's topics.
+var motorNodeTypes = map[string]string{
+	"joint_states":    "sensor_msgs/JointState",
+	"session_status":  "saint_os/SessionStatus",
+	"control_command": "saint_os/ControlCommand",
+}
+
 // BusType returns the ROS 2 type the payloads of a bus topic have the
 // shape of (see BusTypes), with types, the table BusTypes returned: a
-// node's status is saint_os/NodeStatus.
+// node's status is saint_os/NodeStatus, and any motor group's node
+// middleware topics (a humanoid limb's joint_states) have their types.
 func BusType(types map[string]string, topic string) (string, bool) {
 	if t, ok := types[topic]; ok {
 		return t, true
 	}
 	if nodeStatus.MatchString(topic) {
 		return "saint_os/NodeStatus", true
+	}
+	if m := motorNodeTopic.FindStringSubmatch(topic); m != nil {
+		return motorNodeTypes[m[2]], true
 	}
 	return "", false
 }

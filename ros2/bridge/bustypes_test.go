@@ -28,6 +28,10 @@ func TestBusTypes(t *testing.T) {
 		"/saint/arms/left/joint_states":          "sensor_msgs/JointState",
 		"/saint/arms/right/joint_states":         "sensor_msgs/JointState",
 		"/saint/nodes/sim-head/status":           "saint_os/NodeStatus",
+		"/saint/limb/leg_left/joint_states":      "sensor_msgs/JointState",
+		"/saint/limb/neck/session_status":        "saint_os/SessionStatus",
+		"/saint/limb/arm_right/control_command":  "saint_os/ControlCommand",
+		"/saint/limb/neck/cmd":                   "",
 		"/saint/balance/imu":                     "", // made by the bridge, not on the bus
 		msg.TopicRouterInput:                     "",
 		"/saint/nodes/sim-head/extra/status":     "",

@@ -16,8 +16,10 @@
 // Commands come in as the router's source "ros2" (msg.SourceROS2, below
 // WebSocket and above LiveLink), on the router's input topic exactly as
 // the other inputs do, so priorities, blending and the e-stop hold for
-// them; the arm's motor middleware commands go to the middleware, which
-// accepts them only inside a control session.
+// them. The motor middlewares' commands — the root's and each motor
+// group's node middleware's (Options.MotorNodes, a robot configuration's
+// motor_groups: a humanoid's limbs) — go to the middleware, which accepts
+// them only inside a control session.
 //
 // Bad input never moves anything: a sample that does not decode, a NaN
 // or infinite number, a value out of range is dropped with a warning

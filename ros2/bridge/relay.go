@@ -17,10 +17,11 @@ type Endpoints struct {
 	Out, In, Services []string
 }
 
-// BusEndpoints lists the bus names a bridge uses: the names inside its
-// robot namespace, the same whatever the robot id.
-func BusEndpoints() Endpoints {
-	b := &Bridge{}
+// BusEndpoints lists the bus names a bridge of the node middlewares
+// motorNodes (Options.MotorNodes: nil means DefaultMotorNodes) uses: the
+// names inside its robot namespace, the same whatever the robot id.
+func BusEndpoints(motorNodes []string) Endpoints {
+	b := &Bridge{o: Options{MotorNodes: motorNodes}}
 	var e Endpoints
 	seen := map[string]bool{}
 	for _, t := range b.topics() {
@@ -53,6 +54,9 @@ type RelayOptions struct {
 	Exec          *executor.Executor
 	// NodeIDs are the nodes whose own services (gpio_probe) are relayed.
 	NodeIDs []string
+	// MotorNodes are the bridge's Options.MotorNodes, whose names are
+	// relayed; nil means DefaultMotorNodes.
+	MotorNodes []string
 	// CallTimeout bounds a relayed service call; 0 means 5 s.
 	CallTimeout time.Duration
 	Log         *slog.Logger
@@ -88,7 +92,7 @@ func Relay(o RelayOptions) (stop func(), err error) {
 		}
 		return err
 	}
-	e := BusEndpoints()
+	e := BusEndpoints(o.MotorNodes)
 	for _, t := range e.Out {
 		if err := forward(o.Robot, o.Remote, t); err != nil {
 			stop()

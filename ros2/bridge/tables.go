@@ -70,13 +70,19 @@ func (b *Bridge) topics() []Topic {
 		ts = append(ts,
 			out(msg.ArmStateTopic(side), "saint_os/ArmState"),
 			out(msg.GripperStateTopic(side), "saint_os/GripperState"),
-			out(msg.MotorName(prefix, msg.MotorJointStates), "sensor_msgs/JointState"),
-			out(msg.MotorName(prefix, msg.MotorSessionStatus), "saint_os/SessionStatus"),
 			Topic{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix),
 				BusType: "saint_os/PowerState"},
 			Topic{Name: msg.ArmCmdTopic(side), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(side)},
 			Topic{Name: msg.GripperCmdTopic(side), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(side)},
 			Topic{Name: TargetPoseTopic(side), Type: "geometry_msgs/PoseStamped", QoS: DefaultQoS, In: armTargetPose(side)},
+		)
+	}
+	// Each motor group's node middleware under its prefix, for a client
+	// that drives one node's motors by their node ids.
+	for _, prefix := range b.motorNodes() {
+		ts = append(ts,
+			out(msg.MotorName(prefix, msg.MotorJointStates), "sensor_msgs/JointState"),
+			out(msg.MotorName(prefix, msg.MotorSessionStatus), "saint_os/SessionStatus"),
 			Topic{Name: msg.MotorName(prefix, msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS,
 				In: passthrough(msg.MotorName(prefix, msg.MotorControlCommand))},
 		)
@@ -100,27 +106,25 @@ func (b *Bridge) services() []Service {
 		{Name: msg.ServiceSystemCommand, Type: "saint_os/SystemCommand", Bus: msg.ServiceSystemCommand},
 		{Name: msg.ServiceSystemStatus, Type: "saint_os/GetSystemStatus", Bus: msg.ServiceSystemStatus, Wrap: "status"},
 	}
-	for _, s := range []struct{ name, typ string }{
+	motorServices := []struct{ name, typ string }{
 		{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
 		{msg.MotorRequestControl, "saint_os/RequestControl"},
 		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
 		{msg.MotorResetZero, "saint_os/ResetZero"},
-	} {
+	}
+	for _, s := range motorServices {
 		name := msg.RootMotorName(s.name)
 		ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 	}
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
 		prefix := msg.TopicPrefix(msg.RoleArms, side)
-		for _, s := range []struct{ name, typ string }{
-			{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
-			{msg.MotorRequestControl, "saint_os/RequestControl"},
-			{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
-			{msg.MotorResetZero, "saint_os/ResetZero"},
-		} {
+		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
+	}
+	for _, prefix := range b.motorNodes() {
+		for _, s := range motorServices {
 			name := msg.MotorName(prefix, s.name)
 			ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 		}
-		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
 	}
 	return ss
 }
@@ -314,7 +318,7 @@ func gripperCommand(side string) func(map[string]any) (string, any, error) {
 }
 
 // passthrough publishes the ROS message on the bus topic as it is: for
-// the arm motor middleware, which checks its own session ownership.
+// the motor middlewares, which check their own session ownership.
 func passthrough(topic string) func(map[string]any) (string, any, error) {
 	return func(v map[string]any) (string, any, error) { return topic, v, nil }
 }

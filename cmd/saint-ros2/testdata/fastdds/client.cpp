@@ -15,6 +15,11 @@
 //                              arm's target_pose at 10 Hz for S seconds; print "pose"
 //   arm                        print "arm J0 ... JN N" of the latest saint_os ArmState of the
 //                              left arm (joint positions, degrees)
+//   limb NS LIMB GUID SEQ      a humanoid limb's node middleware under the robot namespace NS
+//                              ("-" for none): take one sensor_msgs JointState of
+//                              NS/saint/limb/LIMB/joint_states, then call its request_control;
+//                              print "limb JOINTS FIRST_JOINT SUCCESS GUID SEQ UUID" (or
+//                              "limb unmatched|nojointstates|timeout")
 //   quit
 //
 // Usage: client PROFILE.xml DOMAIN
@@ -37,6 +42,7 @@
 #include "geometry_msgsPubSubTypes.h"
 #include "nav_msgsPubSubTypes.h"
 #include "saint_osPubSubTypes.h"
+#include "sensor_msgsPubSubTypes.h"
 
 using namespace eprosima::fastdds::dds;
 using Clock = std::chrono::steady_clock;
@@ -295,6 +301,70 @@ int main(int argc, char **argv) {
         std::cout << " " << j;
       }
       std::cout << " " << n << std::endl;
+    } else if (cmd == "limb") {
+      std::string ns, limb;
+      uint64_t guid = 0;
+      int64_t seq = 0;
+      in >> ns >> limb >> guid >> seq;
+      if (ns == "-") {
+        ns = "";
+      }
+      const std::string prefix = ns + "/saint/limb/" + limb;
+      DataReader *js = reader(topic(TypeSupport(new sensor_msgs::msg::dds_::JointState_PubSubType()), "rt" + prefix + "/joint_states"));
+      DataWriter *rq = writer(topic(TypeSupport(new saint_os::srv::dds_::RequestControl_Request_PubSubType()), "rq" + prefix + "/request_controlRequest"));
+      DataReader *rr = reader(topic(TypeSupport(new saint_os::srv::dds_::RequestControl_Response_PubSubType()), "rr" + prefix + "/request_controlReply"));
+      if (!js || !rq || !rr) {
+        std::cerr << "cannot create the endpoints of " << prefix << "\n";
+        return 1;
+      }
+      auto end = Clock::now() + std::chrono::seconds(30);
+      while (!(matched(js) && matched(rq) && matched(rr)) && Clock::now() < end) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (!(matched(js) && matched(rq) && matched(rr))) {
+        std::cout << "limb unmatched" << std::endl;
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the bridge's side matching ours
+      sensor_msgs::msg::dds_::JointState_ state;
+      bool have = false;
+      end = Clock::now() + std::chrono::seconds(10);
+      while (!have && Clock::now() < end) {
+        SampleInfo info;
+        while (!have && js->take_next_sample(&state, &info) == ReturnCode_t::RETCODE_OK) {
+          have = info.valid_data;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (!have) {
+        std::cout << "limb nojointstates" << std::endl;
+        continue;
+      }
+      saint_os::srv::dds_::RequestControl_Request_ q;
+      q.cdds_request_header_guid(guid);
+      q.cdds_request_header_seq(seq);
+      q.client("fastdds");
+      q.timeout_ms(2000);
+      rq->write(&q);
+      bool got = false;
+      end = Clock::now() + std::chrono::seconds(10);
+      while (!got && Clock::now() < end) {
+        saint_os::srv::dds_::RequestControl_Response_ r;
+        SampleInfo info;
+        while (!got && rr->take_next_sample(&r, &info) == ReturnCode_t::RETCODE_OK) {
+          if (!info.valid_data || r.cdds_request_header_guid() != guid || r.cdds_request_header_seq() != seq) {
+            continue;  // not the reply to this call
+          }
+          std::cout << "limb " << state.name().size() << " " << (state.name().empty() ? "-" : state.name()[0]) << " "
+                    << (r.success() ? "true" : "false") << " " << r.cdds_request_header_guid() << " "
+                    << r.cdds_request_header_seq() << " " << (r.uuid().empty() ? "-" : r.uuid()) << std::endl;
+          got = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (!got) {
+        std::cout << "limb timeout" << std::endl;
+      }
     } else if (cmd == "quit") {
       break;
     } else {

@@ -1,0 +1,64 @@
+package bridge
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/bus/msg"
+)
+
+// DefaultMotorNodes are the node middlewares of the robot's default motor
+// groups (server/motors.DefaultGroups): the two arms, the head, the tracks
+// and the balancing base.
+func DefaultMotorNodes() []string {
+	return []string{
+		msg.TopicPrefix(msg.RoleArms, msg.ArmLeft),
+		msg.TopicPrefix(msg.RoleArms, msg.ArmRight),
+		msg.TopicPrefix(msg.RoleHead, ""),
+		msg.TopicPrefix(msg.RoleTracks, ""),
+		msg.TopicPrefix(msg.RoleBalance, ""),
+	}
+}
+
+// MotorNodesOf returns the node middlewares of a robot configuration's
+// motor groups (robot_param.yaml's motor_groups), in its order: a
+// humanoid's five limbs, "/saint/limb/leg_left" …. A nil robot has the
+// default groups.
+func MotorNodesOf(r *bringup.Robot) []string {
+	if r == nil {
+		return DefaultMotorNodes()
+	}
+	out := []string{}
+	for _, g := range r.Param.MotorGroups {
+		out = append(out, msg.TopicPrefix(g.Role, g.Instance))
+	}
+	return out
+}
+
+// motorNodePrefix is a role instance's prefix whose segments are also
+// ROS 2 name segments.
+var motorNodePrefix = regexp.MustCompile(`^/saint/[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)?$`)
+
+// checkMotorNodes says which prefix of Options.MotorNodes cannot be one.
+func checkMotorNodes(prefixes []string) error {
+	seen := map[string]bool{}
+	for i, p := range prefixes {
+		if !motorNodePrefix.MatchString(p) {
+			return fmt.Errorf("bridge: Options.MotorNodes[%d]: want a role prefix /saint/{role} or /saint/{role}/{instance}, got %q", i, p)
+		}
+		if seen[p] {
+			return fmt.Errorf("bridge: Options.MotorNodes[%d]: %s listed twice", i, p)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+// motorNodes are the node middlewares bridged.
+func (b *Bridge) motorNodes() []string {
+	if b.o.MotorNodes == nil {
+		return DefaultMotorNodes()
+	}
+	return b.o.MotorNodes
+}
