@@ -123,7 +123,9 @@ type ControlCommand struct {
 // whenever the session changes. It never carries the uuid.
 type SessionStatus struct {
 	// State is "idle" (no session yet), "active", "released",
-	// "timed_out" or "power_limited" (max_power exceeded).
+	// "timed_out" or "power_limited" (max_power exceeded); at the root
+	// middleware also "node_lost" (a node of the session's groups
+	// restarted or went offline; LastError names it).
 	State    string `json:"state"`
 	Client   string `json:"client"`
 	Mode     string `json:"mode"`
