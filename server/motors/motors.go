@@ -37,6 +37,11 @@ const (
 	// ResetZeroTimeout bounds a forwarded reset_zero (the nodes' 10 s
 	// default and some margin).
 	ResetZeroTimeout = 15 * time.Second
+	// ConfirmWithin is how long after a grant a node's session_status
+	// showing no session of the root's may still be one it published
+	// before granting; later, the node has lost the session (a node
+	// publishes its session_status as it grants, and at its state rate).
+	ConfirmWithin = 2 * time.Second
 )
 
 // Group is one node middleware: a motor role's motors.
@@ -108,8 +113,9 @@ type group struct {
 	// as it grants, before it answers): from then on a status showing
 	// anything else means the node lost it (it restarted, or another
 	// client took it there directly). Until then a status may be one
-	// published before the grant.
+	// published before the grant, for ConfirmWithin after grantedAt.
 	confirmed bool
+	grantedAt time.Time
 }
 
 func (g *group) name(n string) string { return msg.MotorName(g.Prefix, n) }
@@ -246,7 +252,7 @@ func (m *Motors) poll() {
 				// The node does not answer: whatever its session does
 				// there (it times out without commands), the root's
 				// cannot go on through it.
-				m.lose(g, fmt.Sprintf("%s's node went offline (get_available_motors: %v)", g.Name, err))
+				m.lose(g, fmt.Sprintf("the node of %s went offline (get_available_motors: %v)", g.Name, err))
 				return
 			}
 			if was != g.online {
@@ -385,6 +391,9 @@ func (m *Motors) take(s *session, req msg.RequestControlRequest, done func(failu
 				return
 			}
 			s.granted = true
+			for _, g := range s.groups {
+				g.grantedAt = m.h.Exec.Now()
+			}
 			m.sessions[s.uuid] = s
 			m.changed(s, "active", "")
 			done("")
@@ -592,15 +601,15 @@ func (m *Motors) nodeStatus(g *group, st msg.SessionStatus) {
 		// root, releasing its other groups.
 		g.nodeUUID = ""
 		m.drop(s)
-		m.remember(s, st.State+" at "+g.Name+"'s node")
+		m.remember(s, st.State+" at the node of "+g.Name)
 		m.changed(s, st.State, st.Applied)
-	case !g.confirmed:
-		// Published before the node granted the session.
+	case !g.confirmed && m.h.Exec.Now().Sub(g.grantedAt) < ConfirmWithin:
+		// Perhaps published before the node granted the session.
 	case st.State == "idle" || st.Client == "":
 		g.nodeUUID = "" // nothing left there to release
-		m.lose(g, g.Name+"'s node restarted: it holds no session any more")
+		m.lose(g, "the node of "+g.Name+" restarted: it holds no session any more")
 	default:
-		m.lose(g, fmt.Sprintf("%s's node no longer holds this session: it reports %s, client %q (it restarted, or was taken directly)", g.Name, st.State, st.Client))
+		m.lose(g, fmt.Sprintf("the node of %s no longer holds this session: it reports %s, client %q (it restarted, or was taken directly)", g.Name, st.State, st.Client))
 	}
 }
 

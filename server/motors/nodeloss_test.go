@@ -32,7 +32,7 @@ func TestNodeRestartEndsSessions(t *testing.T) {
 	r.run(100 * time.Millisecond)
 
 	st := r.last()
-	if st.State != motors.StateNodeLost || st.Client != "policy" || !strings.Contains(st.LastError, "arms_left's node restarted") {
+	if st.State != motors.StateNodeLost || st.Client != "policy" || !strings.Contains(st.LastError, "the node of arms_left restarted") {
 		t.Errorf("root session_status after the left node restarted: state %q client %q last_error %q", st.State, st.Client, st.LastError)
 	}
 	if ms := r.m.Status(); len(ms.Sessions) != 0 || ms.Groups[0].HeldBy != "" || ms.Groups[1].HeldBy != "" {
@@ -42,7 +42,7 @@ func TestNodeRestartEndsSessions(t *testing.T) {
 		t.Error("the right arm's node session is still active after the root session ended")
 	}
 	r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, MotorIDs: []int{11}, Positions: []float64{0.9}})
-	if st := r.last(); !strings.Contains(st.LastError, "the session ended (arms_left's node restarted") || !strings.Contains(st.LastError, "request_control") {
+	if st := r.last(); !strings.Contains(st.LastError, "the session ended (the node of arms_left restarted") || !strings.Contains(st.LastError, "request_control") {
 		t.Errorf("the holder's command after the restart: last_error %q", st.LastError)
 	}
 	r.run(time.Second)
@@ -79,7 +79,7 @@ func TestNodeRestartTakenDirectly(t *testing.T) {
 		t.Fatalf("rogue at the restarted node: %+v", direct)
 	}
 	st := r.last()
-	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, `head's node no longer holds this session: it reports active, client "rogue"`) {
+	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, `the node of head no longer holds this session: it reports active, client "rogue"`) {
 		t.Errorf("root session_status: state %q last_error %q", st.State, st.LastError)
 	}
 	if ms := r.m.Status(); len(ms.Sessions) != 0 || ms.Groups[2].HeldBy != "" {
@@ -105,7 +105,7 @@ func TestNodeOfflineEndsSessions(t *testing.T) {
 	// The poll asks every second and gives a node CallTimeout to answer.
 	r.run(motors.PollInterval + motors.CallTimeout + 100*time.Millisecond)
 	st := r.last()
-	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, "head's node went offline") {
+	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, "the node of head went offline") {
 		t.Errorf("root session_status after the head went offline: state %q last_error %q", st.State, st.LastError)
 	}
 	ms := r.m.Status()
@@ -116,7 +116,7 @@ func TestNodeOfflineEndsSessions(t *testing.T) {
 		t.Error("the right arm's node session outlived the root session")
 	}
 	r.command(msg.ControlCommand{UUID: a.UUID, Mode: msg.ModePosition, MotorIDs: []int{21}, Positions: []float64{0.2}})
-	if st := r.last(); !strings.Contains(st.LastError, "the session ended (head's node went offline") {
+	if st := r.last(); !strings.Contains(st.LastError, "the session ended (the node of head went offline") {
 		t.Errorf("the holder's command after the head went offline: last_error %q", st.LastError)
 	}
 	head.start(t, r.ex)
@@ -157,5 +157,43 @@ func TestRouterRetakesAfterNodeRestart(t *testing.T) {
 	}
 	if !head.mw.Active() {
 		t.Error("the router's session is not at the restarted node")
+	}
+}
+
+// A node that restarts right after granting, before the root saw the
+// session in its session_status: its statuses without the session may be
+// ones published before the grant for motors.ConfirmWithin, and after that
+// they end the root session.
+func TestNodeLostBeforeConfirmed(t *testing.T) {
+	r := newRig(t)
+	// The tracks' node here is a stand-in that grants and then only ever
+	// reports no session, as a node restarted just after answering does.
+	prefix := "/robot_7" + msg.TopicPrefix(msg.RoleTracks, "")
+	if _, err := bus.ServeJSON(r.bus, prefix+"/"+msg.MotorGetAvailableMotors, r.ex, func(_ msg.GetAvailableMotorsRequest, reply func(msg.GetAvailableMotorsResponse, error)) {
+		reply(msg.GetAvailableMotorsResponse{MotorIDs: []int{1, 2}, JointNames: []string{"left_track", "right_track"}, Reachable: []bool{true, true}}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.ServeJSON(r.bus, prefix+"/"+msg.MotorRequestControl, r.ex, func(_ msg.RequestControlRequest, reply func(msg.RequestControlResponse, error)) {
+		reply(msg.RequestControlResponse{Success: true, UUID: "node-session", Message: "control granted"}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.ex.Every(100*time.Millisecond, func() {
+		_ = r.bus.Publish(prefix+"/"+msg.MotorSessionStatus, msg.SessionStatus{State: "idle"})
+	})
+	r.run(motors.PollInterval + 100*time.Millisecond)
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "nav", MotorIDs: []int{41}, TimeoutMS: 60000})
+	if !a.Success {
+		t.Fatal(a.Message)
+	}
+	r.run(motors.ConfirmWithin - 300*time.Millisecond)
+	if ms := r.m.Status(); len(ms.Sessions) != 1 {
+		t.Fatalf("within ConfirmWithin of the grant: %+v, want the session still held", ms.Sessions)
+	}
+	r.run(500 * time.Millisecond)
+	st := r.last()
+	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, "the node of tracks restarted") || len(st.Sessions) != 0 {
+		t.Errorf("root session_status after ConfirmWithin: %+v", st)
 	}
 }

@@ -85,7 +85,7 @@ func TestNodeRestartEndsRootSession(t *testing.T) {
 			break
 		}
 	}
-	if lost == nil || lost.Client != "ui" || !strings.Contains(lost.LastError, "head's node restarted") {
+	if lost == nil || lost.Client != "ui" || !strings.Contains(lost.LastError, "the node of head restarted") {
 		t.Fatalf("root session_status after the head's node restarted: %+v, want node_lost naming the head", root[from:])
 	}
 	if s := root[len(root)-1]; len(s.Sessions) != 0 {
@@ -95,7 +95,7 @@ func TestNodeRestartEndsRootSession(t *testing.T) {
 		t.Errorf("the left arm's node session outlived the root session: %+v", s)
 	}
 	command(req.UUID)
-	if s := root[len(root)-1]; !strings.Contains(s.LastError, "the session ended (head's node restarted") {
+	if s := root[len(root)-1]; !strings.Contains(s.LastError, "the session ended (the node of head restarted") {
 		t.Errorf("the client's command after the restart: last_error %q", s.LastError)
 	}
 	run(2 * time.Second)
@@ -171,7 +171,7 @@ func TestNodeOfflineEndsRootSession(t *testing.T) {
 			break
 		}
 	}
-	if lost == nil || !strings.Contains(lost.LastError, "arms_left's node went offline") {
+	if lost == nil || !strings.Contains(lost.LastError, "the node of arms_left went offline") {
 		t.Fatalf("root session_status with the left arm cut off: %+v, want node_lost naming arms_left", root[from:])
 	}
 	if err := st.CutNode("arms_left", false); err != nil {
