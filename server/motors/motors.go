@@ -107,18 +107,31 @@ type group struct {
 	reachable []bool
 	session   *session // holding the group, or reserved for one
 	nodeUUID  string
-	rejected  uint64 // the node's count at the last status
+	nodeTag   string            // msg.SessionTag of nodeUUID
+	last      msg.SessionStatus // the node's latest session_status
+	rejected  uint64            // the node's count at the last status
 	// confirmed says the node's latest session_status showed the node
 	// session of the group's root session active (the node publishes it
-	// as it grants, before it answers): from then on a status showing
-	// anything else means the node lost it (it restarted, or another
-	// client took it there directly). Until then a status may be one
-	// published before the grant, for ConfirmWithin after grantedAt.
+	// as it grants, before it answers; it is told by its tag, see ours):
+	// from then on a status showing anything else means the node lost it
+	// (it restarted, or another client took it there directly). Until
+	// then a status may be one published before the grant, for
+	// ConfirmWithin after grantedAt.
 	confirmed bool
 	grantedAt time.Time
 }
 
 func (g *group) name(n string) string { return msg.MotorName(g.Prefix, n) }
+
+// ours says whether the node's status st is about its session of s: by
+// the session's tag once the node granted it and when the node gives one,
+// else by the client name the root gives its node sessions.
+func (g *group) ours(s *session, st msg.SessionStatus) bool {
+	if st.Session != "" && g.nodeTag != "" {
+		return st.Session == g.nodeTag
+	}
+	return st.Client == "saint-server for "+s.client
+}
 
 // global returns the robot-wide id of the node's motor id.
 func (g *group) global(local int) int { return g.Base + local }
@@ -378,7 +391,10 @@ func (m *Motors) take(s *session, req msg.RequestControlRequest, done func(failu
 				// Dropped while asking: give the node session back.
 				m.releaseNode(g, r.UUID)
 			default:
-				g.nodeUUID = r.UUID
+				g.nodeUUID, g.nodeTag = r.UUID, msg.SessionTag(r.UUID)
+				// The node published the session as it granted it,
+				// before answering: the status may be here already.
+				g.confirmed = g.last.State == "active" && g.ours(s, g.last)
 			}
 			if pending--; pending > 0 || s.dropped {
 				return
@@ -416,7 +432,7 @@ func (m *Motors) drop(s *session) {
 		if g.nodeUUID != "" {
 			m.releaseNode(g, g.nodeUUID)
 		}
-		g.session, g.nodeUUID, g.confirmed = nil, "", false
+		g.session, g.nodeUUID, g.nodeTag, g.confirmed = nil, "", "", false
 	}
 	delete(m.sessions, s.uuid)
 	delete(m.pending, s)
@@ -580,10 +596,11 @@ func (m *Motors) refused(err error) {
 // does a node that no longer holds it (it restarted: a fresh middleware
 // reports no session; or another client holds the node).
 func (m *Motors) nodeStatus(g *group, st msg.SessionStatus) {
+	g.last = st
 	s := g.session
 	if s == nil || !s.granted {
 		g.rejected = st.Rejected
-		g.confirmed = s != nil && st.State == "active" && st.Client == "saint-server for "+s.client
+		g.confirmed = s != nil && st.State == "active" && g.ours(s, st)
 		return
 	}
 	if st.Rejected > g.rejected && st.LastError != "" {
@@ -592,7 +609,7 @@ func (m *Motors) nodeStatus(g *group, st msg.SessionStatus) {
 		m.status.LastError = g.Name + ": " + st.LastError
 		m.publish()
 	}
-	ours := st.Client == "saint-server for "+s.client
+	ours := g.ours(s, st)
 	switch {
 	case st.State == "active" && ours:
 		g.confirmed = true

@@ -91,6 +91,34 @@ func TestNodeRestartTakenDirectly(t *testing.T) {
 	}
 }
 
+// A client going to a restarted node directly under the very name the
+// root gives its node sessions is still not the root's session: the
+// node's status tells sessions apart by their tags.
+func TestNodeRestartTakenUnderTheRootsName(t *testing.T) {
+	r := newRig(t)
+	a := call[msg.RequestControlResponse](r, msg.MotorRequestControl, msg.RequestControlRequest{Client: "policy", MotorIDs: []int{31}, TimeoutMS: 5000})
+	if !a.Success {
+		t.Fatal(a.Message)
+	}
+	r.run(100 * time.Millisecond)
+	head := r.nodes["head"]
+	head.stop()
+	head.start(t, r.ex)
+	var direct msg.RequestControlResponse
+	bus.CallAsyncJSON(r.bus, "/robot_7/saint/head/"+msg.MotorRequestControl, msg.RequestControlRequest{Client: "saint-server for policy", TimeoutMS: 60000}, time.Second, r.ex, func(v msg.RequestControlResponse, err error) { direct = v })
+	r.run(100 * time.Millisecond)
+	if !direct.Success {
+		t.Fatalf("the impostor at the restarted node: %+v", direct)
+	}
+	st := r.last()
+	if st.State != motors.StateNodeLost || !strings.Contains(st.LastError, `the node of head no longer holds this session: it reports active, client "saint-server for policy"`) {
+		t.Errorf("root session_status: state %q last_error %q", st.State, st.LastError)
+	}
+	if ms := r.m.Status(); len(ms.Sessions) != 0 {
+		t.Errorf("root sessions with an impostor at the node: %+v", ms.Sessions)
+	}
+}
+
 // A node that goes offline under a session (it stops answering): the root
 // ends the session once its poll of the node fails, naming the node; when
 // the node is back, nothing resumes.
