@@ -118,6 +118,82 @@ func TestMotorsOverWebSocket(t *testing.T) {
 	}
 }
 
+// A WebSocket client's session over a node whose middleware restarts:
+// its next control_command is answered with an error saying the node
+// restarted, the motors topic shows no session, and a fresh
+// request_control is granted at the new middleware.
+func TestMotorsNodeRestartOverWebSocket(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobot(t, func(string) bus.Bus { return broker.Connect(nil) }, nil)
+	j, err := motor.ParseJoints([]byte("joint_names: [a, b]\nmap_index: [1, 2]\ndirection: [1, 1]\nlower: [-2, -2]\nupper: [2, 2]\nkp: [10, 10]\nkd: [1, 1]\nurdf_offset: [0, 0]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := broker.Connect(nil)
+	var mw *motor.Middleware
+	// start runs a fresh middleware for the left arm, as its node's
+	// process starting does (executor).
+	start := func() {
+		if mw != nil {
+			mw.Close()
+		}
+		var err error
+		if mw, err = motor.New(motor.Options{Joints: j, TorqueControlled: true, MaxTorque: []float64{5, 5}}); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := mw.Serve(nb, r.ex, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := r.ex.Do(context.Background(), func() {
+		start()
+		r.ex.Every(20*time.Millisecond, func() {
+			_, _ = mw.Update([]motor.Feedback{{Reachable: true}, {Reachable: true}})
+			mw.PublishState()
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.ex.Do(context.Background(), func() { mw.Close() }) }()
+
+	a := dialWS(t, "ws://"+r.srv.Addrs()["ws"]+"/saint", r.srv.Token())
+	var ga msg.RequestControlResponse
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
+		res := a.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-a", TimeoutMS: 5000})
+		if err := json.Unmarshal(res.Data, &ga); err != nil || !ga.Success {
+			return fmt.Errorf("request_control: %s %s", res.Data, res.Message)
+		}
+		return nil
+	})
+	command := func() response {
+		return a.command("motors", msg.MotorControlCommand, msg.ControlCommand{UUID: ga.UUID, Mode: msg.ModePosition, Positions: []float64{0.1, 0.2}})
+	}
+	if res := command(); res.Status != "ok" {
+		t.Fatalf("control_command before the restart: %+v", res)
+	}
+	if err := r.ex.Do(context.Background(), start); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		if res := command(); res.Status == "ok" || !strings.Contains(res.Message, "the session ended (the node of arms_left restarted") {
+			return fmt.Errorf("control_command after the restart: %+v", res)
+		}
+		return nil
+	})
+	var st msg.MotorsStatus
+	if res := a.command("motors", "status", nil); json.Unmarshal(res.Data, &st) != nil || len(st.Sessions) != 0 || st.Groups[0].HeldBy != "" {
+		t.Errorf("status after the restart: %s", res.Data)
+	}
+	res := a.command("motors", msg.MotorRequestControl, msg.RequestControlRequest{Client: "ws-a", TimeoutMS: 5000})
+	if err := json.Unmarshal(res.Data, &ga); err != nil || !ga.Success {
+		t.Fatalf("a fresh request_control after the restart: %s %s", res.Data, res.Message)
+	}
+	if res := command(); res.Status != "ok" {
+		t.Errorf("control_command under the fresh session: %+v", res)
+	}
+}
+
 // The router and a WebSocket client never drive the head's motors at the
 // same time: while the client holds a session on them, the router's route
 // to the head sends no HeadCommand; once the client releases, the route

@@ -1,5 +1,10 @@
 package msg
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // The arm's motor middleware (pi-plus software system: hightorque_midware).
 // Its services and topics live under the arm's prefix:
 //
@@ -123,7 +128,9 @@ type ControlCommand struct {
 // whenever the session changes. It never carries the uuid.
 type SessionStatus struct {
 	// State is "idle" (no session yet), "active", "released",
-	// "timed_out" or "power_limited" (max_power exceeded).
+	// "timed_out" or "power_limited" (max_power exceeded); at the root
+	// middleware also "node_lost" (a node of the session's groups
+	// restarted or went offline; LastError names it).
 	State    string `json:"state"`
 	Client   string `json:"client"`
 	Mode     string `json:"mode"`
@@ -141,6 +148,21 @@ type SessionStatus struct {
 	// Sessions, at the root middleware only, lists every active session;
 	// the fields above describe the latest one that changed.
 	Sessions []MotorSession `json:"sessions"`
+	// Session, at a node middleware only, is SessionTag of the uuid of the
+	// latest session granted since the middleware started ("" for none):
+	// it tells which session the status is about without carrying the
+	// uuid. The root middleware follows its node sessions by it.
+	Session string `json:"session"`
+}
+
+// SessionTag names a session in status messages without giving its uuid
+// away: the first 48 bits of the uuid's SHA-256, in hex; "" for "".
+func SessionTag(uuid string) string {
+	if uuid == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(uuid))
+	return hex.EncodeToString(h[:6])
 }
 
 // JointStates is sensor_msgs/JointState on joint_states: the joints in

@@ -20,7 +20,7 @@ func TestArmsControlMessages(t *testing.T) {
 		&msg.ReleaseControlRequest{UUID: "u"},
 		&msg.ReleaseControlResponse{Success: true, Message: "m"},
 		&msg.ControlCommand{UUID: "u", Mode: msg.ModeMixed, MotorIDs: []int{3}, Positions: []float64{0.1}, Velocities: []float64{0.2}, Torques: []float64{0.3}, Kp: []float64{4}, Kd: []float64{5}},
-		&msg.SessionStatus{State: "active", Client: "c", Mode: msg.ModeTorque, Behavior: msg.BehaviorDamping, Applied: "x", TimeoutMS: 9, Commands: 2, Rejected: 1, LastError: "e", Calibrating: true},
+		&msg.SessionStatus{State: "active", Client: "c", Mode: msg.ModeTorque, Behavior: msg.BehaviorDamping, Applied: "x", TimeoutMS: 9, Commands: 2, Rejected: 1, LastError: "e", Calibrating: true, Session: msg.SessionTag("u")},
 		&msg.JointStates{Header: msg.Header{FrameID: "f"}, Name: []string{"a"}, Position: []float64{1}, Velocity: []float64{2}, Effort: []float64{3}},
 		&msg.ResetZeroRequest{TimeoutMS: 10000},
 		&msg.ResetZeroResponse{Success: true, Message: "m", Positions: []float64{0.01}},
@@ -56,5 +56,9 @@ func TestArmsControlMessages(t *testing.T) {
 	}
 	if got := msg.RootMotorName(msg.MotorRequestControl); got != "/request_control" {
 		t.Errorf("RootMotorName = %q", got)
+	}
+	u1, u2 := "0b5e3a4c-7f1d-4c2a-9e0b-3d6f8a1c2b4e", "0b5e3a4c-7f1d-4c2a-9e0b-3d6f8a1c2b4f"
+	if a, b := msg.SessionTag(u1), msg.SessionTag(u2); len(a) != 12 || a == b || a != msg.SessionTag(u1) || msg.SessionTag("") != "" {
+		t.Errorf("SessionTag: %q, %q for two uuids, %q for none", a, b, msg.SessionTag(""))
 	}
 }

@@ -86,13 +86,16 @@ type Middleware struct {
 	subs                           []bus.Subscription
 
 	uuid, client, behavior string
-	timeout                time.Duration
-	lastCommand            time.Time
-	state, applied, mode   string
-	commands, rejected     uint64
-	accepted               uint64 // commands accepted, every session's
-	lastError              string
-	setpoints              []*setpoint // held command, URDF frame
+	// tag is SessionTag of the latest session's uuid, kept after it ended
+	// so that session_status says which session ended.
+	tag                  string
+	timeout              time.Duration
+	lastCommand          time.Time
+	state, applied, mode string
+	commands, rejected   uint64
+	accepted             uint64 // commands accepted, every session's
+	lastError            string
+	setpoints            []*setpoint // held command, URDF frame
 
 	// owns is true while a session or its release behaviour (or a
 	// calibration's zero torque) decides the outputs.
@@ -258,6 +261,7 @@ func (m *Middleware) request(req msg.RequestControlRequest, reply func(msg.Reque
 	raw[6] = raw[6]&0x0f | 0x40 // version 4
 	raw[8] = raw[8]&0x3f | 0x80 // RFC 4122 variant
 	m.uuid = fmt.Sprintf("%x-%x-%x-%x-%x", raw[0:4], raw[4:6], raw[6:8], raw[8:10], raw[10:])
+	m.tag = msg.SessionTag(m.uuid)
 	m.client, m.behavior, m.mode = req.Client, behavior, ""
 	m.timeout = m.o.SessionTimeout
 	if req.TimeoutMS > 0 {
@@ -501,7 +505,7 @@ func (m *Middleware) publishSession() {
 	s := msg.SessionStatus{
 		State: m.state, Client: m.client, Mode: m.mode, Behavior: m.behavior, Applied: m.applied,
 		TimeoutMS: int(m.timeout / time.Millisecond), Commands: m.commands, Rejected: m.rejected,
-		LastError: m.lastError, Calibrating: m.calibrating,
+		LastError: m.lastError, Calibrating: m.calibrating, Session: m.tag,
 	}
 	_ = m.bus.Publish(m.sessionTopic, s)
 }

@@ -233,6 +233,10 @@ func TestSessionsAndCommands(t *testing.T) {
 	if s.State != "timed_out" || s.Applied != msg.BehaviorDamping || s.Commands != 5 || s.Rejected != 4 {
 		t.Errorf("after the timeout: %+v", s)
 	}
+	// The status names the session that ended by its tag, never its uuid.
+	if s.Session != msg.SessionTag(a.UUID) || s.Session == "" || strings.Contains(s.Session, a.UUID) {
+		t.Errorf("session %q after the timeout, want the tag of %q", s.Session, a.UUID)
+	}
 	// Damping: kd only, the actuator computes −kd·dq.
 	if o := r.out[0]; !r.owns || o != (Output{Torque: true, Position: r.fb[0].Position, Kd: 1}) {
 		t.Errorf("damping output %+v", o)

@@ -17,6 +17,7 @@
 // of the motors it asks for (all when it names none); two sessions never
 // share a group, so two clients never drive one motor. The feature holds
 // one node session per group of a root session and splits each command
-// among them; a node session that ends on its own (timeout, max_power)
-// ends the root session, whose other groups are released.
+// among them; a node session that ends on its own (timeout, max_power),
+// or that its node lost (the node restarted, or stopped answering), ends
+// the root session, whose other groups are released.
 package motors

@@ -37,6 +37,11 @@ const (
 	// ResetZeroTimeout bounds a forwarded reset_zero (the nodes' 10 s
 	// default and some margin).
 	ResetZeroTimeout = 15 * time.Second
+	// ConfirmWithin is how long after a grant a node's session_status
+	// showing no session of the root's may still be one it published
+	// before granting; later, the node has lost the session (a node
+	// publishes its session_status as it grants, and at its state rate).
+	ConfirmWithin = 2 * time.Second
 )
 
 // Group is one node middleware: a motor role's motors.
@@ -102,10 +107,31 @@ type group struct {
 	reachable []bool
 	session   *session // holding the group, or reserved for one
 	nodeUUID  string
-	rejected  uint64 // the node's count at the last status
+	nodeTag   string            // msg.SessionTag of nodeUUID
+	last      msg.SessionStatus // the node's latest session_status
+	rejected  uint64            // the node's count at the last status
+	// confirmed says the node's latest session_status showed the node
+	// session of the group's root session active (the node publishes it
+	// as it grants, before it answers; it is told by its tag, see ours):
+	// from then on a status showing anything else means the node lost it
+	// (it restarted, or another client took it there directly). Until
+	// then a status may be one published before the grant, for
+	// ConfirmWithin after grantedAt.
+	confirmed bool
+	grantedAt time.Time
 }
 
 func (g *group) name(n string) string { return msg.MotorName(g.Prefix, n) }
+
+// ours says whether the node's status st is about its session of s: by
+// the session's tag once the node granted it and when the node gives one,
+// else by the client name the root gives its node sessions.
+func (g *group) ours(s *session, st msg.SessionStatus) bool {
+	if st.Session != "" && g.nodeTag != "" {
+		return st.Session == g.nodeTag
+	}
+	return st.Client == "saint-server for "+s.client
+}
 
 // global returns the robot-wide id of the node's motor id.
 func (g *group) global(local int) int { return g.Base + local }
@@ -141,7 +167,20 @@ type Motors struct {
 	// estop is the latched emergency stop, "" when released.
 	estop  string
 	status msg.SessionStatus // the latest root session_status
+	// ended is why recently ended sessions ended, by uuid, so that their
+	// holders' next commands are told; endedOrder bounds it.
+	ended      map[string]string
+	endedOrder []string
 }
+
+// rememberEnded is how many ended sessions' reasons are kept for their
+// holders' late commands.
+const rememberEnded = 64
+
+// StateNodeLost is the root session_status state of a session ended
+// because a node of its groups restarted or went offline; last_error
+// names the node and says which.
+const StateNodeLost = "node_lost"
 
 // Register installs the root middleware on h: the bus services and topics
 // at the root, the WebSocket actions of target "motors" and the "motors"
@@ -158,7 +197,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 	if o.Rand == nil {
 		o.Rand = rand.Reader
 	}
-	m := &Motors{h: h, o: o, sessions: map[string]*session{}, pending: map[*session]bool{}, routerRefused: map[string]refusal{}, positions: map[string]float64{}, status: msg.SessionStatus{State: "idle"}}
+	m := &Motors{h: h, o: o, sessions: map[string]*session{}, pending: map[*session]bool{}, routerRefused: map[string]refusal{}, positions: map[string]float64{}, ended: map[string]string{}, status: msg.SessionStatus{State: "idle"}}
 	seen := map[string]bool{}
 	for _, g := range o.Groups {
 		if g.Name == "" || g.Prefix == "" || seen[g.Name] {
@@ -208,14 +247,26 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 	return m, nil
 }
 
-// poll asks every group for its motors.
+// poll asks every group for its motors. A node that does not answer
+// while it holds a session (asked after the grant) has gone offline: the
+// session ends.
 func (m *Motors) poll() {
 	for _, g := range m.groups {
+		held := g.session
+		if held != nil && !held.granted {
+			held = nil
+		}
 		bus.CallAsyncJSON(m.h.Bus, g.name(msg.MotorGetAvailableMotors), msg.GetAvailableMotorsRequest{}, CallTimeout, m.h.Exec, func(r msg.GetAvailableMotorsResponse, err error) {
 			was := g.online
 			g.online = err == nil
 			if err == nil {
 				g.local, g.names, g.reachable = r.MotorIDs, r.JointNames, r.Reachable
+			} else if held != nil && g.session == held {
+				// The node does not answer: whatever its session does
+				// there (it times out without commands), the root's
+				// cannot go on through it.
+				m.lose(g, fmt.Sprintf("the node of %s went offline (get_available_motors: %v)", g.Name, err))
+				return
 			}
 			if was != g.online {
 				m.publish()
@@ -340,7 +391,10 @@ func (m *Motors) take(s *session, req msg.RequestControlRequest, done func(failu
 				// Dropped while asking: give the node session back.
 				m.releaseNode(g, r.UUID)
 			default:
-				g.nodeUUID = r.UUID
+				g.nodeUUID, g.nodeTag = r.UUID, msg.SessionTag(r.UUID)
+				// The node published the session as it granted it,
+				// before answering: the status may be here already.
+				g.confirmed = g.last.State == "active" && g.ours(s, g.last)
 			}
 			if pending--; pending > 0 || s.dropped {
 				return
@@ -353,6 +407,9 @@ func (m *Motors) take(s *session, req msg.RequestControlRequest, done func(failu
 				return
 			}
 			s.granted = true
+			for _, g := range s.groups {
+				g.grantedAt = m.h.Exec.Now()
+			}
 			m.sessions[s.uuid] = s
 			m.changed(s, "active", "")
 			done("")
@@ -375,7 +432,7 @@ func (m *Motors) drop(s *session) {
 		if g.nodeUUID != "" {
 			m.releaseNode(g, g.nodeUUID)
 		}
-		g.session, g.nodeUUID = nil, ""
+		g.session, g.nodeUUID, g.nodeTag, g.confirmed = nil, "", "", false
 	}
 	delete(m.sessions, s.uuid)
 	delete(m.pending, s)
@@ -390,6 +447,7 @@ func (m *Motors) ReleaseControl(req msg.ReleaseControlRequest, reply func(msg.Re
 		return
 	}
 	m.drop(s)
+	m.remember(s, "released by release_control")
 	m.changed(s, "released", "")
 	reply(msg.ReleaseControlResponse{Success: true, Message: fmt.Sprintf("released motors %v", s.motors)}, nil)
 }
@@ -398,6 +456,8 @@ func (m *Motors) session(uuid string) (*session, error) {
 	switch {
 	case uuid == "":
 		return nil, errors.New("uuid: missing; commands must carry the uuid request_control returned")
+	case m.sessions[uuid] == nil && m.ended[uuid] != "":
+		return nil, fmt.Errorf("uuid %q: the session ended (%s): call request_control for a new one", uuid, m.ended[uuid])
 	case m.sessions[uuid] == nil || m.sessions[uuid].router != "":
 		return nil, fmt.Errorf("uuid %q holds no control session: call request_control first", uuid)
 	}
@@ -519,6 +579,7 @@ func (m *Motors) EStop(e msg.EStop) {
 		}
 		m.drop(s)
 		m.status.LastError = "emergency stop by " + e.Source + ": session ended"
+		m.remember(s, "emergency stop by "+e.Source)
 		m.changed(s, "released", s.behavior)
 	}
 }
@@ -531,11 +592,15 @@ func (m *Motors) refused(err error) {
 }
 
 // nodeStatus follows a node session: a refusal the node made shows at the
-// root, and a node session that ended on its own ends the root session.
+// root, a node session that ended on its own ends the root session, and so
+// does a node that no longer holds it (it restarted: a fresh middleware
+// reports no session; or another client holds the node).
 func (m *Motors) nodeStatus(g *group, st msg.SessionStatus) {
+	g.last = st
 	s := g.session
 	if s == nil || !s.granted {
 		g.rejected = st.Rejected
+		g.confirmed = s != nil && st.State == "active" && g.ours(s, st)
 		return
 	}
 	if st.Rejected > g.rejected && st.LastError != "" {
@@ -544,12 +609,48 @@ func (m *Motors) nodeStatus(g *group, st msg.SessionStatus) {
 		m.status.LastError = g.Name + ": " + st.LastError
 		m.publish()
 	}
-	if st.State != "active" && st.Client == "saint-server for "+s.client {
+	ours := g.ours(s, st)
+	switch {
+	case st.State == "active" && ours:
+		g.confirmed = true
+	case ours:
 		// The node ended the session (timeout, max_power): so does the
 		// root, releasing its other groups.
 		g.nodeUUID = ""
 		m.drop(s)
+		m.remember(s, st.State+" at the node of "+g.Name)
 		m.changed(s, st.State, st.Applied)
+	case !g.confirmed && m.h.Exec.Now().Sub(g.grantedAt) < ConfirmWithin:
+		// Perhaps published before the node granted the session.
+	case st.State == "idle" || st.Client == "":
+		g.nodeUUID = "" // nothing left there to release
+		m.lose(g, "the node of "+g.Name+" restarted: it holds no session any more")
+	default:
+		m.lose(g, fmt.Sprintf("the node of %s no longer holds this session: it reports %s, client %q (it restarted, or was taken directly)", g.Name, st.State, st.Client))
+	}
+}
+
+// lose ends the session holding g because g's node lost it (why names the
+// node): like a timeout at the node, its other groups are released and
+// its holder's next command is refused saying why. The router takes its
+// sessions again as after a timeout; a client must request_control anew.
+func (m *Motors) lose(g *group, why string) {
+	s := g.session
+	m.drop(s)
+	m.remember(s, why)
+	m.status.LastError = fmt.Sprintf("session of client %q ended: %s", s.client, why)
+	m.changed(s, StateNodeLost, "")
+}
+
+// remember keeps why s ended for its holder's late commands.
+func (m *Motors) remember(s *session, why string) {
+	if _, ok := m.ended[s.uuid]; !ok {
+		m.endedOrder = append(m.endedOrder, s.uuid)
+	}
+	m.ended[s.uuid] = why
+	if len(m.endedOrder) > rememberEnded {
+		delete(m.ended, m.endedOrder[0])
+		m.endedOrder = m.endedOrder[1:]
 	}
 }
 

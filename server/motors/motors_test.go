@@ -32,10 +32,36 @@ urdf_offset: [0, 0]
 // node is a motor role's middleware (the real one) whose motors report
 // at rest every 20 ms.
 type node struct {
-	mw   *motor.Middleware
+	mw   *motor.Middleware // nil while the node is off
 	fb   []motor.Feedback
 	out  []motor.Output
 	owns bool
+	// What a restart needs: the middleware's options, its bus and prefix.
+	opts   motor.Options
+	bus    bus.Bus
+	prefix string
+}
+
+// start runs a fresh middleware on the node, as after its process
+// restarted: no session.
+func (n *node) start(t *testing.T, ex *executor.Executor) {
+	t.Helper()
+	mw, err := motor.New(n.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Serve(n.bus, ex, n.prefix); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mw.Close)
+	n.mw, n.out, n.owns = mw, nil, false
+}
+
+// stop takes the node off the bus (power cut, network gone): its
+// services stop answering and it publishes nothing.
+func (n *node) stop() {
+	n.mw.Close()
+	n.mw, n.out, n.owns = nil, nil, false
 }
 
 type rig struct {
@@ -103,19 +129,15 @@ func newRigWith(t *testing.T, calibrate func(group string, done func(error)), dr
 			name := g.Name
 			o.Calibrate = func(done func(error)) { calibrate(name, done) }
 		}
-		mw, err := motor.New(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := mw.Serve(b, ex, g.Prefix); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(mw.Close)
-		n := &node{mw: mw, fb: []motor.Feedback{{Reachable: true}, {Reachable: true}}}
+		n := &node{fb: []motor.Feedback{{Reachable: true}, {Reachable: true}}, opts: o, bus: b, prefix: g.Prefix}
+		n.start(t, ex)
 		r.nodes[g.Name] = n
 		ex.Every(20*time.Millisecond, func() {
-			n.out, n.owns = mw.Update(n.fb)
-			mw.PublishState()
+			if n.mw == nil {
+				return
+			}
+			n.out, n.owns = n.mw.Update(n.fb)
+			n.mw.PublishState()
 		})
 	}
 	h := feature.NewHost(feature.Options{Gateway: ws.New(ws.Options{}), Exec: ex, Bus: b})

@@ -163,14 +163,17 @@ type Push struct {
 }
 
 // Fault is one of: a node stopped (its role brings the actuators to a safe
-// state and it stops), a node cut off the bus or reconnected, the server
-// cut off the bus or reconnected, the RC transmitter's link lost or back.
+// state and it stops), a node's process restarted (it comes back in its
+// stored role with no motor session), a node cut off the bus or
+// reconnected, the server cut off the bus or reconnected, the RC
+// transmitter's link lost or back.
 type Fault struct {
-	NodeStop   string `yaml:"node_stop"`
-	NodeCut    string `yaml:"node_cut"`
-	NodeRejoin string `yaml:"node_rejoin"`
-	ServerCut  *bool  `yaml:"server_cut"`
-	RCLoss     *bool  `yaml:"rc_loss"`
+	NodeStop    string `yaml:"node_stop"`
+	NodeRestart string `yaml:"node_restart"`
+	NodeCut     string `yaml:"node_cut"`
+	NodeRejoin  string `yaml:"node_rejoin"`
+	ServerCut   *bool  `yaml:"server_cut"`
+	RCLoss      *bool  `yaml:"rc_loss"`
 }
 
 // GPIOInput sets an input pin of a node's board (role key or node id) to
@@ -501,13 +504,13 @@ func (sc *Scenario) check(root *yaml.Node) error {
 		}
 		if e.Fault != nil {
 			k := 0
-			for _, set := range []bool{e.Fault.NodeStop != "", e.Fault.NodeCut != "", e.Fault.NodeRejoin != "", e.Fault.ServerCut != nil, e.Fault.RCLoss != nil} {
+			for _, set := range []bool{e.Fault.NodeStop != "", e.Fault.NodeRestart != "", e.Fault.NodeCut != "", e.Fault.NodeRejoin != "", e.Fault.ServerCut != nil, e.Fault.RCLoss != nil} {
 				if set {
 					k++
 				}
 			}
 			if k != 1 {
-				bad(e.line, f+".fault", "want exactly one of node_stop, node_cut, node_rejoin, server_cut, rc_loss")
+				bad(e.line, f+".fault", "want exactly one of node_stop, node_restart, node_cut, node_rejoin, server_cut, rc_loss")
 			}
 		}
 		if g := e.GPIO; g != nil && (g.Level != "low" && g.Level != "high" || g.Pin < 0 || g.Pin > 27 || g.Node == "") {

@@ -484,6 +484,8 @@ func (r *runner) apply(e Event) (what string, reply any, errText string) {
 		switch {
 		case f.NodeStop != "":
 			return "node_stop " + f.NodeStop, nil, errS(r.st.StopNode(f.NodeStop))
+		case f.NodeRestart != "":
+			return "node_restart " + f.NodeRestart, nil, errS(r.st.RestartNode(f.NodeRestart))
 		case f.NodeCut != "":
 			return "node_cut " + f.NodeCut, nil, errS(r.st.CutNode(f.NodeCut, true))
 		case f.NodeRejoin != "":

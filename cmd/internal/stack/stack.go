@@ -134,6 +134,8 @@ type Stack struct {
 	rc        *rcLink
 	io        *ioboard.Board
 	stopped   []bool
+	// nodeOpts are each node's options, for RestartNode.
+	nodeOpts []node.Options
 	// adoptErr holds why a node's adoption failed, by node id (executor).
 	adoptErr map[string]string
 }
@@ -200,15 +202,17 @@ func New(o Options) (*Stack, error) {
 			return nil, err
 		}
 		nb := &cutBus{Bus: inner}
-		n, err := node.New(node.Options{
+		no := node.Options{
 			Exec: ex, Bus: nb, Board: rb.NodeBoard(sn.Part()), FirmwareVersion: o.Version,
 			StateDir: filepath.Join(o.DataDir, "nodes", sn.ID), Log: o.Log,
-		})
+		}
+		n, err := node.New(no)
 		if err != nil {
 			return nil, err
 		}
 		s.Nodes = append(s.Nodes, n)
 		s.nodeBus = append(s.nodeBus, nb)
+		s.nodeOpts = append(s.nodeOpts, no)
 	}
 	s.stopped = make([]bool, len(s.Nodes))
 	s.adoptErr = map[string]string{}
@@ -336,6 +340,28 @@ func (s *Stack) StopNode(name string) error {
 		s.Nodes[i].Stop()
 		s.stopped[i] = true
 	}
+	return nil
+}
+
+// RestartNode restarts a node's process (executor): the running one stops
+// as StopNode does, a fresh one starts on the same board with the same
+// state directory, so it comes back in its stored role with nothing of the
+// old process's memory — no motor session, say. A stopped node is started.
+func (s *Stack) RestartNode(name string) error {
+	i, err := s.index(name)
+	if err != nil {
+		return err
+	}
+	if !s.stopped[i] {
+		s.Nodes[i].Stop()
+		s.stopped[i] = true
+	}
+	n, err := node.New(s.nodeOpts[i])
+	if err != nil {
+		return fmt.Errorf("stack: restarting %s: %w", name, err)
+	}
+	s.Nodes[i], s.stopped[i] = n, false
+	n.Start()
 	return nil
 }
 
