@@ -162,7 +162,7 @@ func (a *Arms) open() error {
 		if err := a.openCAN(); err != nil {
 			return err
 		}
-		calibrate = a.can.zero
+		calibrate = a.can.Zero
 	}
 	if a.mw, err = motor.New(motor.Options{
 		Joints: j, TorqueControlled: a.can != nil, MaxTorque: cfg.ServoMaxTorqueNM, DampingKd: cfg.DampingKd,
@@ -594,7 +594,7 @@ func (a *Arms) write(out []motor.Output) {
 		s.torqueOn = true
 	}
 	if a.can != nil {
-		a.can.write(out)
+		a.can.Write(out)
 	} else {
 		for i, o := range out {
 			put(i, o.Torque, o.Position, o.TorqueLimit)

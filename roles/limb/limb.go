@@ -17,14 +17,10 @@ import (
 // Limb is the limb role.
 type Limb struct {
 	rolekit.Kit
-	cfg    *config
-	mw     *motor.Middleware
-	motors []*mitmotor.Motor
-	// seen is each actuator's reply count when it was last sent a frame:
-	// a count that has not grown since means it did not answer.
-	seen     []uint64
-	disabled []bool
-	fb       []motor.Feedback
+	cfg       *config
+	mw        *motor.Middleware
+	actuators motor.MITActuators
+	fb        []motor.Feedback
 }
 
 // config is the limb role's configuration.
@@ -131,23 +127,23 @@ func (l *Limb) open() error {
 	if err != nil {
 		return fmt.Errorf("%s (joint actuators): %w", cfg.Actuators.Bus, err)
 	}
-	l.OnStop(l.close)
+	l.OnStop(l.actuators.Close)
 	n := len(cfg.joints.JointNames)
 	for i, id := range cfg.joints.MapIndex {
 		m, err := mitmotor.New(bus, uint8(id), cfg.models[i], &mitmotor.Options{HostID: cfg.Actuators.HostID})
 		if err != nil {
 			return err
 		}
-		l.motors = append(l.motors, m)
+		l.actuators.Add(m)
 	}
-	l.seen, l.disabled, l.fb = make([]uint64, n), make([]bool, n), make([]motor.Feedback, n)
+	l.fb = make([]motor.Feedback, n)
 	maxTorque := make([]float64, n)
 	for i, m := range cfg.models {
 		maxTorque[i] = m.Torque.Max
 	}
 	if l.mw, err = motor.New(motor.Options{
 		Joints: cfg.joints, TorqueControlled: true, MaxTorque: maxTorque, DampingKd: cfg.DampingKd,
-		Calibrate: l.zero, SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
+		Calibrate: l.actuators.Zero, SessionTimeout: time.Duration(cfg.DefaultTimeoutMS) * time.Millisecond,
 	}); err != nil {
 		return err
 	}
@@ -157,7 +153,7 @@ func (l *Limb) open() error {
 	}
 	// Out of motor mode until a session drives them; each disable frame
 	// is answered, which is the first feedback.
-	l.write(make([]motor.Output, n))
+	l.actuators.Write(make([]motor.Output, n))
 	l.Every(time.Duration(float64(time.Second)/cfg.ControlRateHz), l.control)
 	l.Every(time.Duration(float64(time.Second)/cfg.StateRateHz), l.mw.PublishState)
 	return nil
@@ -169,10 +165,10 @@ func (l *Limb) Stop() { l.StopAll() }
 // control is one control period: the replies in, the middleware's
 // outputs (no torque while it does not own the joints) out.
 func (l *Limb) control() {
-	for i, m := range l.motors {
-		r, _, n := m.Reply()
+	for i := range l.fb {
+		r, fresh := l.actuators.Reply(i)
 		f := &l.fb[i]
-		if n == l.seen[i] {
+		if !fresh {
 			f.Reachable = false
 			continue
 		}
@@ -180,62 +176,7 @@ func (l *Limb) control() {
 	}
 	out, owns := l.mw.Update(l.fb)
 	if !owns {
-		out = make([]motor.Output, len(l.motors))
+		out = make([]motor.Output, len(l.fb))
 	}
-	l.write(out)
-}
-
-// write sends each actuator its output, clamped to its ranges, or the
-// disable frame for an output without torque (exactly no torque, where a
-// zero command would still carry the wire's rounding of 0 N·m); torque
-// again re-enables it first. A bus error shows as the missing reply next
-// period.
-func (l *Limb) write(out []motor.Output) {
-	for i, m := range l.motors {
-		_, _, l.seen[i] = m.Reply()
-		o := out[i]
-		if !o.Torque {
-			_ = m.Disable()
-			l.disabled[i] = true
-			continue
-		}
-		if l.disabled[i] {
-			if m.Enable() != nil {
-				continue
-			}
-			l.disabled[i] = false
-		}
-		mo := m.Model()
-		_ = m.Command(mitmotor.Command{
-			Position: mo.Position.Clamp(o.Position), Velocity: mo.Velocity.Clamp(o.Velocity),
-			Kp: mo.Kp.Clamp(o.Kp), Kd: mo.Kd.Clamp(o.Kd), Torque: mo.Torque.Clamp(o.FeedForward),
-		})
-	}
-}
-
-// zero makes every actuator's present position its zero, each out of
-// motor mode first (an actuator still running its last command would,
-// the moment its zero moves, drive the joint by the offset).
-func (l *Limb) zero(done func(error)) {
-	for i, m := range l.motors {
-		l.disabled[i] = true
-		if err := m.Disable(); err != nil {
-			done(err)
-			return
-		}
-		if err := m.Zero(); err != nil {
-			done(err)
-			return
-		}
-	}
-	done(nil)
-}
-
-// close takes the actuators out of motor mode (no torque, as at power-on)
-// and stops listening.
-func (l *Limb) close() {
-	for _, m := range l.motors {
-		_ = m.Disable()
-		m.Close()
-	}
+	l.actuators.Write(out)
 }
