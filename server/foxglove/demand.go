@@ -54,7 +54,10 @@ func HeadCamera(g *ws.Gateway) Demand {
 var demandFirst = []byte("{}")
 
 // applyDemand starts or stops an on-demand channel's messages so that
-// they flow exactly while it has subscribers. It returns the error of
+// they flow while it has subscribers. A topic already carrying messages
+// when its first subscriber comes was switched on by another user of the
+// server (the web UI's camera view): it is used as it is and not switched
+// off when the last subscriber leaves. It returns the error of
 // starting them (nil when nothing changed). Calls are serialised, and each
 // applies the channel's current state, so concurrent subscribes and
 // unsubscribes settle on the right one. It must not run on the executor
@@ -64,8 +67,20 @@ func (s *Server) applyDemand(ch *channel) error {
 	defer s.demandMu.Unlock()
 	s.mu.Lock()
 	want := len(ch.subs) > 0 && !s.stopped
+	flowing := !ch.lastMsg.IsZero() && s.o.Exec.Now().Sub(ch.lastMsg) < demandSilence &&
+		(ch.offAt.IsZero() || ch.lastMsg.Sub(ch.offAt) > demandSilence)
 	s.mu.Unlock()
 	if want == ch.demanded {
+		return nil
+	}
+	// Someone else switched the topic on (its messages flow without us):
+	// use it, and leave it as found.
+	if want && flowing {
+		ch.demanded, ch.borrowed = true, true
+		return nil
+	}
+	if !want && ch.borrowed {
+		ch.demanded, ch.borrowed = false, false
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
@@ -75,6 +90,9 @@ func (s *Server) applyDemand(ch *channel) error {
 		return err
 	}
 	ch.demanded = want
+	if !want {
+		ch.offAt = s.o.Exec.Now()
+	}
 	return nil
 }
 
@@ -115,7 +133,8 @@ func (s *Server) recheckDemands() {
 			if want {
 				ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
 				if err := s.run(ctx, ch.demand, true); err == nil {
-					ch.demanded = true
+					// Switched on by us now (whoever had it on stopped it).
+					ch.demanded, ch.borrowed = true, false
 				}
 				cancel()
 			}

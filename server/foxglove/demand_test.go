@@ -85,7 +85,8 @@ func TestOnDemand(t *testing.T) {
 			return nil
 		})
 	}
-	// The camera sends frames throughout, so no switch-on is repeated.
+	// The camera sends frames while it is switched on, so no switch-on is
+	// repeated.
 	stop := make(chan struct{})
 	go func() {
 		for {
@@ -93,6 +94,9 @@ func TestOnDemand(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(10 * time.Millisecond):
+			}
+			if c := sw.calls(); len(c) == 0 || !c[len(c)-1] {
+				continue
 			}
 			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
 		}
@@ -175,6 +179,65 @@ func TestOnDemandRepeated(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestOnDemandLeavesAnotherUsersCamera: a camera already streaming when
+// the first Foxglove client subscribes was switched on by someone else
+// (the web UI's camera view); Foxglove uses it and, when its last
+// subscriber leaves, leaves it on.
+func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	sw := &switches{}
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: sw.set}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	stop := make(chan struct{})
+	defer close(stop)
+	frames := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
+			select {
+			case frames <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	<-frames
+	<-frames // the server has seen the camera streaming
+	c := dial(t, "ws://"+addr+"/")
+	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
+	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
+	c.until("camera frame", func(_ map[string]any, bin []byte) bool { return len(bin) > 5 && bin[0] == 1 })
+	// Unsubscribing twice: the second is answered with a status, so the
+	// first has been handled.
+	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
+	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
+	c.until("status", func(m map[string]any, _ []byte) bool { return m["op"] == "status" })
+	c.conn.Close()
+	time.Sleep(100 * time.Millisecond) // a switch-off would be on its way
+	if got := sw.calls(); len(got) != 0 {
+		t.Errorf("switched %s, want the camera left as found (on, by someone else)", fmtBools(got))
+	}
 }
 
 // TestOnDemandMaxRate checks an on-demand topic's messages reach clients

@@ -104,9 +104,17 @@ type channel struct {
 	encode func([]byte) ([]byte, error)
 	subs   map[*client]uint32
 	// demand is set for an on-demand topic; demanded (demandMu) is
-	// whether it was last switched on.
+	// whether it was last switched on, or found on; borrowed (demandMu):
+	// it was found on, carrying messages for someone else (the web UI's
+	// camera view), when its first subscriber came, so the last one
+	// leaving does not switch it off.
 	demand   *Demand
 	demanded bool
+	borrowed bool
+	// offAt (demandMu) is when it was last switched off by this server:
+	// messages still arriving within demandSilence of it are the tail of
+	// its own stream, not someone else's.
+	offAt time.Time
 	// latest, for an on-demand topic, holds its newest message for the
 	// goroutine that encodes and sends it off the executor (forwardLatest).
 	latest chan stamped
