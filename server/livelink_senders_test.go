@@ -152,6 +152,14 @@ func TestLiveLinkAllowList(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(reply), &je) != nil || je.Field != "sender" || !strings.Contains(je.Message, "127.0.0.1") {
 		t.Errorf("data port reply %q (%v), want a sender error", reply, err)
 	}
+	// The refused frame's subject joins the unknown sender's list on the
+	// receiver's own time, not before the reply is written.
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		if l := senders(); len(l.Unknown) != 1 || fmt.Sprint(l.Unknown[0].Subjects) != "[FaceCapture UE_Character]" {
+			return fmt.Errorf("senders %+v, want the data port's subject listed", l)
+		}
+		return nil
+	})
 
 	// Bad addresses are refused by field.
 	c.fails("livelink", "", "allow_sender", map[string]any{"address": "robot.local"}, "invalid_params", "address")
