@@ -1,7 +1,6 @@
 package arms
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -110,15 +109,8 @@ func parseArmsConfig(c *roleconfig.Config) (*armsConfig, error) {
 	if err := rolekit.CheckNoRobotID(c, cfg.RobotID); err != nil {
 		return nil, err
 	}
-	if cfg.Motor.Kind == 0 {
-		return nil, c.Errorf("motor", "missing (the joint table, in joints.yaml's format)")
-	}
-	if cfg.joints, err = motor.JointsFromNode(&cfg.Motor); err != nil {
-		var pe *motor.ParseError
-		if errors.As(err, &pe) {
-			return nil, c.Errorf("motor."+pe.Field, "%s", pe.Msg)
-		}
-		return nil, c.Errorf("motor", "%v", err)
+	if cfg.joints, err = motor.JointsSection(c, &cfg.Motor); err != nil {
+		return nil, err
 	}
 	n := len(cfg.joints.JointNames)
 	if cfg.Joints != nil && !slices.Equal(cfg.Joints, cfg.joints.JointNames) {

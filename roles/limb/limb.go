@@ -1,7 +1,6 @@
 package limb
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -52,15 +51,8 @@ func parseConfig(c *roleconfig.Config) (*config, error) {
 	if err := rolekit.CheckNoRobotID(c, cfg.RobotID); err != nil {
 		return nil, err
 	}
-	if cfg.Motor.Kind == 0 {
-		return nil, c.Errorf("motor", "missing (the joint table, in joints.yaml's format)")
-	}
-	if cfg.joints, err = motor.JointsFromNode(&cfg.Motor); err != nil {
-		var pe *motor.ParseError
-		if errors.As(err, &pe) {
-			return nil, c.Errorf("motor."+pe.Field, "%s", pe.Msg)
-		}
-		return nil, c.Errorf("motor", "%v", err)
+	if cfg.joints, err = motor.JointsSection(c, &cfg.Motor); err != nil {
+		return nil, err
 	}
 	n := len(cfg.joints.JointNames)
 	if cfg.Actuators.Bus == "" {

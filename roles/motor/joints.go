@@ -1,10 +1,13 @@
 package motor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/saint-os/saint/roleconfig"
 )
 
 // Joints is a joint control table: the pi-plus joints.yaml. Index i of
@@ -328,4 +331,22 @@ func (p *parser) validate(j *Joints) error {
 		}
 	}
 	return nil
+}
+
+// JointsSection decodes the joint table a role configuration c holds in
+// its "motor" section n (joints.yaml's format): a missing section and
+// every error in it name their field ("motor.kp") and line.
+func JointsSection(c *roleconfig.Config, n *yaml.Node) (*Joints, error) {
+	if n.Kind == 0 {
+		return nil, c.Errorf("motor", "missing (the joint table, in joints.yaml's format)")
+	}
+	j, err := JointsFromNode(n)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, c.Errorf("motor."+pe.Field, "%s", pe.Msg)
+		}
+		return nil, c.Errorf("motor", "%v", err)
+	}
+	return j, nil
 }
