@@ -47,6 +47,10 @@ type Options struct {
 	// the subjects a node is granted are inside it.
 	Namespace string
 	Log       *slog.Logger
+	// Now is the wall clock, nil for time.Now: certificates' validity,
+	// grants' dates and damaged files' names are real-world time, not the
+	// executor's.
+	Now func() time.Time
 }
 
 // Grant is a node's adoption as the bus sees it: its key and its role.
@@ -85,6 +89,9 @@ func New(o Options) (*Authority, error) {
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if _, err := msgNamespaceCheck(o.Namespace); err != nil {
 		return nil, err
@@ -147,8 +154,8 @@ func (a *Authority) load() error {
 	if err := json.Unmarshal(data, &list); err != nil {
 		// Nothing is granted that cannot be granted again by adopting the
 		// node anew; keep the damaged file for inspection.
-		aside := a.grantsPath() + ".corrupt-" + time.Now().UTC().Format("20060102T150405Z")
-		if rerr := os.Rename(a.grantsPath(), aside); rerr != nil {
+		aside, rerr := persist.MoveAside(a.grantsPath(), a.o.Now())
+		if rerr != nil {
 			return fmt.Errorf("busaccess: %s is damaged (%v) and could not be moved aside: %w", a.grantsPath(), err, rerr)
 		}
 		a.log.Error("bus grants damaged: moved aside; adopted nodes must be reset and adopted again", "file", aside, "err", err)
@@ -258,7 +265,7 @@ func (a *Authority) Grant(id, role, instance string) error {
 		return fmt.Errorf("busaccess: node %s has not connected with a key", id)
 	}
 	prev := a.grants[id]
-	a.grants[id] = &Grant{NodeID: id, Key: key, Role: role, Instance: instance, GrantedAt: time.Now().UTC()}
+	a.grants[id] = &Grant{NodeID: id, Key: key, Role: role, Instance: instance, GrantedAt: a.o.Now().UTC()}
 	if err := a.save(); err != nil {
 		if prev != nil {
 			a.grants[id] = prev

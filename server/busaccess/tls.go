@@ -48,7 +48,7 @@ func (a *Authority) ServerTLS(hosts ...string) (*tls.Config, error) {
 		hosts = append(hosts, h, h+".local")
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(a.o.Dir, certFile), filepath.Join(a.o.Dir, certKeyFile))
-	if err != nil || !covers(cert, ca, hosts) {
+	if err != nil || !covers(cert, ca, hosts, a.o.Now()) {
 		if cert, err = a.issue(ca, caKey, hosts); err != nil {
 			return nil, fmt.Errorf("busaccess: server certificate: %w", err)
 		}
@@ -97,7 +97,7 @@ func (a *Authority) loadOrCreateCA() (*x509.Certificate, crypto.Signer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	now := time.Now()
+	now := a.o.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
 		Subject:               pkix.Name{Organization: []string{"SAINT.OS"}, CommonName: "SAINT.OS bus CA " + now.UTC().Format("2006-01-02")},
@@ -133,7 +133,7 @@ func (a *Authority) issue(ca *x509.Certificate, caKey crypto.Signer, hosts []str
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	now := time.Now()
+	now := a.o.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{Organization: []string{"SAINT.OS"}, CommonName: "saint-server bus"},
@@ -164,13 +164,13 @@ func (a *Authority) issue(ca *x509.Certificate, caKey crypto.Signer, hosts []str
 }
 
 // covers reports whether cert is ca's, names every host and is not about
-// to expire.
-func covers(cert tls.Certificate, ca *x509.Certificate, hosts []string) bool {
+// to expire at now.
+func covers(cert tls.Certificate, ca *x509.Certificate, hosts []string, now time.Time) bool {
 	if len(cert.Certificate) < 2 {
 		return false
 	}
 	leaf, err := x509.ParseCertificate(cert.Certificate[0])
-	if err != nil || leaf.CheckSignatureFrom(ca) != nil || time.Until(leaf.NotAfter) < certRenewLeft {
+	if err != nil || leaf.CheckSignatureFrom(ca) != nil || leaf.NotAfter.Sub(now) < certRenewLeft {
 		return false
 	}
 	for _, h := range hosts {
