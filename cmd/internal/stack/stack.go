@@ -348,14 +348,10 @@ func (s *Stack) StopNode(name string) error {
 // state directory, so it comes back in its stored role with nothing of the
 // old process's memory — no motor session, say. A stopped node is started.
 func (s *Stack) RestartNode(name string) error {
-	i, err := s.index(name)
-	if err != nil {
+	if err := s.StopNode(name); err != nil {
 		return err
 	}
-	if !s.stopped[i] {
-		s.Nodes[i].Stop()
-		s.stopped[i] = true
-	}
+	i, _ := s.index(name)
 	n, err := node.New(s.nodeOpts[i])
 	if err != nil {
 		return fmt.Errorf("stack: restarting %s: %w", name, err)
