@@ -53,6 +53,7 @@ type Head struct {
 	// mw is the motor middleware over the three axes (motor.go); limp
 	// axes get no pulses (ZERO_TORQUE_MODE).
 	mw   *motor.Middleware
+	fb   []motor.Feedback // the middleware's feedback, reused each control period
 	limp [3]bool
 }
 

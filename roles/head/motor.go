@@ -36,7 +36,7 @@ func (h *Head) openMotors() error {
 	if err != nil {
 		return err
 	}
-	h.mw = mw
+	h.mw, h.fb = mw, make([]motor.Feedback, len(h.axes))
 	h.OnStop(mw.Close)
 	return mw.Serve(h.Env.Bus, h.Env.Exec, h.Env.Prefix)
 }
@@ -45,7 +45,7 @@ func (h *Head) openMotors() error {
 // them: a goal per axis (through the motion profile at max_speed), or no
 // pulses. It reports whether it owns them.
 func (h *Head) middleware() bool {
-	fb := make([]motor.Feedback, len(h.axes))
+	fb := h.fb
 	for i, a := range h.axes {
 		fb[i] = motor.Feedback{Reachable: true, Position: a.pos * math.Pi / 180, Velocity: a.vel * math.Pi / 180}
 	}
