@@ -20,6 +20,9 @@ type Limb struct {
 	mw        *motor.Middleware
 	actuators motor.MITActuators
 	fb        []motor.Feedback
+	// idle is every actuator without torque: the outputs while the
+	// middleware does not own the joints.
+	idle []motor.Output
 }
 
 // config is the limb role's configuration.
@@ -128,7 +131,7 @@ func (l *Limb) open() error {
 		}
 		l.actuators.Add(m)
 	}
-	l.fb = make([]motor.Feedback, n)
+	l.fb, l.idle = make([]motor.Feedback, n), make([]motor.Output, n)
 	maxTorque := make([]float64, n)
 	for i, m := range cfg.models {
 		maxTorque[i] = m.Torque.Max
@@ -145,7 +148,7 @@ func (l *Limb) open() error {
 	}
 	// Out of motor mode until a session drives them; each disable frame
 	// is answered, which is the first feedback.
-	l.actuators.Write(make([]motor.Output, n))
+	l.actuators.Write(l.idle)
 	l.Every(time.Duration(float64(time.Second)/cfg.ControlRateHz), l.control)
 	l.Every(time.Duration(float64(time.Second)/cfg.StateRateHz), l.mw.PublishState)
 	return nil
@@ -168,7 +171,7 @@ func (l *Limb) control() {
 	}
 	out, owns := l.mw.Update(l.fb)
 	if !owns {
-		out = make([]motor.Output, len(l.fb))
+		out = l.idle
 	}
 	l.actuators.Write(out)
 }
