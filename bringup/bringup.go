@@ -99,6 +99,19 @@ type MotorGroup struct {
 	JointPrefix string `yaml:"joint_prefix"`
 }
 
+// DefaultMotorGroups are the motor groups of a robot run without a
+// robot type: the reference robot's two arms, head, tracks and balancing
+// base. The root middleware and the ROS 2 bridge both start from it.
+func DefaultMotorGroups() []MotorGroup {
+	return []MotorGroup{
+		{Name: "arms_left", Role: msg.RoleArms, Instance: msg.ArmLeft, Base: 10, JointPrefix: "left_"},
+		{Name: "arms_right", Role: msg.RoleArms, Instance: msg.ArmRight, Base: 20, JointPrefix: "right_"},
+		{Name: "head", Role: msg.RoleHead, Base: 30, JointPrefix: "head_"},
+		{Name: "tracks", Role: msg.RoleTracks, Base: 40},
+		{Name: "balance", Role: msg.RoleBalance, Base: 50},
+	}
+}
+
 // Node is one node of the robot: its role and instance, the simulated
 // board profile that matches its wiring, and what drives it.
 type Node struct {

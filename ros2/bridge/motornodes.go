@@ -9,17 +9,9 @@ import (
 )
 
 // DefaultMotorNodes are the node middlewares of the robot's default motor
-// groups (server/motors.DefaultGroups): the two arms, the head, the tracks
-// and the balancing base.
-func DefaultMotorNodes() []string {
-	return []string{
-		msg.TopicPrefix(msg.RoleArms, msg.ArmLeft),
-		msg.TopicPrefix(msg.RoleArms, msg.ArmRight),
-		msg.TopicPrefix(msg.RoleHead, ""),
-		msg.TopicPrefix(msg.RoleTracks, ""),
-		msg.TopicPrefix(msg.RoleBalance, ""),
-	}
-}
+// groups (bringup.DefaultMotorGroups, as the root middleware has them):
+// the two arms, the head, the tracks and the balancing base.
+func DefaultMotorNodes() []string { return prefixesOf(bringup.DefaultMotorGroups()) }
 
 // MotorNodesOf returns the node middlewares of a robot configuration's
 // motor groups (robot_param.yaml's motor_groups), in its order: a
@@ -29,8 +21,13 @@ func MotorNodesOf(r *bringup.Robot) []string {
 	if r == nil {
 		return DefaultMotorNodes()
 	}
+	return prefixesOf(r.Param.MotorGroups)
+}
+
+// prefixesOf is the role prefix of each motor group.
+func prefixesOf(gs []bringup.MotorGroup) []string {
 	out := []string{}
-	for _, g := range r.Param.MotorGroups {
+	for _, g := range gs {
 		out = append(out, msg.TopicPrefix(g.Role, g.Instance))
 	}
 	return out

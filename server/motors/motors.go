@@ -63,15 +63,7 @@ type Group struct {
 // DefaultGroups are the robot's motor roles with middlewares: the two
 // arms (motors 11–15 and 21–25), the head (31–33), the tracks (41, 42)
 // and the balancing base's wheels (51, 52).
-func DefaultGroups() []Group {
-	return []Group{
-		{Name: "arms_left", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmLeft), Base: 10, JointPrefix: "left_"},
-		{Name: "arms_right", Prefix: msg.TopicPrefix(msg.RoleArms, msg.ArmRight), Base: 20, JointPrefix: "right_"},
-		{Name: "head", Prefix: msg.TopicPrefix(msg.RoleHead, ""), Base: 30, JointPrefix: "head_"},
-		{Name: "tracks", Prefix: msg.TopicPrefix(msg.RoleTracks, ""), Base: 40, Drives: true},
-		{Name: "balance", Prefix: msg.TopicPrefix(msg.RoleBalance, ""), Base: 50, Drives: true},
-	}
-}
+func DefaultGroups() []Group { return groupsFrom(bringup.DefaultMotorGroups()) }
 
 // drivesRole says whether a role's motors are speed-controlled drives.
 func drivesRole(role string) bool { return role == msg.RoleTracks || role == msg.RoleBalance }
@@ -90,9 +82,12 @@ type Options struct {
 }
 
 // GroupsOf returns the motor groups of a robot configuration.
-func GroupsOf(r *bringup.Robot) []Group {
+func GroupsOf(r *bringup.Robot) []Group { return groupsFrom(r.Param.MotorGroups) }
+
+// groupsFrom makes the feature's groups of a robot configuration's.
+func groupsFrom(gs []bringup.MotorGroup) []Group {
 	var out []Group
-	for _, g := range r.Param.MotorGroups {
+	for _, g := range gs {
 		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
 	}
 	return out
