@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,9 @@ func TestMotorsOverWebSocket(t *testing.T) {
 	}
 	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		var got []motor.Output
-		_ = r.ex.Do(context.Background(), func() { got = out })
+		// Update's outputs are valid until the next Update: copy them
+		// on the executor.
+		_ = r.ex.Do(context.Background(), func() { got = slices.Clone(out) })
 		if len(got) != 2 || got[0].Position != 0.4 || got[1].Position != -0.4 {
 			return fmt.Errorf("the arm's outputs %+v", got)
 		}
