@@ -133,7 +133,8 @@ func TestHigherPriorityRouteOverridesWebSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The RC transmitter (rc_head, priority 300) holds the head at
-	// channel_4 = 0.5 → pan 90; a WebSocket move (200) does not move it.
+	// channel_4 = 0.5 (half right) → pan −45; a WebSocket move (200) does
+	// not move it.
 	rc := msg.RCReceiverState{Protocol: "sbus", Connected: true, ChannelCount: 4, Channels: []msg.RCChannelState{
 		{ChannelNumber: 1}, {ChannelNumber: 2}, {ChannelNumber: 3}, {ChannelNumber: 4, Normalized: 0.5}}}
 	bustest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
@@ -146,7 +147,7 @@ func TestHigherPriorityRouteOverridesWebSocket(t *testing.T) {
 		}
 		return nil
 	})
-	expect(t, head, "RC pan", func(h msg.HeadCommand) bool { return near(h.Pan, 90) })
+	expect(t, head, "RC pan", func(h msg.HeadCommand) bool { return near(h.Pan, -45) })
 }
 
 func TestRouterCommands(t *testing.T) {

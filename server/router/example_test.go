@@ -13,8 +13,9 @@ import (
 	"github.com/saint-os/saint/server/router"
 )
 
-// An RC stick drives the head through a mapped route: the stick's
-// normalised 0.5 becomes 90° of pan.
+// An RC stick drives the head through a mapped route: the stick half right
+// (normalised 0.5) turns the head 45° right, pan −45° (positive pan looks
+// left).
 func ExampleRouter_Submit() {
 	ex := executor.NewVirtual()
 	b := mem.New()
@@ -27,7 +28,7 @@ routes:
     input: {source: rc}
     output: {target: head}
     mapping:
-      - {from: channel_4, to: pan, scale: 180.0, deadzone: 0.05}
+      - {from: channel_4, to: pan, scale: -90.0, deadzone: 0.05}
 `)}}
 	r, err := router.New(router.Options{Exec: ex, Bus: b, Presets: presets, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -43,5 +44,5 @@ routes:
 	})
 	// One tick at 50 Hz.
 	_ = ex.RunFor(context.Background(), router.Options{}.TickPeriod())
-	// Output: head pan 90
+	// Output: head pan -45
 }

@@ -76,7 +76,7 @@ func checkMappings(t *testing.T, routes []Route) {
 // trip through JSON.
 func FuzzDecodeRoute(f *testing.F) {
 	f.Add([]byte(`{"route": {"id": "rc_head", "enabled": true, "priority": 300, "input": {"source": "rc"},
-		"output": {"target": "head"}, "mapping": [{"input": "channel_4", "output": "pan", "scale": 180, "deadzone": 0.05}]}}`))
+		"output": {"target": "head"}, "mapping": [{"input": "channel_4", "output": "pan", "scale": -90, "deadzone": 0.05}]}}`))
 	f.Add([]byte(`{"route": {"id": "ws", "input": {"source": "websocket"}, "output": {"target": "any"}, "mapping": "passthrough"}}`))
 	f.Add([]byte(`{"route": {"id": "sw", "input": {"source": "rc"}, "output": {"target": "tracks"},
 		"mapping": [{"input": "channel_5", "output": "estop", "mode": "switch", "threshold": 0.5}]}}`))

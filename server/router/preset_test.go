@@ -180,3 +180,70 @@ func TestShippedPresetsStickRightTurnsClockwise(t *testing.T) {
 		}
 	}
 }
+
+// In every shipped preset, every route that pans the head from a stick
+// turns it right (negative pan: the head's z axis is up, counter-clockwise
+// positive, so positive pan looks left) for the stick pushed right, and by
+// the same angle whichever stick it is: an RC channel and a gamepad axis
+// both read right as +1 (docs/rc.md). Each route is fed on its own, with
+// its preset as the routes in use.
+func TestShippedPresetsStickRightPansHeadRight(t *testing.T) {
+	sub, err := fs.Sub(fixtures.Config(), "routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := seedPresets(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := map[string]float64{} // preset/route → pan at full stick right
+	for name, data := range seeds {
+		cfg, err := ParseConfig(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, route := range cfg.Routes {
+			stick := route.Input.Source == msg.SourceRC || route.Input.Source == msg.SourceJoystick
+			if !route.Enabled || route.Output.Target != "head" || !stick || route.Mapping.Passthrough {
+				continue
+			}
+			for _, m := range route.Mapping.List {
+				if m.To != "pan" {
+					continue
+				}
+				t.Run(name+"/"+route.ID, func(t *testing.T) {
+					in := Input{Source: route.Input.Source, Values: map[string]float64{m.From: 1}}
+					if route.Input.Source == msg.SourceRC {
+						// The emergency switch (channel 6, low = stop) is up.
+						in.Values[msg.RCChannelProperty(6)] = 1
+					} else {
+						in.Subject = route.Input.Subject
+					}
+					rg := newRigOpts(t, Options{Presets: fstest.MapFS{DefaultPreset + ".yaml": {Data: data}}})
+					stop := rg.every(20*time.Millisecond, func() Input { return in })
+					rg.run(time.Second)
+					stop()
+					heads := rg.heads()
+					if len(heads) == 0 {
+						t.Fatalf("%s right (+1): no head command", m.From)
+					}
+					pan := float64(heads[len(heads)-1].Pan)
+					if pan >= 0 {
+						t.Errorf("%s right (+1) → head pan %v, want negative (right)", m.From, pan)
+					}
+					full[name+"/"+route.ID] = pan
+				})
+			}
+		}
+	}
+	for _, want := range []string{"default/rc_head", "default/joystick_head", "rc_manual/rc_head"} {
+		if _, ok := full[want]; !ok {
+			t.Errorf("%s pans the head from no stick any more: the test checked %v", want, full)
+		}
+	}
+	for route, pan := range full {
+		if math.Abs(pan-full["default/joystick_head"]) > 1e-9 {
+			t.Errorf("full stick right: %s pans the head to %v°, default/joystick_head to %v°; want the same", route, pan, full["default/joystick_head"])
+		}
+	}
+}
