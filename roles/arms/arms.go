@@ -41,13 +41,23 @@ type Arms struct {
 
 	servos []armsServo // per id of ids
 
-	// Joint setpoints, URDF frame (rad), while the role drives.
+	// Joint setpoints, URDF frame (rad), while the role drives, and their
+	// rates (rad/s) this control period.
 	target   []float64
+	rate     []float64
 	traj     *armsTrajectory
 	queued   *armsTrajectoryGoal
 	holding  bool // the joints hold the setpoints (torque on)
 	lag      []float64
 	lagCount []int
+
+	// Made at start and reused every control period, so that a period
+	// allocates nothing: the feedback handed to the middleware (which
+	// copies it), the outputs follow returns, and every joint without
+	// torque (never written).
+	fb   []motor.Feedback
+	out  []motor.Output
+	idle []motor.Output
 
 	gripTarget  float64 // 0 closed … 1 open
 	gripForce   float64 // N
@@ -102,19 +112,19 @@ type armsTrajectory struct {
 	dur      time.Duration
 }
 
-// at returns the setpoints and rates at now, and whether the move is over.
-func (t *armsTrajectory) at(now time.Time) (q, dq []float64, done bool) {
+// at puts the setpoints and rates at now into q and dq (one per joint, not
+// the trajectory's own from or to) and returns whether the move is over.
+func (t *armsTrajectory) at(now time.Time, q, dq []float64) (done bool) {
 	u := 1.0
 	if t.dur > 0 {
 		u = math.Min(1, now.Sub(t.start).Seconds()/t.dur.Seconds())
 	}
 	s, ds := 3*u*u-2*u*u*u, 6*u*(1-u)/math.Max(t.dur.Seconds(), 1e-9)
-	q, dq = make([]float64, len(t.to)), make([]float64, len(t.to))
 	for i := range t.to {
 		d := t.to[i] - t.from[i]
 		q[i], dq[i] = t.from[i]+s*d, ds*d
 	}
-	return q, dq, u >= 1
+	return u >= 1
 }
 
 // armsPeakRate is the peak of ds/du for the time scaling: 1.5.
@@ -155,7 +165,8 @@ func (a *Arms) open() error {
 	for i := range a.servos {
 		a.servos[i].limit = -1
 	}
-	a.target, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]int, n)
+	a.target, a.rate, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]float64, n), make([]int, n)
+	a.fb, a.out, a.idle = make([]motor.Feedback, n), make([]motor.Output, n), make([]motor.Output, n)
 	a.gripForce = cfg.Gripper.DefaultForceN
 	calibrate := a.calibrateZero
 	if cfg.Actuators.Bus != "" {
@@ -408,10 +419,9 @@ func (a *Arms) control() {
 	}
 	a.cycle++
 	j := a.cfg.joints
-	n := len(j.JointNames)
-	fb := make([]motor.Feedback, n)
+	fb := a.fb
 	for i := range fb {
-		s := a.servos[i]
+		s := &a.servos[i]
 		fb[i] = motor.Feedback{Reachable: s.reachable, Position: s.pos, Velocity: s.vel, Effort: s.effort}
 	}
 	out, owns := a.mw.Update(fb)
@@ -430,14 +440,14 @@ func (a *Arms) control() {
 		out = a.follow()
 	}
 	if a.limp {
-		out = make([]motor.Output, n)
+		out = a.idle
 		a.holding, a.traj, a.queued, a.gripCommand = false, nil, nil, false
 		a.gripOff()
 	}
 	if a.cutoff {
 		// The supply is too low to run: every servo without torque, as
 		// the power monitor asks of the role's actuators.
-		out = make([]motor.Output, n)
+		out = a.idle
 		a.errorMessage = "supply at cutoff: servos without torque"
 		a.holding, a.traj, a.queued, a.gripCommand = false, nil, nil, false
 		a.gripOff()
@@ -478,7 +488,9 @@ func (a *Arms) watchPower(ps msg.PowerState) {
 }
 
 // follow advances the trajectory, checks the joints, and returns their
-// position outputs (nil before the first full poll).
+// position outputs (nil before the first full poll). The outputs are valid
+// until the next call: every control period reuses the same slice, so a
+// caller that keeps them longer copies them.
 func (a *Arms) follow() []motor.Output {
 	j := a.cfg.joints
 	for i := range a.target {
@@ -490,12 +502,11 @@ func (a *Arms) follow() []motor.Output {
 		// The first complete poll: hold where the arm is.
 		a.holdPresent()
 	}
-	rate := make([]float64, len(a.target))
+	rate := a.rate
+	clear(rate)
 	if a.traj != nil {
-		q, dq, done := a.traj.at(a.Env.Exec.Now())
-		copy(a.target, q)
-		copy(rate, dq)
-		if done {
+		// The trajectory's own from and to are copies, never a.target.
+		if done := a.traj.at(a.Env.Exec.Now(), a.target, rate); done {
 			a.traj = nil
 			if g := a.queued; g != nil {
 				a.queued = nil
@@ -515,7 +526,7 @@ func (a *Arms) follow() []motor.Output {
 	}
 	// A servo tracks the position with its own loop; an actuator with
 	// joints.yaml's gains and the trajectory's speed.
-	out := make([]motor.Output, len(a.target))
+	out := a.out
 	for i, q := range a.target {
 		out[i] = motor.Output{Torque: true, Position: j.ToMotor(i, q), TorqueLimit: 1,
 			Velocity: float64(j.Direction[i]) * rate[i], Kp: j.Kp[i], Kd: j.Kd[i]}
