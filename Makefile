@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps foxglove-screenshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -15,7 +15,7 @@ run: viz-deps
 
 ## test: every test (unit, conformance, multi-process end to end, every fuzz target on its seeds and
 ## committed corpus), vet and staticcheck, then a short fuzzing run of the parsers of untrusted input
-test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps vet staticcheck
+test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 	$(MAKE) fuzz
@@ -104,6 +104,19 @@ qemu-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null; \
 	else \
 		echo "qemu-deps: qemu-user-static missing (not root: not installing); the arm64 firmware test will skip. Install: sudo apt-get install qemu-user-static"; \
+	fi
+
+## shellcheck-deps: shellcheck, with which deploy's TestScriptsPassShellcheck lints the deployment
+## scripts; installed with apt-get when missing and run as root. A target of its own, not in
+## test-deps: a machine whose Node.js comes from elsewhere (NodeSource's nodejs, which conflicts
+## with Debian's npm) still gets it.
+shellcheck-deps:
+	@if command -v shellcheck >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "shellcheck-deps: installing shellcheck"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck >/dev/null; \
+	else \
+		echo "shellcheck-deps: shellcheck missing (not root: not installing); the deployment scripts' shellcheck test will skip. Install: sudo apt-get install shellcheck"; \
 	fi
 
 ## build: the commands into bin/
