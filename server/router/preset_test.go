@@ -181,13 +181,12 @@ func TestShippedPresetsStickRightTurnsClockwise(t *testing.T) {
 	}
 }
 
-// In every shipped preset, every route that pans the head from a stick
-// turns it right (negative pan: the head's z axis is up, counter-clockwise
-// positive, so positive pan looks left) for the stick pushed right, and by
-// the same angle whichever stick it is: an RC channel and a gamepad axis
-// both read right as +1 (docs/rc.md). Each route is fed on its own, with
-// its preset as the routes in use.
-func TestShippedPresetsStickRightPansHeadRight(t *testing.T) {
+// Every shipped preset moves the head the same way for the same physical
+// stick: right pans it right (negative pan, positive is left) and up tilts
+// it up (negative tilt, positive is nose down), by the same angle from the
+// RC transmitter and the joystick. An RC channel reads +1 for stick right
+// and up; a joystick axis +1 for right and −1 for up.
+func TestShippedPresetsStickMovesHeadTheSameWay(t *testing.T) {
 	sub, err := fs.Sub(fixtures.Config(), "routes")
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +195,8 @@ func TestShippedPresetsStickRightPansHeadRight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := map[string]float64{} // preset/route → pan at full stick right
+	// full is the head angle at full stick, by axis and preset/route.
+	full := map[string]map[string]float64{"pan": {}, "tilt": {}}
 	for name, data := range seeds {
 		cfg, err := ParseConfig(data)
 		if err != nil {
@@ -208,11 +208,19 @@ func TestShippedPresetsStickRightPansHeadRight(t *testing.T) {
 				continue
 			}
 			for _, m := range route.Mapping.List {
-				if m.To != "pan" {
+				if m.To != "pan" && m.To != "tilt" {
 					continue
 				}
-				t.Run(name+"/"+route.ID, func(t *testing.T) {
-					in := Input{Source: route.Input.Source, Values: map[string]float64{m.From: 1}}
+				// The stick's value for right (pan) or up (tilt).
+				push, dir := 1.0, "right"
+				if m.To == "tilt" {
+					dir = "up"
+					if route.Input.Source == msg.SourceJoystick {
+						push = -1
+					}
+				}
+				t.Run(name+"/"+route.ID+"/"+m.To, func(t *testing.T) {
+					in := Input{Source: route.Input.Source, Values: map[string]float64{m.From: push}}
 					if route.Input.Source == msg.SourceRC {
 						// The emergency switch (channel 6, low = stop) is up.
 						in.Values[msg.RCChannelProperty(6)] = 1
@@ -225,25 +233,30 @@ func TestShippedPresetsStickRightPansHeadRight(t *testing.T) {
 					stop()
 					heads := rg.heads()
 					if len(heads) == 0 {
-						t.Fatalf("%s right (+1): no head command", m.From)
+						t.Fatalf("%s %s (%+g): no head command", m.From, dir, push)
 					}
-					pan := float64(heads[len(heads)-1].Pan)
-					if pan >= 0 {
-						t.Errorf("%s right (+1) → head pan %v, want negative (right)", m.From, pan)
+					got := float64(heads[len(heads)-1].Pan)
+					if m.To == "tilt" {
+						got = float64(heads[len(heads)-1].Tilt)
 					}
-					full[name+"/"+route.ID] = pan
+					if got >= 0 {
+						t.Errorf("%s %s (%+g) → head %s %v, want negative (%s)", m.From, dir, push, m.To, got, dir)
+					}
+					full[m.To][name+"/"+route.ID] = got
 				})
 			}
 		}
 	}
-	for _, want := range []string{"default/rc_head", "default/joystick_head", "rc_manual/rc_head"} {
-		if _, ok := full[want]; !ok {
-			t.Errorf("%s pans the head from no stick any more: the test checked %v", want, full)
+	for _, axis := range []string{"pan", "tilt"} {
+		for _, want := range []string{"default/rc_head", "default/joystick_head", "rc_manual/rc_head"} {
+			if _, ok := full[axis][want]; !ok {
+				t.Errorf("%s drives head %s from no stick any more: the test checked %v", want, axis, full[axis])
+			}
 		}
-	}
-	for route, pan := range full {
-		if math.Abs(pan-full["default/joystick_head"]) > 1e-9 {
-			t.Errorf("full stick right: %s pans the head to %v°, default/joystick_head to %v°; want the same", route, pan, full["default/joystick_head"])
+		for route, got := range full[axis] {
+			if math.Abs(got-full[axis]["default/joystick_head"]) > 1e-9 {
+				t.Errorf("full stick: %s moves head %s to %v°, default/joystick_head to %v°; want the same", route, axis, got, full[axis]["default/joystick_head"])
+			}
 		}
 	}
 }
