@@ -19,6 +19,7 @@ import (
 
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/ros2/bridge"
 )
 
 // The Fast DDS client (testdata/fastdds/client.cpp), built once with type
@@ -139,6 +140,104 @@ func (c *client) do(cmd string) []string {
 	return nil
 }
 
+// topics returns what `ros2 topic list` would list: the DDS topics of
+// every remote writer and reader the client has discovered, once they
+// include every name of want and a second has passed with nothing new.
+func (c *client) topics(want map[string]bool) map[string]bool {
+	c.t.Helper()
+	list := func() map[string]bool {
+		got := c.do("topics")
+		if len(got) < 2 || got[0] != "topics" || got[1] != strconv.Itoa(len(got)-2) {
+			c.t.Fatalf("topics: %v", got)
+		}
+		out := map[string]bool{}
+		for _, n := range got[2:] {
+			out[n] = true
+		}
+		return out
+	}
+	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		got, all := list(), true
+		for n := range want {
+			all = all && got[n]
+		}
+		if all {
+			break
+		}
+		if time.Now().After(end) {
+			break // the comparison below says what is missing
+		}
+	}
+	got := list()
+	for i := 0; i < 30; i++ {
+		time.Sleep(time.Second)
+		prev := got
+		if got = list(); len(got) == len(prev) {
+			break
+		}
+	}
+	return got
+}
+
+// referenceNames are the DDS topics of the reference robot's bridge as
+// ros2/bridge records them (its TestReferenceRobotBridgeIsUnchanged),
+// with the robot namespace ns ("/robot_7", "" for none): with limbs, the
+// robot-wide ones alone and every limb's middleware names instead of the
+// reference robot's roles.
+func referenceNames(t *testing.T, ns string, limbs []string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "ros2", "bridge", "testdata", "reference_dds_topics.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, n := range strings.Fields(string(data)) {
+		if limbs == nil || !underReferenceRole(n) {
+			out[n[:2]+ns+n[2:]] = true
+		}
+	}
+	for _, l := range limbs {
+		p := ns + "/saint/limb/" + l
+		for _, n := range []string{"joint_states", "session_status", "control_command"} {
+			out["rt"+p+"/"+n] = true
+		}
+		for _, n := range []string{"get_available_motors", "request_control", "release_control", "reset_zero"} {
+			out["rq"+p+"/"+n+"Request"] = true
+			out["rr"+p+"/"+n+"Reply"] = true
+		}
+	}
+	return out
+}
+
+// underReferenceRole reports whether a DDS topic (without a robot
+// namespace) is one of the reference robot's roles': the head's, an
+// arm's, the tracks', the console's, the balancing base's.
+func underReferenceRole(dds string) bool {
+	for _, p := range bridge.DefaultRoles() {
+		if strings.HasPrefix(dds[2:], p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTopics compares the DDS topics discovered with want; a node's
+// status topic, which the bridge makes as the node first reports, is
+// the only other name allowed.
+func checkTopics(t *testing.T, got, want map[string]bool) {
+	t.Helper()
+	for n := range want {
+		if !got[n] {
+			t.Errorf("%s is not on DDS", n)
+		}
+	}
+	for n := range got {
+		if !want[n] && !(strings.HasPrefix(n, "rt/") && strings.Contains(n, "/saint/nodes/") && strings.HasSuffix(n, "/status")) {
+			t.Errorf("%s is on DDS, not expected", n)
+		}
+	}
+}
+
 func float(t *testing.T, s string) float64 {
 	t.Helper()
 	f, err := strconv.ParseFloat(s, 64)
@@ -153,7 +252,9 @@ func float(t *testing.T, s string) float64 {
 // a head move over the WebSocket API (b), the adopt service with
 // rmw_cyclonedds_cpp's request header (c), a PoseStamped target pose that
 // puts the simulated left gripper there, seen in the ArmState it gets
-// back (e), and the e-stop holding against its Twist (d).
+// back (e), and the e-stop holding against its Twist (d). The topics it
+// discovers are the reference robot's bridge's, as ros2/bridge records
+// them: every role's, the root's and the robot-wide ones.
 func TestFastDDSInterop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a C++ client and runs the simulation")
@@ -167,6 +268,12 @@ func TestFastDDSInterop(t *testing.T) {
 	if got := c.do("match"); len(got) == 0 || got[0] != "matched" {
 		t.Fatalf("match: %v", got)
 	}
+	// The reference robot's bridge carries every name it always has: each
+	// role's, the root's, the robot-wide ones.
+	bridged := referenceNames(t, "", nil)
+	names := c.topics(bridged)
+	t.Logf("Fast DDS: %d topics discovered", len(names))
+	checkTopics(t, names, bridged)
 
 	// (a)
 	const speed = 0.3
@@ -261,7 +368,9 @@ func TestFastDDSInterop(t *testing.T) {
 // --robot-id 7 --ros2 --adopt from the Fast DDS client: each limb's node
 // middleware, which alone drives it, is on DDS under /robot_7 — its
 // sensor_msgs JointState arrives with the limb's joints, and its
-// request_control answers with a session and the request header echoed.
+// request_control answers with a session and the request header echoed;
+// the topics it discovers, what `ros2 topic list` shows, are the limbs'
+// and the robot-wide names and none of the reference robot's roles.
 func TestFastDDSHumanoid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a C++ client and runs the simulation")
@@ -294,6 +403,18 @@ func TestFastDDSHumanoid(t *testing.T) {
 			t.Errorf("limb %s: request_control %v, want success, the header 424242/%s echoed and a session uuid", l.limb, got[3:], seq)
 		}
 	}
+	// What `ros2 topic list` shows: the limbs' middlewares and the
+	// robot-wide names, none of the reference robot's head, arms, tracks,
+	// console or balancing base.
+	want := referenceNames(t, "/robot_7", []string{"leg_left", "leg_right", "arm_left", "arm_right", "neck"})
+	names := c.topics(want)
+	t.Logf("Fast DDS: %d topics discovered", len(names))
+	for n := range names {
+		if strings.HasPrefix(n[2:], "/robot_7/") && underReferenceRole(n[:2]+strings.TrimPrefix(n[2:], "/robot_7")) {
+			t.Errorf("%s is on DDS, but the humanoid has no such role", n)
+		}
+	}
+	checkTopics(t, names, want)
 }
 
 // TestFastDDSOverNATS is TestFastDDSInterop on the robot as it is

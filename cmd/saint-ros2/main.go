@@ -8,10 +8,14 @@
 //	saint-ros2 --nats nats://192.168.10.1:4222 --nats-key /var/lib/saint-server/bus/ros2.nk --nats-ca /var/lib/saint-server/bus/ca.pem [--domain N] [--deny '/saint/arms/**'] [--robot-type pi_plus-S-12L8A0G2H0W --config /var/lib/saint-server/config]
 //
 // --robot-type (or its parts, as saint-server takes them) names the robot
-// configuration whose motor groups' node middlewares are bridged beside
-// the root's: a humanoid's limbs, /saint/limb/leg_left/joint_states …;
-// without it, the default groups' (the arms, the head, the tracks, the
-// balancing base).
+// configuration whose roles and motor groups are bridged: only the roles
+// it declares (a humanoid's five limbs: no head, arms, tracks, console or
+// balance topics) and its motor groups' node middlewares beside the
+// root's, /saint/limb/leg_left/joint_states …; without it, the reference
+// robot's (the arms, the head, the tracks, the console, the balancing
+// base). The robot configuration is read once at start, as saint-server
+// reads it: a role is bridged whether or not a node is adopted into it
+// yet, and a changed configuration needs the bridge restarted.
 //
 // The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
 // network configuration from CYCLONEDDS_URI, as under ROS 2.
@@ -149,8 +153,8 @@ func run() error {
 	go func() { _ = ex.Run(exCtx) }()
 
 	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
-		MotorNodes: bridge.MotorNodesOf(robot),
-		Filter:     bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
+		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot),
+		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err
 	}
@@ -165,7 +169,7 @@ func run() error {
 		}
 	}
 	log.Info("ROS 2 bridge running", "nats", *natsURL, "domain", domain, "cyclonedds_uri_set", os.Getenv("CYCLONEDDS_URI") != "",
-		"motor_nodes", strings.Join(bridge.MotorNodesOf(robot), ","))
+		"roles", strings.Join(bridge.RolesOf(robot), ","), "motor_nodes", strings.Join(bridge.MotorNodesOf(robot), ","))
 
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()

@@ -275,7 +275,8 @@ func TestSimulationOverROS2(t *testing.T) {
 // their node middlewares, are on DDS under /robot_7 — a leg's
 // joint_states arrives (and at the root, by robot-wide names) and the
 // neck's request_control answers with a session, which release_control
-// ends.
+// ends; none of the reference robot's roles (head, arms, tracks, console,
+// balance) has a bridge endpoint.
 func TestHumanoidOverROS2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the simulation")
@@ -358,6 +359,54 @@ func TestHumanoidOverROS2(t *testing.T) {
 	if rel["success"] != true {
 		t.Errorf("neck release_control %v", rel)
 	}
+
+	// None of the reference robot's roles is on DDS: a reader of a head,
+	// arm, track, console or balance topic, a writer of one of their
+	// commands, finds no bridge endpoint, while the same made at the same
+	// time for the robot-wide names and the limbs do.
+	type probe struct {
+		name    string
+		matched func() int
+	}
+	reader := func(topic, typ string) probe {
+		_, r := p.subscribe(topic, typ)
+		return probe{topic, r.MatchedWriters}
+	}
+	writer := func(topic, typ string) probe {
+		m := p.message(typ)
+		w, err := p.p.NewWriter("rt"+topic, m.DDSTypeName(), cyclone.QoS{Reliable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return probe{topic, w.MatchedReaders}
+	}
+	present := []probe{
+		reader("/robot_7/saint/router/status", "saint_os/RouteStatus"),
+		reader("/robot_7/session_status", "saint_os/SessionStatus"),
+		reader("/robot_7/saint/limb/arm_left/session_status", "saint_os/SessionStatus"),
+		writer("/robot_7/control_command", "saint_os/ControlCommand"),
+		writer("/robot_7/saint/limb/neck/control_command", "saint_os/ControlCommand"),
+	}
+	absent := []probe{
+		reader("/robot_7/saint/head/state", "saint_os/HeadState"),
+		reader("/robot_7/saint/tracks/odom", "nav_msgs/Odometry"),
+		reader("/robot_7/saint/arms/left/state", "saint_os/ArmState"),
+		reader("/robot_7/saint/balance/state", "saint_os/BalanceState"),
+		reader("/robot_7/saint/console/input", "saint_os/ConsoleInput"),
+		reader("/robot_7/saint/head/joint_states", "sensor_msgs/JointState"),
+		writer("/robot_7/saint/tracks/cmd_vel", "geometry_msgs/Twist"),
+		writer("/robot_7/saint/head/cmd", "saint_os/HeadCommand"),
+		writer("/robot_7/saint/arms/right/target_pose", "geometry_msgs/PoseStamped"),
+	}
+	for _, pr := range present {
+		waitFor(t, 20*time.Second, "the bridge's endpoint of "+pr.name, func() bool { return pr.matched() > 0 })
+	}
+	time.Sleep(time.Second)
+	for _, pr := range absent {
+		if n := pr.matched(); n != 0 {
+			t.Errorf("%s: %d bridge endpoints, but the humanoid has no such role", pr.name, n)
+		}
+	}
 }
 
 // --robot-type resolves in --config, else in the built-in robot
@@ -382,6 +431,9 @@ func TestResolveRobot(t *testing.T) {
 	}
 	if got := bridge.MotorNodesOf(r); len(got) != 5 || got[4] != "/saint/limb/neck" {
 		t.Errorf("the humanoid's motor nodes %v", got)
+	}
+	if got := bridge.RolesOf(r); len(got) != 5 || got[0] != "/saint/limb/leg_left" {
+		t.Errorf("the humanoid's roles %v", got)
 	}
 	if _, err := resolve("--robot-type", "pi_plus-S-12L8A0G9H0W"); err == nil || !strings.Contains(err.Error(), "pi_plus-S-12L8A0G2H0W") {
 		t.Errorf("an unknown robot type: %v; want an error listing the available ones", err)

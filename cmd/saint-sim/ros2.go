@@ -25,8 +25,8 @@ import (
 // the server's key, the bridge with its own (--nats-key, --nats-ca).
 //
 // With a robot configuration (robot, of robotType in configDir) the bridge
-// and the relay carry its motor groups' node middlewares: saint-ros2 gets
-// the same --robot-type and --config.
+// and the relay carry its roles' names and its motor groups' node
+// middlewares only: saint-ros2 gets the same --robot-type and --config.
 func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir string, args []string, log *slog.Logger) (stop func(), err error) {
 	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
@@ -80,7 +80,8 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	}
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
-		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids, MotorNodes: bridge.MotorNodesOf(robot), Log: log})
+		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids,
+			Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()

@@ -62,6 +62,17 @@ type Options struct {
 	// the same namespace (bus.WithRobotID): the bus names the bridge uses,
 	// and the Filter's patterns, are the names inside it.
 	RobotID string
+	// Roles are the role instances the robot has, as prefixes
+	// ("/saint/head", "/saint/arms/left", "/saint/limb/neck"): the
+	// topics and services of a role — the head's state and commands, an
+	// arm's, the tracks' odometry and cmd_vel, the balancing base's, the
+	// console's — are bridged only when it is listed; the root
+	// middleware's names, the nodes', the router's and the server's
+	// always are. RolesOf gives a robot configuration's; nil means
+	// DefaultRoles (the reference robot's), an empty list none. A role
+	// the bridge has no names of its own for (a humanoid's limb) is
+	// reached through its motor group's middleware (MotorNodes).
+	Roles []string
 	// MotorNodes are the prefixes of the node middlewares whose names the
 	// bridge carries beside the root's: request_control, release_control,
 	// reset_zero, get_available_motors, control_command, joint_states and
@@ -102,7 +113,10 @@ func New(o Options) (*Bridge, error) {
 	if err := o.Filter.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkMotorNodes(o.MotorNodes); err != nil {
+	if err := checkPrefixes("Roles", o.Roles); err != nil {
+		return nil, err
+	}
+	if err := checkPrefixes("MotorNodes", o.MotorNodes); err != nil {
 		return nil, err
 	}
 	ns, err := bus.RobotNamespace(o.RobotID)

@@ -21,6 +21,12 @@
 // motor_groups: a humanoid's limbs) — go to the middleware, which accepts
 // them only inside a control session.
 //
+// Which roles' names are bridged follows the robot configuration
+// (Options.Roles, RolesOf): the reference robot's head, arms, tracks,
+// console and balancing base by default, a humanoid's limbs alone with
+// its robot type; the root middleware's, the nodes', the router's and the
+// server's names are bridged on every robot.
+//
 // Bad input never moves anything: a sample that does not decode, a NaN
 // or infinite number, a value out of range is dropped with a warning
 // naming the topic and the field; a service call that fails is answered

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"fmt"
 	"regexp"
 
 	"github.com/saint-os/saint/bringup"
@@ -36,21 +35,6 @@ func prefixesOf(gs []bringup.MotorGroup) []string {
 // motorNodePrefix is a role instance's prefix whose segments are also
 // ROS 2 name segments.
 var motorNodePrefix = regexp.MustCompile(`^/saint/[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)?$`)
-
-// checkMotorNodes says which prefix of Options.MotorNodes cannot be one.
-func checkMotorNodes(prefixes []string) error {
-	seen := map[string]bool{}
-	for i, p := range prefixes {
-		if !motorNodePrefix.MatchString(p) {
-			return fmt.Errorf("bridge: Options.MotorNodes[%d]: want a role prefix /saint/{role} or /saint/{role}/{instance}, got %q", i, p)
-		}
-		if seen[p] {
-			return fmt.Errorf("bridge: Options.MotorNodes[%d]: %s listed twice", i, p)
-		}
-		seen[p] = true
-	}
-	return nil
-}
 
 // motorNodes are the node middlewares bridged.
 func (b *Bridge) motorNodes() []string {

@@ -79,7 +79,8 @@ func TestMotorNodesRefusesBadPrefixes(t *testing.T) {
 // alone: with its motor groups the bridge carries each limb's
 // middleware names inside the robot namespace — joint_states out, a
 // request_control call and its reply, control_command in — and not the
-// reference robot's head middleware, which this robot has not.
+// reference robot's head (its middleware, its state), which this robot
+// has not.
 func TestHumanoidLimbMiddlewares(t *testing.T) {
 	reg, err := ros2.Load()
 	if err != nil {
@@ -101,7 +102,7 @@ func TestHumanoidLimbMiddlewares(t *testing.T) {
 	}
 	r := &rig{t: t, ex: ex, bus: inner, dds: ddstest.New(), reg: reg}
 	r.br, err = bridge.New(bridge.Options{Bus: inner, Exec: ex, DDS: r.dds, Registry: reg, RobotID: "7",
-		MotorNodes: bridge.MotorNodesOf(robot), CallTimeout: time.Second})
+		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), CallTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestHumanoidLimbMiddlewares(t *testing.T) {
 			}
 		}
 	}
-	for _, absent := range []string{"rt/robot_7/saint/head/joint_states", "rq/robot_7/saint/head/request_controlRequest"} {
+	for _, absent := range []string{"rt/robot_7/saint/head/joint_states", "rq/robot_7/saint/head/request_controlRequest", "rt/robot_7/saint/head/state"} {
 		if typ := r.dds.Type(absent); typ != "" {
 			t.Errorf("%s bridged (%s), but the humanoid has no head group", absent, typ)
 		}
@@ -187,7 +188,7 @@ func TestHumanoidLimbMiddlewares(t *testing.T) {
 	}
 
 	// The relay of saint-sim carries the same names.
-	e := bridge.BusEndpoints(bridge.MotorNodesOf(robot))
+	e := bridge.BusEndpoints(bridge.RolesOf(robot), bridge.MotorNodesOf(robot))
 	for _, want := range []string{"/saint/limb/neck/joint_states", "/saint/limb/neck/control_command", "/saint/limb/neck/request_control"} {
 		if !strings.Contains(strings.Join(append(append(e.Out, e.In...), e.Services...), " "), want) {
 			t.Errorf("BusEndpoints of the humanoid lack %s", want)

@@ -17,11 +17,12 @@ type Endpoints struct {
 	Out, In, Services []string
 }
 
-// BusEndpoints lists the bus names a bridge of the node middlewares
+// BusEndpoints lists the bus names a bridge of the role instances roles
+// (Options.Roles: nil means DefaultRoles) and the node middlewares
 // motorNodes (Options.MotorNodes: nil means DefaultMotorNodes) uses: the
 // names inside its robot namespace, the same whatever the robot id.
-func BusEndpoints(motorNodes []string) Endpoints {
-	b := &Bridge{o: Options{MotorNodes: motorNodes}}
+func BusEndpoints(roles, motorNodes []string) Endpoints {
+	b := &Bridge{o: Options{Roles: roles, MotorNodes: motorNodes}}
 	var e Endpoints
 	seen := map[string]bool{}
 	for _, t := range b.topics() {
@@ -54,9 +55,10 @@ type RelayOptions struct {
 	Exec          *executor.Executor
 	// NodeIDs are the nodes whose own services (gpio_probe) are relayed.
 	NodeIDs []string
-	// MotorNodes are the bridge's Options.MotorNodes, whose names are
-	// relayed; nil means DefaultMotorNodes.
-	MotorNodes []string
+	// Roles and MotorNodes are the bridge's Options.Roles and
+	// Options.MotorNodes, whose names are relayed; nil means
+	// DefaultRoles and DefaultMotorNodes.
+	Roles, MotorNodes []string
 	// CallTimeout bounds a relayed service call; 0 means 5 s.
 	CallTimeout time.Duration
 	Log         *slog.Logger
@@ -92,7 +94,7 @@ func Relay(o RelayOptions) (stop func(), err error) {
 		}
 		return err
 	}
-	e := BusEndpoints(o.MotorNodes)
+	e := BusEndpoints(o.Roles, o.MotorNodes)
 	for _, t := range e.Out {
 		if err := forward(o.Robot, o.Remote, t); err != nil {
 			stop()

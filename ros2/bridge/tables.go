@@ -28,33 +28,14 @@ const FrameRobot = "base_link"
 func ArmBaseFrame(side string) string { return "arm_" + side + "_base" }
 
 // topics is every bridged topic but the nodes' status (one per node,
-// bridged as nodes appear).
+// bridged as nodes appear): the robot-wide ones, the root middleware's,
+// each role's (roleTopics) and each motor group's node middleware's.
 func (b *Bridge) topics() []Topic {
-	out := func(name, typ string) Topic { return Topic{Name: name, Type: typ, QoS: DefaultQoS, Out: true} }
 	ts := []Topic{
-		out(msg.TopicTracksOdom, "nav_msgs/Odometry"),
-		out(msg.TopicTracksState, "saint_os/TrackState"),
-		out(msg.TopicTracksMotorCurrent, "saint_os/MotorCurrent"),
-		out(msg.TopicHeadState, "saint_os/HeadState"),
-		out(msg.TopicHeadMotion, "saint_os/HeadMotion"),
-		out(msg.TopicHeadSensors, "saint_os/SensorReadings"),
-		{Name: msg.TopicHeadCameraImageRaw, Type: "sensor_msgs/Image", QoS: SensorDataQoS, Out: true},
-		out(msg.TopicBalanceState, "saint_os/BalanceState"),
-		{Name: "/saint/balance/imu", Bus: msg.TopicBalanceState, Type: "sensor_msgs/Imu", QoS: DefaultQoS, Out: true, ToROS: b.balanceIMU},
 		out(msg.TopicUnadopted, "saint_os/NodeGPIOStatus"),
 		out(msg.TopicRouterStatus, "saint_os/RouteStatus"),
 		out(msg.TopicRCState, "saint_os/RCReceiverState"),
 		out(msg.TopicLiveLinkSubjects, "saint_os/LiveLinkSubject"),
-		out(msg.TopicConsoleInput, "saint_os/ConsoleInput"),
-		out(msg.TopicConsoleOverride, "saint_os/ConsoleOverride"),
-		out(msg.TopicConsoleAlerts, "saint_os/ConsoleAlert"),
-		{Name: msg.TopicTracksPower, Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(msg.TopicPrefix(msg.RoleTracks, "")),
-			BusType: "saint_os/PowerState"},
-
-		{Name: msg.TopicTracksCmdVel, Type: "geometry_msgs/Twist", QoS: DefaultQoS, In: cmdVel},
-		{Name: msg.TopicTracksEStop, Type: "saint_os/EStop", QoS: DefaultQoS, In: estop},
-		{Name: msg.TopicHeadCmd, Type: "saint_os/HeadCommand", QoS: DefaultQoS, In: headCommand},
-		{Name: msg.TopicHeadCameraCmd, Type: "saint_os/HeadCameraCommand", QoS: DefaultQoS, In: headCamera},
 	}
 	// The robot's motor middleware at the root (server/motors): every
 	// motor role's motors, with sessions shared with the router and the
@@ -65,17 +46,8 @@ func (b *Bridge) topics() []Topic {
 		out(root(msg.MotorSessionStatus), "saint_os/SessionStatus"),
 		Topic{Name: root(msg.MotorControlCommand), Type: "saint_os/ControlCommand", QoS: DefaultQoS, In: passthrough(root(msg.MotorControlCommand))},
 	)
-	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
-		prefix := msg.TopicPrefix(msg.RoleArms, side)
-		ts = append(ts,
-			out(msg.ArmStateTopic(side), "saint_os/ArmState"),
-			out(msg.GripperStateTopic(side), "saint_os/GripperState"),
-			Topic{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix),
-				BusType: "saint_os/PowerState"},
-			Topic{Name: msg.ArmCmdTopic(side), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(side)},
-			Topic{Name: msg.GripperCmdTopic(side), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(side)},
-			Topic{Name: TargetPoseTopic(side), Type: "geometry_msgs/PoseStamped", QoS: DefaultQoS, In: armTargetPose(side)},
-		)
+	for _, r := range b.roles() {
+		ts = append(ts, b.roleTopics(r[0], r[1])...)
 	}
 	// Each motor group's node middleware under its prefix, for a client
 	// that drives one node's motors by their node ids.
@@ -90,7 +62,75 @@ func (b *Bridge) topics() []Topic {
 	return ts
 }
 
-// services is every bridged service.
+// out is a topic from the bus to DDS as it is, with the default QoS.
+func out(name, typ string) Topic { return Topic{Name: name, Type: typ, QoS: DefaultQoS, Out: true} }
+
+// roleTopics are the topics of one role instance: its state out and its
+// commands in, through the router. A role without topics of its own
+// here (a humanoid's limb, driven through its middleware) has none.
+func (b *Bridge) roleTopics(role, instance string) []Topic {
+	switch role {
+	case msg.RoleTracks:
+		return []Topic{
+			out(msg.TopicTracksOdom, "nav_msgs/Odometry"),
+			out(msg.TopicTracksState, "saint_os/TrackState"),
+			out(msg.TopicTracksMotorCurrent, "saint_os/MotorCurrent"),
+			{Name: msg.TopicTracksPower, Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(msg.TopicPrefix(msg.RoleTracks, "")),
+				BusType: "saint_os/PowerState"},
+			{Name: msg.TopicTracksCmdVel, Type: "geometry_msgs/Twist", QoS: DefaultQoS, In: cmdVel},
+			{Name: msg.TopicTracksEStop, Type: "saint_os/EStop", QoS: DefaultQoS, In: estop},
+		}
+	case msg.RoleHead:
+		return []Topic{
+			out(msg.TopicHeadState, "saint_os/HeadState"),
+			out(msg.TopicHeadMotion, "saint_os/HeadMotion"),
+			out(msg.TopicHeadSensors, "saint_os/SensorReadings"),
+			{Name: msg.TopicHeadCameraImageRaw, Type: "sensor_msgs/Image", QoS: SensorDataQoS, Out: true},
+			{Name: msg.TopicHeadCmd, Type: "saint_os/HeadCommand", QoS: DefaultQoS, In: headCommand},
+			{Name: msg.TopicHeadCameraCmd, Type: "saint_os/HeadCameraCommand", QoS: DefaultQoS, In: headCamera},
+		}
+	case msg.RoleBalance:
+		return []Topic{
+			out(msg.TopicBalanceState, "saint_os/BalanceState"),
+			{Name: "/saint/balance/imu", Bus: msg.TopicBalanceState, Type: "sensor_msgs/Imu", QoS: DefaultQoS, Out: true, ToROS: b.balanceIMU},
+		}
+	case msg.RoleConsole:
+		return []Topic{
+			out(msg.TopicConsoleInput, "saint_os/ConsoleInput"),
+			out(msg.TopicConsoleOverride, "saint_os/ConsoleOverride"),
+			out(msg.TopicConsoleAlerts, "saint_os/ConsoleAlert"),
+		}
+	case msg.RoleArms:
+		if instance == "" {
+			return nil // an arm is always one side's
+		}
+		prefix := msg.TopicPrefix(msg.RoleArms, instance)
+		return []Topic{
+			out(msg.ArmStateTopic(instance), "saint_os/ArmState"),
+			out(msg.GripperStateTopic(instance), "saint_os/GripperState"),
+			{Name: msg.PowerTopic(prefix), Type: "sensor_msgs/BatteryState", QoS: DefaultQoS, Out: true, ToROS: batteryState(prefix),
+				BusType: "saint_os/PowerState"},
+			{Name: msg.ArmCmdTopic(instance), Type: "saint_os/ArmCommand", QoS: DefaultQoS, In: armCommand(instance)},
+			{Name: msg.GripperCmdTopic(instance), Type: "saint_os/GripperCommand", QoS: DefaultQoS, In: gripperCommand(instance)},
+			{Name: TargetPoseTopic(instance), Type: "geometry_msgs/PoseStamped", QoS: DefaultQoS, In: armTargetPose(instance)},
+		}
+	}
+	return nil
+}
+
+// motorServices are the services of a motor middleware, the root's and
+// each node's, under its prefix.
+func motorServices() []struct{ name, typ string } {
+	return []struct{ name, typ string }{
+		{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
+		{msg.MotorRequestControl, "saint_os/RequestControl"},
+		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
+		{msg.MotorResetZero, "saint_os/ResetZero"},
+	}
+}
+
+// services is every bridged service: the server's, the root
+// middleware's, each role's and each motor group's node middleware's.
 func (b *Bridge) services() []Service {
 	ss := []Service{
 		{Name: msg.ServiceAdopt, Type: "saint_os/AdoptNode", Bus: msg.ServiceAdopt},
@@ -106,22 +146,18 @@ func (b *Bridge) services() []Service {
 		{Name: msg.ServiceSystemCommand, Type: "saint_os/SystemCommand", Bus: msg.ServiceSystemCommand},
 		{Name: msg.ServiceSystemStatus, Type: "saint_os/GetSystemStatus", Bus: msg.ServiceSystemStatus, Wrap: "status"},
 	}
-	motorServices := []struct{ name, typ string }{
-		{msg.MotorGetAvailableMotors, "saint_os/GetAvailableMotors"},
-		{msg.MotorRequestControl, "saint_os/RequestControl"},
-		{msg.MotorReleaseControl, "saint_os/ReleaseControl"},
-		{msg.MotorResetZero, "saint_os/ResetZero"},
-	}
-	for _, s := range motorServices {
+	for _, s := range motorServices() {
 		name := msg.RootMotorName(s.name)
 		ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 	}
-	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
-		prefix := msg.TopicPrefix(msg.RoleArms, side)
-		ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
+	for _, r := range b.roles() {
+		if role, side := r[0], r[1]; role == msg.RoleArms && side != "" {
+			prefix := msg.TopicPrefix(msg.RoleArms, side)
+			ss = append(ss, Service{Name: prefix + "/" + msg.ArmHome, Type: "saint_os/ArmHome", Bus: prefix + "/" + msg.ArmHome})
+		}
 	}
 	for _, prefix := range b.motorNodes() {
-		for _, s := range motorServices {
+		for _, s := range motorServices() {
 			name := msg.MotorName(prefix, s.name)
 			ss = append(ss, Service{Name: name, Type: s.typ, Bus: name})
 		}

@@ -20,18 +20,24 @@
 //                              NS/saint/limb/LIMB/joint_states, then call its request_control;
 //                              print "limb JOINTS FIRST_JOINT SUCCESS GUID SEQ UUID" (or
 //                              "limb unmatched|nojointstates|timeout")
+//   topics                     what `ros2 topic list` lists: print "topics N NAME..." of the DDS
+//                              topics of every remote writer and reader discovered so far
+//                              (rt/..., rq/...Request, rr/...Reply), sorted
 //   quit
 //
 // Usage: client PROFILE.xml DOMAIN
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/domain/DomainParticipantListener.hpp>
 #include <fastdds/dds/publisher/DataWriter.hpp>
 #include <fastdds/dds/publisher/Publisher.hpp>
 #include <fastdds/dds/subscriber/DataReader.hpp>
@@ -106,6 +112,37 @@ void take_odom(DataReader *r, Odom &o) {
   }
 }
 
+// Discovery keeps the topic names of the remote endpoints discovered,
+// as ROS 2's graph does from DDS discovery.
+class Discovery : public DomainParticipantListener {
+ public:
+  void on_publisher_discovery(DomainParticipant *p, eprosima::fastrtps::rtps::WriterDiscoveryInfo &&info) override {
+    if (info.status == eprosima::fastrtps::rtps::WriterDiscoveryInfo::DISCOVERED_WRITER) {
+      add(p, info.info.guid(), info.info.topicName().to_string());
+    }
+  }
+  void on_subscriber_discovery(DomainParticipant *p, eprosima::fastrtps::rtps::ReaderDiscoveryInfo &&info) override {
+    if (info.status == eprosima::fastrtps::rtps::ReaderDiscoveryInfo::DISCOVERED_READER) {
+      add(p, info.info.guid(), info.info.topicName().to_string());
+    }
+  }
+  std::set<std::string> names() {
+    std::lock_guard<std::mutex> l(mu_);
+    return names_;
+  }
+
+ private:
+  void add(DomainParticipant *p, const eprosima::fastrtps::rtps::GUID_t &guid, const std::string &name) {
+    if (guid.guidPrefix == p->guid().guidPrefix) {
+      return;  // our own endpoint
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    names_.insert(name);
+  }
+  std::mutex mu_;
+  std::set<std::string> names_;
+};
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -120,7 +157,9 @@ int main(int argc, char **argv) {
     std::cerr << "cannot load " << argv[1] << "\n";
     return 1;
   }
-  participant = factory->create_participant_with_profile(std::stoi(argv[2]), "saint_loopback");
+  // Never freed: the participant's threads may call it until the process ends.
+  auto *discovery = new Discovery();
+  participant = factory->create_participant_with_profile(std::stoi(argv[2]), "saint_loopback", discovery, StatusMask::none());
   if (participant == nullptr) {
     std::cerr << "cannot create the participant\n";
     return 1;
@@ -365,6 +404,13 @@ int main(int argc, char **argv) {
       if (!got) {
         std::cout << "limb timeout" << std::endl;
       }
+    } else if (cmd == "topics") {
+      auto names = discovery->names();
+      std::cout << "topics " << names.size();
+      for (const auto &n : names) {
+        std::cout << " " << n;
+      }
+      std::cout << std::endl;
     } else if (cmd == "quit") {
       break;
     } else {
