@@ -99,6 +99,20 @@ func HumanoidLimb(instance string) (Limb, error) {
 // link's frame, and each joint turns the frames after it by q about its
 // Axis, as the simulator's rigid chains do.
 func (l Limb) Chain(q []float64) []mgl64.Vec3 {
+	pts, _ := l.frames(q)
+	return pts
+}
+
+// Facing returns where the last link's x axis points for joint angles q
+// (robot frame, unit): the way the face looks, the toes point, the back of
+// the hand faces. A stick figure of the joints alone does not show a turn
+// about a link's own length (the neck's yaw); this does.
+func (l Limb) Facing(q []float64) mgl64.Vec3 {
+	_, r := l.frames(q)
+	return r.Col(0)
+}
+
+func (l Limb) frames(q []float64) ([]mgl64.Vec3, mgl64.Mat3) {
 	out := make([]mgl64.Vec3, 0, len(l.Joints)+1)
 	r, p := mgl64.Ident3(), l.Base
 	for i, j := range l.Joints {
@@ -110,7 +124,7 @@ func (l Limb) Chain(q []float64) []mgl64.Vec3 {
 		out = append(out, p)
 		r = r.Mul3(mgl64.QuatRotate(qi, j.Axis).Mat4().Mat3())
 	}
-	return append(out, p.Add(r.Mul3x1(l.Tip)))
+	return append(out, p.Add(r.Mul3x1(l.Tip))), r
 }
 
 // JointNames returns the limb's joint names, from its mount out.

@@ -41,6 +41,10 @@ func TestHumanoidLimbPosesByHand(t *testing.T) {
 			t.Fatalf("point %d: right arm %v, left %v: not mirrored", i, r[i], l[i])
 		}
 	}
+	neck, _ := HumanoidLimb(Neck)
+	if f := neck.Facing([]float64{math.Pi / 2, 0.3}); !near(f, mgl64.Vec3{0, math.Cos(0.3), -math.Sin(0.3)}) {
+		t.Fatalf("neck yaw 90° (to the left), pitch 0.3 (down): facing %v, want left and down", f)
+	}
 	if _, err := HumanoidLimb("tail"); err == nil {
 		t.Fatal("a limb the humanoid has not: no error")
 	}

@@ -808,6 +808,7 @@ func TestWebUI(t *testing.T) {
 			{"/inputs", "#ws-clients table", ""},
 			{"/settings", "#settings-form", ""},
 			{"/logs", "#log-table tbody tr", ""},
+			{"/robot", "#robot-canvas", ""},
 		}
 		for _, pg := range pages {
 			p.open(s.url(pg.hash), pg.ready)
