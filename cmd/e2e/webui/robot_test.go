@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,4 +174,26 @@ func TestRobotPageDrawsTheHumanoid(t *testing.T) {
 		t.Errorf("the canvas at (%d, %d), the left forearm now, is %v, want %v", x, y, got, leftColour)
 	}
 	p.shot("robot")
+
+	// A limb whose node goes quiet (reset to unadopted: its role stops)
+	// is drawn grey where it was last reported, and the page says so.
+	var reset struct {
+		Success bool   `json:"success"`
+		Message string `json:"message"`
+	}
+	if err := api.call("management", "reset_node", map[string]any{"node_id": "sim-neck"}, &reset); err != nil || !reset.Success {
+		t.Fatalf("reset_node sim-neck: %v %+v", err, reset)
+	}
+	p.until("the neck drawn as stale", `(window.saintRobotView.stale || []).includes('neck')`)
+	if got := p.eval(`document.getElementById('robot-status').textContent`); !strings.Contains(got, "No joint states") || !strings.Contains(got, "neck") {
+		t.Errorf("the status says %q, want that the neck is not heard from", got)
+	}
+	neck := p.robotView().Drawn["front"]["neck"]
+	x, y = mid(neck[0], neck[1])
+	if got, grey := p.pixel(x, y), [3]int{0xb8, 0xbe, 0xc9}; got != grey {
+		t.Errorf("the neck at (%d, %d) is %v, want the stale grey %v", x, y, got, grey)
+	}
+	if stale := p.robotView(); len(stale.Drawn["front"]) != 5 {
+		t.Errorf("%d limbs drawn after the neck went quiet, want all 5 (the neck where it was)", len(stale.Drawn["front"]))
+	}
 }

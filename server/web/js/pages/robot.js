@@ -27,6 +27,7 @@ const WORLD_W = 1.1; // m across each view
 const WORLD_TOP = 1.3; // m above the floor at the top of the view
 const WORLD_BOTTOM = -0.05;
 const BG = '#ffffff';
+const STALE_MS = 1000; // a limb not heard from for this long is drawn as stale
 const FOOT = 0.08; // m, the length of the foot's glyph (the model's foot has no length forward)
 
 export function robotPage({ api }, view) {
@@ -47,17 +48,36 @@ export function robotPage({ api }, view) {
 
   const stop = api.subscribe('joint_states', (d) => {
     if (d.role !== 'limb' || !Array.isArray(d.points) || !LIMBS[d.instance]) return;
-    scene.limbs[d.instance] = { points: d.points, facing: d.facing, names: d.name, positions: d.position };
+    scene.limbs[d.instance] = { points: d.points, facing: d.facing, names: d.name, positions: d.position, at: performance.now() };
     dirty = true;
   }, 0);
+  // Which limbs the robot has: the root motor middleware's limb groups. A
+  // robot without them gets a sentence, not a wait for ever.
+  scene.groups = null;
+  api.command('motors', 'status').then((st) => {
+    scene.groups = (st.groups || []).filter((g) => (g.prefix || '').startsWith('/saint/limb/')).map((g) => g.name);
+    dirty = true;
+  }).catch(() => {});
 
+  let staleKey = '';
   function frame() {
     raf = requestAnimationFrame(frame);
+    // A limb whose node has gone quiet is drawn grey and dashed: what the
+    // page shows is then where it last was, not where it is.
+    const now = performance.now();
+    scene.stale = Object.keys(scene.limbs).filter((n) => now - scene.limbs[n].at > STALE_MS).sort();
+    if (scene.stale.join() !== staleKey) { staleKey = scene.stale.join(); dirty = true; }
     if (!dirty) return;
     dirty = false;
     draw(canvas, scene);
-    const n = Object.keys(scene.limbs).length;
-    status.textContent = n ? `${n} limb${n === 1 ? '' : 's'}: ${Object.keys(scene.limbs).sort().join(', ')}` : 'Waiting for joint states…';
+    const names = Object.keys(scene.limbs).sort();
+    let text = names.length ? `${names.length} limb${names.length === 1 ? '' : 's'}: ${names.join(', ')}` : 'Waiting for joint states…';
+    if (!names.length && scene.groups && scene.groups.length === 0) {
+      text = 'This robot has no humanoid limbs (no limb nodes among its motor groups): run a robot type with them, such as pi_plus-S-12L8A0G2H0W.';
+    }
+    if (scene.stale.length) text += `. No joint states for over ${STALE_MS / 1000} s from: ${scene.stale.join(', ')} (drawn grey, where last reported)`;
+    status.textContent = text;
+    status.className = scene.stale.length ? 'warn' : 'muted';
   }
   raf = requestAnimationFrame(frame);
   return () => { cancelAnimationFrame(raf); stop(); if (window.saintRobotView === scene) delete window.saintRobotView; };
@@ -79,6 +99,7 @@ function draw(canvas, scene) {
     const cx = viewW * k + viewW / 2;
     const floorY = H - 4 + WORLD_BOTTOM * scale;
     const px = (p) => [cx + v.across(p) * scale, floorY - p[2] * scale];
+    g.setLineDash([]);
     g.fillStyle = '#5b6475';
     g.font = '13px system-ui, sans-serif';
     g.fillText(v.title, viewW * k + 8, 16);
@@ -151,7 +172,9 @@ function draw(canvas, scene) {
       const limb = limbs[name];
       if (!limb) continue;
       const pts = limb.points.map(px);
-      const c = LIMBS[name].color;
+      const stale = (scene.stale || []).includes(name);
+      const c = stale ? '#b8bec9' : LIMBS[name].color;
+      g.setLineDash(stale ? [6, 5] : []);
       g.strokeStyle = c;
       g.lineCap = 'round';
       g.lineJoin = 'round';
