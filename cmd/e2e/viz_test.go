@@ -277,8 +277,8 @@ func (c *api) command(target, action string, params, out any) error {
 // forward and stay), and takes a screenshot of saint-viz under xvfb-run:
 // the humanoid's view shows the left forearm in the ground truth's colour
 // where the kinematics put it at the simulator's joint angles, in both
-// views, and nothing of it where it hung before; every limb is drawn as
-// reported too.
+// views, the reported one over it, and nothing of it where it hung before;
+// every limb is drawn as reported too.
 func TestVisualizerDrawsTheHumanoid(t *testing.T) {
 	skipShort(t)
 	needVizDeps(t)
@@ -386,6 +386,12 @@ func TestVisualizerDrawsTheHumanoid(t *testing.T) {
 			t.Errorf("view side=%v: %d ground-truth-coloured pixels within 2 px of (%.0f, %.0f), the left forearm's middle %v; want it drawn there",
 				fig.Side, n, x, y, forearm)
 		}
+		// What the node reports, drawn thin over the truth: the server
+		// placed the same forearm there.
+		if n := countNear(img, x, y, 3, layout.Reported); n < 2 {
+			t.Errorf("view side=%v: %d reported-coloured pixels within 3 px of (%.0f, %.0f), the left forearm's middle; want the reported arm there too",
+				fig.Side, n, x, y)
+		}
 		hx, hy := fig.ToPixel(hanging)
 		if math.Hypot(hx-x, hy-y) > 10 {
 			if n := countNear(img, hx, hy, 2, layout.Truth); n > 0 {
@@ -393,9 +399,11 @@ func TestVisualizerDrawsTheHumanoid(t *testing.T) {
 			}
 		}
 	}
-	keep := filepath.Join(os.TempDir(), "saint-viz-humanoid.png")
-	if data, err := os.ReadFile(shot); err == nil && os.WriteFile(keep, data, 0o644) == nil {
-		t.Logf("screenshot kept at %s", keep)
+	if t.Failed() {
+		keep := filepath.Join(os.TempDir(), "saint-viz-humanoid-failed.png")
+		if data, err := os.ReadFile(shot); err == nil && os.WriteFile(keep, data, 0o644) == nil {
+			t.Logf("screenshot kept at %s", keep)
+		}
 	}
 }
 
