@@ -5,14 +5,14 @@
 // only projects and draws them, on a canvas, without libraries.
 import { h, card } from '../dom.js';
 
-// The limbs drawn, their colours (left side blue, right side orange, as
-// the reference robot's arms in the visualizer) and labels.
+// The limbs drawn and their colours: the left side blue, the right side
+// orange, so that the side view tells the near limbs from the far ones.
 const LIMBS = {
-  leg_left: { color: '#1f5fbf', label: 'left leg' },
-  leg_right: { color: '#d9822b', label: 'right leg' },
-  arm_left: { color: '#1f5fbf', label: 'left arm' },
-  arm_right: { color: '#d9822b', label: 'right arm' },
-  neck: { color: '#5b6475', label: 'neck' },
+  leg_left: { color: '#1f5fbf' },
+  leg_right: { color: '#d9822b' },
+  arm_left: { color: '#1f5fbf' },
+  arm_right: { color: '#d9822b' },
+  neck: { color: '#5b6475' },
 };
 
 // What each view shows: the world box (m) and how a robot-frame point
@@ -217,5 +217,4 @@ function draw(canvas, scene) {
       scene.drawn[v.name][name] = pts.map((p) => [Math.round(p[0]), Math.round(p[1])]);
     }
   });
-  scene.background = BG;
 }
