@@ -10,6 +10,13 @@
 // the other links along x. Frames are the robot's: x forward, y left, z up,
 // metres and radians. The gripper frame's x axis points out of the hand.
 //
+// It also holds the geometry of the PI Plus–like humanoid's limbs
+// (HumanoidLimb: legs, arms and neck on a torso held by a test stand, each
+// a chain of hinges with its offsets and axes) and their forward
+// kinematics (Limb.Chain). The simulator builds its limb models on these
+// numbers, so the server, the web UI and the visualizer draw the body the
+// physics moves.
+//
 // Nothing here depends on the simulator or on hardware: the arms role, the
 // server and the visualizer use it alike.
 package kinematics

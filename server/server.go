@@ -494,7 +494,7 @@ func (s *Server) listen() error {
 	mux.Handle("/", http.FileServer(http.FS(web)))
 	// The UI's page addresses (/nodes, /routes/edit/ID, ...) open the same
 	// pages of the single-page UI, whose routes live in the URL's hash.
-	for _, page := range []string{"/nodes", "/routes", "/inputs", "/settings", "/logs"} {
+	for _, page := range []string{"/nodes", "/routes", "/inputs", "/settings", "/logs", "/robot"} {
 		mux.HandleFunc("GET "+page, redirectToUIPage)
 		mux.HandleFunc("GET "+page+"/", redirectToUIPage)
 	}

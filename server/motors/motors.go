@@ -24,6 +24,11 @@ import (
 // who holds them.
 const Topic = "motors"
 
+// JointsTopic is the WebSocket topic carrying each motor group's
+// joint_states as its node publishes them (JointStatesUpdate), several
+// groups on one topic: clients subscribe at every update (rate_hz 0).
+const JointsTopic = "joint_states"
+
 // Target is the WebSocket command target of the actions.
 const Target = "motors"
 
@@ -50,6 +55,8 @@ type Group struct {
 	Name string
 	// Prefix is the node middleware's prefix ("/saint/arms/left").
 	Prefix string
+	// Role and Instance are the motor role's node ("limb", "leg_left").
+	Role, Instance string
 	// Base is added to the node's motor ids to make robot-wide ones.
 	Base int
 	// JointPrefix is put before the node's joint names ("left_").
@@ -88,7 +95,7 @@ func GroupsOf(r *bringup.Robot) []Group { return groupsFrom(r.Param.MotorGroups)
 func groupsFrom(gs []bringup.MotorGroup) []Group {
 	var out []Group
 	for _, g := range gs {
-		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
+		out = append(out, Group{Name: g.Name, Prefix: msg.TopicPrefix(g.Role, g.Instance), Role: g.Role, Instance: g.Instance, Base: g.Base, JointPrefix: g.JointPrefix, Drives: drivesRole(g.Role)})
 	}
 	return out
 }
@@ -223,7 +230,7 @@ func Register(h *feature.Host, o Options) (*Motors, error) {
 		feature.Subscribe(h, g.name(msg.MotorJointStates), feature.FeedQoS, func(_ string, js msg.JointStates) { m.forwardJointStates(g, js) })
 		feature.Subscribe(h, g.name(msg.MotorSessionStatus), bus.QoS{Depth: 16}, func(_ string, s msg.SessionStatus) { m.nodeStatus(g, s) })
 	}
-	h.Topics(Topic)
+	h.Topics(Topic, JointsTopic)
 	var poll interface{ Stop() bool }
 	h.Add(feature.Funcs{
 		OnStart: func() error {
@@ -702,6 +709,7 @@ func (m *Motors) publish() {
 // forwardJointStates republishes a group's joint_states at the root with
 // robot-wide joint names.
 func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
+	m.h.Gateway.Publish(JointsTopic, jointStatesUpdate(g.Group, js))
 	names := make([]string, len(js.Name))
 	for i, n := range js.Name {
 		names[i] = g.JointPrefix + n

@@ -23,7 +23,7 @@ import (
 // times a second, EveryTopics at every update.
 var (
 	RateTopics  = []string{"sim", "odom", "tracks", "balance", "head", "router", "console"}
-	EveryTopics = []string{"arms", "nodes"}
+	EveryTopics = []string{"arms", "nodes", "joint_states"}
 )
 
 // Options configure Run; zero fields take the defaults.
@@ -40,7 +40,8 @@ type Options struct {
 	Script teleop.Script
 	// Screenshot, when set, is where the window writes a PNG of itself
 	// After the start, then closes. A JSON file beside it (the same name with
-	// ".json" appended) records the tracked base's ground truth pose drawn.
+	// ".json" appended) records the tracked base's ground truth pose and the
+	// humanoid's limbs drawn.
 	Screenshot string
 	After      time.Duration
 
@@ -54,6 +55,9 @@ type ShotInfo struct {
 	HasTruth      bool
 	Odom          scene.Pose
 	SimTime       float64
+	// Limbs and LimbTruth are the humanoid's limbs drawn, as reported and
+	// as the simulator has them (scene.Scene's), by instance.
+	Limbs, LimbTruth map[string]scene.Limb `json:",omitempty"`
 }
 
 // Run connects to the server and shows the window until it is closed, ctx
@@ -183,6 +187,9 @@ func (g *game) Layout(w, h int) (int, int) {
 // Draw implements ebiten.Game.
 func (g *game) Draw(screen *ebiten.Image) {
 	l := layout.Compute(g.w, g.h)
+	if g.sc.HasHumanoid() {
+		l = l.WithHumanoid()
+	}
 	screen.Fill(layout.Background)
 	g.drawHeader(screen, l)
 	arena := l.NewArena(g.o.Arena)
@@ -192,7 +199,11 @@ func (g *game) Draw(screen *ebiten.Image) {
 	drawArms(screen, l.Arms, g.sc)
 	drawHead(screen, l.Head, g.sc, g.tp)
 	drawConsole(screen, l.Console, g.sc)
-	drawHelp(screen, l.Help)
+	if l.Humanoid.W > 0 {
+		drawHumanoid(screen, l, g.sc)
+	} else {
+		drawHelp(screen, l.Help)
+	}
 	drawPlots(screen, l.Plots, g.sc)
 	if g.o.Screenshot != "" && !g.shotDone && !g.start.IsZero() && g.elapsed >= g.o.After {
 		g.shotErr = g.writeShot(screen)
@@ -216,6 +227,6 @@ func (g *game) writeShot(screen *ebiten.Image) error {
 		return err
 	}
 	info, _ := json.MarshalIndent(ShotInfo{Width: b.Dx(), Height: b.Dy(), Truth: g.sc.Truth, HasTruth: g.sc.HasTruth,
-		Odom: g.sc.Odom, SimTime: g.sc.SimTime}, "", "  ")
+		Odom: g.sc.Odom, SimTime: g.sc.SimTime, Limbs: g.sc.Limbs, LimbTruth: g.sc.LimbTruth}, "", "  ")
 	return os.WriteFile(g.o.Screenshot+".json", info, 0o644)
 }

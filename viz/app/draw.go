@@ -12,6 +12,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/viz/layout"
 	"github.com/saint-os/saint/viz/plot"
 	"github.com/saint-os/saint/viz/scene"
@@ -281,6 +282,115 @@ func drawArms(dst *ebiten.Image, r layout.Rect, sc *scene.Scene) {
 			s = fmt.Sprintf("%s grip %.0fmm", side, tr.Gripper*1000)
 		}
 		text(dst, clip(s, half/charW), in.X+i*half, y)
+	}
+}
+
+// drawHumanoid draws the humanoid's limbs from the front and from its
+// right side: the torso on its test stand (through the limbs' mounts), the
+// truth's links thick in orange, the reported ones thin in blue over them,
+// the head a ring with a dot where it faces, a foot a bar where the toes
+// point.
+func drawHumanoid(dst *ebiten.Image, l layout.Layout, sc *scene.Scene) {
+	in := panel(dst, l.Humanoid, "Humanoid (front | side)")
+	front, side := l.HumanoidFigures()
+	for _, f := range []layout.Figure{front, side} {
+		px := func(p [3]float64) (float64, float64) { return f.ToPixel(p) }
+		x0, y0 := px([3]float64{0, -layout.HumanoidWidth / 2, 0})
+		x1, _ := px([3]float64{0, layout.HumanoidWidth / 2, 0})
+		if f.Side {
+			x0, y0 = px([3]float64{-layout.HumanoidWidth / 2, 0, 0})
+			x1, _ = px([3]float64{layout.HumanoidWidth / 2, 0, 0})
+		}
+		line(dst, x0, y0, x1, y0, 1, layout.Axis)
+		caption := "front"
+		if f.Side {
+			caption = "side (its right)"
+		}
+		text(dst, caption, f.Rect.X, f.Rect.Y+f.Rect.H)
+		drawTorso(dst, f, px)
+		for _, limbs := range []struct {
+			m     map[string]scene.Limb
+			c     color.Color
+			width float64
+		}{{sc.LimbTruth, layout.Truth, 5}, {sc.Limbs, layout.Reported, 2}} {
+			// Seen from the right, the left limbs are behind: drawn first.
+			for _, name := range []string{kinematics.LegLeft, kinematics.ArmLeft, kinematics.Neck, kinematics.LegRight, kinematics.ArmRight} {
+				limb, ok := limbs.m[name]
+				if !ok || len(limb.Points) < 2 {
+					continue
+				}
+				drawLimb(dst, name, limb, px, limbs.c, limbs.width)
+			}
+		}
+	}
+	if !sc.HasHumanoid() {
+		text(dst, "no humanoid limbs (joint_states, sim)", in.X, in.Y)
+	}
+}
+
+// drawTorso draws the test stand and the torso between the limbs' mounts
+// (kinematics.HumanoidLimb): a post behind the pelvis, the pelvis through
+// the hips, up to the shoulders and the neck.
+func drawTorso(dst *ebiten.Image, f layout.Figure, px func([3]float64) (float64, float64)) {
+	mount := func(name string) [3]float64 {
+		k, _ := kinematics.HumanoidLimb(name)
+		return [3]float64(k.Base)
+	}
+	hipL, hipR := mount(kinematics.LegLeft), mount(kinematics.LegRight)
+	shL, shR := mount(kinematics.ArmLeft), mount(kinematics.ArmRight)
+	neck := mount(kinematics.Neck)
+	// The stand: a post from the floor behind the robot up to the pelvis,
+	// and the bar that holds it.
+	const behind = -0.18
+	bx, by := px([3]float64{behind, 0, 0})
+	tx, ty := px([3]float64{behind, 0, hipL[2]})
+	cx, cy := px([3]float64{0, 0, hipL[2]})
+	line(dst, bx, by, tx, ty, 4, layout.Grid)
+	line(dst, tx, ty, cx, cy, 4, layout.Grid)
+	if f.Side {
+		x0, y0 := px([3]float64{-0.06, 0, hipL[2]})
+		x1, y1 := px([3]float64{0.06, 0, neck[2]})
+		vector.StrokeRect(dst, float32(x0), float32(y1), float32(x1-x0), float32(y0-y1), 2, layout.Axis, false)
+		return
+	}
+	pts := [][3]float64{hipR, hipL, shL, {0, neck[1] + (shL[1]-neck[1])/2, neck[2]}, {0, neck[1] + (shR[1]-neck[1])/2, neck[2]}, shR}
+	for i := range pts {
+		ax, ay := px(pts[i])
+		bx, by := px(pts[(i+1)%len(pts)])
+		line(dst, ax, ay, bx, by, 2, layout.Axis)
+	}
+}
+
+// drawLimb draws one limb's links in c: a leg or an arm as a chain through
+// its joints (a leg with its foot), the neck up to the head's ring.
+func drawLimb(dst *ebiten.Image, name string, l scene.Limb, px func([3]float64) (float64, float64), c color.Color, w float64) {
+	pts := l.Points
+	if name == kinematics.Neck {
+		base, tip := pts[len(pts)-2], pts[len(pts)-1]
+		ax, ay := px(pts[0])
+		bx, by := px(base)
+		line(dst, ax, ay, bx, by, w, c)
+		tx, ty := px(tip)
+		r := math.Hypot(tx-bx, ty-by) / 2
+		mid := [3]float64{(base[0] + tip[0]) / 2, (base[1] + tip[1]) / 2, (base[2] + tip[2]) / 2}
+		mx, my := px(mid)
+		ring(dst, mx, my, r, w/2+1, c)
+		half := math.Sqrt((tip[0]-base[0])*(tip[0]-base[0])+(tip[1]-base[1])*(tip[1]-base[1])+(tip[2]-base[2])*(tip[2]-base[2])) / 2
+		ex, ey := px([3]float64{mid[0] + l.Facing[0]*half, mid[1] + l.Facing[1]*half, mid[2] + l.Facing[2]*half})
+		disc(dst, ex, ey, w/2+1.5, c)
+		return
+	}
+	for i := 1; i < len(pts); i++ {
+		ax, ay := px(pts[i-1])
+		bx, by := px(pts[i])
+		line(dst, ax, ay, bx, by, w, c)
+	}
+	if name == kinematics.LegLeft || name == kinematics.LegRight {
+		sole := pts[len(pts)-1]
+		const foot = 0.08 // m, the foot's glyph: the model's foot has no length forward
+		ax, ay := px(sole)
+		bx, by := px([3]float64{sole[0] + l.Facing[0]*foot, sole[1] + l.Facing[1]*foot, sole[2] + l.Facing[2]*foot})
+		line(dst, ax, ay, bx, by, w, c)
 	}
 }
 

@@ -39,6 +39,9 @@ type Layout struct {
 	Console       Rect // the console's 128×64 screen
 	Help          Rect // the keys
 	Plots         Rect // scrolling signals
+	// Humanoid is the humanoid's front and side views (WithHumanoid);
+	// empty otherwise.
+	Humanoid Rect
 }
 
 // TitleHeight is the height of a view's title line; a view's content
@@ -134,4 +137,57 @@ func (a Arena) GridStep(minPx float64) float64 {
 func (a Arena) Visible(x, y float64) bool {
 	px, py := a.ToPixel(x, y)
 	return a.Rect.Contains(int(math.Floor(px)), int(math.Floor(py)))
+}
+
+// WithHumanoid is l for a robot with a humanoid's limbs: the humanoid's
+// views take the place of the keys' (docs/viz.md lists them), and every
+// other view stays where it was.
+func (l Layout) WithHumanoid() Layout {
+	l.Humanoid, l.Help = l.Help, Rect{}
+	return l
+}
+
+// The humanoid's views show a box of world around it: HumanoidTop metres
+// above the floor down to HumanoidBottom, HumanoidWidth metres across.
+const (
+	HumanoidTop    = 1.3
+	HumanoidBottom = -0.05
+	HumanoidWidth  = 0.9
+)
+
+// Figure maps the humanoid's robot-frame points (x forward, y left, z up,
+// the floor at 0; metres) to the pixels of one of its views: the front
+// view looks at its face (its left on the right of the screen), the side
+// view at its right side (its front to the right).
+type Figure struct {
+	Rect  Rect // the view, under its caption
+	Side  bool
+	Scale float64 // pixels per metre
+}
+
+// HumanoidFigures returns the front and the side view of the humanoid in
+// l.Humanoid, side by side under the panel's title, each with a caption
+// line; both empty when l has no humanoid view.
+func (l Layout) HumanoidFigures() (front, side Figure) {
+	r := l.Humanoid.Inset(9)
+	r.Y, r.H = r.Y+TitleHeight, r.H-TitleHeight-16
+	if r.W <= 0 || r.H <= 0 {
+		return Figure{}, Figure{}
+	}
+	half := r.W / 2
+	scale := math.Min(float64(half)/HumanoidWidth, float64(r.H)/(HumanoidTop-HumanoidBottom))
+	front = Figure{Rect: Rect{r.X, r.Y, half, r.H}, Scale: scale}
+	side = Figure{Rect: Rect{r.X + half, r.Y, r.W - half, r.H}, Side: true, Scale: scale}
+	return front, side
+}
+
+// ToPixel returns the pixel of robot-frame point p.
+func (f Figure) ToPixel(p [3]float64) (px, py float64) {
+	across := p[1]
+	if f.Side {
+		across = p[0]
+	}
+	cx := float64(f.Rect.X) + float64(f.Rect.W)/2
+	floor := float64(f.Rect.Y+f.Rect.H) + HumanoidBottom*f.Scale
+	return cx + across*f.Scale, floor - p[2]*f.Scale
 }

@@ -59,3 +59,37 @@ func TestArenaMapping(t *testing.T) {
 		t.Errorf("grid step at 50 px/m, lines ≥40 px apart = %v m, want 1", got)
 	}
 }
+
+// The humanoid's views sit inside its panel, side by side, the floor at
+// the bottom; a point to the robot's left is right of its centre in the
+// front view, a point in front of it right of its centre in the side view.
+func TestHumanoidFigures(t *testing.T) {
+	l := Compute(1280, 800)
+	if l.Humanoid.W != 0 {
+		t.Fatalf("a humanoid view without a humanoid: %+v", l.Humanoid)
+	}
+	h := l.WithHumanoid()
+	if h.Humanoid != l.Help || h.Help.W != 0 || h.Plots != l.Plots || h.Arms != l.Arms {
+		t.Fatalf("WithHumanoid: %+v from %+v", h, l)
+	}
+	front, side := h.HumanoidFigures()
+	for _, f := range []Figure{front, side} {
+		for _, p := range [][3]float64{{0, 0, 0}, {0.3, 0.3, HumanoidTop}, {-0.3, -0.3, 0}} {
+			x, y := f.ToPixel(p)
+			if !h.Humanoid.Contains(int(x), int(y)) {
+				t.Errorf("side %v: %v at (%.0f, %.0f), outside the panel %+v", f.Side, p, x, y, h.Humanoid)
+			}
+		}
+	}
+	cx, _ := front.ToPixel([3]float64{})
+	if lx, _ := front.ToPixel([3]float64{0, 0.2, 0}); lx <= cx {
+		t.Errorf("front view: the robot's left at x %.0f, not right of its centre %.0f", lx, cx)
+	}
+	sx, _ := side.ToPixel([3]float64{})
+	if fx, _ := side.ToPixel([3]float64{0.2, 0, 0}); fx <= sx {
+		t.Errorf("side view: the robot's front at x %.0f, not right of its centre %.0f", fx, sx)
+	}
+	if _, top := front.ToPixel([3]float64{0, 0, 1}); top >= float64(front.Rect.Y+front.Rect.H) {
+		t.Errorf("1 m up is at y %.0f, below the view", top)
+	}
+}

@@ -29,3 +29,33 @@ func Degrees(deg []float32) []float64 {
 	}
 	return out
 }
+
+// Limb is a humanoid limb's pose: its joint origins from the mount out,
+// then its tip (the sole, the hand, the top of the head), robot frame (x
+// forward, y left, z up, the floor under the stand at 0), m; and where
+// its last link's x axis points (the face, the toes).
+type Limb struct {
+	Points [][3]float64
+	Facing [3]float64
+}
+
+// LimbFromJoints poses the humanoid's limb called instance at the joint
+// angles named (rad; a joint state's names and positions) with the
+// humanoid's kinematics (kinematics.HumanoidLimb, which the simulator's
+// limbs are built on); ok is false for a limb the humanoid has not.
+func LimbFromJoints(instance string, names []string, positions []float64) (l Limb, ok bool) {
+	k, err := kinematics.HumanoidLimb(instance)
+	if err != nil {
+		return Limb{}, false
+	}
+	q := k.Order(names, positions)
+	for _, p := range k.Chain(q) {
+		l.Points = append(l.Points, [3]float64(p))
+	}
+	l.Facing = [3]float64(k.Facing(q))
+	return l, true
+}
+
+// HasHumanoid says whether the scene has heard of a humanoid's limb, from
+// its node or from the simulator.
+func (s *Scene) HasHumanoid() bool { return len(s.Limbs) > 0 || len(s.LimbTruth) > 0 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/viz/plot"
@@ -70,6 +71,13 @@ type Scene struct {
 	ArmTruth map[string]msg.SimArm   // by side
 	Arms     map[string]msg.ArmState // by side, as the node reports
 
+	// Limbs are the humanoid's limbs as their nodes report them (topic
+	// joint_states: the points the server placed with the humanoid's
+	// kinematics), LimbTruth as the simulator has them (topic sim, limb_*,
+	// through the same kinematics); by instance ("leg_left").
+	Limbs     map[string]Limb
+	LimbTruth map[string]Limb
+
 	HeadTruth    msg.SimHead
 	HasHeadTruth bool
 	Head         msg.HeadState
@@ -103,7 +111,7 @@ var signals = [][2]string{
 // New returns an empty scene whose plots keep window seconds.
 func New(window float64) *Scene {
 	s := &Scene{ArmTruth: map[string]msg.SimArm{}, Arms: map[string]msg.ArmState{}, Nodes: map[string]msg.NodeStatus{},
-		byName: map[string]*plot.Series{}}
+		Limbs: map[string]Limb{}, LimbTruth: map[string]Limb{}, byName: map[string]*plot.Series{}}
 	for _, sig := range signals {
 		ser := plot.NewSeries(sig[0], sig[1], window)
 		s.Series = append(s.Series, ser)
@@ -139,6 +147,40 @@ func (s *Scene) Apply(topic string, timestamp float64, data []byte) error {
 			return err
 		}
 		s.applySim(snap, t)
+		var parts map[string]json.RawMessage
+		if !decode(&parts) {
+			return err
+		}
+		for name, raw := range parts {
+			instance, ok := strings.CutPrefix(name, "limb_")
+			if !ok {
+				continue
+			}
+			var js msg.JointStates
+			if e := json.Unmarshal(raw, &js); e != nil {
+				return fmt.Errorf("scene: topic sim, %s: %w", name, e)
+			}
+			if l, ok := LimbFromJoints(instance, js.Name, js.Position); ok {
+				s.LimbTruth[instance] = l
+			}
+		}
+	case "joint_states":
+		var u struct {
+			Role     string       `json:"role"`
+			Instance string       `json:"instance"`
+			Points   [][3]float64 `json:"points"`
+			Facing   *[3]float64  `json:"facing"`
+		}
+		if !decode(&u) {
+			return err
+		}
+		if u.Role == msg.RoleLimb && len(u.Points) > 0 {
+			l := Limb{Points: u.Points}
+			if u.Facing != nil {
+				l.Facing = *u.Facing
+			}
+			s.Limbs[u.Instance] = l
+		}
 	case "odom":
 		var o msg.Odometry
 		if !decode(&o) {

@@ -149,3 +149,44 @@ func TestBalancePitchPlotsOneSource(t *testing.T) {
 		t.Error("the plotted series is not the one Signal returns")
 	}
 }
+
+// The humanoid's limbs come from two topics: joint_states with the points
+// the server placed (as the node reports the limb), and the simulator's
+// truth (limb_<instance> joint states), placed here by the same
+// kinematics; a knee bent back folds the shank behind it in both.
+func TestHumanoidLimbsFromTheirTopics(t *testing.T) {
+	s := New(10)
+	if s.HasHumanoid() {
+		t.Fatal("a humanoid before any update")
+	}
+	truth := `{"world": {"time": 1}, "limb_leg_left": {"name": ["hip_pitch", "hip_roll", "hip_yaw", "knee"], "position": [0, 0, 0, 1.5707963267948966]}}`
+	if err := s.Apply("sim", 1, []byte(truth)); err != nil {
+		t.Fatal(err)
+	}
+	leg, ok := s.LimbTruth["leg_left"]
+	if !ok || len(leg.Points) != 7 || !s.HasHumanoid() {
+		t.Fatalf("truth: %+v, want the left leg's 7 points", s.LimbTruth)
+	}
+	knee, sole := leg.Points[3], leg.Points[6]
+	if math.Abs(sole[2]-knee[2]) > tol || math.Abs(knee[0]-sole[0]-0.22) > tol {
+		t.Fatalf("knee %v, sole %v: want the sole 0.22 m behind the knee, at its height", knee, sole)
+	}
+	reported := `{"group": "leg_left", "role": "limb", "instance": "leg_left", "name": ["knee"], "position": [1.2],
+		"points": [[0, 0.075, 0.7], [0, 0.075, 0.2]], "facing": [0, 0, -1]}`
+	if err := s.Apply("joint_states", 2, []byte(reported)); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.Limbs["leg_left"]; len(l.Points) != 2 || l.Points[1][2] != 0.2 || l.Facing[2] != -1 {
+		t.Fatalf("reported: %+v", s.Limbs)
+	}
+	// Another role's joint states (the arms') are not a limb.
+	if err := s.Apply("joint_states", 3, []byte(`{"group": "arms_left", "role": "arms", "instance": "left", "points": [[0, 0, 0]]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Limbs["left"]; ok || len(s.Limbs) != 1 {
+		t.Fatalf("an arms group became a limb: %+v", s.Limbs)
+	}
+	if err := s.Apply("sim", 4, []byte(`{"limb_neck": {"position": "x"}}`)); err == nil {
+		t.Fatal("a limb truth that does not decode: no error")
+	}
+}

@@ -16,6 +16,12 @@
 //     sticks, calibration stores the stick's position, and a LiveLink
 //     subject's bars show the values streamed to it (an in-process server
 //     with those receivers wired);
+//   - the robot page draws the humanoid robot type (saint-sim --robot-type
+//     pi_plus-S-12L8A0G2H0W): its five limbs in their colours on the
+//     canvas, the left hand where the physics has it, and the forearm
+//     drawn somewhere else once an action moved the arms, and a limb whose
+//     node was reset drawn grey where it was last reported; the reference
+//     robot's page says it has no humanoid limbs;
 //   - a settings error is shown beside the field it names;
 //   - a server with authentication asks for the token, refuses a wrong one
 //     and remembers the right one across a reload;

@@ -795,6 +795,14 @@ func TestWebUI(t *testing.T) {
 		p.shot("settings-firmware-refused")
 	})
 
+	// The reference robot has no humanoid limbs: the robot page says so
+	// instead of waiting for them.
+	t.Run("robot page without a humanoid", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/robot"), "#robot-canvas")
+		p.until("the page says there are no limbs", `document.getElementById('robot-status').textContent.includes('no humanoid limbs')`)
+	})
+
 	t.Run("phone width", func(t *testing.T) {
 		p.t = t
 		p.do("360 px viewport", chromedp.EmulateViewport(360, 760, chromedp.EmulateScale(2), chromedp.EmulateMobile))
@@ -808,6 +816,7 @@ func TestWebUI(t *testing.T) {
 			{"/inputs", "#ws-clients table", ""},
 			{"/settings", "#settings-form", ""},
 			{"/logs", "#log-table tbody tr", ""},
+			{"/robot", "#robot-canvas", ""},
 		}
 		for _, pg := range pages {
 			p.open(s.url(pg.hash), pg.ready)

@@ -31,6 +31,7 @@ export class Api {
     this.seq = 0;
     this.pending = new Map();
     this.topics = new Map(); // topic → Set of handlers
+    this.rates = new Map(); // topic → rate_hz it is subscribed at
     this.listeners = new Set(); // connection state listeners
     this.state = 'connecting';
     this.detail = '';
@@ -96,8 +97,9 @@ export class Api {
     }
     this.backoff = 500;
     this.command('system', 'status').then((s) => this.noteServerTime(s.timestamp)).catch(() => {});
-    const topics = [...this.topics.keys()];
-    if (topics.length) this.send({ type: 'subscribe', topics, rate_hz: 10 }).catch(() => {});
+    const byRate = new Map();
+    for (const [topic, rate] of this.rates) byRate.set(rate, [...(byRate.get(rate) || []), topic]);
+    for (const [rate, topics] of byRate) this.send({ type: 'subscribe', topics, rate_hz: rate }).catch(() => {});
     this.setState('online');
   }
 
@@ -160,18 +162,23 @@ export class Api {
 
   // subscribe calls fn(data, message) for each state update on topic while
   // the page lives; it returns the function that ends the subscription.
-  subscribe(topic, fn) {
+  // rateHz limits the updates (10 a second by default); 0 takes every one,
+  // for a topic several nodes share (joint_states), where a limit would
+  // drop some nodes' updates in favour of others'.
+  subscribe(topic, fn, rateHz = 10) {
     let set = this.topics.get(topic);
     if (!set) {
       set = new Set();
       this.topics.set(topic, set);
-      if (this.state === 'online') this.send({ type: 'subscribe', topics: [topic], rate_hz: 10 }).catch(() => {});
+      this.rates.set(topic, rateHz);
+      if (this.state === 'online') this.send({ type: 'subscribe', topics: [topic], rate_hz: rateHz }).catch(() => {});
     }
     set.add(fn);
     return () => {
       set.delete(fn);
       if (set.size === 0 && this.topics.get(topic) === set) {
         this.topics.delete(topic);
+        this.rates.delete(topic);
         if (this.state === 'online') this.send({ type: 'unsubscribe', topics: [topic] }).catch(() => {});
       }
     };

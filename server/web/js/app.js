@@ -8,6 +8,7 @@ import { routesPage, editRoutePage } from './pages/routes.js';
 import { inputsPage } from './pages/inputs.js';
 import { settingsPage } from './pages/settings.js';
 import { logsPage } from './pages/logs.js';
+import { robotPage } from './pages/robot.js';
 
 const routes = [
   [/^\/?$/, dashboardPage, 'dashboard'],
@@ -19,6 +20,7 @@ const routes = [
   [/^\/inputs$/, inputsPage, 'inputs'],
   [/^\/settings$/, settingsPage, 'settings'],
   [/^\/logs$/, logsPage, 'logs'],
+  [/^\/robot$/, robotPage, 'robot'],
 ];
 
 const api = new Api();

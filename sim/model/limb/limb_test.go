@@ -2,7 +2,11 @@ package limb
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/sim/model/geom"
 )
 
 // A straight leg turned by θ at the hip: the torque that holds it is each
@@ -149,5 +153,42 @@ func BenchmarkLegStepHanging(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		l.Step(1e-3)
+	}
+}
+
+// The joint origins the rigid chain computes its dynamics at are those the
+// kinematics package gives clients to draw the limb with, at any pose: the
+// model has no geometry of its own.
+func TestJointOriginsAreTheKinematics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, inst := range Instances() {
+		p, err := Humanoid(inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := kinematics.HumanoidLimb(inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			q := make([]float64, l.Len())
+			for i, j := range p.Joints {
+				q[i] = j.Lower + rng.Float64()*(j.Upper-j.Lower)
+				if j.Name != k.Joints[i].Name {
+					t.Fatalf("%s joint %d is %s, the kinematics' %s", inst, i, j.Name, k.Joints[i].Name)
+				}
+			}
+			l.chain.Update(q, make([]float64, len(q)))
+			want := k.Chain(q)
+			for i := range q {
+				if d := geom.Vec3(want[i]).Sub(l.chain.Origin(i)).Norm(); d > 1e-12 {
+					t.Fatalf("%s at %v: joint %s at %v, the kinematics say %v", inst, q, p.Joints[i].Name, l.chain.Origin(i), want[i])
+				}
+			}
+		}
 	}
 }
