@@ -139,15 +139,20 @@ func Await[T any](ctx context.Context, h *Host, start func(finish func(T, error)
 
 // Forward adds a component that publishes every message of busTopic to
 // the WebSocket topic wsTopic (wrap, if not nil, rewrites the value first).
+// Each bus topic is a stream of its own at the gateway
+// (ws.Gateway.PublishStream): when busTopic is a wildcard (every node's
+// status) or several bus topics share wsTopic (both arms'), a client's
+// rate_hz limits each node's or arm's updates on their own rather than
+// keeping whichever published last before each slot.
 func (h *Host) Forward(busTopic, wsTopic string, wrap func(any) any) {
 	// Values (bus.SubscribeValues) leave the encoding to the gateway, which
 	// encodes only for subscribed clients: in one process nothing is
 	// JSON-encoded for a state no client watches.
-	h.SubscribeValues(busTopic, FeedQoS, func(_ string, v any) {
+	h.SubscribeValues(busTopic, FeedQoS, func(topic string, v any) {
 		if wrap != nil {
 			v = wrap(v)
 		}
-		h.Gateway.Publish(wsTopic, v)
+		h.Gateway.PublishStream(wsTopic, topic, v)
 	})
 }
 

@@ -709,7 +709,7 @@ func (m *Motors) publish() {
 // forwardJointStates republishes a group's joint_states at the root with
 // robot-wide joint names.
 func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
-	m.h.Gateway.Publish(JointsTopic, jointStatesUpdate(g.Group, js))
+	m.h.Gateway.PublishStream(JointsTopic, g.Name, jointStatesUpdate(g.Group, js))
 	names := make([]string, len(js.Name))
 	for i, n := range js.Name {
 		names[i] = g.JointPrefix + n

@@ -364,7 +364,7 @@ type Client struct {
 	mu       sync.Mutex
 	clientID string
 	topics   map[string]time.Duration // topic → minimum interval (0 = every update)
-	lastSent map[string]time.Time
+	lastSent map[streamKey]time.Time
 	msgs     atomic.Uint64
 	dropped  atomic.Uint64
 	authed   atomic.Bool
@@ -485,7 +485,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g: g, conn: conn, send: make(chan frame, g.o.SendQueue), done: make(chan struct{}),
 		ordered: make(chan []byte, orderedQueue),
 		id:      g.nextID.Add(1), addr: host, since: g.o.Now(),
-		topics: map[string]time.Duration{}, lastSent: map[string]time.Time{},
+		topics: map[string]time.Duration{}, lastSent: map[streamKey]time.Time{},
 		tokens: float64(g.o.RateBurst), lastFill: time.Now(),
 	}
 	c.authed.Store(authed)
@@ -936,7 +936,11 @@ func (c *Client) unsubscribe(req Request) (any, error) {
 	c.mu.Lock()
 	for _, t := range req.Topics {
 		delete(c.topics, t)
-		delete(c.lastSent, t)
+		for k := range c.lastSent {
+			if k.topic == t {
+				delete(c.lastSent, k)
+			}
+		}
 	}
 	c.mu.Unlock()
 	return map[string]any{"topics": c.Info().Topics}, nil
@@ -965,9 +969,19 @@ func (c *Client) reply(r Response) {
 	}
 }
 
+// streamKey names one stream of a topic's updates: a client's rate_hz
+// applies to each stream of a topic on its own.
+type streamKey struct{ topic, stream string }
+
 // Publish pushes a state update for topic (a node name such as "head", or
 // "nodes") to the clients subscribed to it, at most at each client's rate.
-func (g *Gateway) Publish(topic string, data any) {
+func (g *Gateway) Publish(topic string, data any) { g.PublishStream(topic, "", data) }
+
+// PublishStream is Publish for a topic that carries several streams, such
+// as "arms" with the left and the right arm's states: a client's rate_hz
+// limits each stream on its own, so that at 10 Hz a client still sees
+// both arms instead of whichever published last before each slot.
+func (g *Gateway) PublishStream(topic, stream string, data any) {
 	g.mu.RLock()
 	cs := make([]*Client, 0, len(g.clients))
 	for c := range g.clients {
@@ -983,11 +997,12 @@ func (g *Gateway) Publish(topic string, data any) {
 		}
 		c.mu.Lock()
 		every, ok := c.topics[topic]
-		if ok && !isEvent && every > 0 && now.Sub(c.lastSent[topic]) < every {
+		key := streamKey{topic, stream}
+		if ok && !isEvent && every > 0 && now.Sub(c.lastSent[key]) < every {
 			ok = false
 		}
 		if ok {
-			c.lastSent[topic] = now
+			c.lastSent[key] = now
 		}
 		c.mu.Unlock()
 		if !ok {

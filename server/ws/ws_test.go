@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -162,6 +163,38 @@ func TestRateLimit(t *testing.T) {
 	}
 	if got[0] != 0 || got[1] != 5 || got[2] != 10 {
 		t.Errorf("delivered %v, want [0 5 10]", got)
+	}
+}
+
+// Two streams of one topic (both arms on "arms"), published alternately
+// faster than the client's rate: each stream is limited on its own, so
+// both keep arriving.
+func TestRateLimitPerStream(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := New(Options{Now: func() time.Time { return now }})
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	c := dialTest(t, srv.URL)
+	if m := c.roundTrip(`{"id":"s","type":"subscribe","topics":["arms"],"rate_hz":2}`); m["status"] != "ok" {
+		t.Fatal(m)
+	}
+	// Left then right, 1 ms apart, every 100 ms, for 1 s.
+	for i := 0; i <= 10; i++ {
+		g.PublishStream("arms", "left", map[string]any{"arm": "left", "i": i})
+		now = now.Add(time.Millisecond)
+		g.PublishStream("arms", "right", map[string]any{"arm": "right", "i": i})
+		now = now.Add(99 * time.Millisecond)
+	}
+	got := map[string][]float64{}
+	for n := 0; n < 6; n++ {
+		d := c.read()["data"].(map[string]any)
+		arm := d["arm"].(string)
+		got[arm] = append(got[arm], d["i"].(float64))
+	}
+	for _, arm := range []string{"left", "right"} {
+		if want := []float64{0, 5, 10}; !slices.Equal(got[arm], want) {
+			t.Errorf("%s arm: delivered %v, want %v (got %v)", arm, got[arm], want, got)
+		}
 	}
 }
 
