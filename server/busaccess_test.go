@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/activity"
 	"github.com/saint-os/saint/server/busaccess"
 	simboard "github.com/saint-os/saint/sim/board"
 )
@@ -221,6 +222,18 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 	if _, err := dialRaw(ar.url, stranger, "tool"); err == nil {
 		t.Fatal("connecting with an unknown key as a tool was accepted")
 	}
+	// The refusals are in the activity log: one event for the address
+	// this minute, however many attempts.
+	for i := 0; i < 5; i++ {
+		_, _ = dialRaw(ar.url, nil, "anonymous")
+	}
+	bustest.CheckFor(t, 2*time.Second, 20*time.Millisecond, func() error {
+		events, _ := ar.srv.Activity().Query(activity.Filter{Level: "WARN", Source: "bus", Search: "bus connection from 127.0.0.1 refused"})
+		if len(events) != 1 {
+			return fmt.Errorf("%d refusal events in the activity log, want 1", len(events))
+		}
+		return nil
+	})
 	// A key signed for another nonce (a replayed signature): refused.
 	replay := replaySigner{kp: ar.nodeKey(t, "head-1")}
 	if _, err := dialRaw(ar.url, replay, natsbus.NodeClientName("head-1")); err == nil {
