@@ -101,10 +101,14 @@ func tools(t *testing.T, a *busaccess.Authority, url string) *nats.Conn {
 	return c.nc
 }
 
-// received is what sub got once from's messages have been routed.
-func received(t *testing.T, sub *nats.Subscription, from ...*nats.Conn) []string {
+// received is what sub got once the messages sent by the connections in
+// order have arrived: give the publisher first, then the subscriber's own
+// connection. Once a connection's flush returns, the broker has handled
+// what it sent before, and, for the subscriber, has delivered to it what
+// it routed there before.
+func received(t *testing.T, sub *nats.Subscription, order ...*nats.Conn) []string {
 	t.Helper()
-	for _, c := range from {
+	for _, c := range order {
 		_ = c.Flush()
 	}
 	var out []string
@@ -145,19 +149,19 @@ func TestAnnouncementsAreBoundToTheNodesKey(t *testing.T) {
 	evil := dialNode(t, url, "evil", evilKey)
 
 	_ = node.nc.Publish("saint.nodes.pi-1.announce", []byte(`{"node_id":"pi-1"}`))
-	if got := received(t, announcements, node.nc); len(got) != 1 {
+	if got := received(t, announcements, node.nc, w); len(got) != 1 {
 		t.Fatalf("the node's own announcement: delivered %q, want it once", got)
 	}
 	// Another key names pi-1: on pi-1's subject, and on the subject the
 	// server relays checked announcements on.
 	_ = evil.nc.Publish("saint.nodes.pi-1.announce", []byte(`{"node_id":"pi-1"}`))
 	_ = evil.nc.Publish("saint.nodes.unadopted", []byte(`{"node_id":"pi-1"}`))
-	if got := append(received(t, announcements, evil.nc), received(t, shared)...); len(got) > 0 {
+	if got := append(received(t, announcements, evil.nc, w), received(t, shared, w)...); len(got) > 0 {
 		t.Errorf("announcements naming pi-1 from another key were delivered: %q", got)
 	}
 	// Its own subject it may use (as any unadopted node).
 	_ = evil.nc.Publish("saint.nodes.evil.announce", []byte(`{"node_id":"evil"}`))
-	if got := received(t, announcements, evil.nc); len(got) != 1 {
+	if got := received(t, announcements, evil.nc, w); len(got) != 1 {
 		t.Errorf("evil's own announcement: delivered %q", got)
 	}
 
@@ -236,7 +240,7 @@ func TestAnnouncementsAreBoundToTheNodesKey(t *testing.T) {
 		defer c.nc.Close()
 		_ = c.nc.Publish("saint.nodes.pi-1.announce", []byte(`{"node_id":"pi-1"}`))
 		_ = c.nc.Publish("saint.head.state", []byte(`{}`))
-		if got := received(t, announcements, c.nc); len(got) > 0 {
+		if got := received(t, announcements, c.nc, w); len(got) > 0 {
 			t.Errorf("an adopted node's announcement was delivered: %q", got)
 		}
 		select {
@@ -428,7 +432,7 @@ func TestConsoleReadsOnlyWhatItShows(t *testing.T) {
 		}
 		_ = console.nc.Flush()
 		_ = w.Publish(subject, []byte(`{}`))
-		got := received(t, sub, w)
+		got := received(t, sub, w, console.nc)
 		if want && len(got) != 1 {
 			t.Errorf("%s: the console got %q, want the message", subject, got)
 		}
