@@ -514,7 +514,7 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 	}
 	display := req.DisplayName
 	if m.o.Access != nil {
-		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != req.BusKey {
+		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != "" && cur != req.BusKey {
 			done(msg.AdoptNodeResponse{}, &ParamError{"bus_key", fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
 			return
 		}
