@@ -9,7 +9,9 @@
 // (UPDATING; an image whose sha256 does not match is refused and the node
 // runs on); a stored role is validated with the server and started
 // (ACTIVE); without one the node is UNADOPTED and announces itself twice
-// a second; the server's adopt call takes it through ADOPTING to ACTIVE.
+// a second on its own /saint/nodes/{id}/announce (which the server relays
+// on /saint/nodes/unadopted); the server's adopt call takes it through
+// ADOPTING to ACTIVE.
 // A reset (the bus service, the reset button held five seconds, or a
 // factory reset) clears the role and boots again.
 //

@@ -963,7 +963,10 @@ func (n *Node) gpioStatus() msg.NodeGPIOStatus {
 }
 
 func (n *Node) publishGPIOStatus() {
-	if err := n.o.Bus.Publish(msg.TopicUnadopted, n.gpioStatus()); err != nil && !errors.Is(err, bus.ErrClosed) {
+	// The node's own subject: on an authenticated bus the only one it may
+	// announce on, which binds the announcement to its key. The server
+	// relays it on TopicUnadopted.
+	if err := n.o.Bus.Publish(msg.NodeAnnounceTopic(n.id), n.gpioStatus()); err != nil && !errors.Is(err, bus.ErrClosed) {
 		n.log.Debug("announcement not published", "err", err)
 	}
 }

@@ -136,7 +136,7 @@ func newRigWith(t *testing.T, profile simboard.Profile, edit func(*rig)) *rig {
 		t.Fatal(err)
 	}
 	r.board = b
-	if _, err := bus.SubscribeJSON(r.client, msg.TopicUnadopted, bus.QoS{Depth: 1000}, r.ex, func(_ string, v msg.NodeGPIOStatus) {
+	if _, err := bus.SubscribeJSON(r.client, msg.NodeAnnounceTopic("node-1"), bus.QoS{Depth: 1000}, r.ex, func(_ string, v msg.NodeGPIOStatus) {
 		r.announcements = append(r.announcements, v)
 	}); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/activity"
 	"github.com/saint-os/saint/server/busaccess"
 	simboard "github.com/saint-os/saint/sim/board"
 )
@@ -174,15 +175,27 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 		} `json:"nodes"`
 	}
 	c.ok("list_unadopted", nil, &list)
+	shown := map[string]string{}
 	for _, n := range list.Nodes {
 		if want, _ := ar.nodeKey(t, n.NodeID).PublicKey(); n.BusKey != want {
 			t.Errorf("%s: bus_key %q, want %q", n.NodeID, n.BusKey, want)
 		}
+		shown[n.NodeID] = n.BusKey
+	}
+	// An adoption names the key the administrator was shown: another one
+	// is refused, naming the field.
+	other, _ := nkeys.CreateUser()
+	otherPub, _ := other.PublicKey()
+	if r := c.call("adopt_node", map[string]any{"node_id": "head-1", "role": "head", "bus_key": otherPub}); r.Status == "ok" || r.Error.Field != "bus_key" {
+		t.Fatalf("adopting head-1 with a key it does not connect with: %s %q (field %q), want refused on bus_key", r.Status, r.Message, r.Error.Field)
+	}
+	if _, _, ok := ar.auth.Role("head-1"); ok {
+		t.Fatal("head-1 granted with a key it does not connect with")
 	}
 	// The legitimate path: adoption over the authenticated bus grants
-	// each node its role.
-	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head"}, nil)
-	c.ok("adopt_node", map[string]any{"node_id": "tracks-1", "role": "tracks"}, nil)
+	// each node its role, bound to the key shown.
+	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head", "bus_key": shown["head-1"]}, nil)
+	c.ok("adopt_node", map[string]any{"node_id": "tracks-1", "role": "tracks", "bus_key": shown["tracks-1"]}, nil)
 	adopted := time.Now()
 	for id, want := range map[string]string{"head-1": "head", "tracks-1": "tracks"} {
 		if role, _, ok := ar.auth.Role(id); !ok || role != want {
@@ -209,6 +222,18 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 	if _, err := dialRaw(ar.url, stranger, "tool"); err == nil {
 		t.Fatal("connecting with an unknown key as a tool was accepted")
 	}
+	// The refusals are in the activity log: one event for the address
+	// this minute, however many attempts.
+	for i := 0; i < 5; i++ {
+		_, _ = dialRaw(ar.url, nil, "anonymous")
+	}
+	bustest.CheckFor(t, 2*time.Second, 20*time.Millisecond, func() error {
+		events, _ := ar.srv.Activity().Query(activity.Filter{Level: "WARN", Source: "bus", Search: "bus connection from 127.0.0.1 refused"})
+		if len(events) != 1 {
+			return fmt.Errorf("%d refusal events in the activity log, want 1", len(events))
+		}
+		return nil
+	})
 	// A key signed for another nonce (a replayed signature): refused.
 	replay := replaySigner{kp: ar.nodeKey(t, "head-1")}
 	if _, err := dialRaw(ar.url, replay, natsbus.NodeClientName("head-1")); err == nil {
@@ -221,7 +246,8 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 		"head-1": ar.nodeKey(t, "head-1"), // the adopted head, gone rogue
 	}
 	w := newWitness(t, ar, "_srv.saint.nodes.adopt", "saint.head.cmd", "saint.router.input", "saint.tracks.estop",
-		"saint.tracks.cmd_vel", "saint.nodes.fake-1.status", "saint.nodes.unadopted", "_srv.saint.firmware.check")
+		"saint.tracks.cmd_vel", "saint.nodes.fake-1.status", "saint.nodes.spare-1.announce", "_srv.saint.firmware.check")
+	relayed := newWitness(t, ar, "saint.nodes.unadopted")
 	for id, kp := range attackers {
 		t.Run(id, func(t *testing.T) {
 			a, err := dialRaw(ar.url, kp, natsbus.NodeClientName(id))
@@ -253,6 +279,24 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 			_ = a.nc.Publish("saint.nodes.fake-1.status", []byte(fake))
 			if got := w.got("saint.nodes.fake-1.status", a.nc); len(got) > 0 {
 				t.Errorf("fake status delivered: %q", got)
+			}
+			// Announce as the spare node (so that the administrator adopts
+			// this key in its place), on its subject and on the one the
+			// server relays checked announcements on; or connect under
+			// its id while it is connected.
+			_ = a.nc.Publish("saint.nodes.spare-1.announce", []byte(`{"node_id":"spare-1","firmware_version":"6.6.6"}`))
+			for _, g := range w.got("saint.nodes.spare-1.announce", a.nc) {
+				if strings.Contains(g, "6.6.6") { // the real spare-1 announces too
+					t.Errorf("an announcement as spare-1 from another key was delivered: %.80s", g)
+				}
+			}
+			_ = a.nc.Publish("saint.nodes.unadopted", []byte(`{"node_id":"spare-1","firmware_version":"6.6.6"}`))
+			if imp, err := dialRaw(ar.url, kp, natsbus.NodeClientName("spare-1")); err == nil {
+				imp.nc.Close()
+				t.Error("connected under spare-1's id while spare-1 is connected")
+			}
+			if want, _ := ar.nodeKey(t, "spare-1").PublicKey(); ar.auth.NodeKey("spare-1") != want {
+				t.Errorf("spare-1's key is now %s", ar.auth.NodeKey("spare-1"))
 			}
 			own := fmt.Sprintf(`{"node_id":%q,"state":"ACTIVE","role":"tracks"}`, id)
 			_ = a.nc.Publish("saint.nodes."+id+".status", []byte(own))
@@ -308,6 +352,20 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 			}
 		})
 	}
+	// The spare node's announcements are its own: only those reached the
+	// topic the server relays them on.
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
+		got := relayed.got("saint.nodes.unadopted", relayed.nc)
+		if len(got) == 0 {
+			return fmt.Errorf("no announcement relayed")
+		}
+		for _, g := range got {
+			if strings.Contains(g, "6.6.6") || !strings.Contains(g, `"node_id":"spare-1"`) {
+				t.Errorf("relayed %.80s", g)
+			}
+		}
+		return nil
+	})
 	// The own-id ACTIVE status did not make "evil" an adopted node, and the
 	// head is still a head.
 	if c.ids("list_adopted")["evil"] {

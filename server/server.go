@@ -260,6 +260,11 @@ func New(o Options) (*Server, error) {
 	if err := s.firmware.RequireSignatures(o.RequireSignedFirmware); err != nil {
 		return nil, err
 	}
+	if ev, ok := o.BusAccess.(busEvents); ok {
+		// Refused bus connections belong in the activity log with the
+		// failed logins.
+		ev.LogEventsTo(s.log)
+	}
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.adoptionEvent, Access: o.BusAccess,
@@ -426,6 +431,10 @@ func (s *Server) AddJoystick(device string) error {
 }
 
 // adoptionEvent records an adoption event in the activity log.
+// busEvents is a bus authority with events for the activity log
+// (busaccess.Authority).
+type busEvents interface{ LogEventsTo(*slog.Logger) }
+
 func (s *Server) adoptionEvent(level, nodeID, text string) {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))

@@ -342,6 +342,7 @@ func TestTopicNames(t *testing.T) {
 		msg.TopicConsoleAlerts:              "/saint/console/alerts",
 		msg.TopicUnadopted:                  "/saint/nodes/unadopted",
 		msg.NodeStatusTopic("pi-a1b2c3d4"):  "/saint/nodes/pi-a1b2c3d4/status",
+		msg.NodeAnnounceTopic("pi-a1b2"):    "/saint/nodes/pi-a1b2/announce",
 		msg.TopicRCState:                    "/saint/rc/state",
 		msg.TopicLiveLinkFrames:             "/saint/livelink/frames",
 		msg.TopicLiveLinkSubjects:           "/saint/livelink/subjects",
@@ -355,8 +356,10 @@ func TestTopicNames(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := bus.TopicSubject(msg.TopicAllNodeStatus, true); err != nil {
-		t.Error(err)
+	for _, wild := range []string{msg.TopicAllNodeStatus, msg.TopicAllNodeAnnounce} {
+		if _, err := bus.TopicSubject(wild, true); err != nil {
+			t.Error(err)
+		}
 	}
 	for _, s := range []string{
 		msg.ServiceFirmwareCheck, msg.ServiceFirmwareDownload, msg.ServiceAdopt, msg.ServiceReset,

@@ -4,8 +4,14 @@ import "strings"
 
 // Topic and service names of the node protocol, in slash form.
 const (
-	// TopicUnadopted carries NodeGPIOStatus announcements from unadopted nodes.
+	// TopicUnadopted carries NodeGPIOStatus announcements of unadopted
+	// nodes. The server publishes them there, each relayed from the node's
+	// own NodeAnnounceTopic once it has checked the node id: on an
+	// authenticated bus only that node's connection may publish on its own
+	// subject, so an announcement here names the node that sent it.
 	TopicUnadopted = "/saint/nodes/unadopted"
+	// TopicAllNodeAnnounce subscribes to every node's NodeAnnounceTopic.
+	TopicAllNodeAnnounce = "/saint/nodes/+/announce"
 	// TopicAllNodeStatus subscribes to every node's NodeStatus.
 	TopicAllNodeStatus = "/saint/nodes/+/status"
 
@@ -30,6 +36,11 @@ const (
 
 // NodeStatusTopic is "/saint/nodes/{node_id}/status".
 func NodeStatusTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "/status" }
+
+// NodeAnnounceTopic is where an unadopted node announces itself
+// (NodeGPIOStatus): "/saint/nodes/{node_id}/announce". The server relays
+// each announcement whose node_id is the topic's to TopicUnadopted.
+func NodeAnnounceTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "/announce" }
 
 // NodeAdoptService is the node's "/saint/node/{node_id}/adopt" service.
 func NodeAdoptService(nodeID string) string { return "/saint/node/" + nodeID + "/adopt" }

@@ -19,7 +19,8 @@ type PeripheralInfo struct {
 }
 
 // NodeGPIOStatus is what an unadopted node publishes at least once a second
-// on TopicUnadopted (NodeGPIOStatus.msg).
+// on its NodeAnnounceTopic, and the server relays on TopicUnadopted
+// (NodeGPIOStatus.msg).
 type NodeGPIOStatus struct {
 	NodeID          string           `json:"node_id"`
 	HardwareRev     string           `json:"hardware_rev"`
@@ -94,6 +95,11 @@ type AdoptNodeRequest struct {
 	ConfigVersion string `json:"config_version,omitempty"`
 	AssignedBy    string `json:"assigned_by,omitempty"`
 	ServerAddress string `json:"server_address,omitempty"`
+	// BusKey is the public key the administrator was shown for the node
+	// (list_unadopted's bus_key): on an authenticated bus the server
+	// refuses the adoption when the node now connects with another. ""
+	// adopts whatever key the node connects with. Nodes ignore it.
+	BusKey string `json:"bus_key,omitempty"`
 }
 
 // AdoptNodeResponse is AdoptNode.srv's response.

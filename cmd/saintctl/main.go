@@ -5,7 +5,7 @@
 //
 //	saintctl [--server URL] nodes list          adopted and unadopted nodes
 //	saintctl [--server URL] nodes unadopted     unadopted nodes with GPIO status (JSON)
-//	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME]
+//	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
 //	saintctl [--server URL] reset NODE [--factory]
 //	saintctl [--server URL] info NODE
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
@@ -53,7 +53,7 @@ const usage = `usage: saintctl [--server URL] [--token T | --token-file F] [--ti
 commands:
   nodes list                      adopted and unadopted nodes
   nodes unadopted                 unadopted nodes with their GPIO status, as JSON
-  adopt NODE ROLE [--instance left|right] [--name NAME]
+  adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
   reset NODE [--factory]
   info NODE                       everything the server knows of a node, as JSON
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
@@ -135,15 +135,19 @@ func run(args []string, out io.Writer) error {
 		f := flag.NewFlagSet("adopt", flag.ContinueOnError)
 		inst := f.String("instance", "", "left or right, for arms")
 		name := f.String("name", "", "display name")
+		busKey := f.String("bus-key", "", "the node's bus key as it logs it (\"bus key ... key=U...\"): the server refuses the adoption if the node connects with another")
 		pos, err := parseInterleaved(f, rest[1:])
 		if err != nil {
 			return err
 		}
 		if len(pos) != 2 {
-			return errors.New("usage: adopt NODE ROLE [--instance left|right] [--name NAME]")
+			return errors.New("usage: adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]")
 		}
-		return printCall(ctx, c, out, "management", "adopt_node", map[string]any{
-			"node_id": pos[0], "role": pos[1], "instance": *inst, "display_name": *name})
+		params := map[string]any{"node_id": pos[0], "role": pos[1], "instance": *inst, "display_name": *name}
+		if *busKey != "" {
+			params["bus_key"] = *busKey
+		}
+		return printCall(ctx, c, out, "management", "adopt_node", params)
 	case "reset":
 		f := flag.NewFlagSet("reset", flag.ContinueOnError)
 		factory := f.Bool("factory", false, "factory reset: also re-download firmware")

@@ -179,6 +179,11 @@ func (c *Console) configure() error {
 			return err
 		}
 	}
+	if p.BatteryTopic != "" && !isPowerTopic(p.BatteryTopic) {
+		// The bus lets the console read a role's power topic, not any
+		// topic: it is granted exactly what it shows.
+		return cf.Errorf("battery_topic", "%q: want a role's power topic, /saint/<role>/power or /saint/<role>/<instance>/power (e.g. /saint/tracks/power)", p.BatteryTopic)
+	}
 	for _, level := range slices.Sorted(maps.Keys(p.AlertDisplayMS)) {
 		// 0 keeps an alert until it is dismissed.
 		if err := cf.Between("alert_display_ms."+level, p.AlertDisplayMS[level], 0, 600000, "ms"); err != nil {
@@ -535,4 +540,23 @@ func (c *Console) shutdown() {
 		_ = c.oled.Flush()
 		c.oled = nil
 	}
+}
+
+// isPowerTopic reports whether topic is a role's PowerState topic,
+// msg.PowerTopic of "/saint/<role>" or "/saint/<role>/<instance>".
+func isPowerTopic(topic string) bool {
+	rest, ok := strings.CutPrefix(topic, "/saint/")
+	if !ok {
+		return false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[len(parts)-1] != "power" {
+		return false
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if !msg.ValidNodeID(p) { // letters, digits, '-', '_': no wildcard
+			return false
+		}
+	}
+	return true
 }

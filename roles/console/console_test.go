@@ -4,6 +4,7 @@ import (
 	"image"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -337,4 +338,44 @@ func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
 	g.Run(5 * time.Second)
 	g.wantHidden("! WARNING sim-head")
 	g.wantShown("SAINT")
+}
+
+// battery_topic names a role's power topic, the only ones the bus lets the
+// console read besides its own: any other is refused at start, naming the
+// field.
+func TestConsoleBatteryTopicIsAPowerTopic(t *testing.T) {
+	for topic, ok := range map[string]bool{
+		"/saint/tracks/power":         true,
+		"/saint/arms/left/power":      true,
+		"/saint/limb/leg_left/power":  true,
+		"/saint/head/cmd":             false,
+		"/saint/router/input":         false,
+		"/saint/+/power":              false,
+		"/saint/power":                false,
+		"/other/tracks/power":         false,
+		"/saint/arms/left/x/power":    false,
+		"/saint/tracks/power/details": false,
+	} {
+		cfg := roletest.Config(t, "console")
+		cfg.Params["battery_topic"] = topic
+		role, err := roles.New("console")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := executor.NewVirtual()
+		board, err := simboard.New(&simboard.Options{Profile: simboard.Console, NodeID: "c", Exec: ex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = role.Start(rolekit.Env{NodeID: "c", Exec: ex, Bus: mem.New(), Board: board, Config: cfg, Prefix: msg.TopicPrefix(msg.RoleConsole, "")})
+		if ok && err != nil {
+			t.Errorf("battery_topic %s refused: %v", topic, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "battery_topic")) {
+			t.Errorf("battery_topic %s: %v, want an error naming the field", topic, err)
+		}
+		if err == nil {
+			role.Stop()
+		}
+	}
 }

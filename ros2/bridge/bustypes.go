@@ -30,6 +30,10 @@ func BusTypes() map[string]string {
 // nodeStatus matches a node's status topic, "/saint/nodes/ID/status".
 var nodeStatus = regexp.MustCompile(`^/saint/nodes/[^/]+/status$`)
 
+// nodeAnnounce matches an unadopted node's own announcement topic,
+// "/saint/nodes/ID/announce" (the server relays it on /saint/nodes/unadopted).
+var nodeAnnounce = regexp.MustCompile(`^/saint/nodes/[^/]+/announce$`)
+
 // motorNodeTopic matches a node middleware's topics under any role's
 // prefix ("/saint/limb/leg_left/joint_states"): the robot's motor groups
 // are not all known here.
@@ -44,7 +48,8 @@ var motorNodeTypes = map[string]string{
 
 // BusType returns the ROS 2 type the payloads of a bus topic have the
 // shape of (see BusTypes), with types, the table BusTypes returned: a
-// node's status is saint_os/NodeStatus, and any motor group's node
+// node's status is saint_os/NodeStatus, its announcement
+// saint_os/NodeGPIOStatus, and any motor group's node
 // middleware topics (a humanoid limb's joint_states) have their types.
 func BusType(types map[string]string, topic string) (string, bool) {
 	if t, ok := types[topic]; ok {
@@ -52,6 +57,9 @@ func BusType(types map[string]string, topic string) (string, bool) {
 	}
 	if nodeStatus.MatchString(topic) {
 		return "saint_os/NodeStatus", true
+	}
+	if nodeAnnounce.MatchString(topic) {
+		return "saint_os/NodeGPIOStatus", true
 	}
 	if m := motorNodeTopic.FindStringSubmatch(topic); m != nil {
 		return motorNodeTypes[m[2]], true

@@ -28,6 +28,8 @@ func TestBusTypes(t *testing.T) {
 		"/saint/arms/left/joint_states":          "sensor_msgs/JointState",
 		"/saint/arms/right/joint_states":         "sensor_msgs/JointState",
 		"/saint/nodes/sim-head/status":           "saint_os/NodeStatus",
+		"/saint/nodes/sim-head/announce":         "saint_os/NodeGPIOStatus",
+		msg.TopicUnadopted:                       "saint_os/NodeGPIOStatus",
 		"/saint/limb/leg_left/joint_states":      "sensor_msgs/JointState",
 		"/saint/limb/neck/session_status":        "saint_os/SessionStatus",
 		"/saint/limb/arm_right/control_command":  "saint_os/ControlCommand",

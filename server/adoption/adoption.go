@@ -34,7 +34,8 @@ const (
 	adoptionSettle = 2 * time.Second
 )
 
-// Unadopted is a node announcing itself on /saint/nodes/unadopted.
+// Unadopted is a node announcing itself on its own
+// /saint/nodes/{node_id}/announce (relayed on /saint/nodes/unadopted).
 type Unadopted struct {
 	NodeID    string             `json:"node_id"`
 	Status    msg.NodeGPIOStatus `json:"gpio_status"`
@@ -84,8 +85,10 @@ type Options struct {
 
 // Access is the bus's authority over what each node's key may do.
 type Access interface {
-	// Grant gives node id's key the subjects of role (instance).
-	Grant(id, role, instance string) error
+	// Grant gives node id's key the subjects of role (instance); key,
+	// unless "", is the key the administrator was shown, and the grant
+	// fails when the node connects with another.
+	Grant(id, role, instance, key string) error
 	// Revoke takes them away again.
 	Revoke(id string) error
 	// Role is the role node id's key was granted, if any.
@@ -217,7 +220,7 @@ func (m *Manager) Start() error {
 	// Messages that do not decode are counted and logged by the bus.
 	for _, start := range []func() (bus.Subscription, error){
 		func() (bus.Subscription, error) {
-			return bus.SubscribeJSON(b, msg.TopicUnadopted, bus.QoS{Reliability: bus.BestEffort, Depth: 100}, ex, m.onAnnouncement)
+			return bus.SubscribeJSON(b, msg.TopicAllNodeAnnounce, bus.QoS{Reliability: bus.BestEffort, Depth: 100}, ex, m.onAnnouncement)
 		},
 		func() (bus.Subscription, error) {
 			return bus.SubscribeJSON(b, msg.TopicAllNodeStatus, bus.QoS{Depth: 100}, ex, m.onStatus)
@@ -253,17 +256,23 @@ func (m *Manager) Stop() {
 }
 
 func (m *Manager) onAnnouncement(topic string, st msg.NodeGPIOStatus) {
-	if !msg.ValidNodeID(st.NodeID) {
+	if !msg.ValidNodeID(st.NodeID) || topic != msg.NodeAnnounceTopic(st.NodeID) {
+		// The topic is the one the bus lets only that node publish on.
 		m.log.Warn("bad announcement", "topic", topic, "node_id", st.NodeID)
+		return
+	}
+	if m.o.Access != nil && m.o.Access.NodeKey(st.NodeID) == "" {
+		// Sent by a connection the bus has let go since (its unadopted id
+		// made room for another): the list holds only ids the bus knows,
+		// so it is as bounded as the bus's.
 		return
 	}
 	now := m.o.Exec.Now()
 	if a, ok := m.adopted[st.NodeID]; ok {
 		if now.Sub(a.AdoptedAt) < adoptionSettle || m.o.Access != nil {
-			// Sent before the adoption; or, on an authenticated bus, on the
-			// topic every unadopted node shares, where the node id is the
-			// sender's word: only the node's own status topic can clear its
-			// adoption.
+			// Sent before the adoption; on an authenticated bus an adopted
+			// node may not announce at all, so this one was too: only the
+			// node's own status topic clears its adoption there.
 			return
 		}
 		m.forget(a, "announced itself unadopted")
@@ -275,6 +284,11 @@ func (m *Manager) onAnnouncement(topic string, st msg.NodeGPIOStatus) {
 		m.o.OnEvent("INFO", st.NodeID, "unadopted node "+st.NodeID+" discovered")
 	}
 	u.Status, u.LastSeen = st, now
+	// The announcement on the topic every subscriber knows, now that its
+	// node id is checked.
+	if err := m.o.Bus.Publish(msg.TopicUnadopted, st); err != nil && !errors.Is(err, bus.ErrClosed) {
+		m.log.Debug("announcement not relayed", "node_id", st.NodeID, "err", err)
+	}
 }
 
 func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
@@ -363,6 +377,11 @@ func (m *Manager) forget(a *Adopted, why string) {
 func (m *Manager) sweepStale() {
 	now := m.o.Exec.Now()
 	for id, u := range m.unadopted {
+		if m.o.Access != nil && m.o.Access.NodeKey(id) == "" {
+			// The bus let its id go to make room for another node.
+			delete(m.unadopted, id)
+			continue
+		}
 		if now.Sub(u.LastSeen) > UnadoptedExpiry {
 			delete(m.unadopted, id)
 			m.o.OnEvent("INFO", id, "unadopted node "+id+" stopped announcing")
@@ -495,9 +514,13 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 	}
 	display := req.DisplayName
 	if m.o.Access != nil {
+		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != "" && cur != req.BusKey {
+			done(msg.AdoptNodeResponse{}, &ParamError{"bus_key", fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
+			return
+		}
 		// The node needs its role's subjects before it starts the role;
 		// it reconnects under them, so the call below waits for it.
-		if err := m.o.Access.Grant(req.NodeID, role, inst); err != nil {
+		if err := m.o.Access.Grant(req.NodeID, role, inst, req.BusKey); err != nil {
 			done(msg.AdoptNodeResponse{}, fmt.Errorf("node %s: granting its bus permissions: %w", req.NodeID, err))
 			return
 		}
@@ -702,7 +725,7 @@ func (m *Manager) serveValidate(req msg.ValidateRoleRequest, reply func(msg.Vali
 	}
 	reply(resp, nil)
 	if migrate {
-		if err := m.o.Access.Grant(req.NodeID, role, inst); err != nil {
+		if err := m.o.Access.Grant(req.NodeID, role, inst, ""); err != nil {
 			m.o.OnEvent("ERROR", req.NodeID, fmt.Sprintf("%s: bus permissions for %s not granted: %v", req.NodeID, msg.RoleKey(role, inst), err))
 			return
 		}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -76,14 +78,14 @@ func TestRegistryFollowsWhatNodesSay(t *testing.T) {
 	}
 
 	// An announcement that overtook the adoption is ignored...
-	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "n1"})
+	_ = b.Publish(msg.NodeAnnounceTopic("n1"), msg.NodeGPIOStatus{NodeID: "n1"})
 	run(time.Second)
 	if _, a, _ := m.Lookup("n1"); a == nil {
 		t.Fatal("adoption dropped by an announcement sent before it")
 	}
 	// ...but a node that says it is unadopted later was reset locally.
 	run(2 * time.Second)
-	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "n1"})
+	_ = b.Publish(msg.NodeAnnounceTopic("n1"), msg.NodeGPIOStatus{NodeID: "n1"})
 	run(100 * time.Millisecond)
 	if u, a, _ := m.Lookup("n1"); a != nil || u == nil {
 		t.Errorf("node reset by its button still adopted: adopted %+v unadopted %+v", a, u)
@@ -149,7 +151,7 @@ func FuzzRegistryFile(f *testing.F) {
 // fakeAccess records grants as a bus authority would.
 type fakeAccess struct{ roles map[string]string }
 
-func (f *fakeAccess) Grant(id, role, instance string) error {
+func (f *fakeAccess) Grant(id, role, instance, _ string) error {
 	f.roles[id] = msg.RoleKey(role, instance)
 	return nil
 }
@@ -202,10 +204,14 @@ func TestAuthenticatedBusTrustsGrantsNotWords(t *testing.T) {
 		t.Fatal("granted ACTIVE node not registered")
 	}
 	// Past the settling time, forged "unadopted" words about t1 change
-	// nothing: one on another node's topic, one on the shared topic.
+	// nothing: one on another node's topic, one on another node's
+	// announcement topic, one on the relayed topic, and an announcement on
+	// t1's own (which its adopted key may not publish on).
 	run(3 * time.Second)
 	_ = b.Publish(msg.NodeStatusTopic("evil"), msg.NodeStatus{NodeID: "t1", State: msg.StateUnadopted})
+	_ = b.Publish(msg.NodeAnnounceTopic("evil"), msg.NodeGPIOStatus{NodeID: "t1"})
 	_ = b.Publish(msg.TopicUnadopted, msg.NodeGPIOStatus{NodeID: "t1"})
+	_ = b.Publish(msg.NodeAnnounceTopic("t1"), msg.NodeGPIOStatus{NodeID: "t1"})
 	run(100 * time.Millisecond)
 	if _, a, _ := m.Lookup("t1"); a == nil || access.roles["t1"] != "tracks" {
 		t.Fatalf("forged words cleared t1's adoption (grant %q)", access.roles["t1"])
@@ -237,5 +243,47 @@ func TestAuthenticatedBusTrustsGrantsNotWords(t *testing.T) {
 	}
 	if r := validate("old", "head"); !r.Valid || access.roles["old"] != "head" {
 		t.Errorf("a node from the registry before authentication: %+v, granted %q", r, access.roles["old"])
+	}
+}
+
+// An announcement counts only on the announcing node's own topic (the one
+// an authenticated bus lets only that node publish on), and the server
+// relays it, checked, on the topic the spec names for announcements.
+func TestAnnouncementsCountOnTheirOwnTopic(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	m, err := New(Options{Exec: ex, Bus: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relayed []string
+	if _, err := bus.SubscribeJSON(b, msg.TopicUnadopted, bus.QoS{Depth: 100}, ex, func(_ string, st msg.NodeGPIOStatus) {
+		relayed = append(relayed, st.NodeID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	run := func(d time.Duration) {
+		if err := ex.RunFor(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(0)
+	_ = b.Publish(msg.NodeAnnounceTopic("real"), msg.NodeGPIOStatus{NodeID: "real", FirmwareVersion: "1.0.0"})
+	_ = b.Publish(msg.NodeAnnounceTopic("evil"), msg.NodeGPIOStatus{NodeID: "victim", FirmwareVersion: "6.6.6"})
+	run(100 * time.Millisecond)
+	var listed []string
+	for _, u := range m.Unadopted() {
+		listed = append(listed, u.NodeID)
+	}
+	if !slices.Equal(listed, []string{"real"}) {
+		t.Errorf("unadopted %v, want [real]", listed)
+	}
+	if !slices.Equal(relayed, []string{"real"}) {
+		t.Errorf("relayed on %s: %v, want [real]", msg.TopicUnadopted, relayed)
 	}
 }

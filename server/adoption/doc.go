@@ -1,6 +1,8 @@
 // Package adoption is the server's adoption manager. Unadopted nodes
-// announce themselves with their GPIO status; the
-// manager lists them, adopts one into a role by calling the node's
+// announce themselves with their GPIO status, each on its own
+// /saint/nodes/{node_id}/announce; the manager takes an announcement whose
+// node_id is its topic's, relays it on /saint/nodes/unadopted, lists the
+// nodes, adopts one into a role by calling the node's
 // /saint/node/{node_id}/adopt service, and keeps the adopted registry in
 // adopted.json (atomic writes) so adoptions survive a server restart. A
 // node that boots with a stored role validates it here, and receives a new

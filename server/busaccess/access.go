@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,10 +31,18 @@ const (
 	grantsFile    = "nodes.json"
 )
 
-// maxPending bounds the unadopted nodes the Authority remembers: the
-// robot has a handful, and a device making up keys and ids must not grow
-// the server's memory without end.
-const maxPending = 256
+// Bounds on the unadopted nodes the Authority remembers: the robot has a
+// handful, and a device making up keys and ids must neither grow the
+// server's memory without end nor keep real new nodes out.
+const (
+	// maxPending bounds the unadopted node ids remembered. Beyond it, a
+	// new id takes the place of the one seen least recently that has no
+	// connection open, so only connected nodes hold a place.
+	maxPending = 256
+	// maxPendingPerHost bounds the unadopted ids connected at once from one
+	// source address, so that one device cannot hold every place.
+	maxPendingPerHost = 16
+)
 
 // maxConnsPerKey bounds the connection ids remembered per key (a node
 // reconnecting leaves old ids behind; only live ones matter).
@@ -71,12 +80,24 @@ type Authority struct {
 	subjects subjects
 	server   nkeys.KeyPair
 
-	mu      sync.Mutex
-	ns      *natsserver.Server
-	clients map[string]string   // public key → key file, for the full-permission clients
-	grants  map[string]*Grant   // by node id
-	pending map[string]string   // node id → key of an unadopted node, last seen
-	conns   map[string][]uint64 // public key → connection ids
+	mu       sync.Mutex
+	ns       *natsserver.Server
+	events   *slog.Logger            // refusals, for the activity log
+	refusals refusals                // aggregated per source address
+	clients  map[string]string       // public key → key file, for the full-permission clients
+	grants   map[string]*Grant       // by node id
+	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
+	conns    map[string][]uint64     // public key → connection ids
+}
+
+// pendingNode is an unadopted node id as the bus knows it: the key that
+// connects under it and where from. While that key has a connection open,
+// no other key may connect under the id.
+type pendingNode struct {
+	key   string
+	host  string    // source address of its last connection
+	seen  time.Time // its last connection (wall clock)
+	conns []uint64  // its connections under this id
 }
 
 var _ natsserver.Authentication = (*Authority)(nil)
@@ -99,8 +120,8 @@ func New(o Options) (*Authority, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("busaccess: %w", err)
 	}
-	a := &Authority{o: o, log: o.Log, subjects: newSubjects(o.Namespace),
-		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]string{}, conns: map[string][]uint64{}}
+	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
+		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{}}
 	for _, name := range []string{ServerKeyFile, ROS2KeyFile, ToolsKeyFile} {
 		kp, err := natsbus.LoadOrCreateKey(filepath.Join(o.Dir, name))
 		if err != nil {
@@ -137,6 +158,15 @@ func (a *Authority) KeyFile(name string) string { return filepath.Join(a.o.Dir, 
 func (a *Authority) Attach(ns *natsserver.Server) {
 	a.mu.Lock()
 	a.ns = ns
+	a.mu.Unlock()
+}
+
+// LogEventsTo sends the events an administrator should see (refused
+// connections, one per source address per minute with a count) to l,
+// saint-server's activity log; they go to Options.Log until then.
+func (a *Authority) LogEventsTo(l *slog.Logger) {
+	a.mu.Lock()
+	a.events = l
 	a.mu.Unlock()
 }
 
@@ -192,78 +222,189 @@ func (a *Authority) Check(c natsserver.ClientAuthentication) bool {
 	if c.Kind() != natsserver.CLIENT {
 		return false
 	}
+	host := remoteHost(c)
 	o := c.GetOpts()
 	if o == nil || o.Nkey == "" || o.Sig == "" {
-		a.log.Warn("bus client refused: no nkey", "addr", remote(c), "name", nameOf(o))
+		a.refuse(host, fmt.Sprintf("no nkey (connection name %q)", nameOf(o)))
 		return false
 	}
 	if !verify(o.Nkey, o.Sig, c.GetNonce()) {
-		a.log.Warn("bus client refused: bad nkey signature", "addr", remote(c), "key", o.Nkey)
+		a.refuse(host, "bad nkey signature for key "+o.Nkey)
 		return false
 	}
-	perms, ok := a.permissions(o.Nkey, o.Name, remote(c))
-	if !ok {
+	perms, why := a.permissions(o.Nkey, o.Name, host, c.GetID())
+	if why != "" {
+		a.refuse(host, why)
 		return false
 	}
 	c.RegisterUser(&natsserver.User{Username: o.Nkey, Permissions: perms})
-	a.mu.Lock()
-	ids := append(a.conns[o.Nkey], c.GetID())
-	if len(ids) > maxConnsPerKey {
-		ids = ids[len(ids)-maxConnsPerKey:]
-	}
-	a.conns[o.Nkey] = ids
-	a.mu.Unlock()
 	return true
 }
 
-// permissions decides what key, connecting as name, may do; nil
-// permissions are all of them.
-func (a *Authority) permissions(key, name, addr string) (*natsserver.Permissions, bool) {
+// refuse reports a refused connection: to Options.Log each time at debug
+// level, and as one event per source address per minute with the count.
+func (a *Authority) refuse(host, why string) {
+	a.log.Debug("bus client refused", "addr", host, "why", why)
+	a.mu.Lock()
+	text, events := a.refusals.record(host, why, a.o.Now()), a.events
+	a.mu.Unlock()
+	if text != "" {
+		events.Warn(text, "source", "bus", "addr", host)
+	}
+}
+
+// permissions decides what key, connecting as name from host, may do, and
+// remembers connection cid as key's; nil permissions are all of them. why
+// says why the key may not connect at all.
+func (a *Authority) permissions(key, name, host string, cid uint64) (_ *natsserver.Permissions, why string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.clients[key]; ok {
-		return nil, true
+	var p *natsserver.Permissions
+	if _, ok := a.clients[key]; !ok {
+		if p, why = a.nodePermissions(key, name, host, cid); why != "" {
+			return nil, why
+		}
 	}
+	ids := append(a.conns[key], cid)
+	if len(ids) > maxConnsPerKey {
+		ids = ids[len(ids)-maxConnsPerKey:]
+	}
+	a.conns[key] = ids
+	return p, ""
+}
+
+// nodePermissions is permissions for a key that is not one of the
+// Authority's own clients; a.mu is held.
+func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *natsserver.Permissions, why string) {
 	id, isNode := strings.CutPrefix(name, natsbus.NodeClientPrefix)
 	if !isNode || !msg.ValidNodeID(id) {
-		a.log.Warn("bus client refused: unknown key, and not a node (connection name \"saint-node <id>\")", "addr", addr, "key", key, "name", name)
-		return nil, false
+		return nil, fmt.Sprintf("unknown key %s, and not a node (connection name %q, want \"saint-node <id>\")", key, name)
 	}
 	for other, g := range a.grants {
 		if g.Key == key && other != id {
-			a.log.Warn("bus client refused: key adopted as another node", "addr", addr, "key", key, "node_id", id, "adopted_as", other)
-			return nil, false
+			return nil, fmt.Sprintf("key %s is adopted as node %s, not %s", key, other, id)
 		}
 	}
 	if g, ok := a.grants[id]; ok {
 		if g.Key != key {
-			a.log.Warn("bus client refused: node id adopted with another key (reset the node on the server to adopt it anew)", "addr", addr, "node_id", id, "key", key)
-			return nil, false
+			return nil, fmt.Sprintf("node %s is adopted with another key than %s (reset it on the server to adopt it anew)", id, key)
 		}
-		return rolePermissions(a.subjects, id, g.Role, g.Instance), true
+		return rolePermissions(a.subjects, id, g.Role, g.Instance), ""
 	}
-	if old, ok := a.pending[id]; ok && old != key {
-		delete(a.conns, old) // a reflashed node, or someone else: the last key wins
-	} else if !ok && len(a.pending) >= maxPending {
-		a.log.Warn("bus client refused: too many unadopted nodes", "addr", addr, "node_id", id, "limit", maxPending)
-		return nil, false
+	if why := a.enrol(id, key, host, cid); why != "" {
+		return nil, why
 	}
-	a.pending[id] = key
-	return unadoptedPermissions(a.subjects, id), true
+	return unadoptedPermissions(a.subjects, id), ""
 }
 
-// Grant adopts node id's key (the one it connects with now) into role
-// (instance) and reconnects it under the new permissions.
-func (a *Authority) Grant(id, role, instance string) error {
-	a.mu.Lock()
-	key := a.pending[id]
-	if g, ok := a.grants[id]; ok && key == "" {
-		key = g.Key
+// enrol records key as the one unadopted node id connects with, from
+// host; a.mu is held. An id is held by its key while that key has a
+// connection open: another key connecting under it is refused, so the key
+// the adopt page shows is the one that announces under the id. A key
+// holds one id: connecting under another moves it. A new id needs a place
+// (maxPending, maxPendingPerHost).
+func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
+	p := a.pending[id]
+	if p != nil && p.key != key {
+		if a.live(p) {
+			return fmt.Sprintf("node id %s is connected with another key, %s (key %s refused)", id, p.key, key)
+		}
+		// A reflashed node, or someone else while the node is away: the
+		// adopt page shows the new key, and an adoption binds the key it
+		// was shown (Grant).
+		a.log.Warn("unadopted node connects with a new key", "node_id", id, "key", key, "was", p.key, "addr", host)
+		delete(a.conns, p.key)
+		p = nil
 	}
-	if key == "" {
+	for other, q := range a.pending {
+		if q.key == key && other != id {
+			delete(a.pending, other)
+		}
+	}
+	if p == nil {
+		if n := a.connectedFrom(host); n >= maxPendingPerHost {
+			return fmt.Sprintf("%d unadopted nodes are connected from %s already, the most one address may have (node id %s refused)", n, host, id)
+		}
+		if len(a.pending) >= maxPending && !a.evictIdle() {
+			return fmt.Sprintf("%d unadopted nodes are connected already, the most the server keeps (node id %s refused)", maxPending, id)
+		}
+		p = &pendingNode{key: key}
+		a.pending[id] = p
+	}
+	p.host, p.seen = host, a.o.Now()
+	p.conns = append(p.conns, cid)
+	if len(p.conns) > maxConnsPerKey {
+		p.conns = p.conns[len(p.conns)-maxConnsPerKey:]
+	}
+	return ""
+}
+
+// live reports whether unadopted node p has a connection open under its
+// id; a.mu is held. Without a broker attached, none has.
+func (a *Authority) live(p *pendingNode) bool {
+	if a.ns == nil {
+		return false
+	}
+	for _, cid := range p.conns {
+		if a.ns.GetClient(cid) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// connectedFrom counts the unadopted ids with a connection open whose
+// last connection came from host; a.mu is held.
+func (a *Authority) connectedFrom(host string) int {
+	n := 0
+	for _, p := range a.pending {
+		if p.host == host && a.live(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// evictIdle forgets the unadopted id seen least recently that has no
+// connection open, and reports whether there was one; a.mu is held.
+func (a *Authority) evictIdle() bool {
+	var oldest string
+	var at time.Time
+	for id, p := range a.pending {
+		if (oldest == "" || p.seen.Before(at)) && !a.live(p) {
+			oldest, at = id, p.seen
+		}
+	}
+	if oldest == "" {
+		return false
+	}
+	a.log.Debug("unadopted node forgotten to make room", "node_id", oldest, "key", a.pending[oldest].key)
+	delete(a.conns, a.pending[oldest].key)
+	delete(a.pending, oldest)
+	return true
+}
+
+// Grant adopts node id's key into role (instance) and reconnects it under
+// the new permissions. key is the public key the administrator was shown
+// for the node; unless it is "", the grant is refused when the node now
+// connects with another (so a key swapped in between is not adopted).
+func (a *Authority) Grant(id, role, instance, key string) error {
+	a.mu.Lock()
+	cur := ""
+	if p := a.pending[id]; p != nil {
+		cur = p.key
+	} else if g, ok := a.grants[id]; ok {
+		cur = g.Key
+	}
+	if cur == "" {
 		a.mu.Unlock()
 		return fmt.Errorf("busaccess: node %s has not connected with a key", id)
 	}
+	if key != "" && key != cur {
+		a.mu.Unlock()
+		return fmt.Errorf("%w: node %s connects with %s, not the %s shown for it", ErrKeyChanged, id, cur, key)
+	}
+	key = cur
 	prev := a.grants[id]
 	a.grants[id] = &Grant{NodeID: id, Key: key, Role: role, Instance: instance, GrantedAt: a.o.Now().UTC()}
 	if err := a.save(); err != nil {
@@ -282,6 +423,10 @@ func (a *Authority) Grant(id, role, instance string) error {
 	return nil
 }
 
+// ErrKeyChanged is Grant's error when the node no longer connects with the
+// key the administrator was shown.
+var ErrKeyChanged = errors.New("busaccess: the node's bus key changed")
+
 // Revoke takes node id's role subjects away: it is back to an unadopted
 // node's permissions (its key stays known as pending).
 func (a *Authority) Revoke(id string) error {
@@ -297,7 +442,7 @@ func (a *Authority) Revoke(id string) error {
 		a.mu.Unlock()
 		return fmt.Errorf("busaccess: saving grants: %w", err)
 	}
-	a.pending[id] = g.Key
+	a.pending[id] = &pendingNode{key: g.Key, seen: a.o.Now()}
 	a.mu.Unlock()
 	a.log.Info("bus: node's role revoked", "node_id", id, "key", g.Key)
 	a.reconnect(g.Key)
@@ -323,7 +468,10 @@ func (a *Authority) NodeKey(id string) string {
 	if g, ok := a.grants[id]; ok {
 		return g.Key
 	}
-	return a.pending[id]
+	if p := a.pending[id]; p != nil {
+		return p.key
+	}
+	return ""
 }
 
 // reconnect closes key's connections; its client reconnects and Check
@@ -361,11 +509,20 @@ func verify(key, sig string, nonce []byte) bool {
 	return pub.Verify(nonce, raw) == nil
 }
 
-func remote(c natsserver.ClientAuthentication) string {
-	if addr := c.RemoteAddress(); addr != nil {
-		return addr.String()
+// remoteHost is the client's source address without its port, which
+// changes with every connection.
+func remoteHost(c natsserver.ClientAuthentication) string {
+	addr := c.RemoteAddress()
+	if addr == nil {
+		return ""
 	}
-	return ""
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		return tcp.IP.String()
+	}
+	if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		return host
+	}
+	return addr.String()
 }
 
 func nameOf(o *natsserver.ClientOpts) string {

@@ -11,9 +11,14 @@
 //     its directory, 0600): every subject.
 //   - A node connects with the key it made at its first boot, under the
 //     connection name "saint-node <id>". Unadopted, it may publish only its
-//     announcement, its status and its log, call the firmware check and
-//     download and the role validation, and serve its own node services
-//     (adopt, reset, gpio_probe, update).
+//     announcement (on its own subject, saint.nodes.<id>.announce), its
+//     status and its log, call the firmware check and download and the role
+//     validation, and serve its own node services (adopt, reset,
+//     gpio_probe, update). While its key has a connection open, no other
+//     key may connect under its id, so an announcement on that subject
+//     comes from that key. At most 256 unadopted ids are remembered; a new
+//     one takes the place of the least recently seen id without a
+//     connection, and one source address may have 16 connected.
 //   - Adoption (Grant) binds the node's key to its id and grants its role's
 //     subjects: publish under its topic prefix (never its own command
 //     topics), subscribe to them, serve its role's services. Un-adoption
@@ -23,5 +28,6 @@
 //     new permissions.
 //
 // A key the Authority does not know is refused, as is a node id whose
-// adoption belongs to another key.
+// adoption belongs to another key. Refusals are reported once per source
+// address per minute with their count (LogEventsTo).
 package busaccess

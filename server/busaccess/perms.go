@@ -49,7 +49,7 @@ func (s subjects) service(name string) string { return "_srv." + s.topic(name) }
 // unadoptedPermissions is what node id may do before adoption.
 func unadoptedPermissions(s subjects, id string) *natsserver.Permissions {
 	p := basePermissions(s, id)
-	p.Publish.Allow = append(p.Publish.Allow, s.topic(msg.TopicUnadopted))
+	p.Publish.Allow = append(p.Publish.Allow, s.topic(msg.NodeAnnounceTopic(id)))
 	return p
 }
 
@@ -92,10 +92,22 @@ func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissi
 		"_srv."+prefix+".>", // the role's services (arm home, motor sessions, balance console)
 	)
 	if role == msg.RoleConsole {
-		// The console shows what it likes of the robot's topics (router
-		// status, node status, a configurable battery topic); topics only,
-		// never service requests.
-		p.Subscribe.Allow = append(p.Subscribe.Allow, s.topic("/saint/#"))
+		// What the console shows of the rest of the robot: the router's
+		// status, every node's status and a role's power (its
+		// battery_topic, which its configuration may name only among
+		// those: a role's "{prefix}/power").
+		p.Subscribe.Allow = append(p.Subscribe.Allow, consoleReads(s)...)
 	}
 	return p
+}
+
+// consoleReads are the topics outside its prefix the console role
+// subscribes to.
+func consoleReads(s subjects) []string {
+	return []string{
+		s.topic(msg.TopicRouterStatus),
+		s.topic(msg.TopicAllNodeStatus),
+		s.topic(msg.PowerTopic("/saint/+")),   // /saint/tracks/power
+		s.topic(msg.PowerTopic("/saint/+/+")), // /saint/arms/left/power
+	}
 }

@@ -57,6 +57,14 @@ type Server struct {
 	ns *natsserver.Server
 }
 
+// With Authentication, the server pings each client this often and drops
+// it after this many unanswered pings: a connection whose peer vanished
+// goes within about 30 s.
+const (
+	authPingInterval = 10 * time.Second
+	authMaxPingsOut  = 2
+)
+
 // Start starts a NATS server in this process and returns once it
 // accepts connections. It fails at once, with the reason, if it cannot
 // listen (port in use).
@@ -92,6 +100,11 @@ func Start(opts *Options) (*Server, error) {
 		nopts.CustomClientAuthentication = o.Authentication
 		// Clients prove their nkey by signing this nonce.
 		nopts.AlwaysEnableNonce = true
+		// An unadopted node's id is held by its key while the key has a
+		// connection open (server/busaccess): a connection whose peer lost
+		// power must go within seconds, not NATS's default of minutes.
+		nopts.PingInterval = authPingInterval
+		nopts.MaxPingsOut = authMaxPingsOut
 	}
 	if o.TLS != nil {
 		nopts.TLSConfig = o.TLS

@@ -360,7 +360,11 @@ export function adoptPage({ api, toast, go }, view, id) {
       submit.disabled = true;
       submit.textContent = 'Adopting…';
       try {
-        const r = await api.management('adopt_node', { node_id: id, role: chosen.value, instance: chosen.instance, display_name: nameInput.value });
+        // The key shown above: the server refuses the adoption if the
+        // node connects with another one by now.
+        const r = await api.management('adopt_node', {
+          node_id: id, role: chosen.value, instance: chosen.instance, display_name: nameInput.value, bus_key: node.bus_key || undefined,
+        });
         toast(r.message || 'Adopted');
         go('/nodes');
       } catch (err) {
