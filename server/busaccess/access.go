@@ -19,6 +19,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/internal/persource"
 	"github.com/saint-os/saint/persist"
 )
 
@@ -83,7 +84,7 @@ type Authority struct {
 	mu       sync.Mutex
 	ns       *natsserver.Server
 	events   *slog.Logger            // refusals, for the activity log
-	refusals refusals                // aggregated per source address
+	refusals persource.Throttle      // refusals by source address
 	clients  map[string]string       // public key → key file, for the full-permission clients
 	grants   map[string]*Grant       // by node id
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
@@ -121,7 +122,10 @@ func New(o Options) (*Authority, error) {
 		return nil, fmt.Errorf("busaccess: %w", err)
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
-		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{}}
+		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
+		// One refusal event per source address per minute; at most 1024
+		// addresses tracked at once.
+		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
 	for _, name := range []string{ServerKeyFile, ROS2KeyFile, ToolsKeyFile} {
 		kp, err := natsbus.LoadOrCreateKey(filepath.Join(o.Dir, name))
 		if err != nil {
@@ -245,12 +249,18 @@ func (a *Authority) Check(c natsserver.ClientAuthentication) bool {
 // level, and as one event per source address per minute with the count.
 func (a *Authority) refuse(host, why string) {
 	a.log.Debug("bus client refused", "addr", host, "why", why)
-	a.mu.Lock()
-	text, events := a.refusals.record(host, why, a.o.Now()), a.events
-	a.mu.Unlock()
-	if text != "" {
-		events.Warn(text, "source", "bus", "addr", host)
+	r, ok := a.refusals.Record(host, a.o.Now())
+	if !ok {
+		return
 	}
+	text := fmt.Sprintf("bus connection from %s refused: %s", host, why)
+	if r.HeldBack > 0 {
+		text = fmt.Sprintf("%d more bus connections from %s refused since %s (the last: %s)", r.HeldBack+1, host, r.Since.UTC().Format(time.TimeOnly), why)
+	}
+	a.mu.Lock()
+	events := a.events
+	a.mu.Unlock()
+	events.Warn(text, "source", "bus", "addr", host)
 }
 
 // permissions decides what key, connecting as name from host, may do, and

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/internal/persource"
 )
 
 // Request is a client message. Type
@@ -157,7 +159,7 @@ type Gateway struct {
 	o        Options
 	upgrader websocket.Upgrader
 	// failures aggregates failed logins for the activity log.
-	failures loginFailures
+	failures persource.Throttle // failed logins by address
 	// open counts the connections held (reserved before the upgrade)
 	// per remote address, and openTotal all of them.
 	connMu    sync.Mutex
@@ -218,6 +220,9 @@ func New(o Options) *Gateway {
 		clients:  map[*Client]struct{}{},
 		topics:   map[string]bool{},
 		events:   map[string]bool{},
+		// One failed-login event per address per minute; at most 1024
+		// addresses tracked at once.
+		failures: persource.Throttle{Window: time.Minute, MaxSources: 1024},
 	}
 	g.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: g.checkOrigin}
 	return g
@@ -444,11 +449,25 @@ func (g *Gateway) unreserve(addr string) {
 }
 
 // loginFailed records a wrong token from addr, logging one warning per
-// address per minute with the count (loginFailures).
+// address per minute with the count, so that a loop of wrong tokens
+// cannot push the real events out of the activity log.
 func (g *Gateway) loginFailed(addr string) {
-	if text := g.failures.record(addr, g.o.Now()); text != "" {
+	if text := failedLoginEvent(&g.failures, addr, g.o.Now()); text != "" {
 		g.o.Log.Warn(text, "addr", addr, "source", "websocket")
 	}
+}
+
+// failedLoginEvent counts a failed login from addr at now in th and
+// returns the event to log, "" while addr's window is open.
+func failedLoginEvent(th *persource.Throttle, addr string, now time.Time) string {
+	r, ok := th.Record(addr, now)
+	switch {
+	case !ok:
+		return ""
+	case r.HeldBack > 0:
+		return fmt.Sprintf("%d more failed logins from %s since %s: wrong API token", r.HeldBack+1, addr, r.Since.UTC().Format(time.TimeOnly))
+	}
+	return fmt.Sprintf("failed login from %s: wrong API token", addr)
 }
 
 // ServeHTTP upgrades the connection and serves the client until it leaves.
