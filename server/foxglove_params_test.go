@@ -193,6 +193,9 @@ func TestFoxgloveParameters(t *testing.T) {
 
 	// Subscribe, then change from the WebSocket API: the update arrives.
 	fg.send(map[string]any{"op": "subscribeParameterUpdates", "parameterNames": []string{"/server.system.server_name", "/head.display_name"}})
+	// The ops run in order: once this is answered, the subscription stands.
+	fg.send(map[string]any{"op": "getParameters", "parameterNames": []string{"/head.display_name"}, "id": "subscribed"})
+	fg.values("subscribed")
 	api.ok("set_settings", map[string]any{"system": map[string]any{"server_name": "Rover"}}, nil)
 	api.ok("set_node_name", map[string]any{"node_id": "n-head", "display_name": "Lookout"}, nil)
 	seen := map[string]any{}
