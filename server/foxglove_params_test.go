@@ -135,9 +135,10 @@ func TestFoxgloveParameters(t *testing.T) {
 	fg.send(map[string]any{"op": "setParameters", "id": "s1", "parameters": []any{
 		map[string]any{"name": "/server.livelink.data_port", "value": 54400},
 		map[string]any{"name": "/head.display_name", "value": "Front Head"},
+		map[string]any{"name": "/router.blending.blend_time_ms", "value": 300},
 	}})
 	got, errs := fg.values("s1")
-	if got["/server.livelink.data_port"] != 54400.0 || got["/head.display_name"] != "Front Head" || len(errs) > 0 {
+	if got["/server.livelink.data_port"] != 54400.0 || got["/head.display_name"] != "Front Head" || got["/router.blending.blend_time_ms"] != 300.0 || len(errs) > 0 {
 		t.Errorf("after a valid set: %v, errors %v", got, errs)
 	}
 	var doc struct {
@@ -155,6 +156,13 @@ func TestFoxgloveParameters(t *testing.T) {
 	if err != nil || !strings.Contains(string(file), `"data_port": 54400`) {
 		t.Errorf("settings.json does not hold the new port (%v):\n%s", err, file)
 	}
+	var blending struct {
+		BlendTimeMS int `json:"blend_time_ms"`
+	}
+	wsRouter(t, api, "get_blending", &blending)
+	if blending.BlendTimeMS != 300 {
+		t.Errorf("the WebSocket API sees blend_time_ms %d, want 300", blending.BlendTimeMS)
+	}
 	var nodes nodeList
 	api.ok("list_adopted", nil, &nodes)
 	if len(nodes.Nodes) != 1 || nodes.Nodes[0].DisplayName != "Front Head" {
@@ -162,7 +170,7 @@ func TestFoxgloveParameters(t *testing.T) {
 	}
 
 	current := all
-	current["/server.livelink.data_port"], current["/head.display_name"] = 54400.0, "Front Head"
+	current["/server.livelink.data_port"], current["/head.display_name"], current["/router.blending.blend_time_ms"] = 54400.0, "Front Head", 300.0
 
 	// Invalid values: a status error naming the parameter and what was
 	// expected, the value unchanged, the connection open.
@@ -223,6 +231,32 @@ func TestFoxgloveParameters(t *testing.T) {
 	})
 	if p := m["parameters"].([]any); len(p) != 1 || p[0].(map[string]any)["value"] != "Quiet" {
 		t.Errorf("get after the change: %v", p)
+	}
+}
+
+// wsRouter runs a router call on the WebSocket API and decodes its data
+// into out.
+func wsRouter(t *testing.T, c *wsClient, action string, out any) {
+	t.Helper()
+	if err := c.conn.WriteJSON(map[string]any{"id": "router", "type": "router", "action": action}); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var r response
+		if err := c.conn.ReadJSON(&r); err != nil {
+			t.Fatal(err)
+		}
+		if r.ID != "router" {
+			continue
+		}
+		if r.Status != "ok" {
+			t.Fatalf("router %s: %s", action, r.Message)
+		}
+		if err := json.Unmarshal(r.Data, out); err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
 }
 
