@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/foxglove"
@@ -59,7 +61,7 @@ func (f *fakeParams) remove(name string) {
 	f.mu.Unlock()
 }
 
-func newParamServer(t *testing.T, src foxglove.ParamSource, auth tokenAuth) string {
+func newParamServer(t testing.TB, src foxglove.ParamSource, auth tokenAuth) string {
 	t.Helper()
 	ex := executor.New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -201,4 +203,37 @@ func TestNoParameters(t *testing.T) {
 	}
 	c.send(map[string]any{"op": "getParameters", "parameterNames": []string{}})
 	c.expectStatus(`unsupported op "getParameters": this server offers no parameters`)
+}
+
+// FuzzParamMessage sends arbitrary parameter ops: whatever arrives, the
+// connection answers the next getParameters, and no value outside what
+// the source accepts is stored.
+//
+//	go test -run '^$' -fuzz FuzzParamMessage -fuzztime 30s ./server/foxglove
+func FuzzParamMessage(f *testing.F) {
+	f.Add(`{"op":"setParameters","parameters":[{"name":"/fake.speed","value":11}],"id":"x"}`)
+	f.Add(`{"op":"setParameters","parameters":[{"name":"/fake.speed","value":"QUJD","type":"byte_array"}]}`)
+	f.Add(`{"op":"setParameters","parameters":[{"name":"/fake.speed"}],"id":7}`)
+	f.Add(`{"op":"setParameters","parameters":{"name":"/fake.speed"}}`)
+	f.Add(`{"op":"getParameters","parameterNames":"/fake.speed"}`)
+	f.Add(`{"op":"subscribeParameterUpdates","parameterNames":[null,1]}`)
+	f.Add(`{"op":"unsubscribeParameterUpdates"}`)
+	src := &fakeParams{vals: map[string]float64{"/fake.speed": 1, "/fake.gain": 2}}
+	addr := newParamServer(f, src, newTokenAuth(""))
+	f.Fuzz(func(t *testing.T, data string) {
+		c := dial(t, "ws://"+addr+"/")
+		c.next() // serverInfo
+		if err := c.conn.WriteMessage(websocket.TextMessage, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		c.send(map[string]any{"op": "getParameters", "parameterNames": []string{"/fake.gain"}, "id": "alive"})
+		c.paramValues("alive")
+		vals, _ := src.Params(context.Background())
+		for n, v := range vals {
+			var x float64
+			if json.Unmarshal(v, &x) != nil || x < 0 || x > 10 {
+				t.Fatalf("%s = %s after %q", n, v, data)
+			}
+		}
+	})
 }
