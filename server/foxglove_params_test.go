@@ -20,11 +20,11 @@ import (
 
 // fgParams is a Foxglove WebSocket client that reads JSON messages only.
 type fgParams struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
 }
 
-func dialFoxglove(t *testing.T, addr, token string) *fgParams {
+func dialFoxglove(t testing.TB, addr, token string) *fgParams {
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{foxglove.Subprotocol}}
 	conn, resp, err := d.Dial("ws://"+addr+"/?token="+token, nil)
@@ -236,7 +236,7 @@ func TestFoxgloveParameters(t *testing.T) {
 
 // wsRouter runs a router call on the WebSocket API and decodes its data
 // into out.
-func wsRouter(t *testing.T, c *wsClient, action string, out any) {
+func wsRouter(t testing.TB, c *wsClient, action string, out any) {
 	t.Helper()
 	if err := c.conn.WriteJSON(map[string]any{"id": "router", "type": "router", "action": action}); err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func wsRouter(t *testing.T, c *wsClient, action string, out any) {
 }
 
 // waitUnadopted waits until node announces itself.
-func waitUnadopted(t *testing.T, c *wsClient, node string) {
+func waitUnadopted(t testing.TB, c *wsClient, node string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !c.ids("list_unadopted")[node] {
@@ -270,4 +270,26 @@ func waitUnadopted(t *testing.T, c *wsClient, node string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// BenchmarkFoxgloveGetParameters measures a getParameters of every
+// parameter on a whole server with an adopted node, over the Foxglove
+// connection: the read a subscribed client costs the server each
+// ParamInterval, plus the round trip.
+func BenchmarkFoxgloveGetParameters(b *testing.B) {
+	broker := mem.NewBroker()
+	r := newRobotWith(b, func(string) bus.Bus { return broker.Connect(nil) }, map[string]simboard.Profile{"n-head": simboard.Head},
+		func(o *server.Options) { o.FoxgloveAddr = "127.0.0.1:0" })
+	addrs := r.srv.Addrs()
+	api := dialWS(b, "ws://"+addrs["ws"]+"/saint", r.srv.Token())
+	waitUnadopted(b, api, "n-head")
+	api.ok("adopt_node", map[string]any{"node_id": "n-head", "role": "head"}, nil)
+	fg := dialFoxglove(b, addrs["foxglove"], r.srv.Token())
+	n := 0
+	for b.Loop() {
+		fg.send(map[string]any{"op": "getParameters", "parameterNames": []string{}, "id": "all"})
+		vals, _ := fg.values("all")
+		n = len(vals)
+	}
+	b.ReportMetric(float64(n), "params")
 }
