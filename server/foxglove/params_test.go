@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/foxglove"
+	"github.com/saint-os/saint/server/ws"
 )
 
 // fakeParams is a ParamSource of numbers 0 to 10 that a test changes
@@ -236,4 +237,75 @@ func FuzzParamMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCallParams: the sources over WebSocket API calls name their
+// parameters, send a setting alone and word the calls' errors.
+func TestCallParams(t *testing.T) {
+	g := ws.New(ws.Options{})
+	var sent []string
+	g.Handle("management", "get_settings", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
+		return map[string]any{"settings": map[string]any{"livelink": map[string]any{"data_port": 54322, "name": "x"}, "rc": map[string]any{"enabled": true}},
+			"read_only": []string{"rc"}}, nil
+	})
+	g.Handle("management", "set_settings", func(_ context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+		sent = append(sent, string(params))
+		if strings.Contains(string(params), `"data_port":0`) {
+			return nil, ws.ParamError("livelink.data_port", "want a port 1 to 65535, got 0")
+		}
+		if strings.Contains(string(params), `"name":""`) {
+			return nil, ws.ParamError("livelink.other", "cannot be empty while name is")
+		}
+		return nil, nil
+	})
+	g.Handle("management", "list_adopted", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
+		return map[string]any{"nodes": []map[string]any{
+			{"node_id": "n2", "role": "head", "display_name": "Second"},
+			{"node_id": "n1", "role": "head", "display_name": "First"},
+			{"node_id": "n3", "role": "arms", "instance": "left", "display_name": "Left"},
+		}}, nil
+	})
+	g.Handle("management", "set_node_name", func(_ context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+		sent = append(sent, string(params))
+		return nil, nil
+	})
+	ctx := context.Background()
+	srcs := foxglove.DefaultParams(g)
+	if len(srcs) != 2 {
+		t.Fatalf("%d sources, want settings and nodes (the gateway has no blending calls)", len(srcs))
+	}
+	got := map[string]string{}
+	for _, src := range srcs {
+		vals, err := src.Params(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, v := range vals {
+			got[n] = string(v)
+		}
+	}
+	want := map[string]string{"/server.livelink.data_port": "54322", "/server.livelink.name": `"x"`,
+		"/head/n1.display_name": `"First"`, "/head/n2.display_name": `"Second"`, "/arms_left.display_name": `"Left"`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("parameters %v, want %v", got, want)
+	}
+	if err := srcs[0].SetParam(ctx, "/server.livelink.data_port", json.RawMessage("54400")); err != nil {
+		t.Error(err)
+	}
+	if err := srcs[0].SetParam(ctx, "/server.livelink.data_port", json.RawMessage("0")); err == nil || err.Error() != "want a port 1 to 65535, got 0" {
+		t.Errorf("refused port: %v, want the call's message without the field, which is the parameter", err)
+	}
+	if err := srcs[0].SetParam(ctx, "/server.livelink.name", json.RawMessage(`""`)); err == nil || err.Error() != "livelink.other: cannot be empty while name is" {
+		t.Errorf("refused name: %v, want the other field named", err)
+	}
+	if err := srcs[1].SetParam(ctx, "/head/n2.display_name", json.RawMessage(`"Rear"`)); err != nil {
+		t.Error(err)
+	}
+	if err := srcs[1].SetParam(ctx, "/head.display_name", json.RawMessage(`"Rear"`)); err == nil {
+		t.Error("a name no node has was set")
+	}
+	wantSent := []string{`{"livelink":{"data_port":54400}}`, `{"livelink":{"data_port":0}}`, `{"livelink":{"name":""}}`, `{"display_name":"Rear","node_id":"n2"}`}
+	if !slices.Equal(sent, wantSent) {
+		t.Errorf("calls %q, want %q", sent, wantSent)
+	}
 }
