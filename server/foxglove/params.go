@@ -115,9 +115,19 @@ func (s *Server) pollParams() {
 		return
 	}
 	s.params.polling = true
+	done := s.done
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
 		defer cancel()
+		// The server stopping ends the read rather than leave it
+		// waiting for an executor that may be gone.
+		go func() {
+			select {
+			case <-done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		_, _, _ = s.readParams(ctx)
 		s.mu.Lock()
 		s.params.polling = false
