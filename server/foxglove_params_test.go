@@ -116,6 +116,7 @@ func TestFoxgloveParameters(t *testing.T) {
 	for name, want := range map[string]any{
 		"/server.system.server_name": "SAINT-01", "/server.livelink.data_port": 54322.0, "/server.livelink.enabled": true,
 		"/server.auth.required": true, "/head.display_name": "Head Unit", "/router.blending.mode": "priority",
+		"/rc.failsafe.action": "hold", "/rc.failsafe.timeout_ms": 500.0,
 	} {
 		if all[name] != want {
 			t.Errorf("%s = %v, want %v", name, all[name], want)
@@ -136,9 +137,11 @@ func TestFoxgloveParameters(t *testing.T) {
 		map[string]any{"name": "/server.livelink.data_port", "value": 54400},
 		map[string]any{"name": "/head.display_name", "value": "Front Head"},
 		map[string]any{"name": "/router.blending.blend_time_ms", "value": 300},
+		map[string]any{"name": "/rc.failsafe.timeout_ms", "value": 800},
 	}})
 	got, errs := fg.values("s1")
-	if got["/server.livelink.data_port"] != 54400.0 || got["/head.display_name"] != "Front Head" || got["/router.blending.blend_time_ms"] != 300.0 || len(errs) > 0 {
+	if got["/server.livelink.data_port"] != 54400.0 || got["/head.display_name"] != "Front Head" || got["/router.blending.blend_time_ms"] != 300.0 ||
+		got["/rc.failsafe.timeout_ms"] != 800.0 || got["/rc.failsafe.action"] != nil || len(errs) > 0 {
 		t.Errorf("after a valid set: %v, errors %v", got, errs)
 	}
 	var doc struct {
@@ -146,11 +149,20 @@ func TestFoxgloveParameters(t *testing.T) {
 			LiveLink struct {
 				DataPort int `json:"data_port"`
 			} `json:"livelink"`
+			RC struct {
+				Failsafe struct {
+					Action    string `json:"action"`
+					TimeoutMs int    `json:"timeout_ms"`
+				} `json:"failsafe"`
+			} `json:"rc"`
 		} `json:"settings"`
 	}
 	api.ok("get_settings", nil, &doc)
 	if doc.Settings.LiveLink.DataPort != 54400 {
 		t.Errorf("the WebSocket API sees data_port %d, want 54400", doc.Settings.LiveLink.DataPort)
+	}
+	if fs := doc.Settings.RC.Failsafe; fs.TimeoutMs != 800 || fs.Action != "hold" {
+		t.Errorf("the WebSocket API sees the RC failsafe %+v, want hold after 800 ms", fs)
 	}
 	file, err := os.ReadFile(filepath.Join(r.data, "server", "settings.json"))
 	if err != nil || !strings.Contains(string(file), `"data_port": 54400`) {
@@ -171,6 +183,7 @@ func TestFoxgloveParameters(t *testing.T) {
 
 	current := all
 	current["/server.livelink.data_port"], current["/head.display_name"], current["/router.blending.blend_time_ms"] = 54400.0, "Front Head", 300.0
+	current["/rc.failsafe.timeout_ms"] = 800.0
 
 	// Invalid values: a status error naming the parameter and what was
 	// expected, the value unchanged, the connection open.
@@ -183,6 +196,8 @@ func TestFoxgloveParameters(t *testing.T) {
 		{"/server.livelink.data_port", "many", "/server.livelink.data_port: want a number"},
 		{"/head.display_name", strings.Repeat("x", 65), "/head.display_name: want 1–64 characters"},
 		{"/router.blending.mode", "loudest", `/router.blending.mode: want priority, blend or additive, got "loudest"`},
+		{"/rc.failsafe.action", "explode", `/rc.failsafe.action: "explode" is not one of hold, neutral, estop, passthrough`},
+		{"/rc.failsafe.timeout_ms", 1, "/rc.failsafe.timeout_ms: want"},
 		{"/server.no_such", 1, "/server.no_such: no such parameter"},
 	} {
 		fg.send(map[string]any{"op": "setParameters", "id": "bad", "parameters": []any{map[string]any{"name": tc.name, "value": tc.value}}})

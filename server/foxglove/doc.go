@@ -24,7 +24,8 @@
 //     (list_adopted, adopt_node, router get_status, record_start ...), as
 //     "/saint/<type>/<action>", with JSON requests and responses.
 //   - parameters (Options.Params): the server's settings, the adopted
-//     nodes' display names and the router's blending, named
+//     nodes' display names, the router's blending and the RC receiver's
+//     failsafe, protocol and switch, named
 //     "/<node>.<parameter>" as in ROS 2 ("/server.livelink.data_port",
 //     "/head.display_name", "/router.blending.mode"), read and set with
 //     the WebSocket API's own calls (get_settings and set_settings ...),

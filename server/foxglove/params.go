@@ -15,7 +15,7 @@ import (
 
 // ParamSource is a group of parameters Foxglove clients read and set
 // (Options.Params): the server's settings, the adopted nodes' names, the
-// router's blending. Its calls run off the executor (they may wait for
+// router's blending, the RC receiver's settings. Its calls run off the executor (they may wait for
 // it) and may run concurrently with the gateway's own requests.
 type ParamSource interface {
 	// Params returns the current values by full parameter name

@@ -19,13 +19,13 @@ import (
 // router, an adopted node's role key ("/head", "/arms_left") for that
 // node. The parameter is the setting's path in the WebSocket API's JSON,
 // dotted: "/server.livelink.data_port", "/router.blending.mode",
-// "/head.display_name".
+// "/head.display_name", "/rc.failsafe.action".
 
 // DefaultParams are the parameters offered over g's WebSocket API calls,
 // for those calls g has: the server's settings (get_settings and
 // set_settings), the adopted nodes' display names (list_adopted and
-// set_node_name) and the router's blending (get_blending and
-// set_blending). Each is read and set with those calls, so a set is
+// set_node_name), the router's blending (get_blending and set_blending)
+// and the RC receiver's (the rc commands). Each is read and set with those calls, so a set is
 // checked, refused and stored exactly as the web UI's change is.
 func DefaultParams(g *ws.Gateway) []ParamSource {
 	var out []ParamSource
@@ -36,6 +36,9 @@ func DefaultParams(g *ws.Gateway) []ParamSource {
 		out = append(out, s)
 	}
 	if s := BlendingParams(g); s != nil {
+		out = append(out, s)
+	}
+	if s := RCParams(g); s != nil {
 		out = append(out, s)
 	}
 	return out
@@ -270,4 +273,94 @@ func (p *nodeParams) SetParam(ctx context.Context, name string, value json.RawMe
 	id, _ := json.Marshal(n.NodeID)
 	_, err = call(ctx, p.g, "management", "set_node_name", map[string]json.RawMessage{"node_id": id, "display_name": value})
 	return paramError(err, "display_name")
+}
+
+// rcParams offers the RC receiver's settings that the Inputs page
+// changes with one rc command each: "/rc.enabled" (set_enabled),
+// "/rc.protocol" (set_protocol), "/rc.failsafe.action" and
+// "/rc.failsafe.timeout_ms" (set_failsafe). They are read from the
+// settings' read-only "rc" section, the receiver's configuration.
+type rcParams struct{ g *ws.Gateway }
+
+// RCParams offers the RC receiver's settings. Nil when g lacks
+// get_settings or one of the rc commands.
+func RCParams(g *ws.Gateway) ParamSource {
+	if g.Lookup("management", "", "get_settings") == nil {
+		return nil
+	}
+	for _, a := range []string{"set_enabled", "set_protocol", "set_failsafe"} {
+		if g.Lookup("rc", "", a) == nil {
+			return nil
+		}
+	}
+	return &rcParams{g: g}
+}
+
+type rcConfig struct {
+	Enabled  *bool  `json:"enabled"`
+	Protocol string `json:"protocol"`
+	Failsafe struct {
+		Action    string `json:"action"`
+		TimeoutMs *int   `json:"timeout_ms"`
+	} `json:"failsafe"`
+}
+
+// config reads the receiver's configuration from get_settings; nil when
+// the settings have no "rc" section.
+func (p *rcParams) config(ctx context.Context) (*rcConfig, error) {
+	b, err := call(ctx, p.g, "management", "get_settings", struct{}{})
+	if err != nil {
+		return nil, fmt.Errorf("management get_settings: %w", err)
+	}
+	var v struct {
+		Settings struct {
+			RC *rcConfig `json:"rc"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("management get_settings answered %s: %w", b, err)
+	}
+	return v.Settings.RC, nil
+}
+
+func (p *rcParams) Params(ctx context.Context) (map[string]json.RawMessage, error) {
+	c, err := p.config(ctx)
+	if err != nil || c == nil || c.Enabled == nil || c.Failsafe.TimeoutMs == nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{}
+	out["/rc.enabled"], _ = json.Marshal(*c.Enabled)
+	out["/rc.protocol"], _ = json.Marshal(c.Protocol)
+	out["/rc.failsafe.action"], _ = json.Marshal(c.Failsafe.Action)
+	out["/rc.failsafe.timeout_ms"], _ = json.Marshal(*c.Failsafe.TimeoutMs)
+	return out, nil
+}
+
+func (p *rcParams) SetParam(ctx context.Context, name string, value json.RawMessage) error {
+	var action, field string
+	params := map[string]json.RawMessage{}
+	switch name {
+	case "/rc.enabled":
+		action, field = "set_enabled", "enabled"
+	case "/rc.protocol":
+		action, field = "set_protocol", "protocol"
+	case "/rc.failsafe.action":
+		action, field = "set_failsafe", "action"
+	case "/rc.failsafe.timeout_ms":
+		// set_failsafe takes the action with the timeout: the current one.
+		c, err := p.config(ctx)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			return fmt.Errorf("the settings have no RC receiver")
+		}
+		params["action"], _ = json.Marshal(c.Failsafe.Action)
+		action, field = "set_failsafe", "timeout_ms"
+	default:
+		return fmt.Errorf("not a parameter of /rc")
+	}
+	params[field] = value
+	_, err := call(ctx, p.g, "rc", action, params)
+	return paramError(err, field)
 }
