@@ -32,7 +32,8 @@ FUZZ_TARGETS := server/mdns:FuzzAnswer roleconfig:FuzzParse server/router:FuzzPa
 	roles/head:FuzzCommand roles/arms:FuzzCommand roles/tracks:FuzzCmdVel roles/balance:FuzzCommand \
 	server/firmware:FuzzUpload server/firmware:FuzzManifest server/firmware:FuzzCheckExecutable fwsign:FuzzParseAndVerify \
 	server/adoption:FuzzRegistryFile server/settings:FuzzSettingsFile server/settings:FuzzPatch \
-	server/inputs/livelink:FuzzSendersFile node:FuzzStoreFiles server:FuzzRequests server/foxglove:FuzzClientMessage
+	server/inputs/livelink:FuzzSendersFile node:FuzzStoreFiles server:FuzzRequests server/foxglove:FuzzClientMessage \
+	server/foxglove:FuzzParamMessage
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \

@@ -164,6 +164,13 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 		ServerInfo   struct {
 			Capabilities []string `json:"capabilities"`
 		} `json:"serverInfo"`
+		Params struct {
+			Count            int     `json:"count"`
+			ServerNameAfter  string  `json:"serverNameAfter"`
+			PortBefore       float64 `json:"portBefore"`
+			PortAfterRefusal float64 `json:"portAfterRefusal"`
+			Refusal          string  `json:"refusal"`
+		} `json:"params"`
 	}
 	runNode(t, dir, node, "client.mjs", []string{"ws://" + addrs["foxglove"] + "/?token=" + strings.TrimSpace(string(token))}, &live)
 	for _, topic := range []string{"/saint/tracks/odom", "/saint/head/state", "/saint/balance/state", "/saint/sim/truth/tracks"} {
@@ -177,6 +184,16 @@ func TestFoxgloveClientLibraries(t *testing.T) {
 		t.Errorf("FoxgloveClient: %+v", live)
 	}
 	t.Logf("FoxgloveClient: %d channels, decoded %v, head at %.2f°, statuses %q", len(live.Channels), live.Decoded, live.PanAfter, live.Statuses)
+	// Parameters: the set is stored as the web UI's would be, the refused
+	// one leaves the port as it was.
+	if p := live.Params; p.ServerNameAfter != "Foxglove Rover" || p.PortBefore == 0 || p.PortAfterRefusal != p.PortBefore ||
+		!strings.Contains(p.Refusal, "/server.livelink.data_port: want a port 1 to 65535, got 0") {
+		t.Errorf("FoxgloveClient parameters: %+v", p)
+	}
+	if b, err := os.ReadFile(filepath.Join(data, "server", "settings.json")); err != nil || !strings.Contains(string(b), `"server_name": "Foxglove Rover"`) {
+		t.Errorf("settings.json after setting /server.system.server_name (%v):\n%s", err, b)
+	}
+	t.Logf("FoxgloveClient: %d parameters, set the server's name, refused: %q", live.Params.Count, live.Params.Refusal)
 
 	_ = sim.Process.Signal(os.Interrupt)
 	if err := sim.Wait(); err != nil {

@@ -175,10 +175,12 @@ func (c *client) handleJSON(b []byte) {
 		c.advertise(m.Channels)
 	case "unadvertise":
 		c.unadvertise(m.ChannelIDs)
+	case "getParameters", "setParameters", "subscribeParameterUpdates", "unsubscribeParameterUpdates":
+		c.handleParams(m.Op, b)
 	case "":
 		c.status(levelError, "message without \"op\"")
 	default:
-		c.status(levelError, "unsupported op %q (this server offers subscribe, unsubscribe, advertise, unadvertise and service calls)", m.Op)
+		c.status(levelError, "unsupported op %q (this server offers subscribe, unsubscribe, advertise, unadvertise, service calls and the parameter ops)", m.Op)
 	}
 }
 

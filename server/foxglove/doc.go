@@ -23,6 +23,15 @@
 //   - services: the management calls that need no connection of their own
 //     (list_adopted, adopt_node, router get_status, record_start ...), as
 //     "/saint/<type>/<action>", with JSON requests and responses.
+//   - parameters (Options.Params): the server's settings, the adopted
+//     nodes' display names, the router's blending and the RC receiver's
+//     failsafe, protocol and switch, named
+//     "/<node>.<parameter>" as in ROS 2 ("/server.livelink.data_port",
+//     "/head.display_name", "/router.blending.mode"), read and set with
+//     the WebSocket API's own calls (get_settings and set_settings ...),
+//     so a set is checked and stored as the web UI's is; subscribers
+//     hear of changes from any source, read again every
+//     Options.ParamInterval while someone is subscribed.
 //
 // # Client publish
 //
@@ -45,7 +54,8 @@
 // did not advertise, a malformed binary frame, JSON that is not a command's
 // params, or a command the handler rejects: each is answered with a status
 // message (level error) naming what was wrong; the connection stays open
-// and nothing moves.
+// and nothing moves. A parameter value its setting's call refuses is
+// answered the same way, naming the parameter, and changes nothing.
 //
 // # Access
 //

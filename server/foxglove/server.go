@@ -60,7 +60,14 @@ type Options struct {
 	// subscribe to them. Register defaults it to the head camera
 	// (HeadCamera) when the gateway has its command.
 	OnDemand []Demand
-	Log      *slog.Logger
+	// Params are the parameters clients get, set and subscribe to
+	// (Foxglove's Parameters panel). Register defaults them to
+	// DefaultParams of the gateway; none leaves the capability out.
+	Params []ParamSource
+	// ParamInterval is how often the parameters are read again while a
+	// client is subscribed to them (default DefaultParamInterval).
+	ParamInterval time.Duration
+	Log           *slog.Logger
 }
 
 // foxgloveOrigins are the Foxglove web app's origins, allowed by default.
@@ -97,6 +104,8 @@ type Server struct {
 	// done ends the on-demand topics' forwarders (forwarders) at stop.
 	done       chan struct{}
 	forwarders sync.WaitGroup
+
+	params paramState
 }
 
 type channel struct {
@@ -214,6 +223,7 @@ func (s *Server) start() error {
 	if len(s.o.OnDemand) > 0 {
 		s.demandTimer = s.o.Exec.Every(time.Second, s.recheckDemands)
 	}
+	s.startParams()
 	return nil
 }
 
@@ -229,6 +239,7 @@ func (s *Server) stop() {
 		}
 	}
 	s.timer, s.authTimer, s.demandTimer = nil, nil, nil
+	s.stopParams()
 	select {
 	case <-s.done:
 	default:
@@ -257,6 +268,9 @@ func Register(h *feature.Host, o Options) (*Server, error) {
 	}
 	if o.OnDemand == nil && o.Gateway != nil && o.Gateway.Lookup("command", "head", "camera") != nil {
 		o.OnDemand = []Demand{HeadCamera(o.Gateway)}
+	}
+	if o.Params == nil && o.Gateway != nil {
+		o.Params = DefaultParams(o.Gateway)
 	}
 	s, err := New(o)
 	if err != nil {
@@ -426,6 +440,9 @@ func (s *Server) serverInfo() serverInfo {
 	if s.o.Gateway != nil {
 		caps = append(caps, "clientPublish", "services")
 		encs = []string{"json"}
+	}
+	if len(s.o.Params) > 0 {
+		caps = append(caps, "parameters", "parametersSubscribe")
 	}
 	return serverInfo{Op: "serverInfo", Name: s.o.Name, Capabilities: caps, SupportedEncodings: encs, SessionID: s.session,
 		Metadata: map[string]string{"commands": CommandPrefix + "<target>/<action>"}}

@@ -14,6 +14,10 @@
 //
 //	go run ./cmd/internal/foxglovescreenshot -out docs/screenshots/foxglove.png
 //
+// -layout takes another layout, and -set NAME=JSON (repeatable) edits a
+// parameter in that layout's Parameters panel before the screenshot, as
+// a user does (the picture of the Parameters panel in docs/foxglove.md).
+//
 // It needs node and npm (make test-deps), network access to the npm
 // registry, Chromium (or Chrome) and a few minutes: the app is 36 MB.
 package main

@@ -43,6 +43,8 @@ func run() error {
 	width := flag.Int("width", 1600, "window width in pixels")
 	height := flag.Int("height", 1000, "window height in pixels")
 	chrome := flag.String("chrome", "", "Chromium or Chrome binary (default: chromium, chromium-browser, google-chrome on PATH)")
+	var edits paramEdits
+	flag.Var(&edits, "set", "NAME=JSON: edit this parameter in the layout's Parameters panel before the screenshot (repeatable)")
 	flag.Parse()
 
 	layout, err := os.ReadFile(*layoutFile)
@@ -89,7 +91,7 @@ func run() error {
 	defer cancel()
 	go drive(ctx, addrs["ws"])
 
-	png, err := screenshot(ctx, browser, origin+"/?ds=foxglove-websocket&ds.url="+"ws://"+addrs["foxglove"], *width, *height, *settle)
+	png, err := screenshot(ctx, browser, origin+"/?ds=foxglove-websocket&ds.url="+"ws://"+addrs["foxglove"], *width, *height, *settle, edits)
 	if err != nil {
 		return err
 	}
@@ -239,9 +241,9 @@ func drive(ctx context.Context, wsAddr string) {
 }
 
 // screenshot opens url in headless Chromium (WebGL in software, for the 3D
-// panel), waits for the app to draw, lets it run for settle and returns a
-// PNG of the window.
-func screenshot(ctx context.Context, browser, url string, width, height int, settle time.Duration) ([]byte, error) {
+// panel), waits for the app to draw, makes the edits in the Parameters
+// panel, lets it run for settle and returns a PNG of the window.
+func screenshot(ctx context.Context, browser, url string, width, height int, settle time.Duration, edits paramEdits) ([]byte, error) {
 	opts := append(append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...),
 		chromedp.ExecPath(browser), chromedp.WindowSize(width, height), chromedp.NoSandbox,
 		chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
@@ -267,6 +269,9 @@ func screenshot(ctx context.Context, browser, url string, width, height int, set
 	}
 	log.Printf("the app is up; waiting for every panel's data")
 	if err := waitForData(bctx, 2*time.Minute); err != nil {
+		return nil, err
+	}
+	if err := editParams(bctx, edits); err != nil {
 		return nil, err
 	}
 	log.Printf("every panel has data; letting the app show the robot for %v", settle)

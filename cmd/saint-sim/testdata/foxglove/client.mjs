@@ -5,7 +5,10 @@
 // @foxglove/rosmsg2-serialization), subscribes to the head camera (which
 // streams only on demand: the subscription must start it) and decodes a
 // frame, publishes a head move through client publish and waits for the
-// head state to follow. Prints a JSON report; exits 1 on failure.
+// head state to follow. It gets every parameter as Foxglove's Parameters
+// panel does (getParameters with no names), sets the server's name and
+// tries an out-of-range port (refused with a status naming the
+// parameter). Prints a JSON report; exits 1 on failure.
 //
 //   node client.mjs ws://127.0.0.1:PORT/?token=TOKEN
 import wsProtocol from "@foxglove/ws-protocol"; // CommonJS: no named exports
@@ -17,6 +20,7 @@ import { parseRos2msg } from "./ros2msg.mjs";
 
 const url = process.argv[2];
 const target = 25; // degrees of pan to publish
+const serverName = "Foxglove Rover"; // set as /server.system.server_name
 const camera = "/saint/head/camera/image_raw";
 const report = { channels: [], decoded: {}, statuses: [], headFollowed: false };
 
@@ -43,6 +47,26 @@ client.on("close", () => {
 client.on("serverInfo", (info) => {
   serverInfo = info;
   report.serverInfo = { name: info.name, capabilities: info.capabilities, supportedEncodings: info.supportedEncodings };
+  if (!info.capabilities.includes("parameters")) fail("server lacks the parameters capability");
+  client.getParameters([], "get-all-params");
+});
+client.on("parameterValues", ({ parameters, id }) => {
+  const values = new Map(parameters.map((p) => [p.name, p.value]));
+  if (id === "get-all-params") {
+    report.params = { count: parameters.length, serverNameBefore: values.get("/server.system.server_name"), portBefore: values.get("/server.livelink.data_port") };
+    if (typeof report.params.serverNameBefore !== "string") fail(`no /server.system.server_name among ${[...values.keys()]}`);
+    // A port out of range first: refused with a status, nothing changed.
+    client.setParameters([{ name: "/server.livelink.data_port", value: 0 }], "set-bad");
+    client.setParameters([{ name: "/server.system.server_name", value: serverName }], "set-name");
+  } else if (id === "set-bad") {
+    report.params.portAfterRefusal = values.get("/server.livelink.data_port");
+  } else if (id === "set-name") {
+    report.params.serverNameAfter = values.get("/server.system.server_name");
+    if (report.params.serverNameAfter !== serverName) fail(`server name ${report.params.serverNameAfter} after setting it to ${serverName}`);
+    report.params.refusal = report.statuses.find((s) => s.includes("/server.livelink.data_port"));
+    if (!report.params.refusal) fail("no status for the out-of-range port");
+    finish();
+  }
 });
 client.on("status", (s) => report.statuses.push(s.message));
 client.on("advertise", (chs) => {
@@ -105,9 +129,10 @@ client.on("message", ({ subscriptionId, data }) => {
   }
 });
 
-// finish reports success once the head followed and a camera frame came.
+// finish reports success once the head followed, a camera frame came and
+// the server's name was set.
 function finish() {
-  if (!report.headFollowed || !report.cameraFrame || report.done) return;
+  if (!report.headFollowed || !report.cameraFrame || !report.params?.serverNameAfter || report.done) return;
   report.done = true;
   console.log(JSON.stringify(report));
   client.close();
