@@ -14,6 +14,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/foxglove"
+	"github.com/saint-os/saint/server/ws"
 )
 
 // switches records an on-demand topic's Set calls.
@@ -181,19 +182,31 @@ func TestOnDemandRepeated(t *testing.T) {
 	})
 }
 
-// TestOnDemandLeavesAnotherUsersCamera: a camera already streaming when
-// the first Foxglove client subscribes was switched on by someone else
-// (the web UI's camera view); Foxglove uses it and, when its last
-// subscriber leaves, leaves it on.
-func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
+// TestOnDemandClaimsAsFoxglove: the switches are the Foxglove server's
+// claim, made as the caller DemandCaller whose Done closes when the
+// server stops, so whoever counts the camera's holders (the router)
+// tells it from the web UI and drops it should the server stop without
+// switching off. A camera already streaming for someone else is claimed
+// all the same: its holder count decides when it goes off, not this
+// server.
+func TestOnDemandClaimsAsFoxglove(t *testing.T) {
 	ex := executor.New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = ex.Run(ctx) }()
 	b := mem.New()
 	defer b.Close()
-	sw := &switches{}
-	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: sw.set}}})
+	var mu sync.Mutex
+	var callers []ws.Caller
+	var ons []bool
+	set := func(ctx context.Context, on bool) error {
+		mu.Lock()
+		defer mu.Unlock()
+		callers = append(callers, ws.CallerOf(ctx, nil))
+		ons = append(ons, on)
+		return nil
+	}
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: set}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,11 +217,9 @@ func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Shutdown()
 	stop := make(chan struct{})
 	defer close(stop)
-	frames := make(chan struct{}, 1)
-	go func() {
+	go func() { // someone else's camera, streaming
 		for {
 			select {
 			case <-stop:
@@ -216,27 +227,39 @@ func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
 			case <-time.After(10 * time.Millisecond):
 			}
 			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
-			select {
-			case frames <- struct{}{}:
-			default:
-			}
 		}
 	}()
-	<-frames
-	<-frames // the server has seen the camera streaming
 	c := dial(t, "ws://"+addr+"/")
 	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
 	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
 	c.until("camera frame", func(_ map[string]any, bin []byte) bool { return len(bin) > 5 && bin[0] == 1 })
-	// Unsubscribing twice: the second is answered with a status, so the
-	// first has been handled.
-	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
-	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
-	c.until("status", func(m map[string]any, _ []byte) bool { return m["op"] == "status" })
 	c.conn.Close()
-	time.Sleep(100 * time.Millisecond) // a switch-off would be on its way
-	if got := sw.calls(); len(got) != 0 {
-		t.Errorf("switched %s, want the camera left as found (on, by someone else)", fmtBools(got))
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(ons, []bool{true, false}) {
+			return errors.New("switched " + fmtBools(ons) + ", want on, then off")
+		}
+		return nil
+	})
+	mu.Lock()
+	got := slices.Clone(callers)
+	mu.Unlock()
+	for i, cl := range got {
+		if cl.Name != foxglove.DemandCaller || cl.Done == nil {
+			t.Fatalf("switch %d made as %+v, want %q with a Done", i, cl, foxglove.DemandCaller)
+		}
+	}
+	select {
+	case <-got[0].Done:
+		t.Fatal("the caller's Done is closed while the server runs")
+	default:
+	}
+	srv.Shutdown()
+	select {
+	case <-got[0].Done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the caller's Done is not closed after Shutdown")
 	}
 }
 

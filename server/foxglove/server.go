@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -80,8 +81,10 @@ type Server struct {
 	byID     map[uint32]*channel
 	nextID   uint32
 	clients  map[*client]struct{}
-	subs     []bus.Subscription
-	timer    *executor.Timer
+	// clientSeq numbers the clients (client.id).
+	clientSeq atomic.Uint64
+	subs      []bus.Subscription
+	timer     *executor.Timer
 	// authTimer rechecks the clients' tokens, so a regenerated token
 	// disconnects the clients of the old one.
 	authTimer *executor.Timer
@@ -104,17 +107,9 @@ type channel struct {
 	encode func([]byte) ([]byte, error)
 	subs   map[*client]uint32
 	// demand is set for an on-demand topic; demanded (demandMu) is
-	// whether it was last switched on, or found on; borrowed (demandMu):
-	// it was found on, carrying messages for someone else (the web UI's
-	// camera view), when its first subscriber came, so the last one
-	// leaving does not switch it off.
+	// whether it was last switched on.
 	demand   *Demand
 	demanded bool
-	borrowed bool
-	// offAt (demandMu) is when it was last switched off by this server:
-	// messages still arriving within demandSilence of it are the tail of
-	// its own stream, not someone else's.
-	offAt time.Time
 	// latest, for an on-demand topic, holds its newest message for the
 	// goroutine that encodes and sends it off the executor (forwardLatest).
 	latest chan stamped
@@ -381,7 +376,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered (403 for a foreign origin)
 	}
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	c := &client{s: s, conn: conn, addr: host, token: tok, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
+	c := &client{s: s, id: s.clientSeq.Add(1), conn: conn, addr: host, token: tok, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
 		done: make(chan struct{}), subs: map[uint32]*channel{}, pubs: map[uint32]clientChannel{}}
 	s.mu.Lock()
 	if s.stopped {
