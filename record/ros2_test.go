@@ -46,6 +46,10 @@ var ros2Run = []struct {
 	{msg.TopicTracksPower, "saint_os/msg/PowerState", msg.PowerState{Voltage: 12.1, Current: 1.5, Power: 18.15, Present: true}, &msg.PowerState{}},
 	{msg.TopicRouterInput, "", msg.RouterInput{Source: msg.SourceWebSocket, Target: "head", Command: "move",
 		Values: map[string]float32{"pan": 25}}, &msg.RouterInput{}},
+	// A camera frame published in process reaches the recorder as a value
+	// and is stored without JSON (ChannelSpec.EncodeValue).
+	{msg.TopicHeadCameraImageRaw, "sensor_msgs/msg/Image", msg.Image{Header: msg.Header{Stamp: msg.Time{Sec: 3, Nanosec: 7}, FrameID: "head_camera"},
+		Height: 2, Width: 2, Encoding: msg.ImageRGB8, Step: 6, Data: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, &msg.Image{}},
 }
 
 func TestROS2ChannelsRoundTrip(t *testing.T) {
