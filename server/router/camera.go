@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/ws"
@@ -23,6 +24,31 @@ type cameraClaims struct {
 	watched map[string]bool
 	// quit ends those waits when the router stops.
 	quit chan struct{}
+	// headSeen is when the head's state last came, and active whether it
+	// said the camera was on (headCameraState).
+	headSeen time.Time
+	active   bool
+}
+
+// headGone is how long the head's state may be silent before its next
+// one counts as the head coming back (a restart, a re-adoption).
+const headGone = 2 * time.Second
+
+// headCameraState follows the head's camera_active: a camera held by
+// someone that is off when the head comes back, or that goes off under
+// its holders (the head node restarted), is turned on again, once per such
+// event: a head without a camera, which never turns it on, is asked once
+// each time it appears, not over and over.
+func (r *Router) headCameraState(st msg.HeadState) {
+	now := r.ex.Now()
+	appeared := r.camera.headSeen.IsZero() || now.Sub(r.camera.headSeen) > headGone
+	fell := r.camera.active && !st.CameraActive
+	r.camera.headSeen, r.camera.active = now, st.CameraActive
+	if st.CameraActive || len(r.camera.holders) == 0 || !appeared && !fell {
+		return
+	}
+	r.log.Info("head camera is off while held: turning it on again", "holders", len(r.camera.holders))
+	r.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: true})
 }
 
 // holder is whose claim a camera input is: its Holder, or its Source for

@@ -103,3 +103,62 @@ func TestCameraHolders(t *testing.T) {
 		t.Fatalf("the holder going away sent %v, want off", got)
 	}
 }
+
+// A held camera that goes off under its holders (the head node restarted)
+// or is off when the head comes back is turned on again, once each time;
+// a camera nobody holds is left off.
+func TestCameraBackOnAfterHeadRestart(t *testing.T) {
+	rg := newRig(t, cameraRoutes)
+	state := func(active bool) {
+		t.Helper()
+		if err := rg.bus.Publish(msg.TopicHeadState, msg.HeadState{CameraActive: active}); err != nil {
+			t.Fatal(err)
+		}
+		rg.run(0)
+	}
+	cmds := func() []bool {
+		var out []bool
+		for _, c := range decodeAll[msg.HeadCameraCommand](rg, msg.TopicHeadCameraCmd) {
+			out = append(out, c.Enable)
+		}
+		rg.reset()
+		return out
+	}
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: TargetHead, Command: CommandCamera,
+		Values: map[string]float64{"enable": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	cmds()
+	state(false) // the head's first state, before it took the command
+	if got := cmds(); !slices.Equal(got, []bool{true}) {
+		t.Fatalf("the head appeared with the held camera off: sent %v, want on once", got)
+	}
+	state(false)
+	state(true)
+	state(true)
+	if got := cmds(); len(got) != 0 {
+		t.Fatalf("the head's camera following: sent %v, want nothing", got)
+	}
+	state(false) // the head restarted
+	state(false)
+	if got := cmds(); !slices.Equal(got, []bool{true}) {
+		t.Fatalf("the held camera went off: sent %v, want on once", got)
+	}
+	rg.run(3 * time.Second) // the head is gone a while and comes back
+	state(false)
+	state(false)
+	if got := cmds(); !slices.Equal(got, []bool{true}) {
+		t.Fatalf("the head came back with the held camera off: sent %v, want on once", got)
+	}
+	state(true)
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: TargetHead, Command: CommandCamera,
+		Values: map[string]float64{"enable": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	state(false)
+	rg.run(3 * time.Second)
+	state(false)
+	if got := cmds(); !slices.Equal(got, []bool{false}) {
+		t.Fatalf("released, the camera going off: sent %v, want only the off", got)
+	}
+}

@@ -286,6 +286,7 @@ func (r *Router) Start() error {
 		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
 		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
 		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
+		func() error { return subscribeJSON(r, msg.TopicHeadState, r.headCameraState) },
 	} {
 		if err := sub(); err != nil {
 			r.Stop()
