@@ -45,6 +45,9 @@ type QoS struct {
 	// transport the subscription then takes copies of values of that type
 	// rather than their JSON.
 	typ reflect.Type
+	// types are the types SubscribeValuesOf takes as copies (typ is then
+	// typesMarker).
+	types []reflect.Type
 }
 
 // Msg is a message as a subscriber or service receives it: the topic (or
@@ -60,6 +63,11 @@ type Msg struct {
 
 	val any // *T, a copy of the published value, for SubscribeJSON[T]
 }
+
+// Value returns the copy of the published value a subscription made by
+// SubscribeValuesOf got in process (a pointer to it), or nil when the
+// message came as JSON (Data).
+func (m Msg) Value() any { return m.val }
 
 // Decode unmarshals the message's JSON body into v.
 func (m Msg) Decode(v any) error {

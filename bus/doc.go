@@ -63,5 +63,9 @@
 // Message payloads are shared by every subscriber of a publication: treat
 // Msg.Data as read-only. In process (bus/mem) SubscribeJSON receives a copy
 // of the published value instead of its JSON when the types match (see
-// InProcess); the handler cannot tell the difference.
+// InProcess); the handler cannot tell the difference. A subscriber to
+// every topic that passes messages on as JSON but reads camera frames
+// itself (the Foxglove server) uses SubscribeValuesOf: frames arrive as
+// copies (Msg.Value), so the publisher never encodes their pixels into
+// base64 JSON for it.
 package bus

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/saint-os/saint/hal/executor"
@@ -82,9 +83,10 @@ func (r *ring) clear() {
 type queue struct {
 	c        *Conn
 	id       uint64
-	name     string       // topic, filter or service name as given
-	wildcard bool         // name is a filter: take each message's topic from its subject
-	typ      reflect.Type // SubscribeJSON's type, for in-process values; nil for raw handlers
+	name     string         // topic, filter or service name as given
+	wildcard bool           // name is a filter: take each message's topic from its subject
+	typ      reflect.Type   // SubscribeJSON's type, for in-process values; nil for raw handlers
+	types    []reflect.Type // SubscribeValuesOf's types
 	ex       *executor.Executor
 	handle   func(item)
 	// refuse, when set, is called (on the transport's goroutine) for a
@@ -124,8 +126,13 @@ func (q *queue) deliver(subject, reply string, data []byte) {
 // if the subscriber decodes into its type, else its JSON.
 func (q *queue) deliverValue(subject string, p *Publication) {
 	t := q.typ
-	if t == reflect.TypeFor[valuesMarker]() {
+	switch t {
+	case reflect.TypeFor[valuesMarker]():
 		t = reflect.TypeOf(p.v)
+	case reflect.TypeFor[typesMarker]():
+		if vt := reflect.TypeOf(p.v); slices.Contains(q.types, vt) {
+			t = vt
+		}
 	}
 	if v, ok := p.copyAs(t); ok {
 		q.push(subject, item{msg: Msg{val: v}})

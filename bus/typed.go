@@ -63,6 +63,22 @@ func SubscribeValues(b Bus, topic string, qos QoS, ex *executor.Executor, h func
 // valuesMarker marks a SubscribeValues subscription in QoS.typ.
 type valuesMarker struct{}
 
+// SubscribeValuesOf is Subscribe for a handler that passes most messages
+// on as JSON but reads some types itself, such as camera frames, whose
+// JSON (base64 pixels) costs milliseconds to make and to read: on an
+// in-process bus (bus/mem) a message published as a value of one of
+// types reaches h with a pointer to a deep copy of it in Msg.Value and
+// no Data, so the publisher encodes nothing for this subscription; every
+// other message, and every one from the wire, arrives as JSON in Data as
+// with Subscribe. Types JSON treats specially still arrive as JSON.
+func SubscribeValuesOf(b Bus, topic string, qos QoS, ex *executor.Executor, h Handler, types ...reflect.Type) (Subscription, error) {
+	qos.typ, qos.types = reflect.TypeFor[typesMarker](), types
+	return b.Subscribe(topic, qos, ex, h)
+}
+
+// typesMarker marks a SubscribeValuesOf subscription in QoS.typ.
+type typesMarker struct{}
+
 // ServeJSON serves service with requests decoded into Req and h's response
 // sent as Resp. A request that does not decode is answered with an error
 // (the caller gets a *RemoteError) without calling h. As with Serve, reply

@@ -20,12 +20,17 @@ type Encoding interface {
 // MessageEncoding ("json", "cdr"), its schema (name, encoding such as
 // "jsonschema" or "ros2msg", and data) and Encode, which turns a bus
 // payload into the stored bytes (nil keeps the payload as it is).
+// EncodeValue, when set, does the same for a message that arrived as a
+// value rather than JSON (bus.Msg.Value, in process): it gives what
+// Encode gives for the value's JSON, without making that JSON; nil means
+// the channel takes JSON only.
 type ChannelSpec struct {
 	MessageEncoding string
 	SchemaName      string
 	SchemaEncoding  string
 	Schema          []byte
 	Encode          func(payload []byte) ([]byte, error)
+	EncodeValue     func(v any) ([]byte, error)
 }
 
 // JSON stores a topic's JSON payloads unchanged, with a JSON Schema

@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 )
 
@@ -77,11 +79,20 @@ type Recorder struct {
 	broken bool
 }
 
+// entry is a message to write: its JSON (data) or, for the types taken
+// as values in process (valueTypes), a copy of its value (val).
 type entry struct {
 	topic string
 	data  []byte
+	val   any
 	t     time.Time
 }
+
+// valueTypes are the message types a Recorder takes as values in process
+// (bus.SubscribeValuesOf): camera frames, whose JSON (base64 pixels) the
+// publisher would otherwise make on its executor for the recording alone,
+// and the writer read back, to store CDR that is a header and the pixels.
+func valueTypes() []reflect.Type { return []reflect.Type{reflect.TypeFor[msg.Image]()} }
 
 // Status describes a running or stopped recording.
 type Status struct {
@@ -130,7 +141,7 @@ func Start(o Options) (*Recorder, error) {
 		r.files = append(r.files, w.Path())
 	}
 	for _, t := range o.Topics {
-		sub, err := o.Bus.Subscribe(t, bus.QoS{Depth: o.Queue}, o.Exec, r.handle)
+		sub, err := bus.SubscribeValuesOf(o.Bus, t, bus.QoS{Depth: o.Queue}, o.Exec, r.handle, valueTypes()...)
 		if err != nil {
 			r.unsubscribe()
 			if r.cur != nil {
@@ -151,7 +162,7 @@ func (r *Recorder) handle(m bus.Msg) {
 	if r.closed {
 		return
 	}
-	e := entry{m.Topic, m.Data, r.o.Exec.Now()}
+	e := entry{m.Topic, m.Data, m.Value(), r.o.Exec.Now()}
 	if r.o.Lossless {
 		r.in <- e
 		return
@@ -218,7 +229,13 @@ func (r *Recorder) write(e entry) {
 		r.files = append(r.files, name)
 		r.o.Log.Info("recording to a new file", "source", "record", "file", name)
 	}
-	if err := r.cur.Write(e.topic, e.data, e.t); err != nil {
+	var err error
+	if e.val != nil {
+		err = r.cur.WriteValue(e.topic, e.val, e.t)
+	} else {
+		err = r.cur.Write(e.topic, e.data, e.t)
+	}
+	if err != nil {
 		if r.cur.Err() != nil {
 			// The file cannot be written: stop here, keeping what is
 			// on disk (readable up to its last complete chunk).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -45,6 +46,10 @@ var ros2Run = []struct {
 	{msg.TopicTracksPower, "saint_os/msg/PowerState", msg.PowerState{Voltage: 12.1, Current: 1.5, Power: 18.15, Present: true}, &msg.PowerState{}},
 	{msg.TopicRouterInput, "", msg.RouterInput{Source: msg.SourceWebSocket, Target: "head", Command: "move",
 		Values: map[string]float32{"pan": 25}}, &msg.RouterInput{}},
+	// A camera frame published in process reaches the recorder as a value
+	// and is stored without JSON (ChannelSpec.EncodeValue).
+	{msg.TopicHeadCameraImageRaw, "sensor_msgs/msg/Image", msg.Image{Header: msg.Header{Stamp: msg.Time{Sec: 3, Nanosec: 7}, FrameID: "head_camera"},
+		Height: 2, Width: 2, Encoding: msg.ImageRGB8, Step: 6, Data: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, &msg.Image{}},
 }
 
 func TestROS2ChannelsRoundTrip(t *testing.T) {
@@ -260,5 +265,87 @@ func BenchmarkROS2EncodeImage(b *testing.B) {
 		if _, err := spec.Encode(payload); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkROS2EncodeImageValue is BenchmarkROS2EncodeImage from the
+// frame as a value (ChannelSpec.EncodeValue), as the Foxglove server
+// encodes a frame published in its process.
+func BenchmarkROS2EncodeImageValue(b *testing.B) {
+	types, err := record.NewROS2Types()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const w, h = 640, 480
+	data := make([]byte, w*h*3)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	img := &msg.Image{Header: msg.Header{FrameID: "head"}, Width: w, Height: h, Encoding: msg.ImageRGB8, Step: 3 * w, Data: data}
+	spec, err := types.Encoding(msg.TopicHeadCameraImageRaw).Channel(msg.TopicHeadCameraImageRaw, []byte("{}"))
+	if err != nil || spec.EncodeValue == nil {
+		b.Fatal(spec, err)
+	}
+	b.SetBytes(int64(len(data)))
+	for range b.N {
+		if _, err := spec.EncodeValue(img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestROS2EncodeImageValue: a camera frame encoded from its value is the
+// same CDR, byte for byte, as from its JSON, and decodes back to the
+// frame; a value of another type is refused.
+func TestROS2EncodeImageValue(t *testing.T) {
+	types, err := record.NewROS2Types()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := types.Encoding(msg.TopicHeadCameraImageRaw).Channel(msg.TopicHeadCameraImageRaw, []byte("{}"))
+	if err != nil || spec.EncodeValue == nil || spec.SchemaName != "sensor_msgs/msg/Image" {
+		t.Fatalf("camera channel %+v, %v: want sensor_msgs/msg/Image with EncodeValue", spec, err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, size := range [][2]uint32{{0, 0}, {1, 1}, {3, 2}, {64, 48}} {
+		w, h := size[0], size[1]
+		data := make([]byte, 3*w*h)
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		img := &msg.Image{Header: msg.Header{Stamp: msg.Time{Sec: -int32(rng.IntN(1000)), Nanosec: rng.Uint32()}, FrameID: "head_camera"},
+			Width: w, Height: h, Encoding: msg.ImageRGB8, IsBigEndian: uint8(w % 2), Step: 3 * w, Data: data}
+		payload, err := json.Marshal(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := spec.Encode(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := spec.EncodeValue(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%dx%d: from the value %d bytes, from JSON %d, not the same", w, h, len(got), len(want))
+		}
+		m, _ := types.Type(msg.TopicHeadCameraImageRaw)
+		back, _, err := types.Registry().Decode(m, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.Marshal(back)
+		var again msg.Image
+		if err := json.Unmarshal(js, &again); err != nil {
+			t.Fatalf("%dx%d: decoded %s: %v", w, h, js, err)
+		}
+		if again.Header != img.Header || again.Width != w || again.Height != h || again.Step != img.Step ||
+			again.IsBigEndian != img.IsBigEndian || !bytes.Equal(again.Data, data) {
+			t.Errorf("%dx%d: decoded %+v, want the frame back", w, h, again.Header)
+		}
+	}
+	if _, err := spec.EncodeValue(&msg.Odometry{}); err == nil || !strings.Contains(err.Error(), "is not a sensor_msgs/msg/Image") {
+		t.Errorf("an odometry value: %v, want refused", err)
 	}
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -70,7 +71,9 @@ type channel struct {
 	id     uint16
 	seq    uint32
 	encode func([]byte) ([]byte, error)
-	err    error // the topic could not be described; its messages are skipped
+	// encodeValue is ChannelSpec.EncodeValue, for WriteValue.
+	encodeValue func(any) ([]byte, error)
+	err         error // the topic could not be described; its messages are skipped
 }
 
 // Create creates (or truncates) path and writes the MCAP header.
@@ -115,23 +118,65 @@ func (w *Writer) Path() string { return w.path }
 // message its Encoding cannot describe is skipped (counted in Skipped) and
 // the error returned once.
 func (w *Writer) Write(topic string, payload []byte, t time.Time) error {
+	return w.write(topic, payload, nil, t)
+}
+
+// WriteValue is Write for a message that arrived as a value rather than
+// JSON (bus.Msg.Value: a camera frame published in process): a channel
+// whose ChannelSpec has EncodeValue stores it without making its JSON;
+// any other takes the value's JSON.
+func (w *Writer) WriteValue(topic string, v any, t time.Time) error {
+	return w.write(topic, nil, v, t)
+}
+
+// write appends a message given as its JSON (payload) or as a value (v).
+func (w *Writer) write(topic string, payload []byte, v any, t time.Time) error {
 	if w.failed != nil {
 		return w.failed
 	}
-	ch, err := w.channel(topic, payload)
-	if err != nil {
-		return err
+	ch := w.channels[topic]
+	toJSON := func() error {
+		if v == nil || payload != nil {
+			return nil
+		}
+		var err error
+		if payload, err = json.Marshal(v); err != nil {
+			w.skipped++
+			return fmt.Errorf("record: %s: %w", topic, err)
+		}
+		return nil
+	}
+	if ch == nil {
+		// A new topic is described from its first message's JSON.
+		if err := toJSON(); err != nil {
+			return err
+		}
+		var err error
+		if ch, err = w.channel(topic, payload); err != nil {
+			return err
+		}
 	}
 	if ch.err != nil {
 		w.skipped++
 		return nil
 	}
-	data := payload
-	if ch.encode != nil {
-		if data, err = ch.encode(payload); err != nil {
-			w.skipped++
-			return fmt.Errorf("record: %s: %w", topic, err)
+	var data []byte
+	var err error
+	switch {
+	case v != nil && ch.encodeValue != nil:
+		data, err = ch.encodeValue(v)
+	default:
+		if err = toJSON(); err != nil {
+			return err
 		}
+		data = payload
+		if ch.encode != nil {
+			data, err = ch.encode(payload)
+		}
+	}
+	if err != nil {
+		w.skipped++
+		return fmt.Errorf("record: %s: %w", topic, err)
 	}
 	ns := uint64(t.UnixNano())
 	// A chunk that has spanned FlushEvery is closed after this message:
@@ -223,7 +268,7 @@ func (w *Writer) channel(topic string, first []byte) (*channel, error) {
 		return ch, ch.err
 	}
 	w.nextID++
-	ch.encode = spec.Encode
+	ch.encode, ch.encodeValue = spec.Encode, spec.EncodeValue
 	var schemaID uint16
 	if spec.SchemaEncoding != "" || len(spec.Schema) > 0 {
 		schemaID = ch.id

@@ -41,8 +41,9 @@ func (e *FieldError) Error() string {
 // little-endian with its encapsulation header: what a DDS writer of m's
 // type puts on the wire. Fields v lacks are zero; fields m lacks are
 // ignored. For a service's halves, hdr is the request header (nil for
-// zero). A uint8[] may be given as base64 text (how JSON carries []byte),
-// a NamedValue[] as an object of numbers.
+// zero). A uint8[] may be given as base64 text (how JSON carries []byte)
+// or as a []byte (copied as it is, for a caller that has the bytes: a
+// camera frame's pixels), a NamedValue[] as an object of numbers.
 func (r *Registry) Encode(m *Message, v any, hdr *RequestHeader) ([]byte, error) {
 	e := &encoder{reg: r, top: m.FullName(), buf: make([]byte, 4, 256)}
 	copy(e.buf, encapsulationLE[:])
@@ -112,6 +113,12 @@ func (e *encoder) field(t Type, v any, path string) error {
 			if err != nil {
 				return e.fail(path, "want base64 bytes: %v", err)
 			}
+			e.align(4)
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(data)))
+			e.buf = append(e.buf, data...)
+			return nil
+		}
+		if data, ok := v.([]byte); ok && (t.Name == "uint8" || t.Name == "byte") {
 			e.align(4)
 			e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(data)))
 			e.buf = append(e.buf, data...)

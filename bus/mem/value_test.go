@@ -1,6 +1,7 @@
 package mem_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -268,5 +269,33 @@ func TestSubscriptionsChangeBetweenPublications(t *testing.T) {
 	slices.Sort(got) // each subscription keeps its order; between them, any
 	if want := "a 1,a 2,wild 2,wild 3"; strings.Join(got, ",") != want {
 		t.Errorf("deliveries %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
+// A SubscribeValuesOf subscription takes its types as copies, without
+// JSON, and everything else as JSON.
+func TestSubscribeValuesOfInProcess(t *testing.T) {
+	ex := executor.NewVirtual()
+	br := mem.NewBroker()
+	pub, sub := br.Connect(nil), br.Connect(nil)
+	defer pub.Close()
+	defer sub.Close()
+	var got []bus.Msg
+	if _, err := bus.SubscribeValuesOf(sub, "/t/+", bus.QoS{}, ex, func(m bus.Msg) { got = append(got, m) }, reflect.TypeFor[msg.Image]()); err != nil {
+		t.Fatal(err)
+	}
+	img := msg.Image{Width: 1, Height: 1, Step: 3, Encoding: msg.ImageRGB8, Data: []byte{1, 2, 3}}
+	pub.Publish("/t/image", img)
+	pub.Publish("/t/arm", msg.SimArm{Side: "left"})
+	img.Data[0] = 9
+	run(t, ex)
+	if len(got) != 2 {
+		t.Fatalf("got %d messages, want 2", len(got))
+	}
+	if v, ok := got[0].Value().(*msg.Image); !ok || got[0].Data != nil || got[0].Topic != "/t/image" || !bytes.Equal(v.Data, []byte{1, 2, 3}) {
+		t.Errorf("image arrived as %+v (value %#v), want a copy of the published one and no JSON", got[0], got[0].Value())
+	}
+	if got[1].Value() != nil || !json.Valid(got[1].Data) || !strings.Contains(string(got[1].Data), `"left"`) {
+		t.Errorf("arm arrived as %+v, want its JSON and no value", got[1])
 	}
 }

@@ -9,7 +9,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/server/foxglove"
 )
 
 // BenchmarkFanout publishes odometry (the robot's 50 Hz topic, ~700 bytes
@@ -96,4 +99,110 @@ func benchFanout(b *testing.B, clients int) {
 	if f.srv.Stats().Dropped > 0 {
 		b.Errorf("%d frames dropped", f.srv.Stats().Dropped)
 	}
+}
+
+// BenchmarkCameraFrame sends head camera frames (640×480 rgb8, 0.9 MB)
+// to one Foxglove client subscribed to the camera over a real WebSocket
+// on loopback, one frame in flight at a time: one op is one frame
+// published on the bus, as the head role publishes it (a value, on the
+// executor), until the client has read it. publish-ns/op is the part
+// spent in the publish on the executor, where the simulation runs: what a
+// frame costs the robot, whatever the Foxglove server does afterwards off
+// the executor.
+//
+//	go test -run '^$' -bench CameraFrame -benchmem ./server/foxglove
+func BenchmarkCameraFrame(b *testing.B) {
+	const w, h = 640, 480
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	bb := mem.New()
+	defer bb.Close()
+	srv, err := foxglove.New(foxglove.Options{Bus: bb, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw,
+		Set: func(context.Context, bool) error { return nil }}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown()
+	var id uint32
+	for _, ch := range srv.Channels() {
+		if ch.Topic == msg.TopicHeadCameraImageRaw {
+			id = ch.ID
+		}
+	}
+	d := websocket.Dialer{Subprotocols: []string{foxglove.Subprotocol}}
+	conn, _, err := d.Dial("ws://"+addr+"/", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteJSON(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": id}}}); err != nil {
+		b.Fatal(err)
+	}
+	var got atomic.Int64
+	var size atomic.Int64
+	go func() {
+		for {
+			typ, m, err := conn.ReadMessage()
+			if err != nil {
+				return
+			}
+			if typ == websocket.BinaryMessage && m[0] == 1 && binary.LittleEndian.Uint32(m[1:]) == 1 {
+				size.Store(int64(len(m)))
+				got.Add(1)
+			}
+		}
+	}()
+	data := make([]byte, 3*w*h)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	img := msg.Image{Header: msg.Header{FrameID: "head_camera"}, Width: w, Height: h, Encoding: msg.ImageRGB8, Step: 3 * w, Data: data}
+	var publishing time.Duration
+	publish := func() {
+		if err := ex.Do(ctx, func() {
+			t0 := time.Now()
+			_ = bb.Publish(msg.TopicHeadCameraImageRaw, img)
+			publishing += time.Since(t0)
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wait := func(n int64) {
+		for deadline := time.Now().Add(10 * time.Second); got.Load() < n; {
+			if time.Now().After(deadline) {
+				b.Fatalf("the client got %d frames, want %d", got.Load(), n)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	// The subscription is in place once a frame arrives.
+	for deadline := time.Now().Add(10 * time.Second); got.Load() == 0; {
+		if time.Now().After(deadline) {
+			b.Fatal("no camera frame reached the client")
+		}
+		publish()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := size.Load(); n < 3*w*h {
+		b.Fatalf("a frame of %d bytes reached the client, want at least the %d of its pixels", n, 3*w*h)
+	}
+	b.ResetTimer()
+	publishing = 0
+	for i := range b.N {
+		start := got.Load()
+		img.Header.Stamp.Nanosec = uint32(i)
+		publish()
+		wait(start + 1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(publishing.Nanoseconds())/float64(b.N), "publish-ns/op")
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ const maxClientMessage = 1 << 20
 
 type client struct {
 	s     *Server
+	id    uint64 // for ws.CallerOf: "foxglove client ID"
 	conn  *websocket.Conn
 	addr  string
 	token string // the API token the client connected with
@@ -375,7 +377,9 @@ func (c *client) publish(b []byte) {
 	}
 }
 
-// run calls a gateway handler, turning a panic into an error so that a
+// run calls a gateway handler as the client ("foxglove client ID" to
+// ws.CallerOf, gone when it disconnects: a head camera it turned on by
+// publishing is released then), turning a panic into an error so that a
 // handler's bug costs one request, not the server.
 func (c *client) run(ctx context.Context, h ws.Handler, params json.RawMessage) (res any, err error) {
 	defer func() {
@@ -384,7 +388,7 @@ func (c *client) run(ctx context.Context, h ws.Handler, params json.RawMessage) 
 			res, err = nil, fmt.Errorf("internal error")
 		}
 	}()
-	return h(ctx, nil, params)
+	return h(ws.WithCaller(ctx, ws.Caller{Name: "foxglove client " + strconv.FormatUint(c.id, 10), Done: c.done}), nil, params)
 }
 
 // errorText is a handler error as the WebSocket API would put it: the

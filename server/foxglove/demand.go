@@ -31,11 +31,12 @@ type Demand struct {
 const HeadCameraRate = 15
 
 // HeadCamera is the head camera's image topic as a Demand, at most
-// HeadCameraRate frames a second: subscribing
-// runs the WebSocket API's "head camera" command with {"enable": true}
-// through g (so it enters the router as a WebSocket command, under the
-// e-stop and higher-priority inputs), and the last subscriber leaving
-// runs it with {"enable": false}.
+// HeadCameraRate frames a second: subscribing runs the WebSocket API's
+// "head camera" command with {"enable": true} through g (so it enters
+// the router as a WebSocket command, as the holder DemandCaller), and
+// the last subscriber leaving runs it with {"enable": false}, which
+// drops Foxglove's claim: the camera stays on while the web UI or
+// another client still holds it.
 func HeadCamera(g *ws.Gateway) Demand {
 	return Demand{Topic: msg.TopicHeadCameraImageRaw, MaxRate: HeadCameraRate, Set: func(ctx context.Context, on bool) error {
 		h := g.Lookup("command", "head", "camera")
@@ -54,11 +55,11 @@ func HeadCamera(g *ws.Gateway) Demand {
 var demandFirst = []byte("{}")
 
 // applyDemand starts or stops an on-demand channel's messages so that
-// they flow while it has subscribers. A topic already carrying messages
-// when its first subscriber comes was switched on by another user of the
-// server (the web UI's camera view): it is used as it is and not switched
-// off when the last subscriber leaves. It returns the error of
-// starting them (nil when nothing changed). Calls are serialised, and each
+// they flow while it has subscribers, and returns the error of starting
+// them (nil when nothing changed). Starting and stopping are this
+// server's claim on the topic, not a switch of its own: the head camera
+// counts its holders (the router), so stopping leaves it on for the web
+// UI or anyone else still holding it. Calls are serialised, and each
 // applies the channel's current state, so concurrent subscribes and
 // unsubscribes settle on the right one. It must not run on the executor
 // (Set waits for it) nor with s.mu held.
@@ -67,20 +68,8 @@ func (s *Server) applyDemand(ch *channel) error {
 	defer s.demandMu.Unlock()
 	s.mu.Lock()
 	want := len(ch.subs) > 0 && !s.stopped
-	flowing := !ch.lastMsg.IsZero() && s.o.Exec.Now().Sub(ch.lastMsg) < demandSilence &&
-		(ch.offAt.IsZero() || ch.lastMsg.Sub(ch.offAt) > demandSilence)
 	s.mu.Unlock()
 	if want == ch.demanded {
-		return nil
-	}
-	// Someone else switched the topic on (its messages flow without us):
-	// use it, and leave it as found.
-	if want && flowing {
-		ch.demanded, ch.borrowed = true, true
-		return nil
-	}
-	if !want && ch.borrowed {
-		ch.demanded, ch.borrowed = false, false
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
@@ -90,13 +79,15 @@ func (s *Server) applyDemand(ch *channel) error {
 		return err
 	}
 	ch.demanded = want
-	if !want {
-		ch.offAt = s.o.Exec.Now()
-	}
 	return nil
 }
 
-// run calls d.Set, turning a panic into an error.
+// DemandCaller is who the server's on-demand switches run as
+// (ws.CallerOf in Demand.Set): the Foxglove server, one holder for all
+// its clients, gone when it stops.
+const DemandCaller = "foxglove"
+
+// run calls d.Set as DemandCaller, turning a panic into an error.
 func (s *Server) run(ctx context.Context, d *Demand, on bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -104,7 +95,7 @@ func (s *Server) run(ctx context.Context, d *Demand, on bool) (err error) {
 			err = fmt.Errorf("internal error")
 		}
 	}()
-	return d.Set(ctx, on)
+	return d.Set(ws.WithCaller(ctx, ws.Caller{Name: DemandCaller, Done: s.done}), on)
 }
 
 // demandSilence is how long a subscribed on-demand topic may carry
@@ -133,8 +124,7 @@ func (s *Server) recheckDemands() {
 			if want {
 				ctx, cancel := context.WithTimeout(context.Background(), s.o.CallTimeout)
 				if err := s.run(ctx, ch.demand, true); err == nil {
-					// Switched on by us now (whoever had it on stopped it).
-					ch.demanded, ch.borrowed = true, false
+					ch.demanded = true
 				}
 				cancel()
 			}

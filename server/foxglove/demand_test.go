@@ -1,8 +1,10 @@
 package foxglove_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -13,7 +15,9 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server/foxglove"
+	"github.com/saint-os/saint/server/ws"
 )
 
 // switches records an on-demand topic's Set calls.
@@ -181,19 +185,31 @@ func TestOnDemandRepeated(t *testing.T) {
 	})
 }
 
-// TestOnDemandLeavesAnotherUsersCamera: a camera already streaming when
-// the first Foxglove client subscribes was switched on by someone else
-// (the web UI's camera view); Foxglove uses it and, when its last
-// subscriber leaves, leaves it on.
-func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
+// TestOnDemandClaimsAsFoxglove: the switches are the Foxglove server's
+// claim, made as the caller DemandCaller whose Done closes when the
+// server stops, so whoever counts the camera's holders (the router)
+// tells it from the web UI and drops it should the server stop without
+// switching off. A camera already streaming for someone else is claimed
+// all the same: its holder count decides when it goes off, not this
+// server.
+func TestOnDemandClaimsAsFoxglove(t *testing.T) {
 	ex := executor.New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = ex.Run(ctx) }()
 	b := mem.New()
 	defer b.Close()
-	sw := &switches{}
-	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: sw.set}}})
+	var mu sync.Mutex
+	var callers []ws.Caller
+	var ons []bool
+	set := func(ctx context.Context, on bool) error {
+		mu.Lock()
+		defer mu.Unlock()
+		callers = append(callers, ws.CallerOf(ctx, nil))
+		ons = append(ons, on)
+		return nil
+	}
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: set}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,11 +220,9 @@ func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Shutdown()
 	stop := make(chan struct{})
 	defer close(stop)
-	frames := make(chan struct{}, 1)
-	go func() {
+	go func() { // someone else's camera, streaming
 		for {
 			select {
 			case <-stop:
@@ -216,27 +230,39 @@ func TestOnDemandLeavesAnotherUsersCamera(t *testing.T) {
 			case <-time.After(10 * time.Millisecond):
 			}
 			_ = b.Publish(msg.TopicHeadCameraImageRaw, msg.Image{Height: 1, Width: 1, Encoding: msg.ImageRGB8, Step: 3, Data: []byte{1, 2, 3}})
-			select {
-			case frames <- struct{}{}:
-			default:
-			}
 		}
 	}()
-	<-frames
-	<-frames // the server has seen the camera streaming
 	c := dial(t, "ws://"+addr+"/")
 	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
 	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
 	c.until("camera frame", func(_ map[string]any, bin []byte) bool { return len(bin) > 5 && bin[0] == 1 })
-	// Unsubscribing twice: the second is answered with a status, so the
-	// first has been handled.
-	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
-	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{1}})
-	c.until("status", func(m map[string]any, _ []byte) bool { return m["op"] == "status" })
 	c.conn.Close()
-	time.Sleep(100 * time.Millisecond) // a switch-off would be on its way
-	if got := sw.calls(); len(got) != 0 {
-		t.Errorf("switched %s, want the camera left as found (on, by someone else)", fmtBools(got))
+	bustest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(ons, []bool{true, false}) {
+			return errors.New("switched " + fmtBools(ons) + ", want on, then off")
+		}
+		return nil
+	})
+	mu.Lock()
+	got := slices.Clone(callers)
+	mu.Unlock()
+	for i, cl := range got {
+		if cl.Name != foxglove.DemandCaller || cl.Done == nil {
+			t.Fatalf("switch %d made as %+v, want %q with a Done", i, cl, foxglove.DemandCaller)
+		}
+	}
+	select {
+	case <-got[0].Done:
+		t.Fatal("the caller's Done is closed while the server runs")
+	default:
+	}
+	srv.Shutdown()
+	select {
+	case <-got[0].Done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the caller's Done is not closed after Shutdown")
 	}
 }
 
@@ -290,6 +316,104 @@ func TestOnDemandMaxRate(t *testing.T) {
 	for i := 1; i < len(stamps); i++ {
 		if d := time.Duration(stamps[i] - stamps[i-1]); d < time.Second/rate {
 			t.Errorf("frames %d and %d are %v apart, want at least %v", i-1, i, d, time.Second/rate)
+		}
+	}
+}
+
+// TestCameraFrameCDR: a camera frame reaches a client as the
+// sensor_msgs/msg/Image CDR a recording stores, whether it was published
+// in process (a value, encoded without JSON) or came as JSON from the
+// wire; the publisher reusing its pixel buffer for its next frame does
+// not change a frame already published.
+func TestCameraFrameCDR(t *testing.T) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	b := mem.New()
+	defer b.Close()
+	srv, err := foxglove.New(foxglove.Options{Bus: b, Exec: ex, OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw,
+		Set: func(context.Context, bool) error { return nil }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	c := dial(t, "ws://"+addr+"/")
+	c.until("camera advertise", func(map[string]any, []byte) bool { return c.channels[msg.TopicHeadCameraImageRaw] != 0 })
+	c.send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 1, "channelId": c.channels[msg.TopicHeadCameraImageRaw]}}})
+	types, err := record.NewROS2Types()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := types.Encoding(msg.TopicHeadCameraImageRaw).Channel(msg.TopicHeadCameraImageRaw, []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 64, 48
+	pixels := make([]byte, 3*w*h)
+	for i, asJSON := range []bool{false, true} {
+		for j := range pixels {
+			pixels[j] = byte(j*7 + i)
+		}
+		img := msg.Image{Header: msg.Header{Stamp: msg.Time{Sec: 5, Nanosec: uint32(i)}, FrameID: "head_camera"},
+			Width: w, Height: h, Encoding: msg.ImageRGB8, Step: 3 * w, Data: pixels}
+		payload, err := json.Marshal(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := spec.Encode(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		stop := make(chan struct{})
+		published := make(chan struct{})
+		go func() { // publish (again, until it arrives: the subscription may not be in place yet)
+			defer close(published)
+			for {
+				if asJSON {
+					_ = b.Publish(msg.TopicHeadCameraImageRaw, json.RawMessage(payload))
+				} else if err := ex.Do(ctx, func() {
+					_ = b.Publish(msg.TopicHeadCameraImageRaw, img)
+					// The head's next frame goes into the same buffer.
+					for j := range pixels {
+						pixels[j] = 0
+					}
+					for j := range pixels {
+						pixels[j] = byte(j*7 + i)
+					}
+				}); err != nil {
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}()
+		c.until("camera frame", func(_ map[string]any, bin []byte) bool {
+			if len(bin) > 13 && bin[0] == 1 && binary.LittleEndian.Uint32(bin[1:]) == 1 {
+				// The frame's stamp (after the 4-byte CDR header and
+				// the seconds) tells this frame from the one before.
+				if p := bin[13:]; len(p) >= 12 && binary.LittleEndian.Uint32(p[8:]) == uint32(i) {
+					got = p
+					return true
+				}
+			}
+			return false
+		})
+		close(stop)
+		<-published
+		if !bytes.Equal(got, want) {
+			t.Errorf("frame %d (JSON %v): %d bytes of CDR, want the %d a recording stores", i, asJSON, len(got), len(want))
 		}
 	}
 }

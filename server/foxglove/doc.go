@@ -14,8 +14,11 @@
 //     appears; the on-demand topics (Options.OnDemand: the head camera)
 //     are advertised from the start, and subscribing to one starts its
 //     messages (the "head camera" command, repeated while the topic
-//     stays silent) until its last subscriber leaves; their messages are
-//     encoded off the executor, newest first;
+//     stays silent) until its last subscriber leaves, the server holding
+//     the camera as "foxglove" beside its other holders (the router counts
+//     them); their messages are encoded off the executor, newest first,
+//     and a camera frame published in process is taken as a copy of its
+//     value (bus.SubscribeValuesOf) and encoded into CDR without JSON;
 //   - message data (binary opcode 1) for its subscriptions, stamped with
 //     the executor's clock, and time (binary opcode 2) every
 //     Options.TimeInterval, so under the simulator's virtual clock

@@ -9,15 +9,18 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server/auth"
@@ -87,8 +90,10 @@ type Server struct {
 	byID     map[uint32]*channel
 	nextID   uint32
 	clients  map[*client]struct{}
-	subs     []bus.Subscription
-	timer    *executor.Timer
+	// clientSeq numbers the clients (client.id).
+	clientSeq atomic.Uint64
+	subs      []bus.Subscription
+	timer     *executor.Timer
 	// authTimer rechecks the clients' tokens, so a regenerated token
 	// disconnects the clients of the old one.
 	authTimer *executor.Timer
@@ -111,19 +116,14 @@ type Server struct {
 type channel struct {
 	Channel
 	encode func([]byte) ([]byte, error)
-	subs   map[*client]uint32
+	// encodeValue encodes a message that came as a value (bus.Msg.Value:
+	// a camera frame published in process); nil: through its JSON.
+	encodeValue func(any) ([]byte, error)
+	subs        map[*client]uint32
 	// demand is set for an on-demand topic; demanded (demandMu) is
-	// whether it was last switched on, or found on; borrowed (demandMu):
-	// it was found on, carrying messages for someone else (the web UI's
-	// camera view), when its first subscriber came, so the last one
-	// leaving does not switch it off.
+	// whether it was last switched on.
 	demand   *Demand
 	demanded bool
-	borrowed bool
-	// offAt (demandMu) is when it was last switched off by this server:
-	// messages still arriving within demandSilence of it are the tail of
-	// its own stream, not someone else's.
-	offAt time.Time
 	// latest, for an on-demand topic, holds its newest message for the
 	// goroutine that encodes and sends it off the executor (forwardLatest).
 	latest chan stamped
@@ -137,10 +137,37 @@ type channel struct {
 	sent     bool
 }
 
-// stamped is a bus message's payload and its executor time.
+// stamped is a bus message's payload (JSON, or a value in process) and
+// its executor time.
 type stamped struct {
 	data []byte
+	val  any
 	ns   uint64
+}
+
+// valueTypes are the message types the server takes as values in process
+// (bus.SubscribeValuesOf) rather than as JSON: camera frames, whose JSON
+// (base64 pixels) the publisher would make on its executor for this
+// server alone, in milliseconds, and this server would read back in
+// tens of milliseconds, to turn into CDR that is a header and the pixels.
+func valueTypes() []reflect.Type { return []reflect.Type{reflect.TypeFor[msg.Image]()} }
+
+// encodeMsg turns a message, its JSON (data) or its value (val), into the
+// channel's encoding.
+func (ch *channel) encodeMsg(data []byte, val any) ([]byte, error) {
+	if val != nil {
+		if ch.encodeValue != nil {
+			return ch.encodeValue(val)
+		}
+		var err error
+		if data, err = json.Marshal(val); err != nil {
+			return nil, err
+		}
+	}
+	if ch.encode != nil {
+		return ch.encode(data)
+	}
+	return data, nil
 }
 
 // New checks o.
@@ -209,7 +236,7 @@ func (s *Server) start() error {
 	}
 	s.mu.Unlock()
 	for _, t := range s.o.Topics {
-		sub, err := s.o.Bus.Subscribe(t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle)
+		sub, err := bus.SubscribeValuesOf(s.o.Bus, t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle, valueTypes()...)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("foxglove: %w", err)
@@ -395,7 +422,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered (403 for a foreign origin)
 	}
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	c := &client{s: s, conn: conn, addr: host, token: tok, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
+	c := &client{s: s, id: s.clientSeq.Add(1), conn: conn, addr: host, token: tok, ctrl: make(chan frame, 256), data: make(chan []byte, s.o.SendQueue),
 		done: make(chan struct{}), subs: map[uint32]*channel{}, pubs: map[uint32]clientChannel{}}
 	s.mu.Lock()
 	if s.stopped {
@@ -472,7 +499,19 @@ func (s *Server) handle(m bus.Msg) {
 	defer s.mu.Unlock()
 	ch, known := s.channels[m.Topic]
 	if !known {
-		ch = s.addChannel(m.Topic, m.Data)
+		first := m.Data
+		if v := m.Value(); v != nil {
+			// A value on a topic not yet known (not the camera, which
+			// is advertised from the start): its JSON, once, to
+			// describe the channel.
+			var err error
+			if first, err = json.Marshal(v); err != nil {
+				s.o.Log.Warn("foxglove: topic not offered", "topic", m.Topic, "err", err)
+				s.channels[m.Topic] = nil
+				return
+			}
+		}
+		ch = s.addChannel(m.Topic, first)
 	}
 	if ch != nil && ch.demand != nil {
 		ch.lastMsg = s.o.Exec.Now()
@@ -488,10 +527,13 @@ func (s *Server) handle(m bus.Msg) {
 			}
 			ch.sent, ch.lastSent = true, ns
 		}
-		// An on-demand topic (the camera: a 640×480 frame takes
-		// milliseconds to encode) is encoded off the executor, newest
-		// message first: one waiting is replaced by this newer one.
-		f := stamped{m.Data, ns}
+		// An on-demand topic (the camera: a 640×480 frame is 0.9 MB)
+		// is encoded off the executor, newest message first: one
+		// waiting is replaced by this newer one. A frame published in
+		// process comes as a copy of its own (m.Value), which nothing
+		// else touches, so the encoder may read it after the publisher
+		// has moved on to its next frame.
+		f := stamped{m.Data, m.Value(), ns}
 		select {
 		case ch.latest <- f:
 		default:
@@ -506,13 +548,10 @@ func (s *Server) handle(m bus.Msg) {
 		}
 		return
 	}
-	data := m.Data
-	if ch.encode != nil {
-		var err error
-		if data, err = ch.encode(m.Data); err != nil {
-			s.o.Log.Warn("foxglove: message not encodable", "topic", m.Topic, "err", err)
-			return
-		}
+	data, err := ch.encodeMsg(m.Data, m.Value())
+	if err != nil {
+		s.o.Log.Warn("foxglove: message not encodable", "topic", m.Topic, "err", err)
+		return
 	}
 	for c, subID := range ch.subs {
 		c.sendData(messageData(subID, ns, data))
@@ -530,13 +569,10 @@ func (s *Server) forwardLatest(ch *channel, done <-chan struct{}) {
 			return
 		case f = <-ch.latest:
 		}
-		data := f.data
-		if ch.encode != nil {
-			var err error
-			if data, err = ch.encode(f.data); err != nil {
-				s.o.Log.Warn("foxglove: message not encodable", "topic", ch.Topic, "err", err)
-				continue
-			}
+		data, err := ch.encodeMsg(f.data, f.val)
+		if err != nil {
+			s.o.Log.Warn("foxglove: message not encodable", "topic", ch.Topic, "err", err)
+			continue
 		}
 		s.mu.Lock()
 		for c, subID := range ch.subs {
@@ -556,7 +592,8 @@ func (s *Server) addChannel(topic string, first []byte) *channel {
 		return nil
 	}
 	ch := &channel{Channel: Channel{ID: s.nextID, Topic: topic, Encoding: spec.MessageEncoding, SchemaName: spec.SchemaName,
-		Schema: string(spec.Schema), SchemaEncoding: spec.SchemaEncoding}, encode: spec.Encode, subs: map[*client]uint32{}}
+		Schema: string(spec.Schema), SchemaEncoding: spec.SchemaEncoding}, encode: spec.Encode, encodeValue: spec.EncodeValue,
+		subs: map[*client]uint32{}}
 	s.nextID++
 	s.channels[topic] = ch
 	s.byID[ch.ID] = ch

@@ -235,21 +235,6 @@ func enableParam(params json.RawMessage, def *bool) (bool, error) {
 	return false, fieldErr("enable", "required: true or false")
 }
 
-func (r *Router) headCamera(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	on, err := enableParam(params, nil)
-	if err != nil {
-		return nil, err
-	}
-	v := 0.0
-	if on {
-		v = 1
-	}
-	if _, err := r.motion(ctx, Input{Target: TargetHead, Command: CommandCamera, Values: map[string]float64{"enable": v}}); err != nil {
-		return nil, err
-	}
-	return map[string]any{"target": TargetHead, "command": CommandCamera, "enable": on}, nil
-}
-
 // armTargets maps the arm parameter to targets.
 func armTargets(arm string, both bool) ([]string, error) {
 	switch arm {

@@ -17,7 +17,8 @@
 //
 // # Running it
 //
-// The router lives on the server's executor and owns no goroutine. The
+// The router lives on the server's executor and owns no goroutine but a
+// waiting one per head camera holder that can go away (below). The
 // server registers it as a feature (Register: the router as a component,
 // its commands and the "router" topic); on its own it runs as
 //
@@ -46,6 +47,16 @@
 // autonomous behaviours, safety monitors, the RC receiver's failsafe). The
 // console's msg.ConsoleOverride on msg.TopicConsoleOverride outranks every
 // route but safety ones.
+//
+// # The head camera
+//
+// The head camera is shared by its holders: whoever sent a camera command
+// with enable 1 (Input.Holder, or the Source for a source that is one
+// party: a WebSocket client, the Foxglove server, ros2) and has not sent
+// enable 0. The head is told on at every claim and off only when the last
+// holder lets go; a WebSocket client that disconnects (ws.CallerOf's Done)
+// lets go by itself, and a held camera found off when the head comes back
+// is turned on again (CameraHolders, docs/api.md "The head camera").
 //
 // # Outputs
 //

@@ -104,6 +104,11 @@ type Input struct {
 	// "arms.left"); Command is what it asks ("move", "home", "drive").
 	Target  string
 	Command string
+	// Holder is who, within Source, sent the input, for a source with
+	// many users that each hold something of their own: the WebSocket
+	// client or the Foxglove server holding the head camera on
+	// (CommandCamera). Empty for a source that is one party (ros2, rc).
+	Holder string
 	// Values are by property name: "channel_2", "headYaw", or for
 	// passthrough the output's own properties ("pan", "linear").
 	Values map[string]float64
@@ -151,6 +156,8 @@ type Router struct {
 	checkedAt  time.Time // the last check for a change (publishStatus)
 	sigBuf     []byte    // where the next signature is built
 	started    bool
+	// camera holds the head camera's claims (camera.go).
+	camera cameraClaims
 }
 
 type inputSnapshot struct {
@@ -279,6 +286,7 @@ func (r *Router) Start() error {
 		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
 		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
 		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
+		func() error { return subscribeJSON(r, msg.TopicHeadState, r.headCameraState) },
 	} {
 		if err := sub(); err != nil {
 			r.Stop()
@@ -286,6 +294,7 @@ func (r *Router) Start() error {
 		}
 	}
 	r.ticker = r.ex.Every(r.tick, r.onTick)
+	r.camera.quit = make(chan struct{})
 	r.started = true
 	r.publishStatus(r.ex.Now(), true)
 	return nil
@@ -354,6 +363,10 @@ func (r *Router) Stop() {
 	if r.ticker != nil {
 		r.ticker.Stop()
 		r.ticker = nil
+	}
+	if r.camera.quit != nil {
+		close(r.camera.quit)
+		r.camera.quit = nil
 	}
 	r.started = false
 }
@@ -550,7 +563,7 @@ func (r *Router) Submit(in Input) error {
 	}
 	for _, t := range flush {
 		if t == "camera" {
-			r.publish(msg.TopicHeadCameraCmd, msg.HeadCameraCommand{Enable: in.Values["enable"] != 0})
+			r.claimCamera(in.holder(), in.Values["enable"] != 0)
 			continue
 		}
 		r.update(r.outputs[t], now)

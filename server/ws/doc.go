@@ -11,4 +11,10 @@
 // (auth message or bearer header), the Origin check, the message size
 // limit and the per-client token-bucket rate limit are enforced here, so
 // every handler sees only well-formed requests from authenticated clients.
+//
+// A handler that keeps something for each user until that user goes away
+// (the router's claims on the head camera) asks CallerOf who called: the
+// client, whose Done closes with its connection, or, for code that calls
+// handlers on behalf of users of its own (the Foxglove server), the Caller
+// it put in the context with WithCaller.
 package ws

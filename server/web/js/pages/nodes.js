@@ -188,26 +188,36 @@ function drivePad(api, toast, target) {
 
 // cameraView shows the head camera's frames from the "camera" topic (JPEGs
 // the server encodes from the head's stream) and turns the stream on and
-// off with the head camera command.
+// off with the head camera command. The server counts the camera's
+// holders: "Stop camera" drops this page's claim, and the camera stays on
+// while someone else (Foxglove, another browser) holds it. Leaving the
+// page drops the claim too.
 function cameraView(api, toast) {
   const img = h('img', { id: 'camera-view', alt: 'Head camera', width: '640', height: '480' });
   const info = h('p', { class: 'muted', id: 'camera-info' }, 'Camera off');
   let on = false;
   const toggle = h('button', { type: 'button', id: 'camera-toggle', onclick: async () => {
     try {
-      await api.command('head', 'camera', { enable: !on });
+      const r = await api.command('head', 'camera', { enable: !on });
       on = !on;
       toggle.textContent = on ? 'Stop camera' : 'Start camera';
-      if (!on) info.textContent = 'Camera off';
+      if (!on) {
+        const others = (r && r.holders) || [];
+        info.textContent = others.length ? `Camera stays on for ${others.join(', ')}` : 'Camera off';
+      }
     } catch (err) { toast(err.message, 'error'); }
   } }, 'Start camera');
-  const off = api.subscribe('camera', (d) => {
+  const unsubscribe = api.subscribe('camera', (d) => {
     if (d.camera !== 'head') return;
     img.src = `data:image/jpeg;base64,${d.jpeg}`;
     img.width = d.width;
     img.height = d.height;
     info.textContent = `${d.width}×${d.height}, frame ${d.seq}`;
   });
+  const off = () => {
+    unsubscribe();
+    if (on) api.command('head', 'camera', { enable: false }).catch(() => {});
+  };
   return { box: h('div', { id: 'camera' }, h('div', { class: 'actions' }, toggle), img, info), off };
 }
 
