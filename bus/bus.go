@@ -97,7 +97,8 @@ type Subscription interface {
 // Bus is the topics-and-services transport every SAINT.OS process talks
 // through. Topic and service names are those of bus/msg, in slash form
 // ("/saint/nodes/unadopted", "/saint/node/{node_id}/adopt"); subscriptions
-// may use "+" for one name segment ("/saint/nodes/+/status"). Payloads are
+// and served services may use "+" for one name segment
+// ("/saint/nodes/+/status"), a final "#" for one or more. Payloads are
 // JSON, the same shapes the WebSocket API shows.
 //
 // Handlers run on the executor given at subscription time, one at a time;
@@ -107,7 +108,9 @@ type Bus interface {
 	Publish(topic string, v any) error
 	// Subscribe delivers topic's messages to h on ex.
 	Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler) (Subscription, error)
-	// Serve answers requests to service with h, run on ex.
+	// Serve answers requests to service with h, run on ex. service may
+	// have wildcards like a subscription ("/saint/nodes/+/validate_role");
+	// each request's Msg.Topic is then the name it was sent to.
 	Serve(service string, ex *executor.Executor, h ServiceHandler) (Subscription, error)
 	// Call sends req to service and decodes the response into resp (which
 	// may be nil), waiting until the answer, ctx's end, or ctx's deadline.

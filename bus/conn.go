@@ -177,6 +177,11 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 // Options.ServiceDepth of them; the reply passed to h may be called once
 // from any goroutine, later calls are ignored.
 //
+// service may have wildcards as a Subscribe filter does
+// ("/saint/nodes/+/validate_role"): one handler then answers every name
+// it matches, and each request's Msg.Topic is the name it was sent to
+// ("/saint/nodes/n1/validate_role"). Calls always name one service.
+//
 // A service should have one server. If two serve the same name, both handle
 // each request and the caller takes whichever answer arrives first.
 //
@@ -185,14 +190,14 @@ func (c *Conn) Serve(service string, ex *executor.Executor, h ServiceHandler) (S
 	if c.isDown.Load() {
 		return nil, ErrClosed
 	}
-	subject, err := ServiceSubject(service)
+	subject, wildcard, err := toSubject("service", service, true, serviceToken+".")
 	if err != nil {
 		return nil, err
 	}
 	if ex == nil || h == nil {
 		return nil, fmt.Errorf("bus: serving %s: nil executor or handler", service)
 	}
-	q := newQueue(c, service, false, c.serviceDepth, ex, func(it item) {
+	q := newQueue(c, service, wildcard, c.serviceDepth, ex, func(it item) {
 		if it.reply == "" {
 			// Nobody to answer: not a request made by a Conn.
 			return

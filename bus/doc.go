@@ -25,9 +25,11 @@
 // # Names
 //
 // Names are absolute, '/'-separated, with segments of ASCII letters,
-// digits, '_' and '-'. Subscriptions may use "+" for one segment and a
-// final "#" for one or more. On the wire a topic is a NATS-style subject
-// ("/saint/nodes/+/status" is "saint.nodes.*.status"); services live in a
+// digits, '_' and '-'. Subscriptions and served services may use "+" for
+// one segment and a final "#" for one or more (a request's Msg.Topic is
+// then the name it was called by); publications and calls name one. On
+// the wire a topic is a NATS-style subject ("/saint/nodes/+/status" is
+// "saint.nodes.*.status"); services live in a
 // namespace of their own ("_srv.saint.nodes.adopt"), as in ROS 2, so a
 // topic subscriber never sees requests nor poses as a server. See
 // TopicSubject and ServiceSubject. A bad name is an error (ErrInvalidName)
@@ -54,8 +56,9 @@
 //
 // # Typed helpers
 //
-// SubscribeJSON, ServeJSON, CallJSON and CallAsyncJSON decode into Go types
-// so handlers do not repeat json.Unmarshal and its error handling:
+// SubscribeJSON, ServeJSON (ServeJSONWithName for a wildcard service),
+// CallJSON and CallAsyncJSON decode into Go types so handlers do not
+// repeat json.Unmarshal and its error handling:
 //
 //	bus.SubscribeJSON(b, msg.TopicHeadCmd, bus.QoS{Depth: 1}, ex,
 //		func(topic string, cmd msg.HeadCommand) { head.Move(cmd) })

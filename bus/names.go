@@ -107,7 +107,7 @@ func toSubject(kind, name string, filter bool, prefix string) (subject string, w
 			return bad("empty segment")
 		case seg == WildcardOne || seg == WildcardMany:
 			if !filter {
-				return bad("wildcard " + quote(seg) + " is only allowed in subscriptions")
+				return bad("wildcard " + quote(seg) + " is only allowed in subscriptions and served services")
 			}
 			if i == 0 {
 				return bad("the first segment cannot be a wildcard")

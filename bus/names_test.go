@@ -59,7 +59,7 @@ func TestInvalidNames(t *testing.T) {
 		{"/saint/é", false, "non-ASCII"},
 		{"/saint/*", true, `contains '*'`},
 		{"/saint/>", true, `contains '>'`},
-		{"/saint/+", false, "only allowed in subscriptions"},
+		{"/saint/+", false, "only allowed in subscriptions and served services"},
 		{"/saint/#/x", true, "'#' must be the last segment"},
 		{"/+/x", true, "first segment cannot be a wildcard"},
 		{"/#", true, "first segment cannot be a wildcard"},

@@ -150,9 +150,10 @@ func (n *Namespaced) Subscribe(topic string, qos QoS, ex *executor.Executor, h H
 	return n.b.Subscribe(w, qos, ex, func(m Msg) { h(n.deliver(m)) })
 }
 
-// Serve implements Bus.
+// Serve implements Bus. Wildcards stay inside the namespace, and a
+// request's Msg.Topic is the name it was sent to without the namespace.
 func (n *Namespaced) Serve(service string, ex *executor.Executor, h ServiceHandler) (Subscription, error) {
-	w, err := n.wire("service", service, false)
+	w, err := n.wire("service", service, true)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,15 @@ type typesMarker struct{}
 // (the caller gets a *RemoteError) without calling h. As with Serve, reply
 // may be called once from any goroutine, now or later.
 func ServeJSON[Req, Resp any](b Bus, service string, ex *executor.Executor, h func(req Req, reply func(Resp, error))) (Subscription, error) {
+	return ServeJSONWithName(b, service, ex, func(_ string, req Req, reply func(Resp, error)) { h(req, reply) })
+}
+
+// ServeJSONWithName is ServeJSON for a service name with wildcards
+// ("/saint/nodes/+/validate_role"): h is also given the name each request
+// was sent to ("/saint/nodes/n1/validate_role"). On a bus whose
+// permissions let each client call only names carrying its own id, that
+// name, unlike anything in the request, says who may have sent it.
+func ServeJSONWithName[Req, Resp any](b Bus, service string, ex *executor.Executor, h func(name string, req Req, reply func(Resp, error))) (Subscription, error) {
 	js := &jsonSubscription{log: loggerOf(b)}
 	sub, err := b.Serve(service, ex, func(m Msg, reply Reply) {
 		var req Req
@@ -92,7 +101,7 @@ func ServeJSON[Req, Resp any](b Bus, service string, ex *executor.Executor, h fu
 			reply(nil, fmt.Errorf("bus: decoding request as %T: %v", req, err))
 			return
 		}
-		h(req, func(resp Resp, err error) {
+		h(m.Topic, req, func(resp Resp, err error) {
 			if err != nil {
 				reply(nil, err)
 				return

@@ -572,7 +572,7 @@ func (n *Node) checkRole(gen uint64) {
 		NodeID: n.id, Role: rec.AssignedRole, Instance: rec.Instance,
 		ConfigVersion: rec.ConfigVersion, ConfigSum: rec.ConfigChecksum,
 	}
-	n.o.Bus.CallAsync(msg.ServiceValidateRole, req, n.o.CallTimeout, n.o.Exec, func(m bus.Msg, err error) {
+	n.o.Bus.CallAsync(msg.NodeValidateRoleService(n.id), req, n.o.CallTimeout, n.o.Exec, func(m bus.Msg, err error) {
 		if gen != n.gen {
 			return
 		}
@@ -710,7 +710,7 @@ func (n *Node) handleAdopt(m bus.Msg, reply bus.Reply) {
 	n.setMessage("adopting as %s", msg.RoleKey(req.Role, req.Instance))
 	gen := n.gen
 	cfgReq := msg.RoleConfigRequest{NodeID: n.id, Role: req.Role, Instance: req.Instance}
-	n.o.Bus.CallAsync(msg.ServiceRoleConfig, cfgReq, n.o.CallTimeout, n.o.Exec, func(m bus.Msg, err error) {
+	n.o.Bus.CallAsync(msg.NodeRoleConfigService(n.id), cfgReq, n.o.CallTimeout, n.o.Exec, func(m bus.Msg, err error) {
 		if gen != n.gen {
 			fail("node rebooted during adoption")
 			return

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,7 +44,9 @@ type fakeServer struct {
 	offsets     []int64 // the offset of every download request
 	failAt      int64   // > 0: the first request at or past this offset fails, as a server restart would
 	validations []msg.ValidateRoleRequest
-	validMsg    string // non-empty: reject stored roles with this reason
+	// calledAs are the per-node service names the node called, in order.
+	calledAs []string
+	validMsg string // non-empty: reject stored roles with this reason
 }
 
 func (f *fakeServer) publish(version string, image []byte) {
@@ -83,7 +86,8 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 		reply(msg.FirmwareDownloadResponse{Success: true, Version: f.version, SizeBytes: int64(len(f.image)),
 			ChecksumSHA256: f.sum, Offset: req.Offset, Data: f.image[req.Offset:end]}, nil)
 	}))
-	must(bus.ServeJSON(b, msg.ServiceRoleConfig, ex, func(req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
+	must(bus.ServeJSONWithName(b, msg.ServiceAllNodesRoleConfig, ex, func(name string, req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
+		f.calledAs = append(f.calledAs, name)
 		data, err := os.ReadFile(filepath.Join("..", "fixtures", "config", "roles", msg.RoleKey(req.Role, req.Instance)+".yaml"))
 		if err != nil {
 			reply(msg.RoleConfigResponse{Message: err.Error()}, nil)
@@ -91,7 +95,8 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 		}
 		reply(msg.RoleConfigResponse{Success: true, Version: "1.0.0", Checksum: roleconfig.Checksum(data), Config: string(data)}, nil)
 	}))
-	must(bus.ServeJSON(b, msg.ServiceValidateRole, ex, func(req msg.ValidateRoleRequest, reply func(msg.ValidateRoleResponse, error)) {
+	must(bus.ServeJSONWithName(b, msg.ServiceAllNodesValidateRole, ex, func(name string, req msg.ValidateRoleRequest, reply func(msg.ValidateRoleResponse, error)) {
+		f.calledAs = append(f.calledAs, name)
 		f.validations = append(f.validations, req)
 		reply(msg.ValidateRoleResponse{Valid: f.validMsg == "", Message: f.validMsg}, nil)
 	}))
@@ -326,6 +331,11 @@ func TestRestartResumesStoredRole(t *testing.T) {
 	}
 	if len(r.srv.validations) != 1 || r.srv.validations[0].Role != "arms" || r.srv.validations[0].Instance != "left" {
 		t.Errorf("validations = %+v", r.srv.validations)
+	}
+	// The node fetches and validates its role on its own per-node names,
+	// which an authenticated bus lets only its key call.
+	if want := []string{"/saint/nodes/node-1/role_config", "/saint/nodes/node-1/validate_role"}; !slices.Equal(r.srv.calledAs, want) {
+		t.Errorf("the node called %v, want %v", r.srv.calledAs, want)
 	}
 	st := r.statuses[len(r.statuses)-1]
 	if st.Role != "arms" || st.Instance != "left" || st.TopicPrefix != "/saint/arms/left" {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/server"
@@ -81,7 +84,7 @@ type signer interface {
 	Sign([]byte) ([]byte, error)
 }
 
-func dialRaw(url string, kp signer, name string) (*rawClient, error) {
+func dialRaw(url string, kp signer, name string, more ...nats.Option) (*rawClient, error) {
 	c := &rawClient{errs: make(chan error, 64)}
 	opts := []nats.Option{nats.Name(name), nats.NoReconnect(),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -94,7 +97,7 @@ func dialRaw(url string, kp signer, name string) (*rawClient, error) {
 		pub, _ := kp.PublicKey()
 		opts = append(opts, nats.Nkey(pub, kp.Sign))
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := nats.Connect(url, append(opts, more...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -418,6 +421,114 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 		if g == `{"pan":0}` {
 			t.Error("a reset head still publishes head state")
 		}
+	}
+}
+
+// TestNodesSpeakOnlyForThemselves: a node validates its stored role and
+// fetches its role's configuration on its own per-node services,
+// "/saint/nodes/{node_id}/validate_role" and ".../role_config", which the
+// broker lets only that node's key call, and the server takes the node
+// from the name. An unadopted key and an adopted node gone rogue, each
+// with a stock NATS client, cannot validate or fetch as the adopted head
+// (the broker refuses the head's names, the server a request naming the
+// head on their own), nor through the shared names of older firmware,
+// which tell the caller to update; the head itself can.
+func TestNodesSpeakOnlyForThemselves(t *testing.T) {
+	ar := newAuthRobot(t, map[string]simboard.Profile{"head-1": simboard.Head, "tracks-1": simboard.Tracks})
+	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if u := c.ids("list_unadopted"); !u["head-1"] || !u["tracks-1"] {
+			return fmt.Errorf("unadopted: %v", u)
+		}
+		return nil
+	})
+	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head"}, nil)
+	c.ok("adopt_node", map[string]any{"node_id": "tracks-1", "role": "tracks"}, nil)
+	w := newWitness(t, ar, "_srv.saint.nodes.head-1.validate_role", "_srv.saint.nodes.head-1.role_config")
+
+	// request sends body to subject as node id with key kp, the way a
+	// node's client does (replies under its own inbox), and returns the
+	// reply envelope's result or error; a request the broker refuses is
+	// never answered.
+	type outcome struct {
+		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
+	}
+	request := func(id string, kp signer, subject, body string) (outcome, error) {
+		t.Helper()
+		a, err := dialRaw(ar.url, kp, natsbus.NodeClientName(id), nats.CustomInboxPrefix(natsbus.NodeInboxPrefix(id)))
+		if err != nil {
+			t.Fatalf("%s connecting: %v", id, err)
+		}
+		defer a.nc.Close()
+		m, err := a.nc.Request(subject, []byte(body), 300*time.Millisecond)
+		if err != nil {
+			return outcome{}, err
+		}
+		var o outcome
+		if err := json.Unmarshal(m.Data, &o); err != nil {
+			t.Fatalf("%s: reply %q: %v", subject, m.Data, err)
+		}
+		return o, nil
+	}
+	const asHead = `{"node_id":"head-1","role":"head"}`
+	fresh, _ := nkeys.CreateUser()
+	for _, a := range []struct {
+		id string
+		kp signer
+	}{{"evil", fresh}, {"tracks-1", ar.nodeKey(t, "tracks-1")}} {
+		// The head's own names: the broker refuses them to any other key.
+		for _, s := range []string{"_srv.saint.nodes.head-1.validate_role", "_srv.saint.nodes.head-1.role_config"} {
+			if o, err := request(a.id, a.kp, s, asHead); !errors.Is(err, nats.ErrTimeout) {
+				t.Errorf("%s calling %s: answered %+v, %v; want no answer (refused by the broker)", a.id, s, o, err)
+			}
+			if got := w.got(s, w.nc); len(got) > 0 {
+				t.Errorf("%s calling %s: delivered %q", a.id, s, got)
+			}
+		}
+		// Its own name, naming the head: refused by the server.
+		o, err := request(a.id, a.kp, "_srv.saint.nodes."+a.id+".validate_role", asHead)
+		if err != nil || !strings.Contains(o.Error, "a node may ask only for itself") || len(o.Result) > 0 {
+			t.Errorf("%s validating as head-1 on its own service: %+v, %v; want refused", a.id, o, err)
+		}
+		// Its own name, asking for the head's configuration.
+		o, err = request(a.id, a.kp, "_srv.saint.nodes."+a.id+".role_config", `{"role":"head"}`)
+		if a.id == "evil" {
+			if !errors.Is(err, nats.ErrTimeout) {
+				t.Errorf("unadopted evil fetching a configuration: %+v, %v; want refused by the broker", o, err)
+			}
+		} else if err != nil || strings.Contains(string(o.Result), "role: head") || !strings.Contains(string(o.Result), "not being adopted as head") {
+			t.Errorf("%s fetching the head's configuration: %s %q, %v; want refused", a.id, o.Result, o.Error, err)
+		}
+		// The shared names of older firmware: a refusal to update.
+		for _, s := range []string{"_srv.saint.nodes.validate_role", "_srv.saint.roles.config"} {
+			o, err := request(a.id, a.kp, s, asHead)
+			if err != nil || !strings.Contains(o.Error, "update this node's firmware") || len(o.Result) > 0 {
+				t.Errorf("%s calling %s as head-1: %+v, %v; want a refusal to update", a.id, s, o, err)
+			}
+		}
+	}
+
+	// The head itself: its role validates, with its configuration, and it
+	// may fetch that configuration, and only that one.
+	head := ar.nodeKey(t, "head-1")
+	o, err := request("head-1", head, "_srv.saint.nodes.head-1.validate_role", asHead)
+	var vr msg.ValidateRoleResponse
+	if err != nil || o.Error != "" || json.Unmarshal(o.Result, &vr) != nil || !vr.Valid || !strings.Contains(vr.Config, "role: head") {
+		t.Errorf("head-1 validating its own role: %+v (%+v), %v", o, vr, err)
+	}
+	var cr msg.RoleConfigResponse
+	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"head"}`)
+	if err != nil || json.Unmarshal(o.Result, &cr) != nil || !cr.Success || !strings.Contains(cr.Config, "role: head") {
+		t.Errorf("head-1 fetching its own configuration: %+v, %v", o, err)
+	}
+	cr = msg.RoleConfigResponse{}
+	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"tracks"}`)
+	if err != nil || json.Unmarshal(o.Result, &cr) != nil || cr.Success || cr.Config != "" {
+		t.Errorf("head-1 fetching the tracks' configuration: %+v, %v; want refused", o, err)
+	}
+	if role, _, _ := ar.auth.Role("head-1"); role != "head" || !c.ids("list_adopted")["head-1"] {
+		t.Errorf("head-1 is now %q", role)
 	}
 }
 

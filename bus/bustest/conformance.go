@@ -47,6 +47,7 @@ func RunConformance(t *testing.T, newPair NewPair) {
 		{"ServiceNoResponders", testServiceNoResponders},
 		{"ServiceCallContext", testServiceCallContext},
 		{"ServiceUnserve", testServiceUnserve},
+		{"ServiceWildcard", testServiceWildcard},
 		{"TypedHelpers", testTyped},
 		{"Close", testClose},
 		{"CloseFailsPendingCalls", testClosePending},
@@ -501,6 +502,45 @@ func testServiceCallContext(t *testing.T, pub, sub bus.Bus) {
 	}
 }
 
+// testServiceWildcard: one handler serves every name a wildcard service
+// matches, and learns from Msg.Topic which name each request was sent to;
+// a name it does not match has no responders.
+func testServiceWildcard(t *testing.T, pub, sub bus.Bus) {
+	ex := RunExecutor(t)
+	serve(t, sub, "/test/nodes/+/hello", ex, func(req bus.Msg, reply bus.Reply) { reply(req.Topic, nil) })
+	serve(t, sub, "/test/deep/#", ex, func(req bus.Msg, reply bus.Reply) { reply(req.Topic, nil) })
+	type named struct {
+		Name string `json:"name"`
+		Body string `json:"body"`
+	}
+	if _, err := bus.ServeJSONWithName(sub, "/test/typed/+/echo", ex, func(name string, req string, reply func(named, error)) {
+		reply(named{Name: name, Body: req}, nil)
+	}); err != nil {
+		t.Fatalf("ServeJSONWithName: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	for _, name := range []string{"/test/nodes/n1/hello", "/test/nodes/pi-a1b2/hello", "/test/deep/a", "/test/deep/a/b/c"} {
+		var got string
+		if err := pub.Call(ctx, name, nil, &got); err != nil || got != name {
+			t.Errorf("Call(%s) answered %q, %v; want the name it was sent to", name, got, err)
+		}
+		m, err := callAsync(pub, name, nil, wait, RunExecutor(t)).wait(t)
+		if err != nil || string(m.Data) != fmt.Sprintf("%q", name) {
+			t.Errorf("CallAsync(%s) answered %s, %v", name, m.Data, err)
+		}
+	}
+	got, err := bus.CallJSON[named](ctx, pub, "/test/typed/n7/echo", "hi")
+	if err != nil || got != (named{Name: "/test/typed/n7/echo", Body: "hi"}) {
+		t.Errorf("typed wildcard service answered %+v, %v", got, err)
+	}
+	for _, name := range []string{"/test/nodes/n1/bye", "/test/nodes/n1/hello/more", "/test/deep"} {
+		if err := pub.Call(ctx, name, nil, nil); !errors.Is(err, bus.ErrNoResponders) {
+			t.Errorf("Call(%s) = %v, want ErrNoResponders", name, err)
+		}
+	}
+}
+
 func testServiceUnserve(t *testing.T, pub, sub bus.Bus) {
 	s := serve(t, sub, "/test/gone", RunExecutor(t), func(req bus.Msg, reply bus.Reply) { reply(true, nil) })
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -699,7 +739,8 @@ func testInvalidNames(t *testing.T, pub, sub bus.Bus) {
 		"/saint/héad",
 	}
 	badFilters := slices.Concat(bad, []string{"/+/status", "/#", "/saint/#/cmd", "/saint/a+/b"})
-	badNames := slices.Concat(bad, []string{"/saint/+/status", "/saint/#"})
+	goodFilters := []string{"/saint/+/status", "/saint/#"} // a service may be served with wildcards, not called
+	badNames := slices.Concat(bad, goodFilters)
 
 	check := func(what, name string, err error) {
 		t.Helper()
@@ -713,15 +754,19 @@ func testInvalidNames(t *testing.T, pub, sub bus.Bus) {
 	}
 	for _, name := range badNames {
 		check("Publish", name, pub.Publish(name, 1))
-		_, err := sub.Serve(name, ex, func(bus.Msg, bus.Reply) {})
-		check("Serve", name, err)
+		if !slices.Contains(goodFilters, name) {
+			_, err := sub.Serve(name, ex, func(bus.Msg, bus.Reply) {})
+			check("Serve", name, err)
+		}
 		check("Call", name, pub.Call(context.Background(), name, nil, nil))
-		_, err = callAsync(pub, name, nil, wait, ex).wait(t)
+		_, err := callAsync(pub, name, nil, wait, ex).wait(t)
 		check("CallAsync", name, err)
 	}
 	for _, name := range badFilters {
 		_, err := sub.Subscribe(name, bus.QoS{}, ex, func(bus.Msg) {})
 		check("Subscribe", name, err)
+		_, err = sub.Serve(name, ex, func(bus.Msg, bus.Reply) {})
+		check("Serve", name, err)
 	}
 	// And the good ones SAINT.OS uses.
 	for _, name := range []string{"/saint/nodes/+/status", "/saint/node/pi-a1b2c3d4/adopt", "/robot_1/saint/#"} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,21 @@ func RunNamespaces(t *testing.T, newPair NewPair) {
 	topic = ""
 	if err := raw.Call(ctx, "/robot_1/request_control", nil, &topic); err != nil || topic != "/request_control" {
 		t.Errorf("calling /robot_1/request_control from outside: %q, %v (want robot 1 to see its own name)", topic, err)
+	}
+	// A wildcard service matches names inside its namespace only, and
+	// learns each request's name without the namespace.
+	serve(t, r1, "/saint/nodes/+/validate", ex, func(m bus.Msg, reply bus.Reply) { reply(m.Topic, nil) })
+	for _, c := range []struct {
+		b    bus.Bus
+		name string
+	}{{r1, "/saint/nodes/a/validate"}, {raw, "/robot_1/saint/nodes/b/validate"}} {
+		topic = ""
+		if err := c.b.Call(ctx, c.name, nil, &topic); err != nil || topic != strings.TrimPrefix(c.name, "/robot_1") {
+			t.Errorf("calling %s: %q, %v (want the name inside robot 1's namespace)", c.name, topic, err)
+		}
+	}
+	if err := r2.Call(ctx, "/saint/nodes/a/validate", nil, nil); !errors.Is(err, bus.ErrNoResponders) {
+		t.Errorf("robot 2 calling robot 1's wildcard service: %v, want ErrNoResponders", err)
 	}
 	serve(t, r2, "/fails", ex, func(m bus.Msg, reply bus.Reply) { reply(nil, fmt.Errorf("no")) })
 	var re *bus.RemoteError

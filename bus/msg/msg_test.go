@@ -363,12 +363,41 @@ func TestTopicNames(t *testing.T) {
 	}
 	for _, s := range []string{
 		msg.ServiceFirmwareCheck, msg.ServiceFirmwareDownload, msg.ServiceAdopt, msg.ServiceReset,
-		msg.ServiceRoleConfig, msg.ServiceValidateRole, msg.ServiceSystemStatus, msg.ServiceSystemShutdown,
+		msg.LegacyServiceRoleConfig, msg.LegacyServiceValidateRole, msg.NodeRoleConfigService("n1"), msg.NodeValidateRoleService("n1"),
+		msg.ServiceSystemStatus, msg.ServiceSystemShutdown,
 		msg.ServiceSystemCommand, msg.NodeAdoptService("n1"), msg.NodeResetService("n1"),
 		msg.NodeGPIOProbeService("n1"), msg.NodeUpdateService("n1"),
 	} {
 		if _, err := bus.ServiceSubject(s); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+func TestPerNodeServiceNames(t *testing.T) {
+	if got := msg.NodeValidateRoleService("pi-a1b2"); got != "/saint/nodes/pi-a1b2/validate_role" {
+		t.Errorf("NodeValidateRoleService = %q", got)
+	}
+	if got := msg.NodeRoleConfigService("pi-a1b2"); got != "/saint/nodes/pi-a1b2/role_config" {
+		t.Errorf("NodeRoleConfigService = %q", got)
+	}
+	for _, wild := range []string{msg.ServiceAllNodesValidateRole, msg.ServiceAllNodesRoleConfig} {
+		if _, err := bus.TopicSubject(wild, true); err != nil {
+			t.Errorf("%s: %v", wild, err)
+		}
+	}
+	for name, want := range map[string]string{
+		msg.NodeValidateRoleService("n1"): "n1",
+		msg.NodeRoleConfigService("n-2"):  "n-2",
+		msg.NodeStatusTopic("n_3"):        "n_3",
+		msg.NodeValidateRoleService(""):   "",
+		"/saint/nodes/validate_role":      "",
+		"/saint/nodes/a.b/validate_role":  "",
+		"/saint/node/n1/adopt":            "",
+	} {
+		id, ok := msg.NodeOfName(name)
+		if id != want && ok || ok != (want != "") {
+			t.Errorf("NodeOfName(%q) = %q, %v; want %q", name, id, ok, want)
 		}
 	}
 }

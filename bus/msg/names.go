@@ -23,11 +23,19 @@ const (
 	ServiceAdopt = "/saint/nodes/adopt"
 	// ServiceReset is the server's ResetNode service.
 	ServiceReset = "/saint/nodes/reset"
-	// ServiceRoleConfig returns a role's configuration (RoleConfigRequest).
-	ServiceRoleConfig = "/saint/roles/config"
-	// ServiceValidateRole lets a node with a stored role check it with the
-	// server at boot (ValidateRoleRequest).
-	ServiceValidateRole = "/saint/nodes/validate_role"
+	// ServiceAllNodesRoleConfig is every node's NodeRoleConfigService, as
+	// the server serves them.
+	ServiceAllNodesRoleConfig = "/saint/nodes/+/role_config"
+	// ServiceAllNodesValidateRole is every node's NodeValidateRoleService,
+	// as the server serves them.
+	ServiceAllNodesValidateRole = "/saint/nodes/+/validate_role"
+	// LegacyServiceRoleConfig and LegacyServiceValidateRole are the shared
+	// names firmware before the per-node services called, naming the node
+	// only in the request. The server answers them with an error telling
+	// the node to update its firmware: on them any node could speak for
+	// another.
+	LegacyServiceRoleConfig   = "/saint/roles/config"
+	LegacyServiceValidateRole = "/saint/nodes/validate_role"
 	// ServiceSystemStatus answers SystemStatus.
 	ServiceSystemStatus = "/saint/system/status"
 	// ServiceSystemShutdown starts a system shutdown (SystemCommand).
@@ -41,6 +49,32 @@ func NodeStatusTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "
 // (NodeGPIOStatus): "/saint/nodes/{node_id}/announce". The server relays
 // each announcement whose node_id is the topic's to TopicUnadopted.
 func NodeAnnounceTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "/announce" }
+
+// NodeRoleConfigService is where node nodeID fetches the configuration of
+// the role it is being adopted into (RoleConfigRequest):
+// "/saint/nodes/{node_id}/role_config". Like the node's status topic, an
+// authenticated bus lets only that node's key call it, so the server takes
+// the node from the name, not from the request.
+func NodeRoleConfigService(nodeID string) string { return "/saint/nodes/" + nodeID + "/role_config" }
+
+// NodeValidateRoleService is where node nodeID, booting with a stored role,
+// checks it with the server (ValidateRoleRequest):
+// "/saint/nodes/{node_id}/validate_role", callable by that node's key only.
+func NodeValidateRoleService(nodeID string) string {
+	return "/saint/nodes/" + nodeID + "/validate_role"
+}
+
+// NodeOfName returns the node id of a per-node name,
+// "/saint/nodes/{node_id}/..." (a status topic, an announcement, a
+// NodeRoleConfigService), and whether name is one.
+func NodeOfName(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "/saint/nodes/")
+	if !ok {
+		return "", false
+	}
+	id, _, ok := strings.Cut(rest, "/")
+	return id, ok && ValidNodeID(id)
+}
 
 // NodeAdoptService is the node's "/saint/node/{node_id}/adopt" service.
 func NodeAdoptService(nodeID string) string { return "/saint/node/" + nodeID + "/adopt" }

@@ -108,8 +108,12 @@ type Manager struct {
 	unadopted map[string]*Unadopted
 	adopted   map[string]*Adopted
 	status    map[string]msg.NodeStatus // last status of any node
-	subs      []bus.Subscription
-	sweep     *executor.Timer
+	// adopting is the role key each node being adopted is adopted into,
+	// until its adopt service answers: the one role configuration it may
+	// fetch meanwhile.
+	adopting map[string]string
+	subs     []bus.Subscription
+	sweep    *executor.Timer
 }
 
 // New loads the registry from o.DataDir.
@@ -131,6 +135,7 @@ func New(o Options) (*Manager, error) {
 		unadopted: map[string]*Unadopted{},
 		adopted:   map[string]*Adopted{},
 		status:    map[string]msg.NodeStatus{},
+		adopting:  map[string]string{},
 	}
 	if err := m.load(); err != nil {
 		return nil, err
@@ -228,10 +233,16 @@ func (m *Manager) Start() error {
 		func() (bus.Subscription, error) { return bus.ServeJSON(b, msg.ServiceAdopt, ex, m.serveAdopt) },
 		func() (bus.Subscription, error) { return bus.ServeJSON(b, msg.ServiceReset, ex, m.serveReset) },
 		func() (bus.Subscription, error) {
-			return bus.ServeJSON(b, msg.ServiceRoleConfig, ex, m.serveRoleConfig)
+			return bus.ServeJSONWithName(b, msg.ServiceAllNodesRoleConfig, ex, m.serveRoleConfig)
 		},
 		func() (bus.Subscription, error) {
-			return bus.ServeJSON(b, msg.ServiceValidateRole, ex, m.serveValidate)
+			return bus.ServeJSONWithName(b, msg.ServiceAllNodesValidateRole, ex, m.serveValidate)
+		},
+		func() (bus.Subscription, error) {
+			return bus.ServeJSON(b, msg.LegacyServiceRoleConfig, ex, refuseLegacy[msg.RoleConfigRequest, msg.RoleConfigResponse](msg.NodeRoleConfigService))
+		},
+		func() (bus.Subscription, error) {
+			return bus.ServeJSON(b, msg.LegacyServiceValidateRole, ex, refuseLegacy[msg.ValidateRoleRequest, msg.ValidateRoleResponse](msg.NodeValidateRoleService))
 		},
 	} {
 		sub, err := start()
@@ -525,7 +536,11 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 			return
 		}
 	}
+	m.adopting[req.NodeID] = msg.RoleKey(role, inst)
 	m.callNode(msg.NodeAdoptService(req.NodeID), req, m.o.Exec.Now().Add(m.o.CallTimeout), func(resp msg.AdoptNodeResponse, err error) {
+		if m.adopting[req.NodeID] == msg.RoleKey(role, inst) {
+			delete(m.adopting, req.NodeID)
+		}
 		if err != nil {
 			m.revoke(req.NodeID)
 			done(resp, fmt.Errorf("node %s did not answer the adoption: %w", req.NodeID, err))
@@ -658,12 +673,48 @@ func (m *Manager) serveReset(req msg.ResetNodeRequest, reply func(msg.ResetNodeR
 	})
 }
 
-func (m *Manager) serveRoleConfig(req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
+// errOtherNode refuses a request sent to one node's own service that names
+// another node.
+var errOtherNode = errors.New("a node may ask only for itself")
+
+// requester is the node a per-node service's request came from: the id
+// in the name it was sent to, which on an authenticated bus only that
+// node's key may call. A node_id in the request, where there is one, must
+// be the same.
+func requester(name, bodyID string) (string, error) {
+	id, ok := msg.NodeOfName(name)
+	if !ok {
+		return "", fmt.Errorf("%s is not a node's own service", name)
+	}
+	if bodyID != "" && bodyID != id {
+		return "", fmt.Errorf("node_id: %q, but the request was sent to %s's own service: %w", bodyID, id, errOtherNode)
+	}
+	return id, nil
+}
+
+// serveRoleConfig gives a node the configuration of the role it is being
+// adopted into (or is adopted as), and no other: a role's configuration
+// may hold what only its node should know.
+func (m *Manager) serveRoleConfig(name string, req msg.RoleConfigRequest, reply func(msg.RoleConfigResponse, error)) {
+	id, err := requester(name, req.NodeID)
+	if err != nil {
+		reply(msg.RoleConfigResponse{}, err)
+		return
+	}
 	if m.o.Firmware == nil {
 		reply(msg.RoleConfigResponse{Message: "server has no role configurations"}, nil)
 		return
 	}
-	data, ver, sum, err := m.o.Firmware.RoleConfig(req.Role, req.Instance)
+	role, inst, err := NormalizeRole(req.Role, req.Instance)
+	if err != nil {
+		reply(msg.RoleConfigResponse{Message: err.Error()}, nil)
+		return
+	}
+	if !m.holds(id, role, inst) {
+		reply(msg.RoleConfigResponse{Message: fmt.Sprintf("%s is not being adopted as %s on this server", id, msg.RoleKey(role, inst))}, nil)
+		return
+	}
+	data, ver, sum, err := m.o.Firmware.RoleConfig(role, inst)
 	if err != nil {
 		reply(msg.RoleConfigResponse{Message: err.Error()}, nil)
 		return
@@ -671,11 +722,43 @@ func (m *Manager) serveRoleConfig(req msg.RoleConfigRequest, reply func(msg.Role
 	reply(msg.RoleConfigResponse{Success: true, Version: ver, Checksum: sum, Config: string(data)}, nil)
 }
 
+// holds reports whether node id is being adopted as role (instance), or is
+// adopted as it, with the bus's grant where there is an authority.
+func (m *Manager) holds(id, role, inst string) bool {
+	want := msg.RoleKey(role, inst)
+	if m.adopting[id] != want {
+		a, ok := m.adopted[id]
+		if !ok || msg.RoleKey(a.Role, a.Instance) != want {
+			return false
+		}
+	}
+	return m.granted(id, role, inst)
+}
+
+// refuseLegacy answers a shared service of older firmware, which named
+// the node only in the request, with an error that tells the node (in its
+// status message) to update. The old firmware keeps its stored role and
+// asks again later: an error, unlike an invalid role, clears nothing.
+func refuseLegacy[Req, Resp any](perNode func(string) string) func(Req, func(Resp, error)) {
+	text := fmt.Sprintf("refused: a node now calls its own %s, which the bus lets only that node call; update this node's firmware",
+		perNode("{node_id}"))
+	return func(_ Req, reply func(Resp, error)) {
+		var zero Resp
+		reply(zero, errors.New(text))
+	}
+}
+
 // serveValidate checks a stored role at node boot. A node the server does
 // not know as adopted (its registry was lost, or the node was adopted by
 // another server) is taken into the registry: the role lives on the node
 // until an explicit reset.
-func (m *Manager) serveValidate(req msg.ValidateRoleRequest, reply func(msg.ValidateRoleResponse, error)) {
+func (m *Manager) serveValidate(name string, req msg.ValidateRoleRequest, reply func(msg.ValidateRoleResponse, error)) {
+	id, err := requester(name, req.NodeID)
+	if err != nil {
+		reply(msg.ValidateRoleResponse{}, err)
+		return
+	}
+	req.NodeID = id
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
 	if err != nil {
 		reply(msg.ValidateRoleResponse{Message: err.Error()}, nil)

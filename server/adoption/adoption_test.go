@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/server/firmware"
 )
 
 func TestNormalizeRole(t *testing.T) {
@@ -227,7 +228,7 @@ func TestAuthenticatedBusTrustsGrantsNotWords(t *testing.T) {
 		var resp msg.ValidateRoleResponse
 		done := false
 		ex.Post(func() {
-			m.serveValidate(msg.ValidateRoleRequest{NodeID: id, Role: role}, func(r msg.ValidateRoleResponse, _ error) { resp, done = r, true })
+			m.serveValidate(msg.NodeValidateRoleService(id), msg.ValidateRoleRequest{NodeID: id, Role: role}, func(r msg.ValidateRoleResponse, _ error) { resp, done = r, true })
 		})
 		run(10 * time.Millisecond)
 		if !done {
@@ -285,5 +286,115 @@ func TestAnnouncementsCountOnTheirOwnTopic(t *testing.T) {
 	}
 	if !slices.Equal(relayed, []string{"real"}) {
 		t.Errorf("relayed on %s: %v, want [real]", msg.TopicUnadopted, relayed)
+	}
+}
+
+// A node validates its role and fetches a role configuration on its own
+// per-node services, which an authenticated bus lets only its key call:
+// the server takes the node from the name, refuses a request naming
+// another node, gives a configuration only for the node's own role, and
+// refuses the shared names of older firmware with a message to update.
+func TestNodesSpeakOnlyForThemselves(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	dir := t.TempDir()
+	registry := []byte(`[{"node_id":"h1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`)
+	if err := os.WriteFile(filepath.Join(dir, "adopted.json"), registry, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := firmware.Open(t.TempDir(), filepath.Join("..", "..", "fixtures", "config", "roles"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := &fakeAccess{roles: map[string]string{"h1": "head"}}
+	m, err := New(Options{Exec: ex, Bus: b, DataDir: dir, Access: access, Firmware: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(d time.Duration) {
+		if err := ex.RunFor(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	run(0)
+	call := func(service string, req, resp any) error {
+		var out error
+		done := false
+		b.CallAsync(service, req, time.Second, ex, func(mm bus.Msg, err error) {
+			if err == nil {
+				err = mm.Decode(resp)
+			}
+			out, done = err, true
+		})
+		run(10 * time.Millisecond)
+		if !done {
+			t.Fatalf("%s not answered", service)
+		}
+		return out
+	}
+	online := func() bool { _, a, _ := m.Lookup("h1"); return a != nil && a.Online }
+
+	// "evil" (an unadopted node, or another adopted one) validating and
+	// fetching as h1, on its own per-node service: refused, nothing changes.
+	var vr msg.ValidateRoleResponse
+	err = call(msg.NodeValidateRoleService("evil"), msg.ValidateRoleRequest{NodeID: "h1", Role: "head"}, &vr)
+	if err == nil || !strings.Contains(err.Error(), "a node may ask only for itself") {
+		t.Errorf("evil validating as h1: %+v, %v; want refused", vr, err)
+	}
+	if vr.Valid || vr.Config != "" || online() {
+		t.Errorf("evil validating as h1: %+v, h1 online %v", vr, online())
+	}
+	var cr msg.RoleConfigResponse
+	if err := call(msg.NodeRoleConfigService("evil"), msg.RoleConfigRequest{NodeID: "h1", Role: "head"}, &cr); err == nil || cr.Config != "" {
+		t.Errorf("evil fetching as h1: %+v, %v; want refused", cr, err)
+	}
+	// Without naming h1, evil gets no role it is not adopted into.
+	cr = msg.RoleConfigResponse{}
+	if err := call(msg.NodeRoleConfigService("evil"), msg.RoleConfigRequest{Role: "head"}, &cr); err != nil || cr.Success || cr.Config != "" ||
+		!strings.Contains(cr.Message, "evil is not being adopted as head") {
+		t.Errorf("evil fetching the head's configuration: %+v, %v; want refused", cr, err)
+	}
+	vr = msg.ValidateRoleResponse{}
+	if err := call(msg.NodeValidateRoleService("evil"), msg.ValidateRoleRequest{Role: "head"}, &vr); err != nil || vr.Valid || vr.Config != "" {
+		t.Errorf("evil validating a head role of its own: %+v, %v; want invalid", vr, err)
+	}
+	if online() {
+		t.Error("h1 marked online by another node")
+	}
+	// The shared names of older firmware: an error that says what to do
+	// (and clears no stored role, as an invalid answer would).
+	for _, old := range []string{msg.LegacyServiceValidateRole, msg.LegacyServiceRoleConfig} {
+		var resp map[string]any
+		err := call(old, map[string]any{"node_id": "h1", "role": "head"}, &resp)
+		var re *bus.RemoteError
+		if !errors.As(err, &re) || !strings.Contains(re.Message, "update this node's firmware") {
+			t.Errorf("%s: %v, %v; want a refusal telling the node to update", old, resp, err)
+		}
+	}
+	if online() {
+		t.Error("h1 marked online through an old shared service")
+	}
+
+	// h1 itself: its role validates, with the configuration, and it may
+	// fetch its own role's configuration but no other.
+	vr = msg.ValidateRoleResponse{}
+	if err := call(msg.NodeValidateRoleService("h1"), msg.ValidateRoleRequest{NodeID: "h1", Role: "head"}, &vr); err != nil || !vr.Valid || vr.Config == "" {
+		t.Errorf("h1 validating its own role: %+v, %v", vr, err)
+	}
+	if !online() {
+		t.Error("h1 not online after validating its role")
+	}
+	cr = msg.RoleConfigResponse{}
+	if err := call(msg.NodeRoleConfigService("h1"), msg.RoleConfigRequest{Role: "head"}, &cr); err != nil || !cr.Success || !strings.Contains(cr.Config, "role: head") {
+		t.Errorf("h1 fetching its own configuration: %+v, %v", cr.Message, err)
+	}
+	cr = msg.RoleConfigResponse{}
+	if err := call(msg.NodeRoleConfigService("h1"), msg.RoleConfigRequest{Role: "tracks"}, &cr); err != nil || cr.Success || cr.Config != "" {
+		t.Errorf("h1 fetching the tracks' configuration: %+v, %v; want refused", cr.Message, err)
 	}
 }

@@ -60,9 +60,17 @@ func basePermissions(s subjects, id string) *natsserver.Permissions {
 		Publish: &natsserver.SubjectPermission{Allow: []string{
 			s.topic(msg.NodeStatusTopic(id)),
 			s.topic(msg.NodeLogTopic(id)),
+			// The firmware services answer every node alike: the node
+			// in a request changes nothing.
 			s.service(msg.ServiceFirmwareCheck),
 			s.service(msg.ServiceFirmwareDownload),
-			s.service(msg.ServiceValidateRole),
+			// Its own role validation only: the server takes the node
+			// from this name.
+			s.service(msg.NodeValidateRoleService(id)),
+			// The shared names of older firmware, which the server
+			// answers only with a refusal telling the node to update.
+			s.service(msg.LegacyServiceValidateRole),
+			s.service(msg.LegacyServiceRoleConfig),
 		}},
 		Subscribe: &natsserver.SubjectPermission{Allow: []string{
 			s.service("/saint/node/" + id + "/#"),
@@ -80,7 +88,8 @@ func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissi
 	prefix := s.topic(msg.TopicPrefix(role, instance))
 	p.Publish.Allow = append(p.Publish.Allow,
 		prefix+".>",
-		s.service(msg.ServiceRoleConfig),
+		// Its own role's configuration, during the adoption.
+		s.service(msg.NodeRoleConfigService(id)),
 		// Any role's power monitor and faults raise console alerts.
 		s.topic(msg.TopicConsoleAlerts),
 	)
