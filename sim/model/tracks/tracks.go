@@ -39,6 +39,12 @@ type Params struct {
 	EncoderCPR        float64 // counts per sprocket revolution
 	Battery           battery.Params
 	QuiescentA        float64 // A drawn by the electronics
+	// ContactPatch makes the ground's forces those of ContactPoints
+	// points per track sharing one friction cone each (ContactForce),
+	// which agree with MuJoCo's contacts through turns in place; without
+	// it (the default, on which the tracks role is tuned) traction, lateral
+	// friction and turning resistance act each on its own.
+	ContactPatch bool
 }
 
 // Default is the base described in the package doc.
@@ -91,6 +97,10 @@ type Tracks struct {
 	rk     ode.RK4
 	deriv  ode.Deriv
 	force  [2]float64 // traction, last derivative evaluation
+	law    contactLaw
+	points [ContactPoints]float64 // the contact points' x, m ahead of the middle
+	nPts   int                    // how many of points are in use
+	load   float64                // N on each contact point
 	volts  [2]float64
 	batI   float64
 	travel [2]float64 // m of track travelled
@@ -108,6 +118,16 @@ func New(p Params) *Tracks {
 	}
 	t := &Tracks{p: p, bat: battery.New(p.Battery)}
 	t.jEff = p.EffectiveInertia()
+	t.law = p.contactLaw()
+	// Tracks without length touch the floor at one point under the axle.
+	t.nPts = ContactPoints
+	if p.ContactLength == 0 {
+		t.nPts = 1
+	}
+	for k := 0; k < t.nPts; k++ {
+		t.points[k] = -p.ContactLength/2 + (float64(k)+0.5)*p.ContactLength/float64(t.nPts)
+	}
+	t.load = p.Mass * StandardGravity / 2 / float64(t.nPts)
 	t.deriv = t.derivative
 	return t
 }
@@ -170,11 +190,19 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	vt := t.bat.Terminal(ib)
 	t.batI = ib
 	half := [2]float64{-p.Gauge / 2, p.Gauge / 2}
+	var fy, mz float64
 	for s := 0; s < 2; s++ {
 		i, w := x[3*s], x[3*s+1]
-		ground := x[sVel] + half[s]*x[sYawRate]
-		slip := w/p.GearRatio*p.SprocketRadius - ground
-		f := p.Traction(slip)
+		vTrack := w / p.GearRatio * p.SprocketRadius
+		var f float64
+		if p.ContactPatch {
+			var lat, m float64
+			f, lat, m = t.track(s, vTrack, x[sVel], x[sVelY], x[sYawRate])
+			fy += lat
+			mz += m
+		} else {
+			f = p.Traction(vTrack - (x[sVel] + half[s]*x[sYawRate]))
+		}
 		t.force[s] = f
 		load := f * p.SprocketRadius / p.GearRatio
 		if t.open(s) {
@@ -195,8 +223,11 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	px := cos*t.push[0] + sin*t.push[1]
 	py := -sin*t.push[0] + cos*t.push[1]
 	fx := t.force[Left] + t.force[Right] - p.Rolling(x[sVel]) + px
-	fy := -p.Lateral(x[sVelY]) + py
-	mz := (t.force[Right]-t.force[Left])*p.Gauge/2 - p.TurnResistance(x[sYawRate])
+	if !p.ContactPatch {
+		fy = -p.Lateral(x[sVelY])
+		mz = (t.force[Right]-t.force[Left])*p.Gauge/2 - p.TurnResistance(x[sYawRate])
+	}
+	fy += py
 	d[sVel] = fx/p.Mass + x[sVelY]*x[sYawRate]
 	d[sVelY] = fy/p.Mass - x[sVel]*x[sYawRate]
 	d[sYawRate] = mz / p.YawInertia
@@ -303,4 +334,26 @@ func (t *Tracks) Truth() any {
 		Distance:   t.travel,
 		BatteryV:   t.BatteryVoltage(), BatteryA: t.batI, BatterySoC: t.bat.SoC(),
 	}
+}
+
+// track returns the floor's forces on one side's track, whose surface moves
+// at vt (m/s) under the body moving at v forward, vy to the left and
+// turning at r (rad/s): the traction along the track (N, forward), the
+// force across it (N, to the left) and their moment about the body's
+// middle (N·m, to the left), summed over the track's contact points.
+func (t *Tracks) track(side int, vt, v, vy, r float64) (traction, lateral, moment float64) {
+	y := t.p.Gauge / 2 // the track's offset to the left
+	if side == Right {
+		y = -y
+	}
+	// The ground under a point at (px, y) moves at (v − r·y, vy + r·px) in
+	// the body frame; the track's surface at vt along it.
+	sx := vt - (v - r*y)
+	for _, px := range t.points[:t.nPts] {
+		fx, fy := t.law.force(t.load, sx, -(vy + r*px))
+		traction += fx
+		lateral += fy
+		moment += px*fy - y*fx
+	}
+	return traction, lateral, moment
 }

@@ -193,23 +193,39 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
+// BenchmarkStepContactPatch is the same turn with the contact patch.
+func BenchmarkStepContactPatch(b *testing.B) {
+	p := Default()
+	p.ContactPatch = true
+	tr := New(p)
+	tr.SetDrive(Left, 0.4, true)
+	tr.SetDrive(Right, 0.6, true)
+	for i := 0; i < b.N; i++ {
+		tr.Step(dt)
+	}
+}
+
 // The step is small enough: a 2 s manoeuvre (accelerating, turning) at the
 // world's 1 ms step ends within 0.1 % of the same run at 0.05 ms.
 func TestStepConvergence(t *testing.T) {
-	pose := func(dt float64) (float64, float64, float64, float64) {
-		tr := New(Default())
-		tr.SetDrive(Left, 0.3, true)
-		tr.SetDrive(Right, 0.8, true)
-		for i := 0; i < int(2/dt+0.5); i++ {
-			tr.Step(dt)
+	for _, patch := range []bool{false, true} {
+		pose := func(dt float64) (float64, float64, float64, float64) {
+			p := Default()
+			p.ContactPatch = patch
+			tr := New(p)
+			tr.SetDrive(Left, 0.3, true)
+			tr.SetDrive(Right, 0.8, true)
+			for i := 0; i < int(2/dt+0.5); i++ {
+				tr.Step(dt)
+			}
+			x, y, h := tr.Pose()
+			return x, y, h, tr.MotorCurrent(Right)
 		}
-		x, y, h := tr.Pose()
-		return x, y, h, tr.MotorCurrent(Right)
-	}
-	x1, y1, h1, i1 := pose(1e-3)
-	x2, y2, h2, i2 := pose(5e-5)
-	if math.Hypot(x1-x2, y1-y2) > 1e-3*math.Hypot(x2, y2) || math.Abs(h1-h2) > 1e-3*math.Abs(h2) || math.Abs(i1-i2) > 1e-3*math.Abs(i2) {
-		t.Errorf("1 ms: (%.5f, %.5f, %.5f) %.4f A; 0.05 ms: (%.5f, %.5f, %.5f) %.4f A", x1, y1, h1, i1, x2, y2, h2, i2)
+		x1, y1, h1, i1 := pose(1e-3)
+		x2, y2, h2, i2 := pose(5e-5)
+		if math.Hypot(x1-x2, y1-y2) > 1e-3*math.Hypot(x2, y2) || math.Abs(h1-h2) > 1e-3*math.Abs(h2) || math.Abs(i1-i2) > 1e-3*math.Abs(i2) {
+			t.Errorf("contact patch %v: 1 ms: (%.5f, %.5f, %.5f) %.4f A; 0.05 ms: (%.5f, %.5f, %.5f) %.4f A", patch, x1, y1, h1, i1, x2, y2, h2, i2)
+		}
 	}
 }
 
@@ -242,5 +258,85 @@ func TestRestShortcutChangesNothing(t *testing.T) {
 		if step == 999 && (!fast.atRest() || fast.bat.SoC() >= 1) {
 			t.Fatalf("before the push: at rest %v, SoC %v (the battery must drain at rest)", fast.atRest(), fast.bat.SoC())
 		}
+	}
+}
+
+// The contact law: slipping one way it is the regularised Coulomb friction
+// of that direction; slipping both ways the force stays on the friction
+// ellipse (within it near zero slip) and dissipates.
+func TestContactForce(t *testing.T) {
+	p := Default()
+	const n = 24.5
+	for _, s := range []float64{-1, -0.03, 0.001, 0.02, 0.5} {
+		fx, fy := p.ContactForce(n, s, 0)
+		if want := p.Friction * n * math.Tanh(s/p.SlipVelocity); math.Abs(fx-want) > 1e-12 || fy != 0 {
+			t.Errorf("slip %g along: force (%g, %g), want (%g, 0)", s, fx, fy, want)
+		}
+		fx, fy = p.ContactForce(n, 0, s)
+		if want := p.LateralFriction * n * math.Tanh(s/p.LateralSlip); math.Abs(fy-want) > 1e-12 || fx != 0 {
+			t.Errorf("slip %g across: force (%g, %g), want (0, %g)", s, fx, fy, want)
+		}
+	}
+	if fx, fy := p.ContactForce(n, 0, 0); fx != 0 || fy != 0 {
+		t.Errorf("no slip: force (%g, %g)", fx, fy)
+	}
+	for _, s := range [][2]float64{{0.3, 0.3}, {-0.5, 0.1}, {0.01, -0.2}, {1e-4, 1e-4}} {
+		fx, fy := p.ContactForce(n, s[0], s[1])
+		cone := math.Hypot(fx/p.Friction, fy/p.LateralFriction) / n
+		if cone > 1+1e-12 || fx*s[0]+fy*s[1] <= 0 {
+			t.Errorf("slip %v: force (%g, %g) at %.4f of the friction ellipse, power %g", s, fx, fy, cone, fx*s[0]+fy*s[1])
+		}
+		if math.Hypot(s[0], s[1]) > 0.1 && cone < 0.999 {
+			t.Errorf("slip %v: sliding, but the force is at %.4f of the friction ellipse", s, cone)
+		}
+	}
+}
+
+// A contact patch spinning in place turns at the rate where the scrubbing
+// of its points balances their traction: for hard Coulomb friction at the
+// ContactPoints points that rate solves
+//
+//	Σ_i [B/2·μ²·(v_t − ψ'·B/2) − μ_lat²·ψ'·x_i²] / |(μ·(v_t − ψ'·B/2), μ_lat·ψ'·x_i)| = 0
+//
+// (found here by bisection), whatever the track speed v_t.
+func TestContactPatchSpin(t *testing.T) {
+	p := Default()
+	p.ContactPatch = true
+	tr := New(p)
+	drive(tr, 3, -0.4, 0.4)
+	_, _, r := tr.Velocity()
+	vt := (tr.TrackSpeed(Right) - tr.TrackSpeed(Left)) / 2
+	b := p.Gauge / 2
+	moment := func(psi float64) float64 {
+		var m float64
+		for i := 0; i < ContactPoints; i++ {
+			x := -p.ContactLength/2 + (float64(i)+0.5)*p.ContactLength/ContactPoints
+			sx, sy := vt-psi*b, psi*x
+			e := math.Hypot(p.Friction*sx, p.LateralFriction*sy)
+			m += (b*p.Friction*p.Friction*sx - p.LateralFriction*p.LateralFriction*sy*x) / e
+		}
+		return m
+	}
+	lo, hi := 0.0, vt/b
+	for k := 0; k < 60; k++ {
+		if mid := (lo + hi) / 2; moment(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if !near(r, lo, 0.02) {
+		t.Errorf("spin at %.4f rad/s, a Coulomb patch turns at %.4f (ideal drive %.4f)", r, lo, vt/b)
+	}
+	t.Logf("spin: %.4f rad/s, Coulomb patch %.4f, ideal drive %.4f", r, lo, vt/b)
+	// Driving straight, slipping only along the tracks, the patch is the
+	// default law.
+	pa, d := New(p), New(Default())
+	drive(pa, 2, 0.5, 0.5)
+	drive(d, 2, 0.5, 0.5)
+	xp, _, _ := pa.Pose()
+	xd, _, _ := d.Pose()
+	if !near(xp, xd, 1e-9) {
+		t.Errorf("straight: the patch drove %.9f m, the default laws %.9f m", xp, xd)
 	}
 }

@@ -14,5 +14,7 @@
 // physics — a servo's drive law, friction laws — is computed by the same Go
 // code on both sides and applied to MuJoCo as generalised forces
 // (qfrc_applied), so a difference in the trajectories is a difference in the
-// mechanics or the integration.
+// mechanics or the integration. The floor's forces on the balancing base's
+// wheels and on the tracked base's tracks are MuJoCo's own contacts, which
+// hold the Go models' contact and friction laws to MuJoCo's.
 package mujoco
