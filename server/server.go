@@ -25,6 +25,7 @@ import (
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/balance"
 	"github.com/saint-os/saint/server/camera"
+	"github.com/saint-os/saint/server/consolealerts"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
@@ -299,6 +300,7 @@ func (s *Server) register() error {
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)
+	consolealerts.Register(h)
 	telemetry.Register(h)
 	camera.Register(h)
 	balance.Register(h)
