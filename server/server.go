@@ -269,6 +269,7 @@ func New(o Options) (*Server, error) {
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.adoptionEvent, Access: o.BusAccess,
+		Roles: declaredRoles(o.Robot), RobotType: robotType(o.Robot),
 	})
 	if err != nil {
 		return nil, err
