@@ -37,10 +37,10 @@ const ROLES = [
 // without a robot type, else those the robot type declares, labelled from
 // ROLES where it has them.
 function roleChoices(declared) {
-  if (declared.any_role) return Object.assign(ROLES.slice(), { robotType: '' });
-  const out = declared.roles.map((d) => ROLES.find((r) => r.value === d.role && r.instance === (d.instance || '')) ||
+  if (declared.any_role) return { robotType: '', roles: ROLES };
+  const roles = declared.roles.map((d) => ROLES.find((r) => r.value === d.role && r.instance === (d.instance || '')) ||
     { value: d.role, instance: d.instance || '', label: roleLabel(d.role, d.instance), text: d.key });
-  return Object.assign(out, { robotType: declared.robot_type });
+  return { robotType: declared.robot_type, roles };
 }
 
 // declaredNote says why only some roles are offered.
@@ -374,7 +374,7 @@ export function adoptPage({ api, toast, go }, view, id) {
     let chosen = null;
     let nameTouched = false;
     nameInput.addEventListener('input', () => { nameTouched = true; });
-    const radios = choices.map((r, i) => h('label', {},
+    const radios = choices.roles.map((r, i) => h('label', {},
       h('input', { type: 'radio', name: 'role', value: `${r.value}:${r.instance}`, id: `role-${r.value}${r.instance ? '-' + r.instance : ''}`,
         'data-field': i === 0 ? 'role' : null,
         onchange: () => {
