@@ -227,6 +227,60 @@ func Resolve(fsys fs.FS, robotType string) (*Robot, error) {
 	return r, nil
 }
 
+// RoleInstance is a role and, for arms and limbs, its instance: one node
+// of the robot.
+type RoleInstance struct {
+	Role     string
+	Instance string
+}
+
+// Key is the role key, "arms_left".
+func (ri RoleInstance) Key() string { return msg.RoleKey(ri.Role, ri.Instance) }
+
+// DefaultRoles are the role instances of a robot run without a robot
+// type, the reference robot's: the head, the two arms, the tracks, the
+// console and the balancing base.
+func DefaultRoles() []RoleInstance {
+	return []RoleInstance{
+		{msg.RoleHead, ""},
+		{msg.RoleArms, msg.ArmLeft},
+		{msg.RoleArms, msg.ArmRight},
+		{msg.RoleTracks, ""},
+		{msg.RoleConsole, ""},
+		{msg.RoleBalance, ""},
+	}
+}
+
+// Roles returns the role instances the robot declares, in its order:
+// those of its nodes (robot_param.yaml's nodes), then those of its motor
+// groups not among them. A humanoid's are its five limbs. A robot whose
+// robot_param.yaml lists no nodes has the reference robot's nodes
+// (DefaultRoles), as saint-sim runs them, its motor groups' roles added.
+// The server adopts nodes only into these, the ROS 2 bridge carries their
+// topics.
+func (r *Robot) Roles() []RoleInstance {
+	var out []RoleInstance
+	seen := map[RoleInstance]bool{}
+	add := func(ri RoleInstance) {
+		if !seen[ri] {
+			seen[ri] = true
+			out = append(out, ri)
+		}
+	}
+	if len(r.Param.Nodes) == 0 {
+		for _, ri := range DefaultRoles() {
+			add(ri)
+		}
+	}
+	for _, n := range r.Param.Nodes {
+		add(RoleInstance{n.Role, n.Instance})
+	}
+	for _, g := range r.Param.MotorGroups {
+		add(RoleInstance{g.Role, g.Instance})
+	}
+	return out
+}
+
 // SimProfile returns the simulated board profile robot_param.yaml gives
 // the node of a role key ("arms_left"), "" when it names none.
 func (r *Robot) SimProfile(key string) string {

@@ -532,6 +532,72 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 	}
 }
 
+// TestConsoleAlertsNameTheirNode: a node raises console alerts on its own
+// /saint/nodes/<id>/alert, which the broker lets only its key publish on,
+// and the server relays them to /saint/console/alerts with the node's id
+// as the source. An adopted node gone rogue cannot post on the console's
+// topic (as "server" or anyone), nor on another node's alert topic; an
+// unadopted key cannot raise alerts at all; its own alerts arrive naming
+// it, whatever source they claim.
+func TestConsoleAlertsNameTheirNode(t *testing.T) {
+	ar := newAuthRobot(t, map[string]simboard.Profile{"head-1": simboard.Head, "tracks-1": simboard.Tracks})
+	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if u := c.ids("list_unadopted"); !u["head-1"] || !u["tracks-1"] {
+			return fmt.Errorf("unadopted: %v", u)
+		}
+		return nil
+	})
+	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head"}, nil)
+	c.ok("adopt_node", map[string]any{"node_id": "tracks-1", "role": "tracks"}, nil)
+	w := newWitness(t, ar, "saint.console.alerts", "saint.nodes.head-1.alert", "saint.nodes.evil.alert")
+
+	rogue, err := dialRaw(ar.url, ar.nodeKey(t, "tracks-1"), natsbus.NodeClientName("tracks-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rogue.nc.Close()
+	forged := `{"level":"critical","message":"e-stop released by the operator","source":"server"}`
+	_ = rogue.nc.Publish("saint.console.alerts", []byte(forged))
+	if got := w.got("saint.console.alerts", rogue.nc); len(got) > 0 {
+		t.Errorf("tracks-1 posted on the console's topic: %q", got)
+	}
+	_ = rogue.nc.Publish("saint.nodes.head-1.alert", []byte(forged))
+	if got := w.got("saint.nodes.head-1.alert", rogue.nc); len(got) > 0 {
+		t.Errorf("tracks-1 raised an alert as head-1: %q", got)
+	}
+	fresh, _ := nkeys.CreateUser()
+	evil, err := dialRaw(ar.url, fresh, natsbus.NodeClientName("evil"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evil.nc.Close()
+	_ = evil.nc.Publish("saint.nodes.evil.alert", []byte(forged))
+	if got := w.got("saint.nodes.evil.alert", evil.nc); len(got) > 0 {
+		t.Errorf("an unadopted key raised an alert: %q", got)
+	}
+
+	// Its own topic: relayed, naming tracks-1 whatever it claims.
+	_ = rogue.nc.Publish("saint.nodes.tracks-1.alert", []byte(`{"level":"error","message":"left track jammed","source":"safety"}`))
+	var seen []msg.ConsoleAlert
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		for _, raw := range w.got("saint.console.alerts", rogue.nc) {
+			var a msg.ConsoleAlert
+			if err := json.Unmarshal([]byte(raw), &a); err != nil {
+				t.Fatalf("console alert %q: %v", raw, err)
+			}
+			seen = append(seen, a)
+		}
+		if len(seen) == 0 {
+			return errors.New("tracks-1's own alert has not reached the console")
+		}
+		return nil
+	})
+	if len(seen) != 1 || seen[0].Source != "tracks-1" || seen[0].Message != "left track jammed" || seen[0].Level != msg.AlertError {
+		t.Errorf("at the console: %+v, want only tracks-1's alert, naming tracks-1", seen)
+	}
+}
+
 func mustRead(t *testing.T, path string) nkeys.KeyPair {
 	kp, err := natsbus.ReadKey(path)
 	if err != nil {

@@ -7,7 +7,28 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/server/adoption"
 )
+
+// declaredRoles are the role instances robot r declares, the only ones
+// nodes are adopted into; nil, any role, without a robot type.
+func declaredRoles(r *bringup.Robot) []adoption.RoleChoice {
+	if r == nil {
+		return nil
+	}
+	out := []adoption.RoleChoice{}
+	for _, ri := range r.Roles() {
+		out = append(out, adoption.RoleChoice{Key: ri.Key(), Role: ri.Role, Instance: ri.Instance})
+	}
+	return out
+}
+
+func robotType(r *bringup.Robot) string {
+	if r == nil {
+		return ""
+	}
+	return r.Type
+}
 
 // robotRoles returns the role configurations directory of a robot whose
 // robot_param.yaml replaces some (role_configs): DataDir/robot_roles,

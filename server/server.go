@@ -25,6 +25,7 @@ import (
 	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/server/balance"
 	"github.com/saint-os/saint/server/camera"
+	"github.com/saint-os/saint/server/consolealerts"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/firmware"
 	"github.com/saint-os/saint/server/foxglove"
@@ -268,6 +269,7 @@ func New(o Options) (*Server, error) {
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.adoptionEvent, Access: o.BusAccess,
+		Roles: declaredRoles(o.Robot), RobotType: robotType(o.Robot),
 	})
 	if err != nil {
 		return nil, err
@@ -299,6 +301,7 @@ func (s *Server) register() error {
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)
+	consolealerts.Register(h)
 	telemetry.Register(h)
 	camera.Register(h)
 	balance.Register(h)

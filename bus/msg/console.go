@@ -57,11 +57,14 @@ type ConsoleDisplay struct {
 }
 
 // ConsoleAlert is taken on TopicConsoleAlerts: a message to show (and, for
-// Critical, sound) at the console.
+// Critical, sound) at the console. Nodes publish it on their own
+// NodeAlertTopic, where Source is ignored.
 type ConsoleAlert struct {
-	Level     string  `json:"level"` // AlertInfo ...
-	Message   string  `json:"message"`
-	Source    string  `json:"source"` // "server", a node id, "safety"
+	Level   string `json:"level"` // AlertInfo ...
+	Message string `json:"message"`
+	// Source is who raised the alert: the id of the node, set by the
+	// server from the topic the node published on.
+	Source    string  `json:"source"`
 	Timestamp float64 `json:"timestamp"`
 }
 

@@ -14,6 +14,8 @@ const (
 	TopicAllNodeAnnounce = "/saint/nodes/+/announce"
 	// TopicAllNodeStatus subscribes to every node's NodeStatus.
 	TopicAllNodeStatus = "/saint/nodes/+/status"
+	// TopicAllNodeAlerts subscribes to every node's NodeAlertTopic.
+	TopicAllNodeAlerts = "/saint/nodes/+/alert"
 
 	// ServiceFirmwareCheck answers FirmwareCheckRequest.
 	ServiceFirmwareCheck = "/saint/firmware/check"
@@ -49,6 +51,13 @@ func NodeStatusTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "
 // (NodeGPIOStatus): "/saint/nodes/{node_id}/announce". The server relays
 // each announcement whose node_id is the topic's to TopicUnadopted.
 func NodeAnnounceTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "/announce" }
+
+// NodeAlertTopic is where node nodeID raises the alerts it wants shown at
+// the console (ConsoleAlert): "/saint/nodes/{node_id}/alert". An
+// authenticated bus lets only that node's key publish there, so the server
+// relays each to TopicConsoleAlerts with the node's id as its source,
+// whatever the message says.
+func NodeAlertTopic(nodeID string) string { return "/saint/nodes/" + nodeID + "/alert" }
 
 // NodeRoleConfigService is where node nodeID fetches the configuration of
 // the role it is being adopted into (RoleConfigRequest):
@@ -185,7 +194,9 @@ const (
 	TopicConsoleOverride = "/saint/console/override"
 	// TopicConsoleDisplay carries ConsoleDisplay.
 	TopicConsoleDisplay = "/saint/console/display"
-	// TopicConsoleAlerts carries ConsoleAlert.
+	// TopicConsoleAlerts carries ConsoleAlert. Only the server publishes
+	// here: a node raises its alerts on its own NodeAlertTopic, and the
+	// server relays each with the node's id as its source.
 	TopicConsoleAlerts = "/saint/console/alerts"
 )
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/device/ssd1306"
@@ -17,6 +18,7 @@ import (
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
 	"github.com/saint-os/saint/roles/rolekit/roletest"
+	"github.com/saint-os/saint/server/consolealerts"
 	"github.com/saint-os/saint/server/router"
 	simboard "github.com/saint-os/saint/sim/board"
 	"github.com/saint-os/saint/sim/robot"
@@ -303,8 +305,8 @@ func countLit(img *image.Gray) int {
 }
 
 // TestConsoleShowsTheHeadsClampAlert runs the head and the console on one
-// simulated robot: a head command past the limits puts the head's warning
-// on the console's screen.
+// simulated robot, with the server's relay of the nodes' alerts: a head
+// command past the limits puts the head's warning on the console's screen.
 func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
 	ex, b := executor.NewVirtual(), mem.New()
 	r, err := robot.New(robot.Options{Exec: ex, TruthRate: -1})
@@ -328,6 +330,12 @@ func TestConsoleShowsTheHeadsClampAlert(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer role.Stop()
+	}
+	// The head raises it on its own alert topic; the server's relay
+	// shows it at the console, naming the node.
+	relay := consolealerts.New(b, slog.New(slog.DiscardHandler), ex.Now)
+	if _, err := bus.SubscribeJSON(b, msg.TopicAllNodeAlerts, bus.QoS{Reliability: bus.Reliable, Depth: 16}, ex, relay.Handle); err != nil {
+		t.Fatal(err)
 	}
 	g := &consoleRig{Rig: roletest.Rig{T: t, Ex: ex, Bus: b}, board: r.Board(robot.ConsolePart)}
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Roll: 80, Speed: 1})

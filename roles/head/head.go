@@ -393,7 +393,7 @@ func (h *Head) clampAlert(axes, previous, what string) {
 	h.lastClampAlert, h.alertedAxes = now, axes
 	text := "head command clamped to the configured limits: " + what
 	h.Env.Log.Warn(text)
-	_ = h.Env.Bus.Publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertWarning, Message: text,
+	_ = h.Env.Bus.Publish(msg.NodeAlertTopic(h.Env.NodeID), msg.ConsoleAlert{Level: msg.AlertWarning, Message: text,
 		Source: h.Env.NodeID, Timestamp: float64(now.UnixNano()) / 1e9})
 }
 

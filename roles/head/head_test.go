@@ -183,7 +183,7 @@ func TestHeadClampsToConfiguredLimitsAndAlerts(t *testing.T) {
 		c.Limits["pan"] = []any{-30, 30}
 		c.Limits["tilt"] = []any{-20, 45}
 	})
-	alerts := roletest.Collect[msg.ConsoleAlert](t, g.Bus, g.Ex, msg.TopicConsoleAlerts)
+	alerts := roletest.Collect[msg.ConsoleAlert](t, g.Bus, g.Ex, msg.NodeAlertTopic("sim-head"))
 	motion := roletest.Collect[msg.HeadMotion](t, g.Bus, g.Ex, msg.TopicHeadMotion)
 	g.Publish(msg.TopicHeadCmd, msg.HeadCommand{Pan: 100, Tilt: -60, Roll: 10, Speed: 1})
 	g.Run(2 * time.Second)

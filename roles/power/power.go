@@ -118,9 +118,9 @@ func ConfigOf(cfg *roleconfig.Config) (Config, error) {
 
 // Monitor watches a motor role's supply through its INA219: it
 // publishes PowerState on "{prefix}/power" at the configured rate, raises
-// an alert on /saint/console/alerts when the voltage falls below the
-// warning or cutoff level (and when it recovers, or the monitor stops
-// answering), and tells the role through its cutoff callback to hold its
+// an alert on the node's /saint/nodes/{id}/alert (which the server shows
+// at the console) when the voltage falls below the warning or cutoff
+// level (and when it recovers, or the monitor stops answering), and tells the role through its cutoff callback to hold its
 // actuators safe while the voltage is below cutoff.
 //
 // A level trips when the voltage has stayed below it for trip_ms and
@@ -312,7 +312,7 @@ func (p *Monitor) alert(level, text string) {
 	}
 	a := msg.ConsoleAlert{Level: level, Message: text, Source: p.env.NodeID,
 		Timestamp: float64(p.env.Exec.Now().UnixNano()) / 1e9}
-	if err := p.env.Bus.Publish(msg.TopicConsoleAlerts, a); err != nil {
+	if err := p.env.Bus.Publish(msg.NodeAlertTopic(p.env.NodeID), a); err != nil {
 		p.env.Log.Warn("power alert publish", "err", err)
 	}
 }

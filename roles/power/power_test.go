@@ -44,7 +44,7 @@ func newPowerRig(t *testing.T) *powerRig {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bus.SubscribeJSON(g.bus, msg.TopicConsoleAlerts, bus.QoS{Depth: 100}, g.ex, func(_ string, a msg.ConsoleAlert) {
+	if _, err := bus.SubscribeJSON(g.bus, msg.NodeAlertTopic("sim-tracks"), bus.QoS{Depth: 100}, g.ex, func(_ string, a msg.ConsoleAlert) {
 		g.alerts = append(g.alerts, a)
 	}); err != nil {
 		t.Fatal(err)

@@ -247,7 +247,7 @@ func (t *Tracks) checkStall(refs [2]float64, dt float64) {
 				name, limit, ref, t.speed[side])
 			t.hold()
 			t.Env.Log.Error("drive fault", "fault", t.fault)
-			t.publish(msg.TopicConsoleAlerts, msg.ConsoleAlert{Level: msg.AlertError, Message: t.Env.Prefix + ": " + t.fault,
+			t.publish(msg.NodeAlertTopic(t.Env.NodeID), msg.ConsoleAlert{Level: msg.AlertError, Message: t.Env.Prefix + ": " + t.fault,
 				Source: t.Env.NodeID, Timestamp: float64(t.Env.Exec.Now().UnixNano()) / 1e9})
 			t.publishState()
 			return

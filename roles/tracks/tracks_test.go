@@ -65,7 +65,7 @@ func newTracksRig(t testing.TB, edit func(*roleconfig.Config)) *tracksRig {
 	sub(msg.TopicTracksOdom, decodeInto(&g.odom))
 	sub(msg.TopicTracksState, decodeInto(&g.states))
 	sub(msg.TopicTracksMotorCurrent, decodeInto(&g.amps))
-	sub(msg.TopicConsoleAlerts, decodeInto(&g.alerts))
+	sub(msg.NodeAlertTopic("sim-tracks"), decodeInto(&g.alerts))
 
 	cfg := roletest.Config(t, "tracks")
 	if edit != nil {

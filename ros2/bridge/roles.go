@@ -9,48 +9,27 @@ import (
 )
 
 // DefaultRoles are the role instances of a robot run without a robot
-// type, the reference robot's: the head, the two arms, the tracks, the
-// console and the balancing base.
-func DefaultRoles() []string {
-	return []string{
-		msg.TopicPrefix(msg.RoleHead, ""),
-		msg.TopicPrefix(msg.RoleArms, msg.ArmLeft),
-		msg.TopicPrefix(msg.RoleArms, msg.ArmRight),
-		msg.TopicPrefix(msg.RoleTracks, ""),
-		msg.TopicPrefix(msg.RoleConsole, ""),
-		msg.TopicPrefix(msg.RoleBalance, ""),
-	}
-}
+// type, the reference robot's (bringup.DefaultRoles), as prefixes: the
+// head, the two arms, the tracks, the console and the balancing base.
+func DefaultRoles() []string { return prefixes(bringup.DefaultRoles()) }
 
-// RolesOf returns the role instances a robot configuration declares, as
-// prefixes in its order: those of its nodes (robot_param.yaml's nodes),
-// then those of its motor groups not among them. A humanoid's are its
-// five limbs, "/saint/limb/leg_left" …. A nil robot, or one whose
-// robot_param.yaml lists no nodes, has the reference robot's nodes, as
-// saint-sim runs them (its motor groups' roles added).
+// RolesOf returns the role instances a robot configuration declares
+// (bringup.Robot.Roles), as prefixes in its order: those of its nodes
+// (robot_param.yaml's nodes), then those of its motor groups not among
+// them. A humanoid's are its five limbs, "/saint/limb/leg_left" …. A nil
+// robot, or one whose robot_param.yaml lists no nodes, has the reference
+// robot's nodes, as saint-sim runs them (its motor groups' roles added).
 func RolesOf(r *bringup.Robot) []string {
 	if r == nil {
 		return DefaultRoles()
 	}
-	var out []string
-	seen := map[string]bool{}
-	add := func(role, instance string) {
-		if p := msg.TopicPrefix(role, instance); !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	if len(r.Param.Nodes) == 0 {
-		for _, p := range DefaultRoles() {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, n := range r.Param.Nodes {
-		add(n.Role, n.Instance)
-	}
-	for _, g := range r.Param.MotorGroups {
-		add(g.Role, g.Instance)
+	return prefixes(r.Roles())
+}
+
+func prefixes(roles []bringup.RoleInstance) []string {
+	out := make([]string, len(roles))
+	for i, ri := range roles {
+		out[i] = msg.TopicPrefix(ri.Role, ri.Instance)
 	}
 	return out
 }

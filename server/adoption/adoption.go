@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/saint-os/saint/bus"
@@ -81,6 +82,11 @@ type Options struct {
 	// into the registry on its own word (an ACTIVE status, a stored role)
 	// unless the bus already granted it that role.
 	Access Access
+	// Roles, when not nil, are the only role instances a node may be
+	// adopted into: those the robot configuration of type RobotType
+	// declares. Nil accepts every role.
+	Roles     []RoleChoice
+	RobotType string
 }
 
 // Access is the bus's authority over what each node's key may do.
@@ -445,6 +451,56 @@ type RoleChoice struct {
 	Instance string `json:"instance,omitempty"`
 }
 
+// Roles returns the role instances a node may be adopted into and the
+// robot type that declares them; with no robot type, roles is nil and
+// every role is accepted.
+func (m *Manager) Roles() (robotType string, roles []RoleChoice) {
+	if m.o.Roles == nil {
+		return "", nil
+	}
+	return m.o.RobotType, append([]RoleChoice{}, m.o.Roles...)
+}
+
+// declared refuses a role instance the robot type does not declare,
+// naming those it does.
+func (m *Manager) declared(role, instance string) error {
+	if m.o.Roles == nil {
+		return nil
+	}
+	// "head, arms (instance left, right), tracks": each role once, in
+	// the robot's order, with its instances.
+	var order []string
+	instances := map[string][]string{}
+	for _, c := range m.o.Roles {
+		if c.Role == role && c.Instance == instance {
+			return nil
+		}
+		if _, ok := instances[c.Role]; !ok {
+			order = append(order, c.Role)
+			instances[c.Role] = nil
+		}
+		if c.Instance != "" {
+			instances[c.Role] = append(instances[c.Role], c.Instance)
+		}
+	}
+	names := make([]string, len(order))
+	for i, r := range order {
+		names[i] = r
+		if in := instances[r]; len(in) > 0 {
+			names[i] += " (instance " + strings.Join(in, ", ") + ")"
+		}
+	}
+	what := role
+	if instance != "" {
+		what += " " + instance
+	}
+	list := strings.Join(names, ", ")
+	if list == "" {
+		list = "none"
+	}
+	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, list)}
+}
+
 // ParamError is a request error that names the parameter at fault.
 type ParamError struct {
 	Field   string
@@ -497,6 +553,9 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		return
 	}
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
+	if err == nil {
+		err = m.declared(role, inst)
+	}
 	if err != nil {
 		done(msg.AdoptNodeResponse{}, err)
 		return

@@ -48,6 +48,30 @@ func TestNormalizeRole(t *testing.T) {
 	}
 }
 
+// With a robot type, the declared roles list groups a role's instances.
+func TestAdoptionRefusesUndeclaredRoles(t *testing.T) {
+	m := &Manager{o: Options{RobotType: "saint-T-0L10A2G3H0W", Roles: []RoleChoice{
+		{"head", "head", ""}, {"arms_left", "arms", "left"}, {"arms_right", "arms", "right"}, {"tracks", "tracks", ""},
+	}}}
+	for _, ok := range [][2]string{{"head", ""}, {"arms", "right"}, {"tracks", ""}} {
+		if err := m.declared(ok[0], ok[1]); err != nil {
+			t.Errorf("%s %s refused: %v", ok[0], ok[1], err)
+		}
+	}
+	const want = "role: robot type saint-T-0L10A2G3H0W has no limb neck: its robot configuration declares head, arms (instance left, right), tracks"
+	var pe *ParamError
+	if err := m.declared("limb", "neck"); !errors.As(err, &pe) || pe.Field != "role" || err.Error() != want {
+		t.Errorf("limb neck: %v, want %q", err, want)
+	}
+	if err := m.declared("console", ""); err == nil {
+		t.Error("console accepted")
+	}
+	// Without a robot type, anything.
+	if err := (&Manager{}).declared("limb", "tail"); err != nil {
+		t.Errorf("without a robot type: %v", err)
+	}
+}
+
 func TestRegistryFollowsWhatNodesSay(t *testing.T) {
 	ex := executor.NewVirtual()
 	b := mem.New()

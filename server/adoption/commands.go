@@ -24,8 +24,8 @@ type commands struct {
 
 // Register adds the Manager to h as a component and installs the
 // management commands on nodes: list_unadopted, list_adopted,
-// get_gpio_status, adopt_node, reset_node, get_node_info, set_node_name,
-// firmware_status and trigger_update.
+// get_gpio_status, list_roles, adopt_node, reset_node, get_node_info,
+// set_node_name, firmware_status and trigger_update.
 func Register(h *feature.Host, m *Manager) {
 	h.Add(m)
 	s := &commands{h: h, m: m}
@@ -33,6 +33,7 @@ func Register(h *feature.Host, m *Manager) {
 	g.Handle("management", "list_unadopted", s.listUnadopted)
 	g.Handle("management", "list_adopted", s.listAdopted)
 	g.Handle("management", "get_gpio_status", s.getGPIOStatus)
+	g.Handle("management", "list_roles", s.listRoles)
 	g.Handle("management", "adopt_node", s.adoptNode)
 	g.Handle("management", "reset_node", s.resetNode)
 	g.Handle("management", "get_node_info", s.getNodeInfo)
@@ -129,6 +130,17 @@ func (s *commands) getGPIOStatus(ctx context.Context, _ *ws.Client, raw json.Raw
 		return u.Status, nil
 	}
 	return nil, fmt.Errorf("node %s did not answer the GPIO probe: %v", id, err)
+}
+
+// listRoles answers which roles adopt_node takes: those the robot type
+// declares, or any role (any_role) when the server runs without one.
+func (s *commands) listRoles(context.Context, *ws.Client, json.RawMessage) (any, error) {
+	robotType, roles := s.m.Roles()
+	anyRole := roles == nil
+	if anyRole {
+		roles = []RoleChoice{}
+	}
+	return map[string]any{"robot_type": robotType, "any_role": anyRole, "roles": roles}, nil
 }
 
 func (s *commands) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {

@@ -441,4 +441,23 @@ func TestConsoleReadsOnlyWhatItShows(t *testing.T) {
 		}
 		_ = sub.Unsubscribe()
 	}
+	// The alerts it shows are the server's to send, though under its
+	// prefix: the console raises its own on its node's alert topic.
+	for subject, want := range map[string]bool{
+		"saint.console.alerts":        false,
+		"saint.nodes.console-1.alert": true,
+		"saint.nodes.head-1.alert":    false,
+	} {
+		sub, err := w.SubscribeSync(subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Flush()
+		_ = console.nc.Publish(subject, []byte(`{"level":"critical","message":"x","source":"server"}`))
+		got := received(t, sub, console.nc, w)
+		if want != (len(got) == 1) {
+			t.Errorf("the console publishing on %s: delivered %q, want delivered %v", subject, got, want)
+		}
+		_ = sub.Unsubscribe()
+	}
 }

@@ -11,13 +11,15 @@ import (
 
 // commandTopics are, per role, the topics under the role's prefix that
 // others send it: the node subscribes to them and may not publish on them
-// (a node cannot forge its own commands either).
+// (a node cannot forge its own commands either). The console's alerts are
+// the server's to send: each names the node that raised it on its own
+// alert topic.
 var commandTopics = map[string][]string{
 	msg.RoleHead:    {"cmd", "camera.cmd"},
 	msg.RoleArms:    {"cmd", "gripper.cmd"},
 	msg.RoleTracks:  {"cmd_vel", "estop"},
 	msg.RoleBalance: {"cmd_vel", "estop", "arm"},
-	msg.RoleConsole: {"display"},
+	msg.RoleConsole: {"display", "alerts"},
 }
 
 // motorCommand is the motor middleware's command topic (head and arms), at
@@ -90,8 +92,10 @@ func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissi
 		prefix+".>",
 		// Its own role's configuration, during the adoption.
 		s.service(msg.NodeRoleConfigService(id)),
-		// Any role's power monitor and faults raise console alerts.
-		s.topic(msg.TopicConsoleAlerts),
+		// Any role's power monitor and faults raise console alerts, on
+		// the node's own topic: the server relays them to the console
+		// naming this node.
+		s.topic(msg.NodeAlertTopic(id)),
 	)
 	for _, c := range append(commandTopics[role], motorCommand...) {
 		p.Publish.Deny = append(p.Publish.Deny, prefix+"."+c)

@@ -5,7 +5,8 @@
 // what the robot did through the WebSocket API:
 //
 //   - a node adopted on the adopt page (role, arm side, display name) moves
-//     to the adopted table, and the server has it in that role;
+//     to the adopted table, and the server has it in that role; run as the
+//     humanoid robot type, the adopt page offers only its five limbs;
 //   - a route created in the route editor shows a live preview that follows
 //     both the mapping (its scale) and the input (WebSocket head moves), and
 //     is saved with the edited mapping;

@@ -197,3 +197,35 @@ func TestRobotPageDrawsTheHumanoid(t *testing.T) {
 		t.Errorf("%d limbs drawn after the neck went quiet, want all 5 (the neck where it was)", len(stale.Drawn["front"]))
 	}
 }
+
+// TestAdoptPageOffersTheRobotTypesRoles: run as the humanoid, the adopt
+// page offers only the five limbs its robot configuration declares, and
+// says why.
+func TestAdoptPageOffersTheRobotTypesRoles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs saint-sim and Chromium")
+	}
+	t.Parallel()
+	ctx := browser(t)
+	s := startSim(t, "--robot-type", "pi_plus-S-12L8A0G2H0W")
+	api := dialAPI(t, s, "")
+	bustest.CheckFor(t, stepTimeout, 50*time.Millisecond, func() error {
+		var u nodeList
+		if err := api.call("management", "list_unadopted", nil, &u); err != nil {
+			return err
+		}
+		if !u.has("sim-neck") {
+			return fmt.Errorf("sim-neck not announced yet: %+v", u)
+		}
+		return nil
+	})
+	p := newPage(t, ctx)
+	p.open(s.url("/nodes/adopt/sim-neck"), "#adopt-form")
+	got := p.eval(`[...document.querySelectorAll('#adopt-form input[name=role]')].map((r) => r.value).join(' ')`)
+	if want := "limb:leg_left limb:leg_right limb:arm_left limb:arm_right limb:neck"; got != want {
+		t.Errorf("the adopt page offers %q, want the humanoid's limbs %q", got, want)
+	}
+	if note := p.eval(`(document.querySelector('#adopt-robot-type') || {textContent: ''}).textContent`); !strings.Contains(note, "pi_plus-S-12L8A0G2H0W") {
+		t.Errorf("the adopt page's note %q does not name the robot type", note)
+	}
+}

@@ -14,6 +14,9 @@ const HEADER = [null,
 
 const USE_LETTER = { i2c: 'I', pwm: 'P', spi: 'S', uart: 'U', input: 'i', output: 'O' };
 
+// ROLES are the roles the adopt page offers when the server runs without a
+// robot type (list_roles says any_role), and the labels of those a robot
+// type declares.
 const ROLES = [
   { value: 'head', instance: '', label: 'Head', text: 'Pan/tilt/roll articulation, camera' },
   { value: 'arms', instance: 'left', label: 'Arms Left', text: 'Left arm joint control, gripper' },
@@ -29,6 +32,22 @@ const ROLES = [
   { value: 'limb', instance: 'arm_right', label: 'Arm Right (limb)', text: 'Humanoid limb: four CAN actuators' },
   { value: 'limb', instance: 'neck', label: 'Neck', text: 'Humanoid limb: two CAN actuators' },
 ];
+
+// roleChoices are the roles to offer, from list_roles: every one of ROLES
+// without a robot type, else those the robot type declares, labelled from
+// ROLES where it has them.
+function roleChoices(declared) {
+  if (declared.any_role) return { robotType: '', roles: ROLES };
+  const roles = declared.roles.map((d) => ROLES.find((r) => r.value === d.role && r.instance === (d.instance || '')) ||
+    { value: d.role, instance: d.instance || '', label: roleLabel(d.role, d.instance), text: d.key });
+  return { robotType: declared.robot_type, roles };
+}
+
+// declaredNote says why only some roles are offered.
+function declaredNote(robotType) {
+  if (!robotType) return null;
+  return h('p', { class: 'muted', id: 'adopt-robot-type' }, `The roles robot type ${robotType} declares.`);
+}
 
 // gpioHeader draws the 40-pin header with each pin's detected use.
 export function gpioHeader(pins) {
@@ -330,9 +349,11 @@ export function adoptPage({ api, toast, go }, view, id) {
   let alive = true;
   (async () => {
     let node;
+    let choices;
     try {
-      const u = await api.management('list_unadopted');
+      const [u, declared] = await Promise.all([api.management('list_unadopted'), api.management('list_roles')]);
       node = u.nodes.find((n) => n.node_id === id);
+      choices = roleChoices(declared);
     } catch (err) { view.append(h('p', { class: 'alert' }, err.message)); return; }
     if (!node) {
       view.append(h('p', { class: 'alert', id: 'adopt-missing' }, `${id} is not waiting for adoption. `, h('a', { href: '#/nodes' }, 'Back to the nodes')));
@@ -353,7 +374,7 @@ export function adoptPage({ api, toast, go }, view, id) {
     let chosen = null;
     let nameTouched = false;
     nameInput.addEventListener('input', () => { nameTouched = true; });
-    const radios = ROLES.map((r, i) => h('label', {},
+    const radios = choices.roles.map((r, i) => h('label', {},
       h('input', { type: 'radio', name: 'role', value: `${r.value}:${r.instance}`, id: `role-${r.value}${r.instance ? '-' + r.instance : ''}`,
         'data-field': i === 0 ? 'role' : null,
         onchange: () => {
@@ -383,7 +404,8 @@ export function adoptPage({ api, toast, go }, view, id) {
         submit.textContent = `Adopt as ${chosen.label}`;
       }
     } },
-    h('fieldset', { class: 'roles' }, h('legend', {}, 'Role'), radios),
+    h('fieldset', { class: 'roles' }, h('legend', {}, 'Role'),
+      declaredNote(choices.robotType), radios),
     field('Display name', nameInput),
     h('p', { class: 'form-error', role: 'alert' }),
     h('div', { class: 'actions' }, h('a', { class: 'button', href: '#/nodes' }, 'Cancel'), submit));
