@@ -75,6 +75,11 @@ func TestAdoptionOnlyIntoDeclaredRoles(t *testing.T) {
 			t.Errorf("adopt_node %v: %s on field %q: %q; want refused on role, listing %s", p, resp.Status, resp.Error.Field, resp.Message, declared)
 		}
 	}
+	// Without a role, the error lists the robot type's roles, not the
+	// reference robot's.
+	if resp := c.call("adopt_node", map[string]any{"node_id": "n-limb"}); resp.Error.Field != "role" || !strings.Contains(resp.Message, declared) || strings.Contains(resp.Message, "tracks") {
+		t.Errorf("adopt_node without a role: on field %q: %q; want required on role, listing %s", resp.Error.Field, resp.Message, declared)
+	}
 	if got := c.ids("list_adopted"); len(got) != 0 {
 		t.Fatalf("adopted after refusals: %v", got)
 	}

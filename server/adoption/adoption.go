@@ -467,14 +467,28 @@ func (m *Manager) declared(role, instance string) error {
 	if m.o.Roles == nil {
 		return nil
 	}
-	// "head, arms (instance left, right), tracks": each role once, in
-	// the robot's order, with its instances.
-	var order []string
-	instances := map[string][]string{}
 	for _, c := range m.o.Roles {
 		if c.Role == role && c.Instance == instance {
 			return nil
 		}
+	}
+	what := role
+	if instance != "" {
+		what += " " + instance
+	}
+	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
+}
+
+// declaredList names the declared roles for an error: each role once, in
+// the robot's order, with its instances ("limb (instance leg_left,
+// neck)"), or every role when the server runs without a robot type.
+func (m *Manager) declaredList() string {
+	if m.o.Roles == nil {
+		return "head, arms_left, arms_right, tracks, console or balance"
+	}
+	var order []string
+	instances := map[string][]string{}
+	for _, c := range m.o.Roles {
 		if _, ok := instances[c.Role]; !ok {
 			order = append(order, c.Role)
 			instances[c.Role] = nil
@@ -490,15 +504,10 @@ func (m *Manager) declared(role, instance string) error {
 			names[i] += " (instance " + strings.Join(in, ", ") + ")"
 		}
 	}
-	what := role
-	if instance != "" {
-		what += " " + instance
+	if len(names) == 0 {
+		return "none"
 	}
-	list := strings.Join(names, ", ")
-	if list == "" {
-		list = "none"
-	}
-	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, list)}
+	return strings.Join(names, ", ")
 }
 
 // ParamError is a request error that names the parameter at fault.

@@ -152,7 +152,7 @@ func (s *commands) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMess
 		return nil, ws.ParamError("node_id", "required")
 	}
 	if req.Role == "" {
-		return nil, ws.ParamError("role", "required; want head, arms_left, arms_right, tracks, console or balance")
+		return nil, ws.ParamError("role", "required; want %s", s.m.declaredList())
 	}
 	req.AssignedBy = "admin"
 	resp, err := feature.Await(ctx, s.h, func(finish func(msg.AdoptNodeResponse, error)) {
