@@ -13,23 +13,30 @@ const ContactPoints = 4
 // contactLaw is the ground's friction law with its constants worked out
 // once.
 type contactLaw struct {
-	mu, muLat       float64 // μ, μ_lat
+	mu2, muLat2     float64 // μ², μ_lat²
 	invSlip, invLat float64 // 1/s₀, 1/s_lat
 }
 
 func (p Params) contactLaw() contactLaw {
-	return contactLaw{mu: p.Friction, muLat: p.LateralFriction, invSlip: 1 / p.SlipVelocity, invLat: 1 / p.LateralSlip}
+	return contactLaw{mu2: p.Friction * p.Friction, muLat2: p.LateralFriction * p.LateralFriction, invSlip: 1 / p.SlipVelocity, invLat: 1 / p.LateralSlip}
 }
 
 // force is ContactForce with the law's constants.
 func (c *contactLaw) force(n, sx, sy float64) (fx, fy float64) {
-	ex, ey := c.mu*c.mu*sx, c.muLat*c.muLat*sy
+	ex, ey := c.mu2*sx, c.muLat2*sy
 	e := math.Sqrt(ex*sx + ey*sy)
 	if e == 0 {
 		return 0, 0
 	}
 	qx, qy := sx*c.invSlip, sy*c.invLat
-	g := n * math.Tanh(math.Sqrt(qx*qx+qy*qy)) / e
+	q2 := qx*qx + qy*qy
+	// Beyond 20 the tanh is 1 to the last bit: points sliding sideways
+	// in a turn skip the exponential.
+	th := 1.0
+	if q2 < 400 {
+		th = math.Tanh(math.Sqrt(q2))
+	}
+	g := n * th / e
 	return g * ex, g * ey
 }
 

@@ -313,3 +313,13 @@ func TestContactPatchSpin(t *testing.T) {
 	}
 	t.Logf("spin: %.4f rad/s, Coulomb patch %.4f, ideal drive %.4f", r, lo, vt/b)
 }
+
+// BenchmarkStepSpin turns in place at about 2 rad/s, where most of the
+// contact points slide sideways.
+func BenchmarkStepSpin(b *testing.B) {
+	tr := New(Default())
+	drive(tr, 1, -0.4, 0.4)
+	for i := 0; i < b.N; i++ {
+		tr.Step(dt)
+	}
+}
