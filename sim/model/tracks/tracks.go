@@ -255,6 +255,11 @@ func (t *Tracks) Step(dt float64) {
 // atRest reports whether every state derivative is exactly zero: the base
 // stands still, unpushed, with no current and no voltage on its motors.
 func (t *Tracks) atRest() bool {
+	// A turning motor or body moves an angle: no need to evaluate the
+	// derivative to know it is not zero.
+	if t.x[sWL] != 0 || t.x[sWR] != 0 || t.x[sYawRate] != 0 {
+		return false
+	}
 	t.deriv(0, t.x[:], t.scratch[:])
 	for _, d := range t.scratch {
 		if d != 0 {
