@@ -436,9 +436,9 @@ func (t *Tracks) trackSpeeds(vw [2]float64) [2]float64 {
 // up its turning resistance (turning slowly, the tracks scrub sideways
 // with little force) turns the base with all of it. With the difference
 // ramped, the reference lags the ramped (v, ω) by
-// 2·turn_slip/(gauge·max_angular_accel) (22 ms for 0.018 m/s of slip) and
-// by (gauge_factor − 1) of the turn rate's ramp, which it makes up as the
-// turn rate comes to its target, and stopping as long.
+// 2·turn_slip/(gauge·max_angular_accel) (22 ms for 0.018 m/s of slip)
+// and, with a gauge_factor above 1, by a part of the turn rate's ramp that
+// it makes up once the turn rate is at its target; a stop lags as long.
 func (t *Tracks) rampTracks(want [2]float64, dt float64) [2]float64 {
 	cur := t.trackRef
 	mean := rampTo((cur[0]+cur[1])/2, (want[0]+want[1])/2, t.cfg.maxLinearAccel, dt)
