@@ -82,7 +82,7 @@ func (t *Tracks) middleware() bool {
 		}
 	}
 	if coast {
-		t.target, t.ref, t.haveCmd = [2]float64{}, [2]float64{}, false
+		t.target, t.ref, t.trackRef, t.haveCmd = [2]float64{}, [2]float64{}, [2]float64{}, false
 		for side := range t.loops {
 			t.loops[side].reset()
 		}

@@ -25,8 +25,9 @@ import (
 // Every control period it measures each track's speed from its encoder,
 // ramps the commanded body velocity (v, ω) within the acceleration limits
 // towards the last cmd_vel (or to zero once cmd_timeout_ms has passed
-// without one), turns it into track speeds and runs each track's speed
-// loop (speedLoop) to set its H-bridge duty. An emergency stop or a supply
+// without one), turns it into track speeds, ramps those too (rampTracks:
+// the turn slip must not jerk the base) and runs each track's speed loop
+// (speedLoop) to set its H-bridge duty. An emergency stop or a supply
 // cutoff disables both H-bridges at once (the motors coast: no driver
 // fault can power them) and drops the command; driving resumes on a fresh
 // cmd_vel after the stop is cleared or the supply has recovered.
@@ -50,6 +51,7 @@ type Tracks struct {
 	cmdAt    time.Time  // when the last cmd_vel came
 	haveCmd  bool
 	ref      [2]float64       // v and ω on their way to target, within the acceleration limits
+	trackRef [2]float64       // left and right track speeds on their way to trackSpeeds(ref), m/s
 	speed    [2]float64       // measured track speeds, m/s
 	current  [2]float64       // each bridge's supply current, A (0 without motor_current)
 	currentS [2]*ina219.Dev   // the per-track current sensors, nil when not fitted
@@ -304,7 +306,7 @@ func (t *Tracks) hold() {
 	if t.mw != nil {
 		t.heldAt = t.mw.Accepted()
 	}
-	t.target, t.ref, t.haveCmd = [2]float64{}, [2]float64{}, false
+	t.target, t.ref, t.trackRef, t.haveCmd = [2]float64{}, [2]float64{}, [2]float64{}, false
 	// The reference starts again from rest: its observer must not
 	// remember the speed it had when the drive stopped.
 	for side := range t.refObservers {
@@ -367,16 +369,15 @@ func (t *Tracks) control() {
 		target = [2]float64{}
 	}
 	t.target = target
-	prev := t.ref
 	t.ref[0] = rampTo(t.ref[0], target[0], t.cfg.maxLinearAccel, dt)
 	t.ref[1] = rampTo(t.ref[1], target[1], t.cfg.maxAngularAccel, dt)
-	refs := t.trackSpeeds(t.ref)
-	before := t.trackSpeeds(prev)
+	before := t.trackRef
+	refs := t.rampTracks(t.trackSpeeds(t.ref), dt)
 	accs := [2]float64{(refs[0] - before[0]) / dt, (refs[1] - before[1]) / dt}
 
 	// At rest with nothing to do the bridges brake (both low sides on)
 	// rather than let the loop's integral creep against friction.
-	idle := target == [2]float64{} && t.ref == [2]float64{} &&
+	idle := target == [2]float64{} && t.ref == [2]float64{} && refs == [2]float64{} &&
 		math.Abs(t.speed[0]) < standstill && math.Abs(t.speed[1]) < standstill
 	t.checkStall(refs, dt)
 	if !t.motorsEnabled() {
@@ -422,6 +423,28 @@ func (t *Tracks) trackSpeeds(vw [2]float64) [2]float64 {
 	d := t.cfg.Drive
 	half := d.effectiveGauge()/2*vw[1] + d.TurnSlip*math.Tanh(vw[1]/turnRateScale)
 	return [2]float64{vw[0] - half, vw[0] + half}
+}
+
+// rampTracks moves the track speed references towards want (left, right;
+// m/s) within the acceleration limits and returns them: their mean, the
+// body's speed, by at most max_linear_accel·dt, and their difference by at
+// most gauge·max_angular_accel·dt, the difference that turns a base whose
+// tracks do not slip (the fastest they can turn it) at the limit. The
+// ramped (v, ω) alone would not hold the limit: trackSpeeds adds the turn
+// slip over the first turnRateScale of a turn, a step in a few ms, and
+// widens the gauge by gauge_factor, while a floor that has not yet built
+// up its turning resistance (turning slowly, the tracks scrub sideways
+// with little force) turns the base with all of it. With the difference
+// ramped, the reference lags the ramped (v, ω) by
+// 2·turn_slip/(gauge·max_angular_accel) (22 ms for 0.018 m/s of slip)
+// and, with a gauge_factor above 1, by a part of the turn rate's ramp that
+// it makes up once the turn rate is at its target; a stop lags as long.
+func (t *Tracks) rampTracks(want [2]float64, dt float64) [2]float64 {
+	cur := t.trackRef
+	mean := rampTo((cur[0]+cur[1])/2, (want[0]+want[1])/2, t.cfg.maxLinearAccel, dt)
+	diff := rampTo(cur[1]-cur[0], want[1]-want[0], t.cfg.Drive.Gauge*t.cfg.maxAngularAccel, dt)
+	t.trackRef = [2]float64{mean - diff/2, mean + diff/2}
+	return t.trackRef
 }
 
 // bodyYawRate is the turn rate of the base whose tracks differ by diff

@@ -12,42 +12,41 @@
 // current plus what the bridges pass on, and sags by R_int·I_bat.
 //
 // Each track's surface moves at v_t = ω/N·r_s (motor speed ω, gear ratio N,
-// sprocket radius r_s). The ground under it moves at v ∓ ψ'·B/2 (body
-// speed v, yaw rate ψ', gauge B). Their difference is the slip s, and the
-// track pushes on the floor with a regularised Coulomb force
-//
-//	F = μ·(m·g/2)·tanh(s/s₀)
-//
-// which reacts on its motor as a load torque F·r_s/N (the track's inertia is
-// added to the rotor's as J_t/N²). The body, with a lateral velocity for
-// when it is pushed sideways, moves as
-//
-//	m·(v' − v_y·ψ') = F_L + F_R − C_rr·m·g·tanh(v/0.01) + F_push,x
-//	m·(v_y' + v·ψ') = −μ_lat·m·g·tanh(v_y/s_lat) + F_push,y
-//	I_z·ψ''        = (F_R − F_L)·B/2 − μ_lat·m·g·l/4·tanh(ψ'·l/2/s_lat)
-//
-// where the last term is the classic skid-steer turning resistance of
-// tracks of contact length l scraping sideways. With l = 0 the base is an
-// ideal differential drive: it follows v = (v_L + v_R)/2, ψ' = (v_R − v_L)/B.
-//
-// These laws act each on its own, so a track slipping along and across at
-// once gets both in full. With Params.ContactPatch the ground's forces are
-// instead those of a contact patch: ContactPoints points per track, at the
-// midpoints of equal segments of l, each carrying m·g/(2·ContactPoints),
-// each slipping at (s_x, s_y) = (v_t − (v − ψ'·y), −(v_y + ψ'·x)) and
-// pushed by anisotropic Coulomb friction sharing one elliptic cone
-// (ContactForce):
+// sprocket radius r_s) and touches the floor at ContactPoints points, the
+// midpoints of equal segments of its contact length l, each carrying
+// m·g/(2·ContactPoints). Under a point at (x, y) in the body frame (x
+// ahead of the middle, y = ±B/2 to the left, B the gauge) the ground moves
+// at (v − ψ'·y, v_y + ψ'·x) (body speed v, lateral speed v_y, yaw rate
+// ψ'), so the point slips at (s_x, s_y) = (v_t − (v − ψ'·y), −(v_y + ψ'·x))
+// and the floor pushes it by anisotropic Coulomb friction sharing one
+// elliptic cone (ContactForce):
 //
 //	(F_x, F_y) = N·tanh(|(s_x/s₀, s_y/s_lat)|)·(μ²·s_x, μ_lat²·s_y)/|(μ·s_x, μ_lat·s_y)|
 //
-// summed into the traction of each track, the lateral force and the yaw
-// moment. Slipping one way only it is the laws above; turning in place the
-// points scrub sideways and along at once, and the base turns at the rate
-// where their moments balance (0.91 of the ideal drive's for the Default
-// base), which MuJoCo's contacts confirm (sim/oracle/mujoco) and the
-// default laws overestimate by 5 %. It is opt-in because the tracks role is
-// tuned on the default laws: with the patch its spin's start overshoots
-// the role's 4 rad/s² angular-acceleration limit (5.3 rad/s² over 20 ms).
+// Each track's F_x, summed, is its traction, which reacts on its motor as a
+// load torque F·r_s/N (the track's inertia is added to the rotor's as
+// J_t/N²). The body moves as
+//
+//	m·(v' − v_y·ψ') = ΣF_x − C_rr·m·g·tanh(v/0.01) + F_push,x
+//	m·(v_y' + v·ψ') = ΣF_y + F_push,y
+//	I_z·ψ''        = Σ(x·F_y − y·F_x)
+//
+// Slipping one way only a track pushes with μ·(m·g/2)·tanh(s_x/s₀) along
+// or μ_lat·(m·g/2)·tanh(s_y/s_lat) across. Turning in place its points
+// scrub along and across at once, sharing the cone, and the base turns at
+// the rate where their moments balance: 0.91 of an ideal differential
+// drive's ((v_R − v_L)/B) for the Default base, in proportion to the turn
+// rate as for tracks of hard Coulomb friction, which MuJoCo's contacts
+// confirm (sim/oracle/mujoco). With l = 0 the base touches the floor at
+// one point under each sprocket, no moment resists its turning and it is
+// an ideal differential drive: v = (v_L + v_R)/2, ψ' = (v_R − v_L)/B.
+//
+// A turning resistance of its own (a fixed moment μ_lat·m·g·l/4, as in
+// the classic skid-steer model, beside traction and lateral friction each
+// on its own) was the model's law before: it gave a track slipping along
+// and across at once both forces in full, turned in place 5 % faster than
+// MuJoCo's contacts and held the base back as a fixed moment at the start
+// of every turn.
 // The tanh regularisation lets a body pushed below its grip creep at
 // s·atanh(F/F_max) (a few mm/s sideways with s_lat); that is the price of
 // smooth equations an explicit integrator can step.

@@ -39,12 +39,6 @@ type Params struct {
 	EncoderCPR        float64 // counts per sprocket revolution
 	Battery           battery.Params
 	QuiescentA        float64 // A drawn by the electronics
-	// ContactPatch makes the ground's forces those of ContactPoints
-	// points per track sharing one friction cone each (ContactForce),
-	// which agree with MuJoCo's contacts through turns in place; without
-	// it (the default, on which the tracks role is tuned) traction, lateral
-	// friction and turning resistance act each on its own.
-	ContactPatch bool
 }
 
 // Default is the base described in the package doc.
@@ -189,20 +183,13 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	}
 	vt := t.bat.Terminal(ib)
 	t.batI = ib
-	half := [2]float64{-p.Gauge / 2, p.Gauge / 2}
 	var fy, mz float64
 	for s := 0; s < 2; s++ {
 		i, w := x[3*s], x[3*s+1]
 		vTrack := w / p.GearRatio * p.SprocketRadius
-		var f float64
-		if p.ContactPatch {
-			var lat, m float64
-			f, lat, m = t.track(s, vTrack, x[sVel], x[sVelY], x[sYawRate])
-			fy += lat
-			mz += m
-		} else {
-			f = p.Traction(vTrack - (x[sVel] + half[s]*x[sYawRate]))
-		}
+		f, lat, m := t.track(s, vTrack, x[sVel], x[sVelY], x[sYawRate])
+		fy += lat
+		mz += m
 		t.force[s] = f
 		load := f * p.SprocketRadius / p.GearRatio
 		if t.open(s) {
@@ -223,10 +210,6 @@ func (t *Tracks) derivative(_ float64, x, d []float64) {
 	px := cos*t.push[0] + sin*t.push[1]
 	py := -sin*t.push[0] + cos*t.push[1]
 	fx := t.force[Left] + t.force[Right] - p.Rolling(x[sVel]) + px
-	if !p.ContactPatch {
-		fy = -p.Lateral(x[sVelY])
-		mz = (t.force[Right]-t.force[Left])*p.Gauge/2 - p.TurnResistance(x[sYawRate])
-	}
 	fy += py
 	d[sVel] = fx/p.Mass + x[sVelY]*x[sYawRate]
 	d[sVelY] = fy/p.Mass - x[sVel]*x[sYawRate]
@@ -272,6 +255,11 @@ func (t *Tracks) Step(dt float64) {
 // atRest reports whether every state derivative is exactly zero: the base
 // stands still, unpushed, with no current and no voltage on its motors.
 func (t *Tracks) atRest() bool {
+	// A turning motor or body moves an angle: no need to evaluate the
+	// derivative to know it is not zero.
+	if t.x[sWL] != 0 || t.x[sWR] != 0 || t.x[sYawRate] != 0 {
+		return false
+	}
 	t.deriv(0, t.x[:], t.scratch[:])
 	for _, d := range t.scratch {
 		if d != 0 {
