@@ -148,6 +148,15 @@ func hasCap(bit uint) bool {
 // eventfd) on the calling thread: the kernel's high-resolution timer wakes
 // the real-time thread itself, with no timer slack for a SCHED_FIFO thread,
 // and Wake writes the eventfd.
+//
+// The ppoll is an ordinary system call, during which the Go scheduler may
+// give the goroutine's processor (P) to other goroutines; back from it, the
+// loop may wait for a P behind busy goroutines of its own process. A raw
+// system call that keeps the P was measured and is worse under every load:
+// the runtime takes the P back anyway (sysmon every 10 ms, the collector
+// several times a cycle), and a locked goroutine regains it only through
+// another, ordinary-priority thread (docs/performance.md, "Real-time loop
+// jitter").
 type Waiter struct {
 	fd  int
 	buf [8]byte
@@ -162,16 +171,30 @@ func NewWaiter() (*Waiter, error) {
 	return &Waiter{fd: fd}, nil
 }
 
-// Wait implements executor.Waiter.
+// Wait implements executor.Waiter. A signal delivered to the thread (the Go
+// runtime's preemption signal, a profiler's, a child's exit) interrupts
+// ppoll with EINTR: Wait then sleeps again for what is left, since
+// returning early would leave the executor polling the clock, at real-time
+// priority, until a deadline that may be minutes away.
 func (w *Waiter) Wait(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	ts := unix.NsecToTimespec(int64(d))
+	end := time.Now().Add(d)
 	fds := [1]unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
-	n, _ := unix.Ppoll(fds[:], &ts, nil)
-	if n > 0 {
-		_, _ = unix.Read(w.fd, w.buf[:]) // consume the wake-up
+	for {
+		ts := unix.NsecToTimespec(int64(d))
+		n, err := unix.Ppoll(fds[:], &ts, nil)
+		if n > 0 {
+			_, _ = unix.Read(w.fd, w.buf[:]) // consume the wake-up
+			return
+		}
+		if !errors.Is(err, unix.EINTR) {
+			return // the deadline, or a failure the executor's polling covers
+		}
+		if d = time.Until(end); d <= 0 {
+			return
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package rt
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,4 +129,134 @@ func TestWaiterWakesAndKeepsTheLoopAllocationFree(t *testing.T) {
 	if allocs := after.Mallocs - before.Mallocs; allocs > uint64(periods)/10 {
 		t.Errorf("%d allocations in %d periods with the kernel Waiter, want none per period", allocs, periods)
 	}
+}
+
+// sleepingLoop starts a goroutine that enters real-time mode (as far as
+// permitted) and waits an hour in w. It returns the goroutine's thread id
+// once the thread sleeps in the kernel, and a channel closed when Wait
+// returns.
+func sleepingLoop(t *testing.T, w *Waiter) (tid int, returned <-chan struct{}) {
+	t.Helper()
+	done := make(chan struct{})
+	tids := make(chan int, 1)
+	go func() {
+		defer close(done)
+		Enter(Options{CPU: DefaultCPU(), NoMemoryLock: true})
+		tids <- unix.Gettid()
+		w.Wait(time.Hour)
+	}()
+	tid = <-tids
+	// Wait until the thread is asleep (state S), so that what the test
+	// does next reaches it inside ppoll rather than before.
+	for i := 0; ; i++ {
+		if threadState(tid) == 'S' {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatal("Wait(time.Hour) returned at once")
+		default:
+		}
+		if i == 5000 {
+			t.Fatal("the waiting thread never went to sleep")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return tid, done
+}
+
+// threadState reads a thread's scheduling state ('R', 'S', …) from
+// /proc/self/task/TID/stat; 0 when it cannot.
+func threadState(tid int) byte {
+	data, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The state follows the command name, which is in parentheses.
+	if i := bytes.LastIndexByte(data, ')'); i >= 0 && i+2 < len(data) {
+		return data[i+2]
+	}
+	return 0
+}
+
+// stillWaiting fails the test if Wait has returned; a correct Wait of an
+// hour never returns without a Wake, so how long it looks only bounds how
+// late a wrongly returned Wait is noticed.
+func stillWaiting(t *testing.T, returned <-chan struct{}, after string) {
+	t.Helper()
+	select {
+	case <-returned:
+		t.Fatalf("Wait(time.Hour) returned after %s, with no Wake", after)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// wakes checks that Wake ends a wait that has an hour left.
+func wakes(t *testing.T, w *Waiter, returned <-chan struct{}) {
+	t.Helper()
+	w.Wake()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wake did not end a Wait with an hour left")
+	}
+}
+
+// TestWaiterWakeEndsALongWait checks that Wake ends a Wait that is asleep
+// in the kernel.
+func TestWaiterWakeEndsALongWait(t *testing.T) {
+	w, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, returned := sleepingLoop(t, w)
+	wakes(t, w, returned)
+}
+
+// TestWaiterSleepsThroughSignals sends signals to the waiting thread, as
+// the Go runtime (preemption), a profiler or a child's exit do: the wait
+// goes on to its deadline rather than returning and leaving the executor
+// to poll the clock at real-time priority until then.
+func TestWaiterSleepsThroughSignals(t *testing.T) {
+	w, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tid, returned := sleepingLoop(t, w)
+	for i := 0; i < 3; i++ {
+		if err := unix.Tgkill(unix.Getpid(), tid, unix.SIGURG); err != nil {
+			t.Fatal(err)
+		}
+		stillWaiting(t, returned, "a signal")
+	}
+	wakes(t, w, returned)
+}
+
+// TestCollectorRunsWhileTheLoopWaits runs garbage collections, each
+// stopping the world twice, while a real-time loop sleeps in the Waiter
+// with an hour to go: they complete, the loop sleeps on, and a Wake still
+// ends its wait.
+func TestCollectorRunsWhileTheLoopWaits(t *testing.T) {
+	w, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, returned := sleepingLoop(t, w)
+	collected := make(chan struct{})
+	go func() {
+		for i := 0; i < 10; i++ {
+			runtime.GC()
+		}
+		close(collected)
+	}()
+	select {
+	case <-collected:
+	case <-time.After(60 * time.Second):
+		t.Fatal("10 garbage collections did not complete while the loop waited")
+	}
+	stillWaiting(t, returned, "garbage collections")
+	wakes(t, w, returned)
 }
