@@ -14,8 +14,8 @@
 //	dnsmasq/saint-internal.conf.in DHCP and DNS for 192.168.10.0/24
 //	polkit/50-saint-power.rules    the server's shutdown and reboot commands
 //
-// The package has no Go code: its tests run shellcheck on the scripts
-// (skipped, saying so, when shellcheck is not installed), systemd-analyze
+// The package has no Go code: its tests run shellcheck on every script
+// (make test installs it; skipped, saying so, when it is missing), systemd-analyze
 // verify on the units when it is available, check the units' restart,
 // rollback and device settings, and run the scripts in dry-run mode
 // (SAINT_DRY_RUN=1) to check the commands and configuration they produce.

@@ -21,7 +21,11 @@
 //     connection, and one source address may have 16 connected.
 //   - Adoption (Grant) binds the node's key to its id and grants its role's
 //     subjects: publish under its topic prefix (never its own command
-//     topics), subscribe to them, serve its role's services. Un-adoption
+//     topics), raise alerts on its own saint.nodes.<id>.alert, fetch its
+//     own role configuration, subscribe to its prefix, serve its role's
+//     services; the console also reads the router's status, the nodes'
+//     status and the roles' power topics, and nothing else outside its
+//     prefix. Un-adoption
 //     (Revoke) takes them away. Grants are kept in nodes.json, so a server
 //     restart keeps adopted nodes working; a changed grant takes effect by
 //     closing the node's connection, which reconnects at once under the
@@ -29,5 +33,6 @@
 //
 // A key the Authority does not know is refused, as is a node id whose
 // adoption belongs to another key. Refusals are reported once per source
-// address per minute with their count (LogEventsTo).
+// address per minute with their count (LogEventsTo, through
+// internal/persource).
 package busaccess

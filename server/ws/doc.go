@@ -3,7 +3,8 @@
 // handlers, responses {"id","type":"response","status":"ok","data"} or
 // status "error" with a message that names the parameter at fault, and
 // state updates pushed to clients that subscribed to them, at the rate they
-// asked for. Malformed JSON, unknown actions and bad parameters get such an
+// asked for (for a topic several sources share, such as each arm's state on
+// "arms", at that rate per source). Malformed JSON, unknown actions and bad parameters get such an
 // error and the connection stays open.
 //
 // A client's robot-control, router, rc and subscription requests run in

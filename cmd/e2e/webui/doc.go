@@ -10,6 +10,8 @@
 //   - a route created in the route editor shows a live preview that follows
 //     both the mapping (its scale) and the input (WebSocket head moves), and
 //     is saved with the edited mapping;
+//   - the balancing base's details page arms it and drives it while Forward
+//     is held, and letting go stops it;
 //   - E-Stop All on the dashboard engages the stop, and the tracks node's own
 //     state on its details page shows it;
 //   - the logs page filters by source and by text, agreeing with the API;
@@ -25,7 +27,8 @@
 //     robot's page says it has no humanoid limbs;
 //   - a settings error is shown beside the field it names;
 //   - a server with authentication asks for the token, refuses a wrong one
-//     and remembers the right one across a reload;
+//     and remembers the right one across a reload, and a LiveLink sender on
+//     the same machine is refused until it is allowed on the inputs page;
 //   - at 360 px, the width of a phone, no page scrolls sideways.
 //
 // Every page is saved as a PNG screenshot into $SAINT_SCREENSHOT_DIR (the

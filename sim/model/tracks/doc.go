@@ -41,12 +41,11 @@
 // one point under each sprocket, no moment resists its turning and it is
 // an ideal differential drive: v = (v_L + v_R)/2, ψ' = (v_R − v_L)/B.
 //
-// A turning resistance of its own (a fixed moment μ_lat·m·g·l/4, as in
-// the classic skid-steer model, beside traction and lateral friction each
-// on its own) was the model's law before: it gave a track slipping along
-// and across at once both forces in full, turned in place 5 % faster than
-// MuJoCo's contacts and held the base back as a fixed moment at the start
-// of every turn.
+// The classic skid-steer model's turning resistance of its own (a fixed
+// moment μ_lat·m·g·l/4 beside traction and lateral friction, each on its
+// own) is not used: it gives a track slipping along and across at once
+// both forces in full, turns in place 5 % faster than MuJoCo's contacts and
+// holds the base back as a fixed moment at the start of every turn.
 // The tanh regularisation lets a body pushed below its grip creep at
 // s·atanh(F/F_max) (a few mm/s sideways with s_lat); that is the price of
 // smooth equations an explicit integrator can step.
