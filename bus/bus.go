@@ -48,6 +48,8 @@ type QoS struct {
 	// types are the types SubscribeValuesOf takes as copies (typ is then
 	// typesMarker).
 	types []reflect.Type
+	// wants, when set, is SubscribeValuesOfWanted's filter.
+	wants func(topic string) bool
 }
 
 // Msg is a message as a subscriber or service receives it: the topic (or

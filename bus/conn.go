@@ -166,7 +166,7 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 		return nil, fmt.Errorf("bus: subscribing %s: negative depth %d", topic, depth)
 	}
 	q := newQueue(c, topic, wildcard, depth, ex, func(it item) { h(it.msg) })
-	q.typ, q.types = qos.typ, qos.types
+	q.typ, q.types, q.wants = qos.typ, qos.types, qos.wants
 	if err := c.start(q, subject); err != nil {
 		return nil, fmt.Errorf("bus: subscribing %s: %w", topic, err)
 	}

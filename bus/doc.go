@@ -70,5 +70,7 @@
 // every topic that passes messages on as JSON but reads camera frames
 // itself (the Foxglove server) uses SubscribeValuesOf: frames arrive as
 // copies (Msg.Value), so the publisher never encodes their pixels into
-// base64 JSON for it.
+// base64 JSON for it. With SubscribeValuesOfWanted it also says, by an
+// atomic flag read on the publisher's goroutine, which topics it wants at
+// the moment: no copy is made of a frame none of its clients watches.
 package bus

@@ -83,10 +83,11 @@ func (r *ring) clear() {
 type queue struct {
 	c        *Conn
 	id       uint64
-	name     string         // topic, filter or service name as given
-	wildcard bool           // name is a filter: take each message's topic from its subject
-	typ      reflect.Type   // SubscribeJSON's type, for in-process values; nil for raw handlers
-	types    []reflect.Type // SubscribeValuesOf's types
+	name     string                  // topic, filter or service name as given
+	wildcard bool                    // name is a filter: take each message's topic from its subject
+	typ      reflect.Type            // SubscribeJSON's type, for in-process values; nil for raw handlers
+	types    []reflect.Type          // SubscribeValuesOf's types
+	wants    func(topic string) bool // SubscribeValuesOfWanted's filter; nil: every message
 	ex       *executor.Executor
 	handle   func(item)
 	// refuse, when set, is called (on the transport's goroutine) for a
@@ -119,12 +120,30 @@ func newQueue(c *Conn, name string, wildcard bool, depth int, ex *executor.Execu
 
 // deliver is the queue's DeliverFunc.
 func (q *queue) deliver(subject, reply string, data []byte) {
-	q.push(subject, item{msg: Msg{Data: data}, reply: reply})
+	topic, ok := q.want(subject)
+	if !ok {
+		return
+	}
+	q.push(topic, item{msg: Msg{Data: data}, reply: reply})
+}
+
+// want returns the topic a message on subject arrives on, and whether
+// the subscriber wants it (q.wants), before anything is copied.
+func (q *queue) want(subject string) (string, bool) {
+	topic := q.name
+	if q.wildcard {
+		topic = SubjectTopic(subject)
+	}
+	return topic, q.wants == nil || q.wants(topic)
 }
 
 // deliverValue takes a publication made in process: a copy of the value
 // if the subscriber decodes into its type, else its JSON.
 func (q *queue) deliverValue(subject string, p *Publication) {
+	topic, ok := q.want(subject)
+	if !ok {
+		return
+	}
 	t := q.typ
 	switch t {
 	case reflect.TypeFor[valuesMarker]():
@@ -135,22 +154,19 @@ func (q *queue) deliverValue(subject string, p *Publication) {
 		}
 	}
 	if v, ok := p.copyAs(t); ok {
-		q.push(subject, item{msg: Msg{val: v}})
+		q.push(topic, item{msg: Msg{val: v}})
 		return
 	}
 	data, err := p.JSON()
 	if err != nil {
 		return // PublishValue prepared p: not reached
 	}
-	q.push(subject, item{msg: Msg{Data: data}})
+	q.push(topic, item{msg: Msg{Data: data}})
 }
 
-// push queues it, a message that arrived on subject.
-func (q *queue) push(subject string, it item) {
-	it.msg.Topic = q.name
-	if q.wildcard {
-		it.msg.Topic = SubjectTopic(subject)
-	}
+// push queues it, a message that arrived on topic.
+func (q *queue) push(topic string, it item) {
+	it.msg.Topic = topic
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()

@@ -76,6 +76,19 @@ func SubscribeValuesOf(b Bus, topic string, qos QoS, ex *executor.Executor, h Ha
 	return b.Subscribe(topic, qos, ex, h)
 }
 
+// SubscribeValuesOfWanted is SubscribeValuesOf for a subscriber that
+// wants a topic's messages only at times, such as camera frames only
+// while a client of its own watches them: wants is called with each
+// message's topic on the publisher's goroutine before anything is
+// copied, encoded or queued for this subscription, and a message it
+// returns false for is dropped there (not counted as received). It must
+// be cheap and safe for concurrent use (an atomic load); it applies to
+// messages from the wire too.
+func SubscribeValuesOfWanted(b Bus, topic string, qos QoS, ex *executor.Executor, h Handler, wants func(topic string) bool, types ...reflect.Type) (Subscription, error) {
+	qos.wants = wants
+	return SubscribeValuesOf(b, topic, qos, ex, h, types...)
+}
+
 // typesMarker marks a SubscribeValuesOf subscription in QoS.typ.
 type typesMarker struct{}
 

@@ -256,3 +256,69 @@ func TestCameraHolders(t *testing.T) {
 		r.waitHolders()
 	})
 }
+
+// A head that started its camera by itself (camera_autostart) keeps it on
+// when a Foxglove client comes and goes and when a web UI that never held
+// it turns it off: the router holds it as "autostart" until that claim is
+// dropped explicitly.
+func TestCameraAutostartHolder(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobotWith(t, func(string) bus.Bus { return broker.Connect(nil) }, nil, func(o *server.Options) {
+		o.FoxgloveAddr = "127.0.0.1:0"
+	})
+	headBus := broker.Connect(nil)
+	head := &cameraHead{on: true}
+	sub, err := bus.SubscribeJSON(headBus, msg.TopicHeadCameraCmd, bus.QoS{Depth: 16}, r.ex, func(_ string, c msg.HeadCameraCommand) {
+		head.mu.Lock()
+		defer head.mu.Unlock()
+		head.on = c.Enable
+		if !c.Enable {
+			head.offs++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	// The head reports its autostarted camera until it is told otherwise.
+	stop := make(chan struct{})
+	reporting := make(chan struct{})
+	go func() {
+		defer close(reporting)
+		for {
+			on, _ := head.state()
+			_ = headBus.Publish(msg.TopicHeadState, msg.HeadState{CameraActive: on})
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-reporting })
+	r.waitHolders("autostart")
+
+	fox := watchCamera(t, r)
+	r.waitHolders("autostart", foxglove.DemandCaller)
+	fox.unsubscribe(t)
+	r.waitHolders("autostart")
+	fox.close()
+	web, _, err := dialAPI(t, r.wsURL(), bearer(r.srv.Token()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs := cameraCommand(t, web, false); !slices.Equal(hs, []string{"autostart"}) {
+		t.Fatalf("holders %q after a web UI's camera off, want autostart's", hs)
+	}
+	if on, offs := head.state(); !on || offs != 0 {
+		t.Fatalf("head camera on %v after %d switch-offs, want on for autostart", on, offs)
+	}
+	var res struct {
+		Holders []string `json:"holders"`
+	}
+	web.ok("command", "head", "camera", map[string]any{"enable": false, "holder": "autostart"}, &res)
+	if len(res.Holders) != 0 {
+		t.Fatalf("holders %q after releasing autostart, want none", res.Holders)
+	}
+	waitCamera(t, head, false)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -205,4 +206,45 @@ func BenchmarkCameraFrame(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(publishing.Nanoseconds())/float64(b.N), "publish-ns/op")
+}
+
+// BenchmarkCameraNoClients publishes raw 640×480 head camera frames in
+// process while only the web UI's stream (a bus.SubscribeValues
+// subscriber, as server/camera) takes them and no Foxglove client
+// subscribes to the camera channel: one op is one frame, and its time is
+// what the publishing executor spends on it. The Foxglove server must not
+// copy frames nobody of its clients will see.
+//
+//	go test -run '^$' -bench CameraNoClients -benchmem ./server/foxglove
+func BenchmarkCameraNoClients(b *testing.B) {
+	ex := executor.New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ex.Run(ctx) }()
+	bb := mem.New()
+	defer bb.Close()
+	srv, err := foxglove.New(foxglove.Options{Bus: bb, Exec: ex, TimeInterval: -1,
+		OnDemand: []foxglove.Demand{{Topic: msg.TopicHeadCameraImageRaw, Set: func(context.Context, bool) error { return nil }}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown()
+	// The web UI's stream holds the camera and takes every frame.
+	webUI, err := bus.SubscribeValues(bb, msg.TopicHeadCameraImageRaw, bus.QoS{Depth: 1}, ex, func(string, any) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer webUI.Unsubscribe()
+	img := msg.Image{Height: 480, Width: 640, Encoding: "rgb8", Step: 640 * 3, Data: make([]byte, 640*480*3)}
+	img.Header.FrameID = "head_camera"
+	b.SetBytes(int64(len(img.Data)))
+	b.ResetTimer()
+	for range b.N {
+		if err := bb.Publish(msg.TopicHeadCameraImageRaw, img); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

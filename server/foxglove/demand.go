@@ -68,6 +68,7 @@ func (s *Server) applyDemand(ch *channel) error {
 	defer s.demandMu.Unlock()
 	s.mu.Lock()
 	want := len(ch.subs) > 0 && !s.stopped
+	ch.watched.Store(want)
 	s.mu.Unlock()
 	if want == ch.demanded {
 		return nil

@@ -18,7 +18,9 @@
 //     the camera as "foxglove" beside its other holders (the router counts
 //     them); their messages are encoded off the executor, newest first,
 //     and a camera frame published in process is taken as a copy of its
-//     value (bus.SubscribeValuesOf) and encoded into CDR without JSON;
+//     value (bus.SubscribeValuesOfWanted) and encoded into CDR without
+//     JSON, and only while a client subscribes to its channel: otherwise
+//     the frame is dropped on the publisher's side, before any copy;
 //   - message data (binary opcode 1) for its subscriptions, stamped with
 //     the executor's clock, and time (binary opcode 2) every
 //     Options.TimeInterval, so under the simulator's virtual clock

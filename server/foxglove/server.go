@@ -104,6 +104,9 @@ type Server struct {
 	ln          net.Listener
 	stopped     bool
 
+	// watched holds channel.watched by on-demand topic; the map is made
+	// in New and only read after, by wants on publishing goroutines.
+	watched map[string]*atomic.Bool
 	// demandMu serialises switching on-demand topics on and off.
 	demandMu sync.Mutex
 	// done ends the on-demand topics' forwarders (forwarders) at stop.
@@ -124,6 +127,9 @@ type channel struct {
 	// whether it was last switched on.
 	demand   *Demand
 	demanded bool
+	// watched, for an on-demand topic, is whether a client subscribes to
+	// it: the server takes the topic's messages off the bus only then.
+	watched *atomic.Bool
 	// latest, for an on-demand topic, holds its newest message for the
 	// goroutine that encodes and sends it off the executor (forwardLatest).
 	latest chan stamped
@@ -206,6 +212,10 @@ func New(o Options) (*Server, error) {
 	s.upgrader = websocket.Upgrader{Subprotocols: []string{Subprotocol}, CheckOrigin: s.checkOrigin,
 		ReadBufferSize: 4096, WriteBufferSize: 64 << 10}
 	s.services = s.serviceDefs()
+	s.watched = map[string]*atomic.Bool{}
+	for _, d := range o.OnDemand {
+		s.watched[d.Topic] = new(atomic.Bool)
+	}
 	return s, nil
 }
 
@@ -229,14 +239,14 @@ func (s *Server) start() error {
 			continue
 		}
 		if ch := s.addChannel(d.Topic, demandFirst); ch != nil {
-			ch.demand, ch.latest = d, make(chan stamped, 1)
+			ch.demand, ch.latest, ch.watched = d, make(chan stamped, 1), s.watched[d.Topic]
 			s.forwarders.Add(1)
 			go s.forwardLatest(ch, s.done)
 		}
 	}
 	s.mu.Unlock()
 	for _, t := range s.o.Topics {
-		sub, err := bus.SubscribeValuesOf(s.o.Bus, t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle, valueTypes()...)
+		sub, err := bus.SubscribeValuesOfWanted(s.o.Bus, t, bus.QoS{Reliability: bus.BestEffort, Depth: 256}, s.o.Exec, s.handle, s.wants, valueTypes()...)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("foxglove: %w", err)
@@ -252,6 +262,14 @@ func (s *Server) start() error {
 	}
 	s.startParams()
 	return nil
+}
+
+// wants reports whether the server takes topic's messages off the bus
+// (on the publisher's goroutine): an on-demand topic's (a 0.9 MB camera
+// frame, copied for this server) only while a client subscribes to it.
+func (s *Server) wants(topic string) bool {
+	w, ok := s.watched[topic]
+	return !ok || w.Load()
 }
 
 // stop unsubscribes and stops the timers (executor).

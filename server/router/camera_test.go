@@ -77,8 +77,8 @@ func TestCameraHolders(t *testing.T) {
 		t.Fatalf("the last release sent %v, want off", got)
 	}
 	holders()
-	// Off with nobody holding it still reaches the head (a camera that
-	// started by itself, camera_autostart, can be turned off).
+	// Off with nobody holding it still reaches the head (a camera on
+	// that the router never saw come on by itself).
 	camera(msg.SourceWebSocket, "websocket client 4", false)
 	if got := cmds(); !slices.Equal(got, []bool{false}) {
 		t.Fatalf("off with no holder sent %v, want off", got)
@@ -160,5 +160,82 @@ func TestCameraBackOnAfterHeadRestart(t *testing.T) {
 	state(false)
 	if got := cmds(); !slices.Equal(got, []bool{false}) {
 		t.Fatalf("released, the camera going off: sent %v, want only the off", got)
+	}
+}
+
+// A camera the head started by itself (camera_autostart) is held by
+// AutostartHolder: another holder's coming and going, and a release by
+// someone who holds nothing, leave it on; the claim goes when the head
+// comes back with its camera off (no longer autostarting).
+func TestCameraAutostartHolds(t *testing.T) {
+	rg := newRig(t, cameraRoutes)
+	state := func(active bool) {
+		t.Helper()
+		if err := rg.bus.Publish(msg.TopicHeadState, msg.HeadState{CameraActive: active}); err != nil {
+			t.Fatal(err)
+		}
+		rg.run(0)
+	}
+	camera := func(holder string, on bool) {
+		t.Helper()
+		v := 0.0
+		if on {
+			v = 1
+		}
+		if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: holder, Target: TargetHead, Command: CommandCamera,
+			Values: map[string]float64{"enable": v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmds := func() []bool {
+		var out []bool
+		for _, c := range decodeAll[msg.HeadCameraCommand](rg, msg.TopicHeadCameraCmd) {
+			out = append(out, c.Enable)
+		}
+		rg.reset()
+		return out
+	}
+	holders := func(want ...string) {
+		t.Helper()
+		var got []string
+		rg.do(func() { got = rg.r.CameraHolders() })
+		if !slices.Equal(got, want) {
+			t.Fatalf("holders %q, want %q", got, want)
+		}
+	}
+	state(true) // the head appears with its camera on, held by nobody
+	holders(AutostartHolder)
+	camera("websocket client 4", false) // holds nothing
+	camera("foxglove", true)
+	camera("foxglove", false)
+	if got := cmds(); !slices.Equal(got, []bool{true}) {
+		t.Fatalf("claims and releases under autostart sent %v, want only foxglove's on", got)
+	}
+	holders(AutostartHolder)
+	rg.run(3 * time.Second) // the head restarts with the same configuration
+	state(true)
+	holders(AutostartHolder)
+	rg.run(3 * time.Second) // and again without camera_autostart
+	state(false)
+	holders()
+	if got := cmds(); len(got) != 0 {
+		t.Fatalf("the head came back without autostart: sent %v, want nothing", got)
+	}
+	state(true) // turned on while the head is up: not an autostart
+	holders()
+
+	// A client holding the camera when the head appears with it off and
+	// autostart's claim: the claim goes, the client's stays and the
+	// camera is turned on again for it.
+	rg.run(3 * time.Second)
+	state(true)
+	holders(AutostartHolder)
+	camera("websocket client 5", true)
+	cmds()
+	rg.run(3 * time.Second)
+	state(false)
+	holders("websocket client 5")
+	if got := cmds(); !slices.Equal(got, []bool{true}) {
+		t.Fatalf("the head came back with the held camera off: sent %v, want on once", got)
 	}
 }

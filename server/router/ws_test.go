@@ -405,6 +405,8 @@ func TestWebSocketBadParamsNameTheField(t *testing.T) {
 		{`{"type": "command", "target": "head", "action": "move", "params": {"tilt": 10, "speed": 2}}`, "speed"},
 		{`{"type": "command", "target": "head", "action": "move", "params": {}}`, "pan"},
 		{`{"type": "command", "target": "head", "action": "camera", "params": {}}`, "enable"},
+		{`{"type": "command", "target": "head", "action": "camera", "params": {"enable": true, "holder": "autostart"}}`, "holder"},
+		{`{"type": "command", "target": "head", "action": "camera", "params": {"enable": false, "holder": "foxglove"}}`, "holder"},
 		{`{"type": "command", "target": "arms", "action": "move", "params": {"arm": "middle", "positions": [1]}}`, "arm"},
 		{`{"type": "command", "target": "arms", "action": "move", "params": {"arm": "left", "positions": []}}`, "positions"},
 		{`{"type": "command", "target": "arms", "action": "move", "params": {"arm": "left", "positions": [1, 999]}}`, "positions[1]"},
