@@ -40,6 +40,9 @@ type Arms struct {
 	ids  []uint8  // joint motor ids in joint order, then the gripper's
 
 	servos []armsServo // per id of ids
+	// pollDone takes each servo's poll answer: made at start, so that a
+	// poll allocates no closures.
+	pollDone []func(feetech.Present, error)
 
 	// Joint setpoints, URDF frame (rad), while the role drives, and their
 	// rates (rad/s) this control period.
@@ -170,8 +173,10 @@ func (a *Arms) open() error {
 	}
 	a.ids = append(a.ids, cfg.Gripper.ID)
 	a.servos = make([]armsServo, len(a.ids))
+	a.pollDone = make([]func(feetech.Present, error), len(a.ids))
 	for i := range a.servos {
 		a.servos[i].limit = -1
+		a.pollDone[i] = func(p feetech.Present, err error) { a.polled(i, p, err) }
 	}
 	a.target, a.rate, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]float64, n), make([]int, n)
 	a.fb, a.out, a.idle = make([]motor.Feedback, n), make([]motor.Output, n), make([]motor.Output, n)
@@ -393,33 +398,41 @@ func (a *Arms) poll() {
 		a.can.read(a.servos[:n], a.cfg.ServoMaxTorqueNM)
 		first = n
 	}
-	model := a.fbus.Model()
 	a.polling = len(a.ids) - first
 	for k := first; k < len(a.ids); k++ {
-		a.fbus.ReadPresent(a.ids[k], func(p feetech.Present, err error) {
-			s := &a.servos[k]
-			var se *feetech.StatusError
-			switch {
-			case err == nil:
-				s.present, s.reachable, s.polled, s.statusErr = p, true, true, 0
-			case asStatusError(err, &se):
-				s.present, s.reachable, s.polled, s.statusErr = p, true, true, se.Bits
-			default:
-				s.reachable = false
-			}
-			if s.reachable {
-				s.pos, s.vel = model.Radians(p.Position), float64(p.Speed)/model.StepsPerRadian()
-				s.load, s.moving = math.Abs(float64(p.Load))/1000, p.Moving
-				if k < n {
-					// The servo reports the load opposing its drive: the
-					// torque has the load's opposite sign.
-					s.effort = -float64(p.Load) / 1000 * a.cfg.ServoMaxTorqueNM[k]
-				}
-			}
-			if a.polling--; a.polling == 0 {
-				a.control()
-			}
-		})
+		a.fbus.ReadPresent(a.ids[k], a.pollDone[k])
+	}
+}
+
+// polled takes servo k's answer to a poll; the last answer runs the
+// control period.
+func (a *Arms) polled(k int, p feetech.Present, err error) {
+	n := len(a.cfg.joints.JointNames)
+	model := a.fbus.Model()
+	s := &a.servos[k]
+	if err == nil {
+		s.present, s.reachable, s.polled, s.statusErr = p, true, true, 0
+	} else {
+		// Only here: errors.As makes se escape, an allocation a
+		// period if it were declared for every answer.
+		var se *feetech.StatusError
+		if asStatusError(err, &se) {
+			s.present, s.reachable, s.polled, s.statusErr = p, true, true, se.Bits
+		} else {
+			s.reachable = false
+		}
+	}
+	if s.reachable {
+		s.pos, s.vel = model.Radians(p.Position), float64(p.Speed)/model.StepsPerRadian()
+		s.load, s.moving = math.Abs(float64(p.Load))/1000, p.Moving
+		if k < n {
+			// The servo reports the load opposing its drive: the
+			// torque has the load's opposite sign.
+			s.effort = -float64(p.Load) / 1000 * a.cfg.ServoMaxTorqueNM[k]
+		}
+	}
+	if a.polling--; a.polling == 0 {
+		a.control()
 	}
 }
 

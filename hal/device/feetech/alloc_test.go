@@ -3,6 +3,7 @@ package feetech
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/uart/uarttest"
@@ -42,5 +43,42 @@ func TestSyncWriteDoesNotAllocate(t *testing.T) {
 	}
 	if errs != 0 {
 		t.Errorf("%d sync writes failed", errs)
+	}
+}
+
+// ReadPresent reuses its transactions: one servo's answer must not show
+// in the next servo's report, nor a request's bytes in the next request.
+func TestReadPresentReusesTransactions(t *testing.T) {
+	ex := executor.NewVirtual()
+	p := &uarttest.Playback{Ops: []uarttest.IO{
+		{W: h("FF FF 01 04 02 38 0B B5"), R: h("FF FF 01 0D 00 00 08 64 80 FA 04 4A 1F 00 00 01 9D")},
+		{W: h("FF FF 02 04 02 38 0B B4"), R: h("FF FF 02 0D 00 00 04 00 00 00 00 46 20 00 00 00 86")},
+	}}
+	b, err := New(p, ex, &Options{Model: STS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Present
+	read := func(id uint8) {
+		b.ReadPresent(id, func(pr Present, err error) {
+			if err != nil {
+				t.Errorf("servo %d: %v", id, err)
+			}
+			pr.At = time.Time{}
+			got = append(got, pr)
+		})
+		drain(t, ex)
+	}
+	read(1)
+	read(2)
+	want := []Present{
+		{Position: 2048, Speed: -100, Load: -250, Voltage: 7.4, Temperature: 31, Moving: true},
+		{Position: 1024, Voltage: 7.0, Temperature: 32},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("reports %+v, want %+v", got, want)
+	}
+	if err := p.Close(); err != nil {
+		t.Error(err)
 	}
 }

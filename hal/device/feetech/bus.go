@@ -76,6 +76,9 @@ type Bus struct {
 	spare []*txn
 	// syncWritten is the done of every sync write, bound once.
 	syncWritten func(t *txn, err error)
+	// spareReads and presentRead do the same for ReadPresent.
+	spareReads  []*txn
+	presentRead func(t *txn, err error)
 	// closed is set by Close.
 	closed bool
 }
@@ -93,8 +96,8 @@ type txn struct {
 	// Room for a one-servo transaction's request, expected id, answer
 	// and its parameters inside the txn itself: a 1 kHz poll of twelve
 	// servos then costs one allocation per transaction, not five. Only
-	// sync writes, which hand their caller nothing, reuse a txn, so
-	// slices into any other stay valid for the caller.
+	// sync writes and ReadPresent, which hand their caller no slice into
+	// it, reuse a txn, so slices into any other stay valid for the caller.
 	reqBuf    [16]byte
 	expectOne [1]uint8
 	gotOne    [1]Packet
@@ -102,8 +105,9 @@ type txn struct {
 
 	// A sync write's parameters, its encoded request and its caller's
 	// done; the txn goes back to the bus's spares once it is sent.
-	params   []byte
-	syncDone func(error)
+	params      []byte
+	syncDone    func(error)
+	presentDone func(Present, error) // a ReadPresent's caller
 }
 
 // oneServo returns a transaction that sends p and expects one status
@@ -122,6 +126,7 @@ func oneServo(id uint8, p Packet, done func(t *txn, err error)) *txn {
 func New(port uart.Port, ex *executor.Executor, o *Options) (*Bus, error) {
 	b := &Bus{port: port, ex: ex}
 	b.syncWritten = b.recycleSyncWrite
+	b.presentRead = b.readPresentDone
 	if o != nil {
 		b.o = *o
 	}
@@ -622,16 +627,49 @@ func (m Model) PutPresent(b []byte, p Present) {
 // ReadPresent reads position, speed, load, voltage, temperature and the
 // moving flag of servo id in one READ.
 func (b *Bus) ReadPresent(id uint8, done func(Present, error)) {
-	b.ReadRegister(id, RegPresentPosition, presentLen, func(data []byte, at time.Time, err error) {
-		if data == nil {
-			done(Present{}, err)
-			return
+	if err := checkID(id); err != nil || id == Broadcast {
+		b.ReadRegister(id, RegPresentPosition, presentLen, func(_ []byte, _ time.Time, err error) { done(Present{}, err) })
+		return
+	}
+	// A poll's transaction hands its caller a Present, no slice into
+	// it: it is reused, and a loop polling its servos every period
+	// allocates nothing for it.
+	var t *txn
+	if k := len(b.spareReads); k > 0 {
+		t = b.spareReads[k-1]
+		b.spareReads[k-1] = nil
+		b.spareReads = b.spareReads[:k-1]
+	} else {
+		t = &txn{}
+	}
+	params := [2]byte{RegPresentPosition, presentLen}
+	t.req = Packet{ID: id, Instr: InstrRead, Params: params[:]}.AppendTo(t.reqBuf[:0])
+	t.expectOne[0] = id
+	t.expect = t.expectOne[:]
+	t.got = t.gotOne[:0]
+	t.done, t.presentDone = b.presentRead, done
+	b.submit(t)
+}
+
+// readPresentDone completes a ReadPresent and keeps its transaction for the
+// next one.
+func (b *Bus) readPresentDone(t *txn, err error) {
+	done, id := t.presentDone, t.expectOne[0]
+	var p Present
+	if err == nil {
+		pk := t.got[0]
+		if len(pk.Params) != presentLen {
+			err = fmt.Errorf("feetech: servo %d answered %d bytes, want %d", id, len(pk.Params), presentLen)
+		} else {
+			var derr error
+			p, derr = b.o.Model.DecodePresent(pk.Params)
+			p.At = t.at
+			if err = status(pk); derr != nil {
+				err = derr
+			}
 		}
-		p, derr := b.o.Model.DecodePresent(data)
-		p.At = at
-		if derr != nil {
-			err = derr
-		}
-		done(p, err)
-	})
+	}
+	*t = txn{}
+	b.spareReads = append(b.spareReads, t)
+	done(p, err)
 }
