@@ -40,6 +40,9 @@ type Arms struct {
 	ids  []uint8  // joint motor ids in joint order, then the gripper's
 
 	servos []armsServo // per id of ids
+	// pollDone takes each servo's poll answer: made at start, so that a
+	// poll allocates no closures.
+	pollDone []func(feetech.Present, error)
 
 	// Joint setpoints, URDF frame (rad), while the role drives, and their
 	// rates (rad/s) this control period.
@@ -58,6 +61,9 @@ type Arms struct {
 	fb   []motor.Feedback
 	out  []motor.Output
 	idle []motor.Output
+	// This period's sync writes: torque off, torque limits, goals (made
+	// at start, one entry per servo at most).
+	syncOff, syncLimits, syncGoals []feetech.SyncData
 
 	gripTarget  float64 // 0 closed … 1 open
 	gripForce   float64 // N
@@ -95,6 +101,11 @@ type armsServo struct {
 	// torqueOn and limit are what the servo was last written.
 	torqueOn bool
 	limit    int // 0.1 % units; −1 unknown
+	// The bytes of the sync writes to this servo, kept here so that a
+	// control period builds its packets without allocating.
+	offData   [1]byte
+	limitData [2]byte
+	goalData  [6]byte
 }
 
 // armsTrajectoryGoal is a move waiting to start.
@@ -162,11 +173,16 @@ func (a *Arms) open() error {
 	}
 	a.ids = append(a.ids, cfg.Gripper.ID)
 	a.servos = make([]armsServo, len(a.ids))
+	a.pollDone = make([]func(feetech.Present, error), len(a.ids))
 	for i := range a.servos {
 		a.servos[i].limit = -1
+		a.pollDone[i] = func(p feetech.Present, err error) { a.polled(i, p, err) }
 	}
 	a.target, a.rate, a.lag, a.lagCount = make([]float64, n), make([]float64, n), make([]float64, n), make([]int, n)
 	a.fb, a.out, a.idle = make([]motor.Feedback, n), make([]motor.Output, n), make([]motor.Output, n)
+	a.syncOff = make([]feetech.SyncData, 0, len(a.ids))
+	a.syncLimits = make([]feetech.SyncData, 0, len(a.ids))
+	a.syncGoals = make([]feetech.SyncData, 0, len(a.ids))
 	a.gripForce = cfg.Gripper.DefaultForceN
 	calibrate := a.calibrateZero
 	if cfg.Actuators.Bus != "" {
@@ -382,33 +398,41 @@ func (a *Arms) poll() {
 		a.can.read(a.servos[:n], a.cfg.ServoMaxTorqueNM)
 		first = n
 	}
-	model := a.fbus.Model()
 	a.polling = len(a.ids) - first
 	for k := first; k < len(a.ids); k++ {
-		a.fbus.ReadPresent(a.ids[k], func(p feetech.Present, err error) {
-			s := &a.servos[k]
-			var se *feetech.StatusError
-			switch {
-			case err == nil:
-				s.present, s.reachable, s.polled, s.statusErr = p, true, true, 0
-			case asStatusError(err, &se):
-				s.present, s.reachable, s.polled, s.statusErr = p, true, true, se.Bits
-			default:
-				s.reachable = false
-			}
-			if s.reachable {
-				s.pos, s.vel = model.Radians(p.Position), float64(p.Speed)/model.StepsPerRadian()
-				s.load, s.moving = math.Abs(float64(p.Load))/1000, p.Moving
-				if k < n {
-					// The servo reports the load opposing its drive: the
-					// torque has the load's opposite sign.
-					s.effort = -float64(p.Load) / 1000 * a.cfg.ServoMaxTorqueNM[k]
-				}
-			}
-			if a.polling--; a.polling == 0 {
-				a.control()
-			}
-		})
+		a.fbus.ReadPresent(a.ids[k], a.pollDone[k])
+	}
+}
+
+// polled takes servo k's answer to a poll; the last answer runs the
+// control period.
+func (a *Arms) polled(k int, p feetech.Present, err error) {
+	n := len(a.cfg.joints.JointNames)
+	model := a.fbus.Model()
+	s := &a.servos[k]
+	if err == nil {
+		s.present, s.reachable, s.polled, s.statusErr = p, true, true, 0
+	} else {
+		// Only here: errors.As makes se escape, an allocation a
+		// period if it were declared for every answer.
+		var se *feetech.StatusError
+		if asStatusError(err, &se) {
+			s.present, s.reachable, s.polled, s.statusErr = p, true, true, se.Bits
+		} else {
+			s.reachable = false
+		}
+	}
+	if s.reachable {
+		s.pos, s.vel = model.Radians(p.Position), float64(p.Speed)/model.StepsPerRadian()
+		s.load, s.moving = math.Abs(float64(p.Load))/1000, p.Moving
+		if k < n {
+			// The servo reports the load opposing its drive: the
+			// torque has the load's opposite sign.
+			s.effort = -float64(p.Load) / 1000 * a.cfg.ServoMaxTorqueNM[k]
+		}
+	}
+	if a.polling--; a.polling == 0 {
+		a.control()
 	}
 }
 
@@ -577,54 +601,58 @@ func (a *Arms) write(out []motor.Output) {
 	if out == nil {
 		return
 	}
-	model := a.fbus.Model()
-	var goals, limits, off []feetech.SyncData
-	put := func(k int, torque bool, pos, limit float64) {
-		s := &a.servos[k]
-		id := a.ids[k]
-		if !torque {
-			if s.torqueOn || s.limit < 0 {
-				off = append(off, feetech.SyncData{ID: id, Data: []byte{0}})
-				s.torqueOn = false
-				s.limit = -1
-			}
-			return
-		}
-		lim := int(math.Round(math.Max(0, math.Min(1, limit)) * 1000))
-		if lim != s.limit {
-			b := make([]byte, 2)
-			model.Put16(b, uint16(lim))
-			limits = append(limits, feetech.SyncData{ID: id, Data: b})
-			s.limit = lim
-		}
-		// Goal position, goal time 0, goal speed 0 (the servo's maximum:
-		// the setpoints move at the trajectory's pace).
-		b := make([]byte, 6)
-		model.Put16(b, uint16(model.Steps(pos)))
-		goals = append(goals, feetech.SyncData{ID: id, Data: b})
-		s.torqueOn = true
-	}
+	a.syncOff, a.syncLimits, a.syncGoals = a.syncOff[:0], a.syncLimits[:0], a.syncGoals[:0]
 	if a.can != nil {
 		a.can.Write(out)
 	} else {
 		for i, o := range out {
-			put(i, o.Torque, o.Position, o.TorqueLimit)
+			a.put(i, o.Torque, o.Position, o.TorqueLimit)
 		}
 	}
 	if g := a.cfg.Gripper; a.gripCommand {
 		pos := (g.ClosedDeg + a.gripTarget*(g.OpenDeg-g.ClosedDeg)) * math.Pi / 180
-		put(len(out), true, pos, a.gripForce/g.MaxForceN)
+		a.put(len(out), true, pos, a.gripForce/g.MaxForceN)
 	}
 	ignore := func(error) {}
-	if len(off) > 0 {
-		a.fbus.SyncWrite(feetech.RegTorqueEnable, off, ignore)
+	if len(a.syncOff) > 0 {
+		a.fbus.SyncWrite(feetech.RegTorqueEnable, a.syncOff, ignore)
 	}
-	if len(limits) > 0 {
-		a.fbus.SyncWrite(armsRegTorqueLimit, limits, ignore)
+	if len(a.syncLimits) > 0 {
+		a.fbus.SyncWrite(armsRegTorqueLimit, a.syncLimits, ignore)
 	}
-	if len(goals) > 0 {
-		a.fbus.SyncWrite(feetech.RegGoalPosition, goals, ignore)
+	if len(a.syncGoals) > 0 {
+		a.fbus.SyncWrite(feetech.RegGoalPosition, a.syncGoals, ignore)
 	}
+}
+
+// put adds servo k's part of this period's sync writes: torque off, or a
+// torque limit when it changed and the goal position. The bytes live in
+// the servo's state; SyncWrite copies them into its packet.
+func (a *Arms) put(k int, torque bool, pos, limit float64) {
+	model := a.fbus.Model()
+	s := &a.servos[k]
+	id := a.ids[k]
+	if !torque {
+		if s.torqueOn || s.limit < 0 {
+			s.offData[0] = 0
+			a.syncOff = append(a.syncOff, feetech.SyncData{ID: id, Data: s.offData[:]})
+			s.torqueOn = false
+			s.limit = -1
+		}
+		return
+	}
+	lim := int(math.Round(math.Max(0, math.Min(1, limit)) * 1000))
+	if lim != s.limit {
+		model.Put16(s.limitData[:], uint16(lim))
+		a.syncLimits = append(a.syncLimits, feetech.SyncData{ID: id, Data: s.limitData[:]})
+		s.limit = lim
+	}
+	// Goal position, goal time 0, goal speed 0 (the servo's maximum:
+	// the setpoints move at the trajectory's pace).
+	s.goalData = [6]byte{}
+	model.Put16(s.goalData[:], uint16(model.Steps(pos)))
+	a.syncGoals = append(a.syncGoals, feetech.SyncData{ID: id, Data: s.goalData[:]})
+	s.torqueOn = true
 }
 
 // publish sends ArmState, GripperState and the middleware's topics.

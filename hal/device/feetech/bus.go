@@ -70,6 +70,15 @@ type Bus struct {
 	timer *executor.Timer // times cur out; one timer, re-armed per transaction
 	ps    Parser
 	echo  []byte // scratch for the echo check
+	// spare holds sync-write transactions already sent, for the next
+	// SyncWrite to reuse with their buffers: a control loop writing its
+	// goals every period then allocates nothing on the bus.
+	spare []*txn
+	// syncWritten is the done of every sync write, bound once.
+	syncWritten func(t *txn, err error)
+	// spareReads and presentRead do the same for ReadPresent.
+	spareReads  []*txn
+	presentRead func(t *txn, err error)
 	// closed is set by Close.
 	closed bool
 }
@@ -86,12 +95,19 @@ type txn struct {
 
 	// Room for a one-servo transaction's request, expected id, answer
 	// and its parameters inside the txn itself: a 1 kHz poll of twelve
-	// servos then costs one allocation per transaction, not five. A txn
-	// is never reused, so slices into it stay valid for the caller.
+	// servos then costs one allocation per transaction, not five. Only
+	// sync writes and ReadPresent, which hand their caller no slice into
+	// it, reuse a txn, so slices into any other stay valid for the caller.
 	reqBuf    [16]byte
 	expectOne [1]uint8
 	gotOne    [1]Packet
 	paramBuf  [16]byte
+
+	// A sync write's parameters, its encoded request and its caller's
+	// done; the txn goes back to the bus's spares once it is sent.
+	params      []byte
+	syncDone    func(error)
+	presentDone func(Present, error) // a ReadPresent's caller
 }
 
 // oneServo returns a transaction that sends p and expects one status
@@ -109,6 +125,8 @@ func oneServo(id uint8, p Packet, done func(t *txn, err error)) *txn {
 // o.Baud). It reads the port from now on; Close stops it.
 func New(port uart.Port, ex *executor.Executor, o *Options) (*Bus, error) {
 	b := &Bus{port: port, ex: ex}
+	b.syncWritten = b.recycleSyncWrite
+	b.presentRead = b.readPresentDone
 	if o != nil {
 		b.o = *o
 	}
@@ -173,8 +191,12 @@ func (b *Bus) submit(t *txn) {
 // next puts the oldest queued transaction on the line.
 func (b *Bus) next() {
 	for b.cur == nil && len(b.queue) > 0 {
+		// Shifted down, not resliced: the queue's array is reused and
+		// a busy bus does not grow a new one every few transactions.
 		t := b.queue[0]
-		b.queue = b.queue[1:]
+		copy(b.queue, b.queue[1:])
+		b.queue[len(b.queue)-1] = nil
+		b.queue = b.queue[:len(b.queue)-1]
 		t.badSum = b.ps.BadChecksums
 		if len(t.expect) > 0 {
 			b.cur = t
@@ -392,7 +414,6 @@ func (b *Bus) SyncWrite(addr uint8, items []SyncData, done func(error)) {
 		return
 	}
 	n := len(items[0].Data)
-	params := []byte{addr, uint8(n)}
 	for _, it := range items {
 		if err := checkID(it.ID); err != nil || it.ID == Broadcast {
 			done(fmt.Errorf("feetech: sync write: id %d is not a servo id", it.ID))
@@ -402,15 +423,38 @@ func (b *Bus) SyncWrite(addr uint8, items []SyncData, done func(error)) {
 			done(fmt.Errorf("feetech: sync write: servo %d has %d bytes, want %d (and at least 1)", it.ID, len(it.Data), n))
 			return
 		}
+	}
+	if size := 2 + len(items)*(1+n); size > MaxParams {
+		done(fmt.Errorf("feetech: sync write of %d bytes exceeds one packet (%d)", size, MaxParams))
+		return
+	}
+	var t *txn
+	if k := len(b.spare); k > 0 {
+		t = b.spare[k-1]
+		b.spare[k-1] = nil
+		b.spare = b.spare[:k-1]
+	} else {
+		t = &txn{}
+	}
+	params := append(t.params[:0], addr, uint8(n))
+	for _, it := range items {
 		params = append(params, it.ID)
 		params = append(params, it.Data...)
 	}
-	if len(params) > MaxParams {
-		done(fmt.Errorf("feetech: sync write of %d bytes exceeds one packet (%d)", len(params), MaxParams))
-		return
-	}
-	b.submit(&txn{req: Packet{ID: Broadcast, Instr: InstrSyncWrite, Params: params}.Encode(),
-		done: func(_ *txn, err error) { done(err) }})
+	t.params = params
+	t.req = Packet{ID: Broadcast, Instr: InstrSyncWrite, Params: params}.AppendTo(t.req[:0])
+	t.syncDone, t.done, t.echo = done, b.syncWritten, false
+	b.submit(t)
+}
+
+// recycleSyncWrite completes a sync write and keeps its transaction for
+// the next one: nothing outside the bus holds a sync write's buffers
+// (ports do not keep what they are given to write).
+func (b *Bus) recycleSyncWrite(t *txn, err error) {
+	done := t.syncDone
+	t.syncDone, t.done = nil, nil
+	b.spare = append(b.spare, t)
+	done(err)
 }
 
 // SyncRead reads n bytes at addr from each of ids in one request (STS
@@ -583,16 +627,49 @@ func (m Model) PutPresent(b []byte, p Present) {
 // ReadPresent reads position, speed, load, voltage, temperature and the
 // moving flag of servo id in one READ.
 func (b *Bus) ReadPresent(id uint8, done func(Present, error)) {
-	b.ReadRegister(id, RegPresentPosition, presentLen, func(data []byte, at time.Time, err error) {
-		if data == nil {
-			done(Present{}, err)
-			return
+	if err := checkID(id); err != nil || id == Broadcast {
+		b.ReadRegister(id, RegPresentPosition, presentLen, func(_ []byte, _ time.Time, err error) { done(Present{}, err) })
+		return
+	}
+	// A poll's transaction hands its caller a Present, no slice into
+	// it: it is reused, and a loop polling its servos every period
+	// allocates nothing for it.
+	var t *txn
+	if k := len(b.spareReads); k > 0 {
+		t = b.spareReads[k-1]
+		b.spareReads[k-1] = nil
+		b.spareReads = b.spareReads[:k-1]
+	} else {
+		t = &txn{}
+	}
+	params := [2]byte{RegPresentPosition, presentLen}
+	t.req = Packet{ID: id, Instr: InstrRead, Params: params[:]}.AppendTo(t.reqBuf[:0])
+	t.expectOne[0] = id
+	t.expect = t.expectOne[:]
+	t.got = t.gotOne[:0]
+	t.done, t.presentDone = b.presentRead, done
+	b.submit(t)
+}
+
+// readPresentDone completes a ReadPresent and keeps its transaction for the
+// next one.
+func (b *Bus) readPresentDone(t *txn, err error) {
+	done, id := t.presentDone, t.expectOne[0]
+	var p Present
+	if err == nil {
+		pk := t.got[0]
+		if len(pk.Params) != presentLen {
+			err = fmt.Errorf("feetech: servo %d answered %d bytes, want %d", id, len(pk.Params), presentLen)
+		} else {
+			var derr error
+			p, derr = b.o.Model.DecodePresent(pk.Params)
+			p.At = t.at
+			if err = status(pk); derr != nil {
+				err = derr
+			}
 		}
-		p, derr := b.o.Model.DecodePresent(data)
-		p.At = at
-		if derr != nil {
-			err = derr
-		}
-		done(p, err)
-	})
+	}
+	*t = txn{}
+	b.spareReads = append(b.spareReads, t)
+	done(p, err)
 }

@@ -40,6 +40,10 @@ type Dev struct {
 	addr     uint16
 	osc      float64
 	prescale byte
+	// wbuf holds a channel write's register and four bytes: a servo loop
+	// setting its pulses every period then allocates nothing (buses do
+	// not keep what they are given).
+	wbuf [5]byte
 }
 
 // New configures the PCA9685 at opts.Addr on bus: all channels off, at the
@@ -164,7 +168,8 @@ func (d *Dev) SetCounts(ch int, on, off uint16) error {
 
 func (d *Dev) setRaw(ch int, on, off uint16) error {
 	reg := byte(regLED0OnL + 4*ch)
-	if err := d.bus.Tx(d.addr, []byte{reg, byte(on), byte(on >> 8), byte(off), byte(off >> 8)}, nil); err != nil {
+	d.wbuf = [5]byte{reg, byte(on), byte(on >> 8), byte(off), byte(off >> 8)}
+	if err := d.bus.Tx(d.addr, d.wbuf[:], nil); err != nil {
 		return fmt.Errorf("pca9685: 0x%02x: writing LED%d: %w", d.addr, ch, err)
 	}
 	return nil
