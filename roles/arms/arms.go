@@ -407,6 +407,11 @@ func (a *Arms) poll() {
 // polled takes servo k's answer to a poll; the last answer runs the
 // control period.
 func (a *Arms) polled(k int, p feetech.Present, err error) {
+	if a.fbus == nil {
+		// Stopped: a read that was in flight answers (or times out)
+		// after Stop. There is no period left to run.
+		return
+	}
 	n := len(a.cfg.joints.JointNames)
 	model := a.fbus.Model()
 	s := &a.servos[k]
