@@ -709,7 +709,11 @@ func (m *Motors) publish() {
 // forwardJointStates republishes a group's joint_states at the root with
 // robot-wide joint names.
 func (m *Motors) forwardJointStates(g *group, js msg.JointStates) {
-	m.h.Gateway.PublishStream(JointsTopic, g.Name, jointStatesUpdate(g.Group, js))
+	// A limb's update places its joints with the humanoid's kinematics
+	// (microseconds, five limbs at 50 Hz): only for a page that shows it.
+	if m.h.Gateway.Watched(JointsTopic) {
+		m.h.Gateway.PublishStream(JointsTopic, g.Name, jointStatesUpdate(g.Group, js))
+	}
 	names := make([]string, len(js.Name))
 	for i, n := range js.Name {
 		names[i] = g.JointPrefix + n

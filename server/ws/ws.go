@@ -992,6 +992,26 @@ func (c *Client) reply(r Response) {
 // applies to each stream of a topic on its own.
 type streamKey struct{ topic, stream string }
 
+// Watched says whether an authenticated client subscribes to topic: a
+// publisher whose update is costly to build (not only to encode, which
+// Publish does only for subscribers) can skip building it.
+func (g *Gateway) Watched(topic string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for c := range g.clients {
+		if !c.authed.Load() {
+			continue
+		}
+		c.mu.Lock()
+		_, ok := c.topics[topic]
+		c.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Publish pushes a state update for topic (a node name such as "head", or
 // "nodes") to the clients subscribed to it, at most at each client's rate.
 func (g *Gateway) Publish(topic string, data any) { g.PublishStream(topic, "", data) }

@@ -198,6 +198,29 @@ func TestRateLimitPerStream(t *testing.T) {
 	}
 }
 
+// Watched follows the clients' subscriptions.
+func TestWatched(t *testing.T) {
+	g := New(Options{})
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	if g.Watched("arms") {
+		t.Fatal("watched with no client")
+	}
+	c := dialTest(t, srv.URL)
+	if m := c.roundTrip(`{"id":"s","type":"subscribe","topics":["arms"]}`); m["status"] != "ok" {
+		t.Fatal(m)
+	}
+	if !g.Watched("arms") || g.Watched("head") {
+		t.Errorf("after subscribing to arms: arms %v, head %v; want true, false", g.Watched("arms"), g.Watched("head"))
+	}
+	if m := c.roundTrip(`{"id":"u","type":"unsubscribe","topics":["arms"]}`); m["status"] != "ok" {
+		t.Fatal(m)
+	}
+	if g.Watched("arms") {
+		t.Error("arms still watched after unsubscribing")
+	}
+}
+
 func TestSlowClientDoesNotBlockOthers(t *testing.T) {
 	// A client whose socket stays full past the write deadline is
 	// disconnected; count what it had dropped by then too.
