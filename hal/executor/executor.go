@@ -323,8 +323,18 @@ func (e *Executor) run(ctx context.Context, end time.Time) error {
 
 	if e.currentWaiter() != nil {
 		// A Waiter sleeping in the kernel does not see ctx end: wake it.
-		stopWake := context.AfterFunc(ctx, e.signal)
-		defer stopWake()
+		// Run returns only once that wake is over, so that a caller that
+		// closes the Waiter after Run cannot race with it.
+		woken := make(chan struct{})
+		stopWake := context.AfterFunc(ctx, func() {
+			defer close(woken)
+			e.signal()
+		})
+		defer func() {
+			if !stopWake() {
+				<-woken
+			}
+		}()
 	}
 
 	bounded := !end.IsZero()

@@ -473,3 +473,49 @@ func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
 		t.Errorf("waiter used %d times, 1 ms timer ran %d times", w.waits.Load(), ticks.Load())
 	}
 }
+
+// slowWakeWaiter is a recordingWaiter whose Wake takes a while and then
+// reports whether Run had already returned.
+type slowWakeWaiter struct {
+	recordingWaiter
+	runReturned atomic.Bool
+	lateWakes   atomic.Int64
+}
+
+func (w *slowWakeWaiter) Wake() {
+	time.Sleep(20 * time.Millisecond)
+	if w.runReturned.Load() {
+		w.lateWakes.Add(1)
+	}
+	w.recordingWaiter.Wake()
+}
+
+// TestRunReturnsAfterItsCancelWake ends Run's context while the executor
+// sleeps in its Waiter: the wake that the context's end sends must be over
+// by the time Run returns, since the caller may close the Waiter then (a
+// kernel Waiter's descriptor number would be reused by the next open).
+func TestRunReturnsAfterItsCancelWake(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		w := &slowWakeWaiter{recordingWaiter: recordingWaiter{ch: make(chan struct{}, 1)}}
+		e := New(&Options{Waiter: w})
+		e.After(time.Hour, func() { t.Error("the hour-long timer ran") })
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			err := e.Run(ctx)
+			w.runReturned.Store(true)
+			errc <- err
+		}()
+		for w.waits.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		if err := <-errc; err != context.Canceled {
+			t.Fatalf("Run returned %v, want context.Canceled", err)
+		}
+		time.Sleep(50 * time.Millisecond) // a late Wake would finish now
+		if n := w.lateWakes.Load(); n != 0 {
+			t.Fatalf("run %d: %d Wake(s) still running after Run returned", i, n)
+		}
+	}
+}

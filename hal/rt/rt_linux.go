@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -157,9 +158,17 @@ func hasCap(bit uint) bool {
 // several times a cycle), and a locked goroutine regains it only through
 // another, ordinary-priority thread (docs/performance.md, "Real-time loop
 // jitter").
+//
+// Wake may be called from any goroutine at any time, also after Close: the
+// executor's other goroutines post work whenever they like, and a write to
+// a closed descriptor number would land in whatever file the process opens
+// next under that number.
 type Waiter struct {
 	fd  int
 	buf [8]byte
+
+	mu     sync.RWMutex // held shared by Wake, exclusively by Close
+	closed bool
 }
 
 // NewWaiter returns a Waiter; Close releases its file descriptor.
@@ -199,10 +208,26 @@ func (w *Waiter) Wait(d time.Duration) {
 }
 
 // Wake implements executor.Waiter.
+// After Close it does nothing.
 func (w *Waiter) Wake() {
 	one := [8]byte{1}
-	_, _ = unix.Write(w.fd, one[:])
+	w.mu.RLock()
+	if !w.closed {
+		_, _ = unix.Write(w.fd, one[:]) // non-blocking: never waits under the lock
+	}
+	w.mu.RUnlock()
 }
 
-// Close releases the Waiter's eventfd.
-func (w *Waiter) Close() error { return unix.Close(w.fd) }
+// Close releases the Waiter's eventfd once no Wake is writing to it; later
+// Wakes do nothing and later Closes return nil. Close only after the
+// executor using the Waiter has returned from Run: a Wait in progress
+// would go on polling a descriptor number that is no longer the Waiter's.
+func (w *Waiter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return unix.Close(w.fd)
+}

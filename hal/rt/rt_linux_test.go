@@ -260,3 +260,36 @@ func TestCollectorRunsWhileTheLoopWaits(t *testing.T) {
 	stillWaiting(t, returned, "garbage collections")
 	wakes(t, w, returned)
 }
+
+// TestWakeAfterCloseWritesNothing closes a Waiter, puts another eventfd
+// under the descriptor number it had (as the process's next open would),
+// and wakes the closed Waiter: the other eventfd must not be written.
+func TestWakeAfterCloseWritesNothing(t *testing.T) {
+	w, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := w.fd
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(other)
+	if other != old {
+		if err := unix.Dup2(other, old); err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(old)
+	}
+	w.Wake()
+	var buf [8]byte
+	if n, err := unix.Read(old, buf[:]); err != unix.EAGAIN {
+		t.Fatalf("a Wake after Close wrote %d bytes into the file now at its descriptor number (read error %v)", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
