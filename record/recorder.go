@@ -45,6 +45,11 @@ type Options struct {
 	// 65536); beyond that, messages are dropped and counted, so a slow
 	// disk never stalls the executor.
 	Queue int
+	// QueueBytes bounds the memory the waiting messages hold (default
+	// 256 MiB): 65536 queued camera frames would be 60 GB. A message
+	// that would take the queue past it is dropped and counted like one
+	// past Queue; one message is always let in, however large.
+	QueueBytes int64
 	// Lossless makes a full queue wait for the writer instead of
 	// dropping: for virtual-clock runs (the simulator, scenarios), where
 	// waiting only slows the simulation down against the wall clock,
@@ -67,6 +72,11 @@ type Recorder struct {
 	in      chan entry
 	closed  bool
 	dropped atomic.Uint64
+	// queued is the size of the messages in in; room is signalled each
+	// time the writer takes one out, for a Lossless handler waiting on
+	// QueueBytes.
+	queued atomic.Int64
+	room   chan struct{}
 
 	mu      sync.Mutex
 	cur     *Writer
@@ -88,6 +98,19 @@ type entry struct {
 	t     time.Time
 }
 
+// entryOverhead is what a queued message costs beyond its bytes: the
+// entry, its topic and, for a value, the value's other fields.
+const entryOverhead = 128
+
+// size is what e holds in memory while it waits for the writer.
+func (e entry) size() int64 {
+	n := int64(len(e.data)) + entryOverhead
+	if img, ok := e.val.(*msg.Image); ok {
+		n += int64(len(img.Data))
+	}
+	return n
+}
+
 // valueTypes are the message types a Recorder takes as values in process
 // (bus.SubscribeValuesOf): camera frames, whose JSON (base64 pixels) the
 // publisher would otherwise make on its executor for the recording alone,
@@ -101,8 +124,11 @@ type Status struct {
 	Files     []string `json:"files"`
 	Messages  uint64   `json:"messages"`
 	Dropped   uint64   `json:"dropped"`
-	Bytes     int64    `json:"bytes"`
-	Error     string   `json:"error,omitempty"`
+	// Queued is the memory (bytes) the messages waiting for the writer
+	// hold; it stays under Options.QueueBytes.
+	Queued int64  `json:"queued_bytes"`
+	Bytes  int64  `json:"bytes"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Start opens the first file and subscribes. Call it on Exec's goroutine
@@ -123,6 +149,9 @@ func Start(o Options) (*Recorder, error) {
 	if o.Queue <= 0 {
 		o.Queue = 1 << 16
 	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = 256 << 20
+	}
 	if o.Dir != "" {
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("record: %w", err)
@@ -130,7 +159,7 @@ func Start(o Options) (*Recorder, error) {
 	} else if err := os.MkdirAll(filepath.Dir(o.File), 0o755); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{o: o, in: make(chan entry, o.Queue), done: make(chan struct{})}
+	r := &Recorder{o: o, in: make(chan entry, o.Queue), done: make(chan struct{}), room: make(chan struct{}, 1)}
 	if o.File != "" {
 		// Fail now, not at the first message, when the file cannot be made.
 		w, err := Create(o.File, &o.Writer)
@@ -163,13 +192,27 @@ func (r *Recorder) handle(m bus.Msg) {
 		return
 	}
 	e := entry{m.Topic, m.Data, m.Value(), r.o.Exec.Now()}
+	size := e.size()
 	if r.o.Lossless {
+		// Wait for the writer to make room; a signal on room follows
+		// every decrement of queued, so none is missed between the
+		// check and the wait.
+		for q := r.queued.Load(); q > 0 && q+size > r.o.QueueBytes; q = r.queued.Load() {
+			<-r.room
+		}
+		r.queued.Add(size)
 		r.in <- e
 		return
 	}
+	if q := r.queued.Load(); q > 0 && q+size > r.o.QueueBytes {
+		r.dropped.Add(1)
+		return
+	}
+	r.queued.Add(size)
 	select {
 	case r.in <- e:
 	default:
+		r.queued.Add(-size)
 		r.dropped.Add(1)
 	}
 }
@@ -185,6 +228,11 @@ func (r *Recorder) loop() {
 	defer close(r.done)
 	for e := range r.in {
 		r.write(e)
+		r.queued.Add(-e.size())
+		select {
+		case r.room <- struct{}{}:
+		default:
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -294,7 +342,7 @@ func (r *Recorder) Stop() error {
 func (r *Recorder) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Status{Recording: !r.stopped, Files: append([]string{}, r.files...), Messages: r.total, Dropped: r.dropped.Load()}
+	s := Status{Recording: !r.stopped, Files: append([]string{}, r.files...), Messages: r.total, Dropped: r.dropped.Load(), Queued: r.queued.Load()}
 	if r.cur != nil {
 		s.File = r.cur.Path()
 		s.Bytes = r.cur.Size()
