@@ -116,7 +116,6 @@ var busOnly = map[string]string{
 	"saint_os/AdoptNode_Request.config_version": "the server sends the role configuration to the node",
 	"saint_os/AdoptNode_Request.assigned_by":    "the server records who adopted the node",
 	"saint_os/AdoptNode_Request.server_address": "the server tells the node where it is",
-	"saint_os/AdoptNode_Request.bus_key":        "the bus key the web UI or saintctl showed the administrator, checked on saint-server's authenticated bus; the spec's AdoptNode.srv has none, and a ROS 2 client adopts the key the node connects with",
 	"saint_os/NodeGPIOStatus.bus_ca_sha256":     "the bus's TLS CA the node pinned, for the adopt page; not part of the ROS 2 interface",
 	"saint_os/SystemStatus.bus_ca_sha256":       "the bus's TLS CA, for comparing with what nodes pinned; not part of the ROS 2 interface",
 	"saint_os/SessionStatus.session":            "a node middleware's tag of its latest session, by which the root middleware follows its node sessions; the root's own session_status has none",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,14 +192,17 @@ func le32(b []byte) uint32 {
 
 func TestServices(t *testing.T) {
 	r := newRig(t, bridge.Filter{})
+	var busKey atomic.Value // the bus_key the server was given
 	if _, err := bus.ServeJSON(r.bus, msg.ServiceAdopt, r.ex, func(req msg.AdoptNodeRequest, reply func(msg.AdoptNodeResponse, error)) {
+		busKey.Store(req.BusKey)
 		reply(msg.AdoptNodeResponse{Success: true, Message: "adopted " + req.NodeID, AssignedTopicPrefix: msg.TopicPrefix(req.Role, req.Instance)}, nil)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	svc, _ := r.reg.Service("saint_os/AdoptNode")
 	hdr := ros2.RequestHeader{GUID: 0xabcdef, Seq: 7}
-	r.dds.Inject("rq/saint/nodes/adoptRequest", r.encode("saint_os/AdoptNode_Request", msg.AdoptNodeRequest{NodeID: "sim-head", Role: "head"}, &hdr))
+	const key = "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"
+	r.dds.Inject("rq/saint/nodes/adoptRequest", r.encode("saint_os/AdoptNode_Request", msg.AdoptNodeRequest{NodeID: "sim-head", Role: "head", BusKey: key}, &hdr))
 	checkFor(t, "the adopt reply", func() bool { return len(r.dds.Written("rr/saint/nodes/adoptReply")) == 1 })
 	resp, gotHdr, err := r.reg.Decode(svc.Response, r.dds.Written("rr/saint/nodes/adoptReply")[0])
 	if err != nil {
@@ -206,6 +210,11 @@ func TestServices(t *testing.T) {
 	}
 	if gotHdr != hdr || resp["success"] != true || resp["assigned_topic_prefix"] != "/saint/head" || resp["message"] != "adopted sim-head" {
 		t.Errorf("reply %v header %+v, want success for sim-head with header %+v", resp, gotHdr, hdr)
+	}
+	// The key the administrator compared reaches the server, which
+	// refuses the adoption if the node connects with another.
+	if got, _ := busKey.Load().(string); got != key {
+		t.Errorf("the server was given bus_key %q, want %q", got, key)
 	}
 
 	// A node that does not exist: a clear failure, not silence.

@@ -1253,6 +1253,7 @@ typedef struct saint_os_srv_dds__AdoptNode_Request_
   char * role;
   char * instance;
   char * display_name;
+  char * bus_key;
 } saint_os_srv_dds__AdoptNode_Request_;
 
 extern const dds_topic_descriptor_t saint_os_srv_dds__AdoptNode_Request__desc;
