@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/foxglove/mcap/go/mcap"
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus/bustest"
@@ -463,6 +464,49 @@ func TestWebUI(t *testing.T) {
 		}
 		p.do("Enter", chromedp.KeyEvent("\r"))
 		p.until("focus on the content", `document.activeElement.id === 'view' && location.hash === '#/'`)
+	})
+
+	t.Run("recording", func(t *testing.T) {
+		p.t = t
+		p.open(s.url("/"), "#system-status dd")
+		p.until("recording status", `document.querySelector('#recording').dataset.recording === 'false'`)
+		p.click("#record-toggle")
+		p.until("a recording with messages", `document.querySelector('#recording').dataset.recording === 'true' &&
+			Number(document.querySelector('#recording').dataset.messages) > 0`)
+		p.shot("dashboard-recording")
+		p.click("#record-toggle")
+		p.until("the recording stopped and listed", `document.querySelector('#recording').dataset.recording === 'false' &&
+			document.querySelectorAll('#recording-files li').length === 1`)
+		// What the page listed is a complete file in the server's
+		// recordings directory.
+		var st struct {
+			Recording bool     `json:"recording"`
+			Files     []string `json:"files"`
+			Messages  uint64   `json:"messages"`
+		}
+		if err := api.call("management", "record_status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		listed := p.eval(`document.querySelector('#recording-files li').textContent`)
+		if st.Recording || len(st.Files) != 1 || filepath.Base(st.Files[0]) != listed || st.Messages == 0 {
+			t.Fatalf("record_status %+v after the page stopped a recording listed as %q", st, listed)
+		}
+		f, err := os.Open(st.Files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		info, err := mcap.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		summary, err := info.Info()
+		if err != nil {
+			t.Fatalf("the recording the page made: %v", err)
+		}
+		if summary.Statistics == nil || summary.Statistics.MessageCount != st.Messages {
+			t.Errorf("the file's statistics %+v, the server counted %d messages", summary.Statistics, st.Messages)
+		}
 	})
 
 	t.Run("adopt", func(t *testing.T) {

@@ -62,6 +62,14 @@ export function fmtNum(v, digits = 2) {
   return Number(v).toFixed(digits);
 }
 
+export function fmtBytes(n) {
+  if (!Number.isFinite(n) || n < 0) return '–';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
+  return `${i ? n.toFixed(n < 10 ? 1 : 0) : n} ${units[i]}`;
+}
+
 export function fmtDuration(seconds) {
   let s = Math.max(0, Math.floor(seconds || 0));
   const d = Math.floor(s / 86400); s -= d * 86400;

@@ -1,6 +1,6 @@
 // Dashboard: system status, the live activity log, node summary with
-// alerts, input sources and the quick actions.
-import { h, card, dot, fmtDuration, fmtTime, roleLabel, table } from '../dom.js';
+// alerts, input sources, motor control, recording and the quick actions.
+import { h, card, dot, fmtBytes, fmtDuration, fmtTime, roleLabel, table } from '../dom.js';
 
 const LOG_LINES = 30;
 const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -18,6 +18,10 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   const nodes = h('ul', { class: 'list', id: 'node-summary' });
   const inputs = h('ul', { class: 'list', id: 'input-summary' });
   const motors = h('div', { id: 'motor-sessions' });
+  const recState = h('dl', { class: 'kv', id: 'recording-status' });
+  const recFiles = h('ul', { class: 'list', id: 'recording-files' });
+  const recToggle = h('button', { type: 'button', id: 'record-toggle', disabled: true, onclick: toggleRecording }, 'Start recording');
+  const recording = h('div', { id: 'recording' }, recState, recFiles, h('div', { class: 'actions' }, recToggle));
   const log = h('ol', { class: 'log', id: 'activity-log', 'aria-live': 'polite', reversed: true });
   const logLevel = h('select', { id: 'dash-log-level', 'aria-label': 'Minimum level' },
     [['', 'All levels'], ['INFO', 'Info+'], ['WARN', 'Warnings+'], ['ERROR', 'Errors']].map(([v, t]) => h('option', { value: v }, t)));
@@ -35,6 +39,7 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
       card('Nodes', nodes, h('p', {}, h('a', { href: '#/nodes' }, 'Manage nodes →'))),
       card('Inputs', inputs, h('p', {}, h('a', { href: '#/inputs' }, 'Input details →')))),
     card('Motor control', motors),
+    card('Recording', recording),
     card('Quick actions', h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', id: 'adopt-new', onclick: adoptNew }, 'Adopt New Node'),
       estopBtn,
@@ -138,6 +143,45 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     motors.replaceChildren(table(['Group', 'Motors', 'Held by', 'Mode', 'On release'], rows, 'No motor groups', [3, 4]));
   }
 
+  // Recording: every bus topic to MCAP files in the server's recordings
+  // directory (record_start / record_stop), for Foxglove, the mcap CLI or
+  // saint-sim --replay.
+  let recOn = false;
+  function showRecording(st) {
+    recOn = !!st.recording;
+    recording.dataset.recording = String(recOn);
+    recording.dataset.messages = String(st.messages || 0);
+    recToggle.disabled = false;
+    recToggle.textContent = recOn ? 'Stop recording' : 'Start recording';
+    recToggle.className = recOn ? 'danger' : 'primary';
+    const base = (f) => f.split('/').pop();
+    const kv = [['State', h('span', { id: 'recording-state' }, dot(recOn, recOn ? 'Recording' : 'Not recording'))]];
+    if (recOn) kv.push(['File', base(st.file || '')]);
+    if (recOn || (st.files || []).length) {
+      kv.push(['Messages', String(st.messages || 0)]);
+      if (recOn) kv.push(['Size', fmtBytes(st.bytes || 0)]);
+      kv.push(['Dropped', st.dropped ? h('span', { class: 'alert' }, String(st.dropped)) : '0']);
+    }
+    if (st.error) kv.push(['Error', h('span', { class: 'alert' }, st.error)]);
+    recState.replaceChildren(...kv.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    const done = recOn ? (st.files || []).slice(0, -1) : (st.files || []);
+    recFiles.replaceChildren(...done.map((f) => h('li', { title: f }, base(f))));
+  }
+  function loadRecording() {
+    api.management('record_status').then(showRecording).catch((err) => {
+      recToggle.disabled = true;
+      recState.replaceChildren(h('dt', {}, 'State'), h('dd', { id: 'recording-state' }, `not available: ${err.message}`));
+    });
+  }
+  async function toggleRecording() {
+    recToggle.disabled = true;
+    try {
+      const st = await api.management(recOn ? 'record_stop' : 'record_start', {});
+      showRecording(st);
+      toast(st.recording ? `Recording to ${(st.file || '').split('/').pop()}` : `Recording stopped: ${st.messages} messages in ${(st.files || []).length} file(s)`);
+    } catch (err) { toast(err.message, 'error'); loadRecording(); }
+  }
+
   function addLog(e) {
     if (logLevel.value && LEVELS.indexOf(e.level) < LEVELS.indexOf(logLevel.value)) return;
     log.prepend(logLine(e));
@@ -160,7 +204,8 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   refresh();
   loadLog();
   loadAlerts();
-  const alertTimer = setInterval(loadAlerts, 2000);
+  loadRecording();
+  const alertTimer = setInterval(() => { loadAlerts(); loadRecording(); }, 2000);
   const offs = [api.subscribe('system', showStatus), api.subscribe('logs', addLog), api.subscribe('motors', showMotors), () => clearInterval(alertTimer)];
   return () => offs.forEach((off) => off());
 }
