@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
@@ -320,4 +321,40 @@ func (a Arm) WithLimits(lower, upper []float64) (Arm, error) {
 		a.Lower[i], a.Upper[i] = lower[i], upper[i]
 	}
 	return a, nil
+}
+
+// ArmJointNames are an arm's joints in chain order, as its joints.yaml names
+// them (a robot configuration may prefix them: left_shoulder_pan).
+func ArmJointNames() []string {
+	return []string{"shoulder_pan", "shoulder_lift", "elbow", "wrist_pitch", "wrist_roll"}
+}
+
+// OrderArm picks an arm's joint angles in chain order out of joint_states
+// (names and positions): each joint by its name, bare or with a prefix
+// ("left_elbow"), 0 for one missing.
+func OrderArm(names []string, positions []float64) [NumJoints]float64 {
+	var q [NumJoints]float64
+	for i, want := range ArmJointNames() {
+		for k, n := range names {
+			if k < len(positions) && (n == want || strings.HasSuffix(n, "_"+want)) {
+				q[i] = positions[k]
+				break
+			}
+		}
+	}
+	return q
+}
+
+// HeadMount is where the reference robot's head sits (its pan, tilt and
+// roll axes meet), robot frame, m: on the torso, above the arms' mounts.
+// The head's physics does not depend on it; it places the head in
+// drawings.
+func HeadMount() mgl64.Vec3 { return mgl64.Vec3{0, 0, 0.60} }
+
+// HeadFacing is where the head's face points (robot frame, unit) at pan
+// and tilt (rad): pan about z, positive turning left, then tilt about the
+// head's y, positive looking down (the pitch of the robot frame's
+// convention, as the head's physics model has it).
+func HeadFacing(pan, tilt float64) mgl64.Vec3 {
+	return mgl64.Vec3{math.Cos(pan) * math.Cos(tilt), math.Sin(pan) * math.Cos(tilt), -math.Sin(tilt)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/kinematics"
 )
 
 // stepTimeout bounds one wait in the browser; it is generous for a loaded
@@ -841,10 +843,62 @@ func TestWebUI(t *testing.T) {
 
 	// The reference robot has no humanoid limbs: the robot page says so
 	// instead of waiting for them.
-	t.Run("robot page without a humanoid", func(t *testing.T) {
+	t.Run("robot page draws the reference robot", func(t *testing.T) {
 		p.t = t
 		p.open(s.url("/robot"), "#robot-canvas")
-		p.until("the page says there are no limbs", `document.getElementById('robot-status').textContent.includes('no humanoid limbs')`)
+		p.until("the left arm and the head drawn", `(() => { const v = window.saintRobotView;
+			return !!v && ['front', 'side'].every((n) => v.drawn[n] && v.drawn[n].arm_left && v.drawn[n].neck); })()`)
+		// The arm moved: the page draws its gripper where the arms'
+		// kinematics put it at the commanded angles (within the servos'
+		// deadband: 2 cm at full reach).
+		deg := []float64{30, -40, 60, 20, 0}
+		if _, err := api.send(map[string]any{"type": "command", "target": "arms", "action": "move",
+			"params": map[string]any{"arm": "left", "positions": deg, "speed": 1}}); err != nil {
+			t.Fatal(err)
+		}
+		q := make([]float64, len(deg))
+		for i, d := range deg {
+			q[i] = d * math.Pi / 180
+		}
+		want := kinematics.DefaultArm("left").Chain(q)[kinematics.NumJoints]
+		bustest.CheckFor(t, 20*time.Second, 200*time.Millisecond, func() error {
+			pts := p.robotView().Limbs["arm_left"].Points
+			if len(pts) != kinematics.NumJoints+1 {
+				return fmt.Errorf("the left arm has %d points", len(pts))
+			}
+			got := pts[kinematics.NumJoints]
+			if d := math.Hypot(math.Hypot(got[0]-want[0], got[1]-want[1]), got[2]-want[2]); d > 0.02 {
+				return fmt.Errorf("the page's left gripper at %v, the kinematics put it at %v: %.3f m apart", got, want, d)
+			}
+			return nil
+		})
+		v := p.robotView()
+		front := v.Drawn["front"]["arm_left"]
+		x, y := mid(front[2], front[3])
+		if got := p.pixel(x, y); got != leftColour {
+			t.Errorf("the canvas at (%d, %d), the left upper arm, is %v, want %v", x, y, got, leftColour)
+		}
+
+		// The head panned 60° to its left: from the front the face's dot
+		// is on the viewer's right of the head's centre, and not on the
+		// left.
+		if _, err := api.send(map[string]any{"type": "command", "target": "head", "action": "move",
+			"params": map[string]any{"pan": 60, "tilt": 0, "speed": 1}}); err != nil {
+			t.Fatal(err)
+		}
+		p.until("the head drawn facing left", `(() => { const f = window.saintRobotView.limbs.neck.facing; return f && f[1] > 0.8; })()`)
+		neck := p.robotView().Drawn["front"]["neck"]
+		cx, cy := mid(neck[1], neck[2])
+		r := float64(neck[1][1]-neck[2][1]) / 2
+		off := int(math.Round(0.85 * r))
+		faceColour, headFill := [3]int{0x5b, 0x64, 0x75}, [3]int{0xee, 0xf1, 0xf6}
+		if got := p.pixel(cx+off, cy); got != faceColour {
+			t.Errorf("front view, %d px right of the head's centre: %v, want the face's dot %v", off, got, faceColour)
+		}
+		if got := p.pixel(cx-off, cy); got != headFill {
+			t.Errorf("front view, %d px left of the head's centre: %v, want the head's fill %v (the face turned the wrong way?)", off, got, headFill)
+		}
+		p.shot("robot-reference")
 	})
 
 	t.Run("phone width", func(t *testing.T) {

@@ -1,8 +1,9 @@
-// Robot: the humanoid's limbs drawn from the front and from the side,
-// posed by the joint states their nodes publish. The server places each
-// joint with the humanoid's kinematics (the numbers the simulator's
-// physics uses) and sends the points on the joint_states topic; this page
-// only projects and draws them, on a canvas, without libraries.
+// Robot: the robot drawn from the front and from the side, posed by the
+// joint states its nodes publish: the humanoid's limbs, or the reference
+// robot's arms and head on its torso and tracks. The server places each
+// joint with the robot's kinematics (the numbers the simulator's physics
+// uses) and sends the points on the joint_states topic; this page only
+// projects and draws them, on a canvas, without libraries.
 import { h, card } from '../dom.js';
 
 // The limbs drawn and their colours: the left side blue, the right side
@@ -29,15 +30,29 @@ const WORLD_BOTTOM = -0.05;
 const BG = '#ffffff';
 const STALE_MS = 1000; // a limb not heard from for this long is drawn as stale
 const FOOT = 0.08; // m, the length of the foot's glyph (the model's foot has no length forward)
+// The reference robot's body as drawn, m: its tracks (gauge 0.40 m, each
+// 0.10 m wide, 0.60 m long) and a torso column of 0.12 m radius.
+const TRACKS = { halfWidth: 0.25, halfLength: 0.30, height: 0.14 };
+const TORSO_RADIUS = 0.12;
+
+// limbName is the page's name for the part a joint_states update is of:
+// a humanoid limb by its instance, the reference robot's arms as arm_left
+// and arm_right and its head as the neck (drawn alike).
+function limbName(d) {
+  if (d.role === 'limb') return d.instance;
+  if (d.role === 'arms') return `arm_${d.instance}`;
+  if (d.role === 'head') return 'neck';
+  return '';
+}
 
 export function robotPage({ api }, view) {
   const canvas = h('canvas', { id: 'robot-canvas', width: 760, height: 460, role: 'img',
-    'aria-label': 'The humanoid from the front and from the side' });
+    'aria-label': 'The robot from the front and from the side' });
   const status = h('p', { id: 'robot-status', class: 'muted' }, 'Waiting for joint states…');
-  const legend = h('p', { class: 'legend' }, 'Blue: left limbs, orange: right limbs, grey: neck and head. ',
-    'The torso hangs on its test stand; the joints are placed by the humanoid\'s kinematics from each limb\'s joint_states.');
+  const legend = h('p', { class: 'legend' }, 'Blue: left limbs, orange: right limbs, grey: neck and head (a dot where the face looks). ',
+    'The joints are placed by the robot\'s kinematics from each part\'s joint_states; the humanoid\'s torso hangs on its test stand.');
   view.append(h('div', { class: 'page-head' }, h('h1', {}, 'Robot')),
-    card('Humanoid (front | side)', h('div', { class: 'canvas-wrap' }, canvas), status, legend));
+    card('Robot (front | side)', h('div', { class: 'canvas-wrap' }, canvas), status, legend));
 
   // scene is what the page knows and drew; it is also window.saintRobotView
   // so that tests (and a curious operator's console) can see it.
@@ -47,15 +62,18 @@ export function robotPage({ api }, view) {
   let raf = 0;
 
   const stop = api.subscribe('joint_states', (d) => {
-    if (d.role !== 'limb' || !Array.isArray(d.points) || !LIMBS[d.instance]) return;
-    scene.limbs[d.instance] = { points: d.points, facing: d.facing, names: d.name, positions: d.position, at: performance.now() };
+    const name = limbName(d);
+    if (!Array.isArray(d.points) || !LIMBS[name]) return;
+    scene.limbs[name] = { points: d.points, facing: d.facing, names: d.name, positions: d.position, at: performance.now() };
     dirty = true;
   }, 0);
-  // Which limbs the robot has: the root motor middleware's limb groups. A
-  // robot without them gets a sentence, not a wait for ever.
+  // Which parts the robot has that the page draws: the root motor
+  // middleware's limb, arms and head groups. A robot without them gets a
+  // sentence, not a wait for ever.
   scene.groups = null;
+  const drawnPrefix = /^\/saint\/(limb\/|arms\/|head$)/;
   api.command('motors', 'status').then((st) => {
-    scene.groups = (st.groups || []).filter((g) => (g.prefix || '').startsWith('/saint/limb/')).map((g) => g.name);
+    scene.groups = (st.groups || []).filter((g) => drawnPrefix.test(g.prefix || '')).map((g) => g.name);
     dirty = true;
   }).catch(() => {});
 
@@ -71,9 +89,11 @@ export function robotPage({ api }, view) {
     dirty = false;
     draw(canvas, scene);
     const names = Object.keys(scene.limbs).sort();
-    let text = names.length ? `${names.length} limb${names.length === 1 ? '' : 's'}: ${names.join(', ')}` : 'Waiting for joint states…';
+    let text = names.length ? `${names.length} part${names.length === 1 ? '' : 's'}: ${names.join(', ')}` : 'Waiting for joint states…';
     if (!names.length && scene.groups && scene.groups.length === 0) {
-      text = 'This robot has no humanoid limbs (no limb nodes among its motor groups): run a robot type with them, such as pi_plus-S-12L8A0G2H0W.';
+      text = 'This robot has no arms, head or humanoid limbs among its motor groups: nothing to draw.';
+    } else if (!names.length && scene.groups) {
+      text = `Waiting for joint states from ${scene.groups.join(', ')} (adopt their nodes on the Nodes page).`;
     }
     if (scene.stale.length) text += `. No joint states for over ${STALE_MS / 1000} s from: ${scene.stale.join(', ')} (drawn grey, where last reported)`;
     status.textContent = text;
@@ -133,10 +153,13 @@ function draw(canvas, scene) {
       const f0 = px([behind[0] - foot, -foot, 0]); const f1 = px([behind[0] + foot, foot, 0]);
       g.beginPath(); g.moveTo(f0[0], f0[1]); g.lineTo(f1[0], f1[1]); g.stroke();
     }
+    // The reference robot (arms or head, no legs): its tracks on the
+    // floor, a torso column up to the neck and a bar between the shoulders.
+    if (!hipL && !hipR && (shL || shR || neck)) drawReferenceBody(g, v, px, { shL, shR, neck });
     // The torso: the quadrilateral through the hips and the shoulders,
     // up to the neck's mount.
     const corners = [hipR, hipL, shL, shR].filter(Boolean);
-    if (corners.length >= 3) {
+    if ((hipL || hipR) && corners.length >= 3) {
       g.fillStyle = '#e4e8f0';
       g.strokeStyle = '#5b6475';
       g.lineWidth = 2;
@@ -217,4 +240,31 @@ function draw(canvas, scene) {
       scene.drawn[v.name][name] = pts.map((p) => [Math.round(p[0]), Math.round(p[1])]);
     }
   });
+}
+
+// drawReferenceBody draws the reference robot's tracks and torso in view v:
+// a box for the tracks (both seen together from the side), the torso's
+// column from the tracks to the neck's base (or above the shoulders) and,
+// from the front, the bars the arms hang from.
+function drawReferenceBody(g, v, px, { shL, shR, neck }) {
+  const box = (a, b) => { const p = px(a); const q = px(b); g.rect(Math.min(p[0], q[0]), Math.min(p[1], q[1]), Math.abs(q[0] - p[0]), Math.abs(q[1] - p[1])); };
+  const half = v.name === 'side' ? TRACKS.halfLength : TRACKS.halfWidth;
+  const at = (across, z) => (v.name === 'side' ? [across, 0, z] : [0, across, z]);
+  g.setLineDash([]);
+  g.fillStyle = '#3a3f4b';
+  g.beginPath(); box(at(-half, 0), at(half, TRACKS.height)); g.fill();
+  const shoulders = [shL, shR].filter(Boolean);
+  const top = neck ? neck[2] : Math.max(...shoulders.map((p) => p[2])) + 0.08;
+  g.fillStyle = '#e4e8f0';
+  g.strokeStyle = '#5b6475';
+  g.lineWidth = 2;
+  g.beginPath(); box(at(-TORSO_RADIUS, TRACKS.height), at(TORSO_RADIUS, top)); g.fill(); g.stroke();
+  if (v.name !== 'side') {
+    // From the torso's side out to each shoulder the arm hangs from.
+    g.lineWidth = 6;
+    for (const sh of shoulders) {
+      const a = px([0, Math.sign(sh[1]) * TORSO_RADIUS, sh[2]]); const b = px(sh);
+      g.beginPath(); g.moveTo(a[0], a[1]); g.lineTo(b[0], b[1]); g.stroke();
+    }
+  }
 }
