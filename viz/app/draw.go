@@ -400,9 +400,12 @@ func drawHead(dst *ebiten.Image, r layout.Rect, sc *scene.Scene, tp *teleop.Tele
 	rad := math.Min(float64(in.W), float64(in.H-3*lineH)) * 0.38
 	face := func(pan, tilt, roll float64, c color.Color, w float64) {
 		ring(dst, cx, cy, rad, w, c)
-		// Eyes and nose move across the face as it pans and tilts; the
-		// line through the eyes turns with the roll.
-		ex, ey := cx-math.Sin(pan)*rad*0.7, cy-math.Sin(tilt)*rad*0.7
+		// Eyes and nose move across the face as it pans and tilts (seen
+		// from the front: panned to its left, the face is on the right;
+		// tilted down, lower); the line through the eyes turns with the
+		// roll.
+		right, down := scene.FaceOffset(pan, tilt)
+		ex, ey := cx+right*rad*0.7, cy+down*rad*0.7
 		ox, oy := math.Cos(roll)*rad*0.35, -math.Sin(roll)*rad*0.35
 		disc(dst, ex-ox, ey-oy, rad*0.1, c)
 		disc(dst, ex+ox, ey+oy, rad*0.1, c)

@@ -59,3 +59,13 @@ func LimbFromJoints(instance string, names []string, positions []float64) (l Lim
 // HasHumanoid says whether the scene has heard of a humanoid's limb, from
 // its node or from the simulator.
 func (s *Scene) HasHumanoid() bool { return len(s.Limbs) > 0 || len(s.LimbTruth) > 0 }
+
+// FaceOffset is where the middle of the head's face is drawn, seen from
+// the front (the robot's left on the viewer's right), as a fraction of
+// the head's radius right of and below its centre, for pan and tilt
+// (rad; pan positive turns the head to its left, tilt positive looks
+// down: kinematics.HeadFacing).
+func FaceOffset(pan, tilt float64) (right, down float64) {
+	f := kinematics.HeadFacing(pan, tilt)
+	return f[1], -f[2]
+}

@@ -190,3 +190,15 @@ func TestHumanoidLimbsFromTheirTopics(t *testing.T) {
 		t.Fatal("a limb truth that does not decode: no error")
 	}
 }
+
+// Seen from the front, a head panned to its left shows its face on the
+// viewer's right, and a head tilted down (positive tilt, as the head's
+// physics has it) shows its face lower.
+func TestFaceOffset(t *testing.T) {
+	if r, d := FaceOffset(math.Pi/4, 0); r < 0.7 || math.Abs(d) > 1e-12 {
+		t.Errorf("panned 45° left: face %.2f right, %.2f down; want right of centre, level", r, d)
+	}
+	if r, d := FaceOffset(0, math.Pi/6); math.Abs(r) > 1e-12 || d < 0.49 {
+		t.Errorf("tilted 30° down: face %.2f right, %.2f down; want below centre", r, d)
+	}
+}
