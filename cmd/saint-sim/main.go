@@ -47,6 +47,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
 )
@@ -197,6 +198,10 @@ func run() error {
 	if a := addrs["foxglove"]; a != "" {
 		log.Info("Foxglove: open a Foxglove WebSocket connection", "url", "ws://"+displayAddr(a))
 	}
+	if *requireAuth {
+		// Where a client (saintctl --token-file, Foxglove's ?token=) finds it.
+		log.Info("the API requires the token", "token_file", filepath.Join(*dataDir, "server", auth.FileName))
+	}
 
 	if *runROS2 {
 		stopROS2, err := startROS2(ctx, st, robot, *configDir, strings.Fields(*ros2Args), log)
@@ -210,7 +215,7 @@ func run() error {
 		go func() {
 			tokenFile := ""
 			if *requireAuth {
-				tokenFile = filepath.Join(*dataDir, "server", "api_token")
+				tokenFile = filepath.Join(*dataDir, "server", auth.FileName)
 			}
 			if err := vizlaunch.Sim(ctx, vizlaunch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
 				Exec: st.Exec, Bus: st.Connect(), Boards: st, Log: log}); err != nil {

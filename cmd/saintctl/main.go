@@ -13,7 +13,7 @@
 //	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
 //	saintctl firmware keygen [--out DIR] [--name NAME]
 //	saintctl firmware pubkey --key FILE
-//	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T]
+//	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--sign-key FILE]
 //	saintctl livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
 //	saintctl rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
 //	saintctl jitter [--period D] [--duration D] [--rt] [--load none|cpu|cpu+gc|goroutines|all]
@@ -62,7 +62,7 @@ commands:
   firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
   firmware keygen [--out DIR] [--name NAME]   a new Ed25519 release key (NAME.key, NAME.pub)
   firmware pubkey --key FILE      the key's public half as saint-node's -ldflags take it
-  firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--changelog TEXT]
+  firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--sign-key FILE] [--changelog TEXT]
   livelink replay FILE --to HOST:PORT [--speed X] [--loop] [--subject NAME]
                                   replay a Live Link Face capture at its recorded rate
   rc send --device PATH --protocol sbus|ibus|crsf --ch US,US,... [--rate HZ] [--count N]
