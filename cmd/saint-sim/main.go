@@ -47,9 +47,9 @@ import (
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/persist"
-	"github.com/saint-os/saint/server/auth"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/auth"
 )
 
 var version = "0.1.0"
