@@ -115,6 +115,23 @@ func startClient(t *testing.T, bin string, domain uint32) *client {
 	return &client{t: t, in: in, out: bufio.NewScanner(out)}
 }
 
+// latchEStop sends the e-stop until the tracks' own state, over Fast DDS,
+// says it is latched (rather than once, trusting a fixed wait for it to
+// have arrived).
+func (c *client) latchEStop() {
+	c.t.Helper()
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); {
+		c.do("estop 1")
+		for i := 0; i < 5; i++ {
+			time.Sleep(100 * time.Millisecond)
+			if got := c.do("tracks"); len(got) >= 4 && got[1] == "true" {
+				return
+			}
+		}
+	}
+	c.t.Fatal("the tracks' state never showed the e-stop latched")
+}
+
 // do sends one command and returns the reply's fields.
 func (c *client) do(cmd string) []string {
 	c.t.Helper()
@@ -353,8 +370,7 @@ func TestFastDDSInterop(t *testing.T) {
 	}
 
 	// (d)
-	c.do("estop 1")
-	time.Sleep(500 * time.Millisecond)
+	c.latchEStop()
 	before := c.do("drive 0 0.3")
 	got = c.do(fmt.Sprintf("drive %g 2", speed))
 	v, x = float(t, got[1]), float(t, got[2])
@@ -509,9 +525,7 @@ func TestFastDDSOverNATS(t *testing.T) {
 	}
 
 	// (d)
-	c.do("estop 1")
-	time.Sleep(500 * time.Millisecond)
-	c.do("tracks")
+	c.latchEStop()
 	c.do(fmt.Sprintf("drive %g 1.5", speed))
 	got = c.do("tracks")
 	t.Logf("Fast DDS over NATS, e-stop latched: %v", got)

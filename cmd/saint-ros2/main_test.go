@@ -219,10 +219,13 @@ func TestSimulationOverROS2(t *testing.T) {
 			t.Errorf("adopt reply: %v", err)
 			return
 		}
-		replies <- struct {
+		select { // a request sent again may be answered twice
+		case replies <- struct {
 			v   map[string]any
 			hdr ros2.RequestHeader
-		}{v, hdr}
+		}{v, hdr}:
+		default:
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -232,22 +235,33 @@ func TestSimulationOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the adopt service", func() bool { return rq.MatchedReaders() > 0 && rr.MatchedWriters() > 0 })
-	time.Sleep(200 * time.Millisecond) // the bridge's reader may not have matched our writer yet
 	hdr := ros2.RequestHeader{GUID: 0x5a1e7, Seq: 1}
-	if err := rq.Write(p.encode("saint_os/AdoptNode_Request", msg.AdoptNodeRequest{NodeID: "no-such-node", Role: "head"}, &hdr)); err != nil {
-		t.Fatal(err)
+	// Sent again each second until answered: the bridge's reader may not
+	// have matched this writer yet when it is first written.
+	var r struct {
+		v   map[string]any
+		hdr ros2.RequestHeader
 	}
-	select {
-	case r := <-replies:
-		t.Logf("adopt reply: %v", r.v)
-		if r.hdr != hdr {
-			t.Errorf("reply header %+v, want %+v", r.hdr, hdr)
+	answered := false
+	for end := time.Now().Add(15 * time.Second); !answered && time.Now().Before(end); {
+		if err := rq.Write(p.encode("saint_os/AdoptNode_Request", msg.AdoptNodeRequest{NodeID: "no-such-node", Role: "head"}, &hdr)); err != nil {
+			t.Fatal(err)
 		}
-		if r.v["success"] != false || !strings.Contains(fmt.Sprint(r.v["message"]), "no-such-node") {
-			t.Errorf("adopting a node that does not exist: %v", r.v)
+		select {
+		case r = <-replies:
+			answered = true
+		case <-time.After(time.Second):
 		}
-	case <-time.After(10 * time.Second):
+	}
+	if !answered {
 		t.Fatal("no reply on rr/saint/nodes/adoptReply")
+	}
+	t.Logf("adopt reply: %v", r.v)
+	if r.hdr != hdr {
+		t.Errorf("reply header %+v, want %+v", r.hdr, hdr)
+	}
+	if r.v["success"] != false || !strings.Contains(fmt.Sprint(r.v["message"]), "no-such-node") {
+		t.Errorf("adopting a node that does not exist: %v", r.v)
 	}
 
 	// (d) With the e-stop latched, a Twist moves nothing.
@@ -256,11 +270,28 @@ func TestSimulationOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the bridge's estop reader", func() bool { return estop.MatchedReaders() > 0 })
-	time.Sleep(200 * time.Millisecond)
-	if err := estop.Write(p.encode("saint_os/EStop", msg.EStop{Active: true, Source: "ros2", Reason: "test"}, nil)); err != nil {
-		t.Fatal(err)
+	tracks, _ := p.subscribe(msg.TopicTracksState, "saint_os/TrackState")
+	// Written until the tracks' own state says the stop is latched, rather
+	// than once and trusted to have arrived after a fixed wait.
+	latched := false
+	for end := time.Now().Add(15 * time.Second); !latched && time.Now().Before(end); {
+		if err := estop.Write(p.encode("saint_os/EStop", msg.EStop{Active: true, Source: "ros2", Reason: "test"}, nil)); err != nil {
+			t.Fatal(err)
+		}
+		wait := time.After(300 * time.Millisecond)
+	states:
+		for !latched {
+			select {
+			case st := <-tracks:
+				latched = st["estop_active"] == true
+			case <-wait:
+				break states
+			}
+		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	if !latched {
+		t.Fatal("the tracks' state never showed the e-stop latched")
+	}
 	_, xs, _ := odomSpeed(odom)
 	drive(2*time.Second, speed)
 	v, xe, _ := odomSpeed(odom)
@@ -325,7 +356,10 @@ func TestHumanoidOverROS2(t *testing.T) {
 				return
 			}
 			if hdr.Seq == seq {
-				replies <- v
+				select { // a request sent again may be answered twice
+				case replies <- v:
+				default:
+				}
 			}
 		})
 		if err != nil {
@@ -336,17 +370,20 @@ func TestHumanoidOverROS2(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, 10*time.Second, "the "+service+" service", func() bool { return rq.MatchedReaders() > 0 && rr.MatchedWriters() > 0 })
-		time.Sleep(200 * time.Millisecond) // the bridge's reader may not have matched our writer yet
 		hdr := ros2.RequestHeader{GUID: 0x11b, Seq: seq}
-		if err := rq.Write(p.encode(typ+"_Request", req, &hdr)); err != nil {
-			t.Fatal(err)
+		// Sent again each second until answered: the bridge's reader may
+		// not have matched this writer yet when it is first written.
+		for end := time.Now().Add(15 * time.Second); time.Now().Before(end); {
+			if err := rq.Write(p.encode(typ+"_Request", req, &hdr)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case v := <-replies:
+				return v
+			case <-time.After(time.Second):
+			}
 		}
-		select {
-		case v := <-replies:
-			return v
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no reply on rr%sReply", service)
-		}
+		t.Fatalf("no reply on rr%sReply", service)
 		return nil
 	}
 	got := call("/robot_7/saint/limb/neck/request_control", "saint_os/RequestControl", msg.RequestControlRequest{Client: "ros2-test", TimeoutMS: 2000}, 1)
