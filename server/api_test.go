@@ -102,7 +102,7 @@ func (c *apiClient) sendRaw(id, raw string) map[string]any {
 		return m
 	case err := <-c.closed:
 		c.t.Fatalf("connection closed waiting for %s: %v", raw, err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		c.t.Fatalf("no answer to %s", raw)
 	}
 	return nil

@@ -454,14 +454,18 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 		Result json.RawMessage `json:"result"`
 		Error  string          `json:"error"`
 	}
-	request := func(id string, kp signer, subject, body string) (outcome, error) {
+	// request waits for an answer up to wait: short where the broker is
+	// to refuse the request (no answer comes), long where one is due, so
+	// that a slow machine does not look like a refusal.
+	const refused, answered = 300 * time.Millisecond, 15 * time.Second
+	request := func(id string, kp signer, subject, body string, wait time.Duration) (outcome, error) {
 		t.Helper()
 		a, err := dialRaw(ar.url, kp, natsbus.NodeClientName(id), nats.CustomInboxPrefix(natsbus.NodeInboxPrefix(id)))
 		if err != nil {
 			t.Fatalf("%s connecting: %v", id, err)
 		}
 		defer a.nc.Close()
-		m, err := a.nc.Request(subject, []byte(body), 300*time.Millisecond)
+		m, err := a.nc.Request(subject, []byte(body), wait)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -479,7 +483,7 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 	}{{"evil", fresh}, {"tracks-1", ar.nodeKey(t, "tracks-1")}} {
 		// The head's own names: the broker refuses them to any other key.
 		for _, s := range []string{"_srv.saint.nodes.head-1.validate_role", "_srv.saint.nodes.head-1.role_config"} {
-			if o, err := request(a.id, a.kp, s, asHead); !errors.Is(err, nats.ErrTimeout) {
+			if o, err := request(a.id, a.kp, s, asHead, refused); !errors.Is(err, nats.ErrTimeout) {
 				t.Errorf("%s calling %s: answered %+v, %v; want no answer (refused by the broker)", a.id, s, o, err)
 			}
 			if got := w.got(s, w.nc); len(got) > 0 {
@@ -487,12 +491,16 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 			}
 		}
 		// Its own name, naming the head: refused by the server.
-		o, err := request(a.id, a.kp, "_srv.saint.nodes."+a.id+".validate_role", asHead)
+		o, err := request(a.id, a.kp, "_srv.saint.nodes."+a.id+".validate_role", asHead, answered)
 		if err != nil || !strings.Contains(o.Error, "a node may ask only for itself") || len(o.Result) > 0 {
 			t.Errorf("%s validating as head-1 on its own service: %+v, %v; want refused", a.id, o, err)
 		}
 		// Its own name, asking for the head's configuration.
-		o, err = request(a.id, a.kp, "_srv.saint.nodes."+a.id+".role_config", `{"role":"head"}`)
+		wait := answered
+		if a.id == "evil" {
+			wait = refused
+		}
+		o, err = request(a.id, a.kp, "_srv.saint.nodes."+a.id+".role_config", `{"role":"head"}`, wait)
 		if a.id == "evil" {
 			if !errors.Is(err, nats.ErrTimeout) {
 				t.Errorf("unadopted evil fetching a configuration: %+v, %v; want refused by the broker", o, err)
@@ -502,7 +510,7 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 		}
 		// The shared names of older firmware: a refusal to update.
 		for _, s := range []string{"_srv.saint.nodes.validate_role", "_srv.saint.roles.config"} {
-			o, err := request(a.id, a.kp, s, asHead)
+			o, err := request(a.id, a.kp, s, asHead, answered)
 			if err != nil || !strings.Contains(o.Error, "update this node's firmware") || len(o.Result) > 0 {
 				t.Errorf("%s calling %s as head-1: %+v, %v; want a refusal to update", a.id, s, o, err)
 			}
@@ -512,18 +520,18 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 	// The head itself: its role validates, with its configuration, and it
 	// may fetch that configuration, and only that one.
 	head := ar.nodeKey(t, "head-1")
-	o, err := request("head-1", head, "_srv.saint.nodes.head-1.validate_role", asHead)
+	o, err := request("head-1", head, "_srv.saint.nodes.head-1.validate_role", asHead, answered)
 	var vr msg.ValidateRoleResponse
 	if err != nil || o.Error != "" || json.Unmarshal(o.Result, &vr) != nil || !vr.Valid || !strings.Contains(vr.Config, "role: head") {
 		t.Errorf("head-1 validating its own role: %+v (%+v), %v", o, vr, err)
 	}
 	var cr msg.RoleConfigResponse
-	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"head"}`)
+	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"head"}`, answered)
 	if err != nil || json.Unmarshal(o.Result, &cr) != nil || !cr.Success || !strings.Contains(cr.Config, "role: head") {
 		t.Errorf("head-1 fetching its own configuration: %+v, %v", o, err)
 	}
 	cr = msg.RoleConfigResponse{}
-	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"tracks"}`)
+	o, err = request("head-1", head, "_srv.saint.nodes.head-1.role_config", `{"role":"tracks"}`, answered)
 	if err != nil || json.Unmarshal(o.Result, &cr) != nil || cr.Success || cr.Config != "" {
 		t.Errorf("head-1 fetching the tracks' configuration: %+v, %v; want refused", o, err)
 	}

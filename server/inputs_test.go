@@ -210,18 +210,22 @@ func TestRCCommandsLive(t *testing.T) {
 		t.Errorf("channel 5 (a switch) %+v", ch)
 	}
 
-	// The operator moves channel 2 through its travel and lets go.
+	// The operator moves channel 2 through its travel and lets go. The
+	// margins are wide for a loaded machine, where the transmitter's
+	// frames (on the server's executor) and the window's opening can be
+	// late: a second for the window to open, each position held 200 ms
+	// (about 30 frames), and 3.4 s left in the window after the sweep.
 	go func() {
-		time.Sleep(300 * time.Millisecond) // the window has opened
+		time.Sleep(time.Second)
 		for _, us := range []uint16{1300, 1050, 1012, 1400, 1800, 1988, 1700, 1507} {
 			_ = r.tx.Set(2, us)
-			time.Sleep(40 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
 		}
 	}()
 	var cal struct {
 		Channel rc.Channel `json:"channel"`
 	}
-	c.ok("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 3000}, &cal)
+	c.ok("rc", "", "calibrate_channel", map[string]any{"channel": 2, "duration_ms": 6000}, &cal)
 	if ch := cal.Channel; ch.Min != 1012 || ch.Max != 1988 || ch.Center != 1507 || ch.Name != "throttle" {
 		t.Fatalf("calibrated %+v, want 1012/1507/1988 µs", ch)
 	}

@@ -49,8 +49,12 @@ func newRobot(t testing.TB, busFor func(name string) bus.Bus, profiles map[strin
 func newRobotWith(t testing.TB, busFor func(name string) bus.Bus, profiles map[string]simboard.Profile, configure func(*server.Options)) *robot {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &robot{t: t, ex: executor.New(nil), nodes: map[string]*node.Node{}, stop: cancel, data: t.TempDir(), configure: configure}
-	go func() { _ = r.ex.Run(ctx) }()
+	ran := make(chan struct{})
+	r := &robot{t: t, ex: executor.New(nil), nodes: map[string]*node.Node{}, data: t.TempDir(), configure: configure}
+	// stop returns once Run has: no callback may write into the data
+	// directory while the test's cleanup removes it.
+	r.stop = func() { cancel(); <-ran }
+	go func() { defer close(ran); _ = r.ex.Run(ctx) }()
 	t.Cleanup(r.close)
 	r.startServer(busFor("server"))
 	for id, prof := range profiles {

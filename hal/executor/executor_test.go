@@ -445,7 +445,11 @@ func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	posted := make(chan struct{})
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		// Once the 1 ms timer has run a few times (through the Waiter),
+		// however late Run starts.
+		for ticks.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
 		e.Post(func() {
 			// Only the hour-long timer is left: the next wait is an
 			// hour, which only the cancel can end.
@@ -457,7 +461,7 @@ func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
 	go func() { errc <- e.Run(ctx) }()
 	select {
 	case <-posted:
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("a Post did not wake the Waiter")
 	}
 	cancel()

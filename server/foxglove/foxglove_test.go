@@ -278,9 +278,14 @@ func TestSubscribeAndTime(t *testing.T) {
 		return gotTime && lastPan >= 0 && lastPan > 3
 	})
 	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{7}})
+	// The client's messages are handled in order: the repeat's warning
+	// says the unsubscribe before it was handled.
+	c.send(map[string]any{"op": "unsubscribe", "subscriptionIds": []int{7}})
+	c.until("the repeated unsubscribe's warning", func(m map[string]any, _ []byte) bool {
+		return m != nil && m["op"] == "status" && strings.Contains(fmt.Sprint(m["message"]), "no subscription 7")
+	})
 	// Frames leave in order: once a time frame stamped after the
-	// unsubscribe was surely handled arrives, no message data may follow.
-	time.Sleep(100 * time.Millisecond)
+	// unsubscribe was handled arrives, no message data may follow.
 	handled := uint64(time.Now().UnixNano())
 	after := false
 	c.until("time frames after the unsubscribe", func(_ map[string]any, b []byte) bool {

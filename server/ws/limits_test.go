@@ -52,8 +52,8 @@ func TestConnectionCaps(t *testing.T) {
 			conns[0].Close()
 			conns = conns[1:]
 			var again *websocket.Conn
-			for range 100 { // the server notices the close asynchronously
-				time.Sleep(5 * time.Millisecond)
+			for range 1000 { // the server notices the close asynchronously (up to 10 s)
+				time.Sleep(10 * time.Millisecond)
 				if again, _, err = websocket.DefaultDialer.Dial(url, nil); err == nil {
 					break
 				}

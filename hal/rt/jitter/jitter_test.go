@@ -37,7 +37,15 @@ func TestLoadRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		// Until the load's goroutines have allocated (or a while, for the
+		// loads that allocate nothing), however late they start.
+		for end := time.Now().Add(10 * time.Second); l.Allocated.Load() == 0 && time.Now().Before(end); {
+			if kind != GCLoad && kind != GoroutineLoad {
+				time.Sleep(20 * time.Millisecond)
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		procs := len(l.procs)
 		l.Stop()
 		if wantProcs := kind == CPULoad || kind == GCLoad; wantProcs != (procs > 0) {
