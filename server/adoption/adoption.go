@@ -573,6 +573,12 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
 		return
 	}
+	if cur, ok := m.adopting[req.NodeID]; ok {
+		// A second adoption would change the node's grant and the role
+		// its configuration fetch is checked against under the first.
+		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
+		return
+	}
 	if _, ok := m.unadopted[req.NodeID]; !ok {
 		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
 		return

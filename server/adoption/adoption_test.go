@@ -422,3 +422,62 @@ func TestNodesSpeakOnlyForThemselves(t *testing.T) {
 		t.Errorf("h1 fetching the tracks' configuration: %+v, %v; want refused", cr.Message, err)
 	}
 }
+
+// A second adoption of a node while the first waits for the node is
+// refused, naming the role it is being adopted as; the first completes,
+// and once it has, the node is adopted as the first asked.
+func TestSecondAdoptionWaitsForTheFirst(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	m, err := New(Options{Exec: ex, Bus: b, CallTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(d time.Duration) {
+		if err := ex.RunFor(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The node answers its adopt service a second after it is called.
+	if _, err := bus.ServeJSON(b, msg.NodeAdoptService("n1"), ex, func(req msg.AdoptNodeRequest, reply func(msg.AdoptNodeResponse, error)) {
+		ex.After(time.Second, func() {
+			reply(msg.AdoptNodeResponse{Success: true, AssignedTopicPrefix: msg.TopicPrefix(req.Role, req.Instance)}, nil)
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	run(0)
+	_ = b.Publish(msg.NodeAnnounceTopic("n1"), msg.NodeGPIOStatus{NodeID: "n1", FirmwareVersion: "1.0.0"})
+	run(100 * time.Millisecond)
+
+	type result struct {
+		resp msg.AdoptNodeResponse
+		err  error
+		done bool
+	}
+	var first, second result
+	ex.Post(func() {
+		m.Adopt(msg.AdoptNodeRequest{NodeID: "n1", Role: "head"}, func(r msg.AdoptNodeResponse, err error) { first = result{r, err, true} })
+	})
+	run(100 * time.Millisecond)
+	ex.Post(func() {
+		m.Adopt(msg.AdoptNodeRequest{NodeID: "n1", Role: "tracks"}, func(r msg.AdoptNodeResponse, err error) { second = result{r, err, true} })
+	})
+	run(100 * time.Millisecond)
+	var pe *ParamError
+	if !second.done || !errors.As(second.err, &pe) || pe.Field != "node_id" || !strings.Contains(second.err.Error(), "being adopted as head") {
+		t.Fatalf("second adoption while the first waits: %+v, want refused on node_id naming head", second)
+	}
+	run(2 * time.Second)
+	if !first.done || first.err != nil || !first.resp.Success {
+		t.Fatalf("first adoption: %+v", first)
+	}
+	if _, a, _ := m.Lookup("n1"); a == nil || a.Role != "head" {
+		t.Errorf("n1 adopted as %+v, want head", a)
+	}
+}
