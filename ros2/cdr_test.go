@@ -194,3 +194,83 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("huge string length: err = %v", err)
 	}
 }
+
+// withoutAdditions is a sample of m in m's encoding with its additions cut
+// off: what a client built from the spec's interface package sends.
+func withoutAdditions(t *testing.T, reg *Registry, m *Message, v map[string]any, hdr *RequestHeader) []byte {
+	t.Helper()
+	spec := *m
+	spec.Fields = nil
+	for _, f := range m.Fields {
+		if !f.Addition {
+			spec.Fields = append(spec.Fields, f)
+		}
+	}
+	if len(spec.Fields) == len(m.Fields) {
+		t.Fatalf("%s has no additions", m.FullName())
+	}
+	b, err := reg.Encode(&spec, v, hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A client built from the spec's interfaces, without the fields SAINT.OS
+// added at their ends, is understood: its samples decode without the
+// additions. A sample cut anywhere else is still refused.
+func TestSamplesWithoutAdditionsDecode(t *testing.T) {
+	reg, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopt, _ := reg.Service("saint_os/AdoptNode")
+	hdr := RequestHeader{GUID: 7, Seq: 3}
+	old := withoutAdditions(t, reg, adopt.Request, map[string]any{"node_id": "n1", "role": "arms", "instance": "left"}, &hdr)
+	v, gotHdr, err := reg.Decode(adopt.Request, old)
+	if err != nil || gotHdr != hdr || v["node_id"] != "n1" || v["role"] != "arms" || v["instance"] != "left" {
+		t.Fatalf("an AdoptNode request without the additions: %v %+v %v", v, gotHdr, err)
+	}
+	if _, ok := v["bus_key"]; ok {
+		t.Errorf("bus_key decoded from a sample without it: %v", v)
+	}
+	// The same, padded with zeros to a 4-byte boundary as some writers do.
+	padded := old
+	for len(padded)%4 != 0 {
+		padded = append(padded, 0)
+	}
+	if len(padded) == len(old) {
+		t.Fatal("the test's sample needs no padding: pick other strings")
+	}
+	if v, _, err := reg.Decode(adopt.Request, padded); err != nil || v["instance"] != "left" {
+		t.Errorf("the padded AdoptNode request: %v %v", v, err)
+	}
+	head, _ := reg.Message("saint_os/HeadCommand")
+	old = withoutAdditions(t, reg, head, map[string]any{"pan": 30.0, "tilt": -10.0, "roll": 0.0, "speed": 0.5}, nil)
+	if v, _, err := reg.Decode(head, old); err != nil || v["pan"] != float32(30) || v["speed"] != float32(0.5) {
+		t.Fatalf("a HeadCommand without the additions: %v %v", v, err)
+	}
+	// Cut inside a field of the spec's, or inside an addition: refused.
+	if _, _, err := reg.Decode(head, old[:len(old)-2]); err == nil {
+		t.Error("a HeadCommand cut inside speed decoded")
+	}
+	full, err := reg.Encode(head, map[string]any{"pan": 1.0, "tilt": 2.0, "roll": 3.0, "speed": 0.5, "jaw": 0.25, "eyes_pan": 4.0, "eyes_tilt": 5.0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := reg.Decode(head, full); err != nil || v["eyes_tilt"] != float32(5) {
+		t.Fatalf("the full HeadCommand: %v %v", v, err)
+	}
+	if _, _, err := reg.Decode(head, full[:len(full)-2]); err == nil {
+		t.Error("a HeadCommand cut inside eyes_tilt decoded")
+	}
+}
+
+// An addition must come last: a field of the spec's after it would make a
+// sample without the additions ambiguous.
+func TestAdditionsGoLast(t *testing.T) {
+	_, err := parseMessage("p", "msg", "M", "float32 a\nfloat32 b # addition: ours\nfloat32 c\n")
+	if err == nil || !strings.Contains(err.Error(), "follows an addition") {
+		t.Errorf("a field after an addition: %v", err)
+	}
+}
