@@ -647,3 +647,61 @@ func BenchmarkAdoptNodeAuthenticated(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A device that took an unadopted node's id with its own key is rejected
+// over the WebSocket API: the adopt page's key is named, the device is
+// disconnected and refused, and the id is free for the node's key. A key
+// the id does not connect with is refused on bus_key. The rejection is
+// listed, and allow_node_key lifts it.
+func TestRejectNodeKeyOverTheAPI(t *testing.T) {
+	ar := newAuthRobot(t, nil)
+	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	squatter, _ := nkeys.CreateUser()
+	squatterKey, _ := squatter.PublicKey()
+	sq, err := dialRaw(ar.url, squatter, natsbus.NodeClientName("arm-9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.nc.Close()
+	nodeKP := ar.nodeKey(t, "arm-9")
+	if _, err := dialRaw(ar.url, nodeKP, natsbus.NodeClientName("arm-9")); err == nil {
+		t.Fatal("the nodeKP node connected while the squatter holds its id")
+	}
+
+	realKey, _ := nodeKP.PublicKey()
+	if r := c.call("reject_node_key", map[string]any{"node_id": "arm-9", "bus_key": realKey}); r.Status == "ok" || r.Error.Field != "bus_key" {
+		t.Fatalf("rejecting a key arm-9 does not connect with: %+v", r)
+	}
+	c.ok("reject_node_key", map[string]any{"node_id": "arm-9", "bus_key": squatterKey}, nil)
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if !sq.nc.IsClosed() {
+			return errors.New("the squatter is still connected")
+		}
+		return nil
+	})
+	if _, err := dialRaw(ar.url, squatter, natsbus.NodeClientName("arm-10")); err == nil {
+		t.Error("the rejected key connected under another id")
+	}
+	rc, err := dialRaw(ar.url, nodeKP, natsbus.NodeClientName("arm-9"))
+	if err != nil {
+		t.Fatalf("the nodeKP node after the rejection: %v", err)
+	}
+	rc.nc.Close()
+
+	var list struct {
+		Keys []busaccess.Rejection `json:"keys"`
+	}
+	c.ok("list_rejected_keys", nil, &list)
+	if len(list.Keys) != 1 || list.Keys[0].Key != squatterKey || list.Keys[0].NodeID != "arm-9" {
+		t.Errorf("list_rejected_keys %+v", list)
+	}
+	c.ok("allow_node_key", map[string]any{"bus_key": squatterKey}, nil)
+	if r := c.call("allow_node_key", map[string]any{"bus_key": squatterKey}); r.Status == "ok" || r.Error.Field != "bus_key" {
+		t.Errorf("allowing a key that is not rejected: %+v", r)
+	}
+	again, err := dialRaw(ar.url, squatter, natsbus.NodeClientName("arm-10"))
+	if err != nil {
+		t.Fatalf("the key allowed again: %v", err)
+	}
+	again.nc.Close()
+}

@@ -298,6 +298,9 @@ func (s *Server) register() error {
 	var err error
 	heartbeat.Register(h)
 	adoption.Register(h, s.adoption)
+	if kr, ok := o.BusAccess.(keyRejecter); ok {
+		s.registerKeyRejection(h.Gateway, kr)
+	}
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)

@@ -30,6 +30,7 @@ const (
 	ROS2KeyFile   = "ros2.nk"   // the ROS 2 bridge (saint-ros2 --nats-key)
 	ToolsKeyFile  = "tools.nk"  // tools and scripts
 	grantsFile    = "nodes.json"
+	rejectedFile  = "rejected.json"
 )
 
 // Bounds on the unadopted nodes the Authority remembers: the robot has a
@@ -72,6 +73,14 @@ type Grant struct {
 	GrantedAt time.Time `json:"granted_at"`
 }
 
+// Rejection is a key the administrator refused: a device that connected
+// under a node's id with a key that is not the one the node logs.
+type Rejection struct {
+	Key        string    `json:"key"`
+	NodeID     string    `json:"node_id"` // the id it connected under
+	RejectedAt time.Time `json:"rejected_at"`
+}
+
 // Authority authenticates the broker's clients and holds the nodes'
 // grants. It is safe for concurrent use: the broker calls Check on its
 // own goroutines.
@@ -89,6 +98,7 @@ type Authority struct {
 	grants   map[string]*Grant       // by node id
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
 	conns    map[string][]uint64     // public key → connection ids
+	rejected map[string]*Rejection   // by key: refused whatever id it gives
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -123,6 +133,7 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
+		rejected: map[string]*Rejection{},
 		// One refusal event per source address per minute; at most 1024
 		// addresses tracked at once.
 		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
@@ -138,6 +149,9 @@ func New(o Options) (*Authority, error) {
 		}
 	}
 	if err := a.load(); err != nil {
+		return nil, err
+	}
+	if err := a.loadRejected(); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -286,6 +300,9 @@ func (a *Authority) permissions(key, name, host string, cid uint64) (_ *natsserv
 // nodePermissions is permissions for a key that is not one of the
 // Authority's own clients; a.mu is held.
 func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *natsserver.Permissions, why string) {
+	if r, ok := a.rejected[key]; ok {
+		return nil, fmt.Sprintf("key %s was rejected by the administrator (it connected as node %s)", key, r.NodeID)
+	}
 	id, isNode := strings.CutPrefix(name, natsbus.NodeClientPrefix)
 	if !isNode || !msg.ValidNodeID(id) {
 		return nil, fmt.Sprintf("unknown key %s, and not a node (connection name %q, want \"saint-node <id>\")", key, name)
@@ -546,4 +563,119 @@ func nameOf(o *natsserver.ClientOpts) string {
 func (a *Authority) Role(id string) (role, instance string, ok bool) {
 	g, ok := a.Granted(id)
 	return g.Role, g.Instance, ok
+}
+
+// Reject refuses key from now on, whatever node id it connects under, and
+// closes its connections: for a device that took unadopted node id's
+// place with a key that is not the one the node logs. key must be the one
+// id connects with now (what the adopt page shows), so that a node whose
+// key changed in between is not rejected by mistake; an adopted node's key
+// cannot be rejected (reset the node first). The rejection is stored and
+// survives a restart; Allow lifts it.
+func (a *Authority) Reject(id, key string) error {
+	a.mu.Lock()
+	if !nkeys.IsValidPublicUserKey(key) {
+		a.mu.Unlock()
+		return fmt.Errorf("%w: %q is not a public user nkey (U…)", ErrNotRejectable, key)
+	}
+	for other, g := range a.grants {
+		if g.Key == key {
+			a.mu.Unlock()
+			return fmt.Errorf("%w: key %s is adopted as node %s; reset the node first", ErrNotRejectable, key, other)
+		}
+	}
+	p := a.pending[id]
+	if p == nil || p.key != key {
+		cur := "no key"
+		if p != nil {
+			cur = "key " + p.key
+		}
+		a.mu.Unlock()
+		return fmt.Errorf("%w: node %s connects with %s, not %s", ErrNotRejectable, id, cur, key)
+	}
+	a.rejected[key] = &Rejection{Key: key, NodeID: id, RejectedAt: a.o.Now().UTC()}
+	if err := a.saveRejected(); err != nil {
+		delete(a.rejected, key)
+		a.mu.Unlock()
+		return fmt.Errorf("busaccess: saving rejected keys: %w", err)
+	}
+	delete(a.pending, id)
+	a.mu.Unlock()
+	a.log.Warn("bus: key rejected by the administrator; its connections closed", "node_id", id, "key", key)
+	a.reconnect(key)
+	return nil
+}
+
+// ErrNotRejectable is Reject's error for a key it may not reject.
+var ErrNotRejectable = errors.New("busaccess: key not rejected")
+
+// Allow lifts key's rejection; it reports whether key was rejected.
+func (a *Authority) Allow(key string) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.rejected[key]
+	if !ok {
+		return false, nil
+	}
+	delete(a.rejected, key)
+	if err := a.saveRejected(); err != nil {
+		a.rejected[key] = r
+		return false, fmt.Errorf("busaccess: saving rejected keys: %w", err)
+	}
+	a.log.Info("bus: key allowed again", "key", key, "node_id", r.NodeID)
+	return true, nil
+}
+
+// Rejected lists the rejected keys, oldest first.
+func (a *Authority) Rejected() []Rejection {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]Rejection, 0, len(a.rejected))
+	for _, r := range a.rejected {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].RejectedAt.Before(out[j].RejectedAt) || (out[i].RejectedAt.Equal(out[j].RejectedAt) && out[i].Key < out[j].Key)
+	})
+	return out
+}
+
+func (a *Authority) rejectedPath() string { return filepath.Join(a.o.Dir, rejectedFile) }
+
+// loadRejected reads the rejected keys. A damaged file is moved aside and
+// refused loudly: the keys it held would connect again, so the server does
+// not start on it.
+func (a *Authority) loadRejected() error {
+	data, err := os.ReadFile(a.rejectedPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("busaccess: %w", err)
+	}
+	var list []*Rejection
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("busaccess: %s: %w (the keys it lists would be let in again: fix or remove it)", a.rejectedPath(), err)
+	}
+	for i, r := range list {
+		if r == nil || !nkeys.IsValidPublicUserKey(r.Key) {
+			return fmt.Errorf("busaccess: %s: entry %d: key: want a public user nkey (U…)", a.rejectedPath(), i)
+		}
+		a.rejected[r.Key] = r
+	}
+	return nil
+}
+
+// saveRejected writes the rejected keys; a.mu is held.
+func (a *Authority) saveRejected() error {
+	list := make([]*Rejection, 0, len(a.rejected))
+	for _, r := range a.rejected {
+		list = append(list, r)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return persist.WriteFile(a.rejectedPath(), data, 0o600)
 }

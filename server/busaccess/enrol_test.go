@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -459,5 +460,99 @@ func TestConsoleReadsOnlyWhatItShows(t *testing.T) {
 			t.Errorf("the console publishing on %s: delivered %q, want delivered %v", subject, got, want)
 		}
 		_ = sub.Unsubscribe()
+	}
+}
+
+// A device that took a node's id before the node (its key not the one the
+// node logs) is rejected by the administrator: its connection is closed,
+// it is refused under any id from then on, also after a restart, and the
+// real node can connect under the id. A key the id does not connect with
+// now, or an adopted node's, is not rejected. Allow lets it in again.
+func TestRejectedKeyIsShutOut(t *testing.T) {
+	dir := t.TempDir()
+	a, ns := plainBroker(t, busaccess.Options{Dir: dir})
+	url := ns.ClientURL()
+	squatter, squatterKey := newKey(t)
+	node, nodeKey := newKey(t)
+
+	sq := dialNode(t, url, "n1", squatter)
+	closed := make(chan struct{})
+	sq.nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+	if _, err := dial(url, node, natsbus.NodeClientName("n1")); !refused(err) {
+		t.Fatalf("the real node while the squatter holds n1: %v, want refused", err)
+	}
+	if got := a.NodeKey("n1"); got != squatterKey {
+		t.Fatalf("n1's key %s, want the squatter's", got)
+	}
+
+	// Not the key n1 connects with: refused, naming what it connects with.
+	if err := a.Reject("n1", nodeKey); !errors.Is(err, busaccess.ErrNotRejectable) || !strings.Contains(err.Error(), squatterKey) {
+		t.Fatalf("rejecting a key n1 does not connect with: %v", err)
+	}
+	if err := a.Reject("n1", squatterKey); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the rejected key's connection was not closed")
+	}
+	for _, id := range []string{"n1", "n2"} {
+		if _, err := dial(url, squatter, natsbus.NodeClientName(id)); !refused(err) {
+			t.Errorf("the rejected key connecting as %s: %v, want refused", id, err)
+		}
+	}
+	dialNode(t, url, "n1", node)
+	if got := a.NodeKey("n1"); got != nodeKey {
+		t.Errorf("n1's key %s after the rejection, want the real node's", got)
+	}
+	if r := a.Rejected(); len(r) != 1 || r[0].Key != squatterKey || r[0].NodeID != "n1" {
+		t.Errorf("rejected %+v", r)
+	}
+
+	// An adopted node's key cannot be rejected.
+	if err := a.Grant("n1", "head", "", nodeKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reject("n1", nodeKey); !errors.Is(err, busaccess.ErrNotRejectable) || !strings.Contains(err.Error(), "adopted") {
+		t.Errorf("rejecting an adopted node's key: %v", err)
+	}
+
+	// The rejection is kept across a restart, until allowed.
+	b, err := busaccess.New(busaccess.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns2, err := broker.Start(&broker.Options{Port: -1, Authentication: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns2.Shutdown()
+	b.Attach(ns2.NATS())
+	if _, err := dial(ns2.ClientURL(), squatter, natsbus.NodeClientName("n3")); !refused(err) {
+		t.Errorf("the rejected key after a restart: %v, want refused", err)
+	}
+	if ok, err := b.Allow(squatterKey); !ok || err != nil {
+		t.Fatalf("allow: %v %v", ok, err)
+	}
+	c, err := dial(ns2.ClientURL(), squatter, natsbus.NodeClientName("n3"))
+	if err != nil {
+		t.Fatalf("the key allowed again: %v", err)
+	}
+	c.nc.Close()
+	if ok, _ := b.Allow(squatterKey); ok {
+		t.Error("a key allowed twice")
+	}
+}
+
+// A damaged list of rejected keys stops the authority from starting: the
+// keys it held would otherwise be let in again.
+func TestDamagedRejectedKeysRefuseToStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rejected.json"), []byte(`[{"key": 7}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := busaccess.New(busaccess.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "rejected.json") {
+		t.Errorf("a damaged rejected.json: %v, want an error naming it", err)
 	}
 }

@@ -343,7 +343,7 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
   return () => offs.forEach((off) => off());
 }
 
-export function adoptPage({ api, toast, go }, view, id) {
+export function adoptPage({ api, toast, confirm, go }, view, id) {
   view.append(h('div', { class: 'page-head' }, h('h1', {}, `Adopt Node: ${id}`),
     h('a', { class: 'button', href: '#/nodes' }, 'Cancel')));
   let alive = true;
@@ -369,6 +369,17 @@ export function adoptPage({ api, toast, go }, view, id) {
       // before adopting a node on a shared network.
       ['Bus key', node.bus_key], ['Server CA it pinned (SHA-256)', node.bus_ca_sha256],
     ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
+    // A key that is not the one the node logs at start: a device took the
+    // node's id first. Rejecting it disconnects and refuses that device, and
+    // frees the id for the node's own key.
+    const rejectKey = node.bus_key ? h('p', {}, h('button', { type: 'button', class: 'danger', id: 'reject-key', onclick: async () => {
+      if (!await confirm(`Reject bus key ${node.bus_key}? The device connected as ${id} with it is disconnected and refused from now on. Do this only when the node logs another key at start (allow_node_key lets it in again).`, 'Reject key')) return;
+      try {
+        const r = await api.management('reject_node_key', { node_id: id, bus_key: node.bus_key });
+        toast(r.message || 'Key rejected');
+        go('/nodes');
+      } catch (err) { toast(err.message, 'error'); }
+    } }, 'Not the node\'s key: reject it')) : null;
     const nameInput = h('input', { id: 'adopt-name', 'data-field': 'display_name', required: true, maxlength: 64 });
     const submit = h('button', { type: 'submit', class: 'primary', id: 'adopt-submit', disabled: true }, 'Adopt');
     let chosen = null;
@@ -411,7 +422,7 @@ export function adoptPage({ api, toast, go }, view, id) {
     h('div', { class: 'actions' }, h('a', { class: 'button', href: '#/nodes' }, 'Cancel'), submit));
     view.append(
       h('div', { class: 'grid two' },
-        card('Node information', info, h('h3', {}, 'Peripherals detected'), peripheralsList(node.peripherals)),
+        card('Node information', info, rejectKey, h('h3', {}, 'Peripherals detected'), peripheralsList(node.peripherals)),
         card('GPIO detected', gpioBox)),
       card('Select role', form));
   })();

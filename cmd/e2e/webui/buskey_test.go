@@ -1,0 +1,104 @@
+package webui
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nkeys"
+
+	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/busaccess"
+)
+
+// TestAdoptPageRejectsAKey runs the adopt page against a server on an
+// authenticated NATS bus, where a device has taken node id arm-9 with a
+// key of its own: the page shows that key, and rejecting it (after the
+// confirmation) disconnects the device, lists the key as rejected and
+// refuses it from then on.
+func TestAdoptPageRejectsAKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Chromium")
+	}
+	t.Parallel()
+	ctx := browser(t)
+	dir := t.TempDir()
+	auth, err := busaccess.New(busaccess.Options{Dir: filepath.Join(dir, "bus"), Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := broker.Start(&broker.Options{Port: -1, Authentication: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	auth.Attach(ns.NATS())
+	sb, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: "server", Key: auth.ServerKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sb.Close() })
+	srv, err := server.New(server.Options{Bus: sb, ConfigDir: filepath.Join("..", "..", "..", "fixtures", "config"), DataDir: filepath.Join(dir, "data"),
+		NoAuth: true, HTTPAddr: "127.0.0.1:0", BusAccess: auth, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+
+	// The device: a node's client, with a key that is not the node's.
+	squatter, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	squatterKey, _ := squatter.PublicKey()
+	dev, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: natsbus.NodeClientName("arm-9"), Key: squatter, InboxPrefix: natsbus.NodeInboxPrefix("arm-9")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	announce := msg.NodeGPIOStatus{NodeID: "arm-9", HardwareRev: "Pi 5", FirmwareVersion: "1.0.0"}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			_ = dev.Publish(msg.NodeAnnounceTopic("arm-9"), announce)
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+
+	p := newPage(t, ctx)
+	p.open("http://"+srv.Addrs()["http"]+"/#/nodes/adopt/arm-9", "#reject-key")
+	if got := p.eval(`document.querySelector('#reject-key').closest('.card').textContent`); !strings.Contains(got, squatterKey) {
+		t.Fatalf("the adopt page does not show the device's key %s: %q", squatterKey, got)
+	}
+	p.click("#reject-key")
+	p.click("#confirm-ok")
+	p.until("back on the nodes page", `location.hash === '#/nodes'`)
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		rejected := auth.Rejected()
+		if len(rejected) != 1 || rejected[0].Key != squatterKey || rejected[0].NodeID != "arm-9" {
+			b, _ := json.Marshal(rejected)
+			return fmt.Errorf("rejected keys %s", b)
+		}
+		return nil
+	})
+	if _, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: natsbus.NodeClientName("arm-10"), Key: squatter, InboxPrefix: natsbus.NodeInboxPrefix("arm-10")}); err == nil {
+		t.Error("the rejected key connected again under another id")
+	}
+}
