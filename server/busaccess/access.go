@@ -46,8 +46,11 @@ const (
 	maxPendingPerHost = 16
 )
 
-// maxConnsPerKey bounds the connection ids remembered per key (a node
-// reconnecting leaves old ids behind; only live ones matter).
+// maxConnsPerKey bounds the connection ids remembered per key while no
+// broker is attached to tell the live ones from the closed (tests). With
+// one, every live connection is remembered and the closed ones are
+// forgotten (a node reconnecting leaves old ids behind), so that closing a
+// key's connections, at a new grant or a rejection, closes them all.
 const maxConnsPerKey = 4
 
 // Options configures an Authority.
@@ -289,11 +292,7 @@ func (a *Authority) permissions(key, name, host string, cid uint64) (_ *natsserv
 			return nil, why
 		}
 	}
-	ids := append(a.conns[key], cid)
-	if len(ids) > maxConnsPerKey {
-		ids = ids[len(ids)-maxConnsPerKey:]
-	}
-	a.conns[key] = ids
+	a.conns[key] = a.remember(a.conns[key], cid)
 	return p, ""
 }
 
@@ -359,11 +358,28 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 		a.pending[id] = p
 	}
 	p.host, p.seen = host, a.o.Now()
-	p.conns = append(p.conns, cid)
-	if len(p.conns) > maxConnsPerKey {
-		p.conns = p.conns[len(p.conns)-maxConnsPerKey:]
-	}
+	p.conns = a.remember(p.conns, cid)
 	return ""
+}
+
+// remember adds connection cid to ids, forgetting the connections that
+// have closed; a.mu is held. Without a broker attached it keeps the last
+// maxConnsPerKey.
+func (a *Authority) remember(ids []uint64, cid uint64) []uint64 {
+	if a.ns == nil {
+		ids = append(ids, cid)
+		if len(ids) > maxConnsPerKey {
+			ids = ids[len(ids)-maxConnsPerKey:]
+		}
+		return ids
+	}
+	live := ids[:0]
+	for _, id := range ids {
+		if a.ns.GetClient(id) != nil {
+			live = append(live, id)
+		}
+	}
+	return append(live, cid)
 }
 
 // live reports whether unadopted node p has a connection open under its
@@ -642,9 +658,9 @@ func (a *Authority) Rejected() []Rejection {
 
 func (a *Authority) rejectedPath() string { return filepath.Join(a.o.Dir, rejectedFile) }
 
-// loadRejected reads the rejected keys. A damaged file is moved aside and
-// refused loudly: the keys it held would connect again, so the server does
-// not start on it.
+// loadRejected reads the rejected keys. A damaged file is an error, left
+// where it is for the administrator to fix: the keys it holds would
+// otherwise connect again, so the server does not start on it.
 func (a *Authority) loadRejected() error {
 	data, err := os.ReadFile(a.rejectedPath())
 	if errors.Is(err, os.ErrNotExist) {
