@@ -382,25 +382,6 @@ func (r *Registry) Decode(m *Message, data []byte) (map[string]any, RequestHeade
 	return v, hdr, err
 }
 
-// ended reports whether the sample has no field left: nothing, or only
-// the zeros some writers pad a sample with to a 4-byte boundary (so the
-// sample's length is then a multiple of 4 and the data's is not).
-func (d *decoder) ended() bool {
-	rest := d.buf[min(d.off, len(d.buf)):]
-	if len(rest) == 0 {
-		return true
-	}
-	if len(rest) >= 4 || len(d.buf)%4 != 0 || d.off%4 == 0 {
-		return false
-	}
-	for _, b := range rest {
-		if b != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 type decoder struct {
 	reg   *Registry
 	top   string
@@ -445,11 +426,6 @@ func (d *decoder) message(m *Message, path string) (map[string]any, error) {
 		return out, err
 	}
 	for _, f := range m.Fields {
-		if f.Addition && path == "" && d.ended() {
-			// A sample from a client built without the additions: they
-			// are left out, as the bus takes them (zero values).
-			break
-		}
 		v, err := d.field(f.Type, join(path, f.Name))
 		if err != nil {
 			return nil, err

@@ -52,11 +52,6 @@ func (t Type) String() string {
 type Field struct {
 	Name string
 	Type Type
-	// Addition marks a field SAINT.OS added to an interface the spec
-	// defines (its comment starts "addition"). Additions come last, and a
-	// sample that ends where they begin decodes without them: a client
-	// built from the spec's interface package is still understood.
-	Addition bool
 }
 
 // Message is one parsed .msg file, or one half of a .srv file.
@@ -223,7 +218,7 @@ func parseMessage(pkg, kind, name, src string) (*Message, error) {
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(src))
 	for n := 1; sc.Scan(); n++ {
-		line, comment, _ := strings.Cut(sc.Text(), "#")
+		line, _, _ := strings.Cut(sc.Text(), "#")
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -250,11 +245,7 @@ func parseMessage(pkg, kind, name, src string) (*Message, error) {
 			return nil, fmt.Errorf("line %d: field %s given twice", n, fname)
 		}
 		seen[fname] = true
-		addition := strings.HasPrefix(strings.TrimSpace(comment), "addition")
-		if !addition && len(m.Fields) > 0 && m.Fields[len(m.Fields)-1].Addition {
-			return nil, fmt.Errorf("line %d: field %s follows an addition: additions go last, so that a sample without them still decodes", n, fname)
-		}
-		m.Fields = append(m.Fields, Field{Name: fname, Type: t, Addition: addition})
+		m.Fields = append(m.Fields, Field{Name: fname, Type: t})
 	}
 	return m, sc.Err()
 }
