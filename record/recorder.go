@@ -125,7 +125,8 @@ type Status struct {
 	Messages  uint64   `json:"messages"`
 	Dropped   uint64   `json:"dropped"`
 	// Queued is the memory (bytes) the messages waiting for the writer
-	// hold; it stays under Options.QueueBytes.
+	// hold: at most Options.QueueBytes, or one message's if that alone
+	// is larger.
 	Queued int64  `json:"queued_bytes"`
 	Bytes  int64  `json:"bytes"`
 	Error  string `json:"error,omitempty"`

@@ -273,9 +273,9 @@ func TestCollectorRunsWhileTheLoopWaits(t *testing.T) {
 	wakes(t, w, returned)
 }
 
-// TestWakeAfterCloseWritesNothing closes a Waiter, puts another eventfd
-// under the descriptor number it had (as the process's next open would),
-// and wakes the closed Waiter: the other eventfd must not be written.
+// TestWakeAfterCloseWritesNothing closes a Waiter, opens another eventfd,
+// which gets the descriptor number it had (the lowest free one), and wakes
+// the closed Waiter: the other eventfd must not be written.
 func TestWakeAfterCloseWritesNothing(t *testing.T) {
 	w, err := NewWaiter()
 	if err != nil {
@@ -291,10 +291,9 @@ func TestWakeAfterCloseWritesNothing(t *testing.T) {
 	}
 	defer unix.Close(other)
 	if other != old {
-		if err := unix.Dup2(other, old); err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(old)
+		// Something else opened a descriptor in between (taking old or
+		// not): putting ours over it would break its owner.
+		t.Skipf("the next open got descriptor %d, not the closed Waiter's %d", other, old)
 	}
 	w.Wake()
 	var buf [8]byte

@@ -147,6 +147,11 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
   // directory (record_start / record_stop), for Foxglove, the mcap CLI or
   // saint-sim --replay.
   let recOn = false;
+  // recBusy is set while a start or stop is under way, and recGen counts
+  // them: a status the 2 s poll asked for before one must not undo what
+  // the button shows.
+  let recBusy = false;
+  let recGen = 0;
   function showRecording(st) {
     recOn = !!st.recording;
     recording.dataset.recording = String(recOn);
@@ -168,18 +173,25 @@ export function dashboardPage({ api, toast, confirm, go }, view) {
     recFiles.replaceChildren(...done.map((f) => h('li', { title: f }, base(f))));
   }
   function loadRecording() {
-    api.management('record_status').then(showRecording).catch((err) => {
+    if (recBusy) return;
+    const gen = recGen;
+    const current = () => !recBusy && gen === recGen;
+    api.management('record_status').then((st) => { if (current()) showRecording(st); }).catch((err) => {
+      if (!current()) return;
       recToggle.disabled = true;
       recState.replaceChildren(h('dt', {}, 'State'), h('dd', { id: 'recording-state' }, `not available: ${err.message}`));
     });
   }
   async function toggleRecording() {
+    recBusy = true;
+    recGen++;
     recToggle.disabled = true;
     try {
       const st = await api.management(recOn ? 'record_stop' : 'record_start', {});
+      recBusy = false;
       showRecording(st);
       toast(st.recording ? `Recording to ${(st.file || '').split('/').pop()}` : `Recording stopped: ${st.messages} messages in ${(st.files || []).length} file(s)`);
-    } catch (err) { toast(err.message, 'error'); loadRecording(); }
+    } catch (err) { recBusy = false; toast(err.message, 'error'); loadRecording(); }
   }
 
   function addLog(e) {

@@ -64,7 +64,7 @@ export function robotPage({ api }, view) {
   const stop = api.subscribe('joint_states', (d) => {
     const name = limbName(d);
     if (!Array.isArray(d.points) || !LIMBS[name]) return;
-    scene.limbs[name] = { points: d.points, facing: d.facing, names: d.name, positions: d.position, at: performance.now() };
+    scene.limbs[name] = { role: d.role, points: d.points, facing: d.facing, names: d.name, positions: d.position, at: performance.now() };
     dirty = true;
   }, 0);
   // Which parts the robot has that the page draws: the root motor
@@ -155,7 +155,8 @@ function draw(canvas, scene) {
     }
     // The reference robot (arms or head, no legs): its tracks on the
     // floor, a torso column up to the neck and a bar between the shoulders.
-    if (!hipL && !hipR && (shL || shR || neck)) drawReferenceBody(g, v, px, { shL, shR, neck });
+    const reference = Object.values(limbs).some((l) => l.role === 'arms' || l.role === 'head');
+    if (reference) drawReferenceBody(g, v, px, { shL, shR, neck });
     // The torso: the quadrilateral through the hips and the shoulders,
     // up to the neck's mount.
     const corners = [hipR, hipL, shL, shR].filter(Boolean);
