@@ -82,6 +82,24 @@ func TestAdoptPageRejectsAKey(t *testing.T) {
 		}
 	}()
 
+	// The page shows what list_unadopted says when it loads: wait until
+	// the server has the device's announcement and key.
+	bustest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+		var key string
+		if err := srv.Exec().Do(t.Context(), func() {
+			for _, u := range srv.Adoption().Unadopted() {
+				if u.NodeID == "arm-9" {
+					key = u.BusKey
+				}
+			}
+		}); err != nil {
+			return err
+		}
+		if key != squatterKey {
+			return fmt.Errorf("arm-9 unadopted with key %q", key)
+		}
+		return nil
+	})
 	p := newPage(t, ctx)
 	p.open("http://"+srv.Addrs()["http"]+"/#/nodes/adopt/arm-9", "#reject-key")
 	if got := p.eval(`document.querySelector('#reject-key').closest('.card').textContent`); !strings.Contains(got, squatterKey) {
