@@ -428,14 +428,7 @@ func (b *Bus) SyncWrite(addr uint8, items []SyncData, done func(error)) {
 		done(fmt.Errorf("feetech: sync write of %d bytes exceeds one packet (%d)", size, MaxParams))
 		return
 	}
-	var t *txn
-	if k := len(b.spare); k > 0 {
-		t = b.spare[k-1]
-		b.spare[k-1] = nil
-		b.spare = b.spare[:k-1]
-	} else {
-		t = &txn{}
-	}
+	t := takeSpare(&b.spare)
 	params := append(t.params[:0], addr, uint8(n))
 	for _, it := range items {
 		params = append(params, it.ID)
@@ -634,14 +627,7 @@ func (b *Bus) ReadPresent(id uint8, done func(Present, error)) {
 	// A poll's transaction hands its caller a Present, no slice into
 	// it: it is reused, and a loop polling its servos every period
 	// allocates nothing for it.
-	var t *txn
-	if k := len(b.spareReads); k > 0 {
-		t = b.spareReads[k-1]
-		b.spareReads[k-1] = nil
-		b.spareReads = b.spareReads[:k-1]
-	} else {
-		t = &txn{}
-	}
+	t := takeSpare(&b.spareReads)
 	params := [2]byte{RegPresentPosition, presentLen}
 	t.req = Packet{ID: id, Instr: InstrRead, Params: params[:]}.AppendTo(t.reqBuf[:0])
 	t.expectOne[0] = id
@@ -672,4 +658,17 @@ func (b *Bus) readPresentDone(t *txn, err error) {
 	*t = txn{}
 	b.spareReads = append(b.spareReads, t)
 	done(p, err)
+}
+
+// takeSpare takes a transaction from a list of sent ones for reuse, or
+// makes one when the list is empty.
+func takeSpare(spare *[]*txn) *txn {
+	k := len(*spare)
+	if k == 0 {
+		return &txn{}
+	}
+	t := (*spare)[k-1]
+	(*spare)[k-1] = nil
+	*spare = (*spare)[:k-1]
+	return t
 }
