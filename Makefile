@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal rehearsal-deps foxglove-screenshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -15,7 +15,7 @@ run: viz-deps
 
 ## test: every test (unit, conformance, multi-process end to end, every fuzz target on its seeds and
 ## committed corpus), vet and staticcheck, then a short fuzzing run of the parsers of untrusted input
-test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps vet staticcheck
+test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 	$(MAKE) fuzz
@@ -120,6 +120,27 @@ shellcheck-deps:
 		echo "shellcheck-deps: shellcheck missing (not root: not installing); the deployment scripts' shellcheck test will skip. Install: sudo apt-get install shellcheck"; \
 	fi
 
+## rehearsal-deps: what the rehearsal VM (docs/rehearsal.md) is made of: QEMU, Debian's kernel, mmdebstrap
+## and mke2fs for its root file system, busybox-static and cpio for quick kernel-only boots, ssh for the
+## deployment scripts; installed with apt-get when missing and run as root
+REHEARSAL_PACKAGES := qemu-system-x86 linux-image-amd64 mmdebstrap e2fsprogs busybox-static cpio openssh-client
+rehearsal-deps:
+	@if command -v qemu-system-x86_64 >/dev/null && command -v mmdebstrap >/dev/null && command -v mke2fs >/dev/null \
+		&& dpkg -s busybox-static >/dev/null 2>&1 && ls /boot/vmlinuz-* >/dev/null 2>&1 && command -v ssh >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "rehearsal-deps: installing $(REHEARSAL_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(REHEARSAL_PACKAGES) >/dev/null; \
+	else \
+		echo "rehearsal-deps: the rehearsal VM's packages are missing (not root: not installing); the rehearsal will skip. Install: sudo apt-get install $(REHEARSAL_PACKAGES)"; \
+	fi
+
+## rehearsal: the deployment rehearsed in a Debian 12 VM under QEMU (docs/rehearsal.md): the scripts install
+## the server and a node over ssh, the node is adopted and updated with signed firmware, the power is cut
+## mid-update, the watchdogs are tried; each phase's time is printed. make test runs it too (go test ./...).
+## The guest image is cached in $XDG_CACHE_HOME/saint-rehearsal (~/.cache/saint-rehearsal), rebuilt when its recipe changes.
+rehearsal: rehearsal-deps
+	$(GO) test -count=1 -v -timeout 30m -run '^TestRehearsal$$' ./deploy/rehearsal/
+
 ## build: the commands into bin/
 build: viz-deps ros2-deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
@@ -159,14 +180,16 @@ bench:
 ## (VERSION=1.2.0 CHANGELOG="..." make firmware; the previous current version moves to firmware/archive/).
 ## SIGN_KEY=path/to/saint-release.key (saintctl firmware keygen) signs the image and builds the key's
 ## public half into saint-node: those nodes then install only images that key signed.
+## FIRMWARE_ARCH=amd64 builds it for nodes on PCs (the rehearsal VM, docs/rehearsal.md).
+FIRMWARE_ARCH ?= arm64
 firmware:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath \
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(FIRMWARE_ARCH) $(GO) build -trimpath \
 		-ldflags '$(LDFLAGS) $(if $(SIGN_KEY),-X main.firmwareKey=$(shell $(GO) run ./cmd/saintctl firmware pubkey --key $(SIGN_KEY)))' \
-		-o $(BIN)/saint-node-linux-arm64 ./cmd/saint-node
-	$(GO) run ./cmd/saintctl firmware publish --image $(BIN)/saint-node-linux-arm64 --version $(VERSION) \
-		--check-arch arm64 --changelog "$(or $(CHANGELOG),saint-node $(VERSION))" \
+		-o $(BIN)/saint-node-linux-$(FIRMWARE_ARCH) ./cmd/saint-node
+	$(GO) run ./cmd/saintctl firmware publish --image $(BIN)/saint-node-linux-$(FIRMWARE_ARCH) --version $(VERSION) \
+		--check-arch $(FIRMWARE_ARCH) --changelog "$(or $(CHANGELOG),saint-node $(VERSION))" \
 		--configs fixtures/config/roles --out firmware $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
-	@ls -l $(BIN)/saint-node-linux-arm64 | awk '{ printf "firmware image: %.1f MB (%d bytes)\n", $$5/1e6, $$5 }'
+	@ls -l $(BIN)/saint-node-linux-$(FIRMWARE_ARCH) | awk '{ printf "firmware image: %.1f MB (%d bytes)\n", $$5/1e6, $$5 }'
 
 clean:
 	rm -rf $(BIN) firmware .saint-sim

@@ -14,7 +14,9 @@
 #   --server-ip IP       the server's internal address (default 192.168.10.1)
 #   --version V          version to build (default: the latest release tag, else 0.1.0)
 #   --node-hosts FILE    dnsmasq dhcp-host lines for fixed node addresses
-#   --skip-build         deploy what bin/linux-arm64 and firmware/ hold
+#   --skip-build         deploy what bin/linux-ARCH and firmware/ hold
+#   --arch ARCH          the server's and the nodes' GOARCH (default arm64, the
+#                        Raspberry Pi; amd64 for PCs such as the rehearsal VM)
 #   --with-ros2          also install saint-ros2 (the ROS 2 bridge) and saint-ros2.service
 #   --ros2-build HOW     how saint-ros2 is built, since it links Cyclone DDS (cgo):
 #                        cross: here, with an arm64 C compiler and arm64 Cyclone DDS;
@@ -35,6 +37,7 @@ SERVER_IP=192.168.10.1
 VERSION=
 NODE_HOSTS=
 SKIP_BUILD=0
+ARCH=arm64
 WITH_ROS2=0
 ROS2_BUILD=auto
 ROS2_CC=aarch64-linux-gnu-gcc
@@ -48,10 +51,11 @@ while [ $# -gt 0 ]; do
 	--version) VERSION=${2:?--version needs a version}; shift 2 ;;
 	--node-hosts) NODE_HOSTS=${2:?--node-hosts needs a file}; shift 2 ;;
 	--skip-build) SKIP_BUILD=1; shift ;;
+	--arch) ARCH=${2:?--arch needs a GOARCH}; shift 2 ;;
 	--with-ros2) WITH_ROS2=1; shift ;;
 	--ros2-build) ROS2_BUILD=${2:?--ros2-build needs auto, cross or pi}; shift 2 ;;
 	--ros2-cc) ROS2_CC=${2:?--ros2-cc needs a C compiler}; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -59,6 +63,10 @@ done
 case $ROS2_BUILD in
 auto | cross | pi) ;;
 *) die "--ros2-build $ROS2_BUILD: want auto, cross or pi" ;;
+esac
+case $ARCH in
+arm64 | amd64) ;;
+*) die "--arch $ARCH: want arm64 or amd64" ;;
 esac
 case $SERVER_IP in
 192.168.10.*) ;;
@@ -74,7 +82,7 @@ if [ -z "$VERSION" ]; then
 	echo "$VERSION" | grep -Eq '^[0-9]+(\.[0-9]+)+$' || VERSION=0.1.0
 fi
 echo "$VERSION" | grep -Eq '^[0-9]+(\.[0-9]+)+$' || die "--version $VERSION: want dotted numbers such as 1.2.0"
-BIN=bin/linux-arm64
+BIN=bin/linux-$ARCH
 
 # cross_ros2_ready says whether $ROS2_CC can build and link arm64 code
 # against Cyclone DDS: the compiler, dds/dds.h and an arm64 libddsc (Debian:
@@ -124,10 +132,14 @@ fi
 
 # 1. Build: static arm64 commands and the firmware tree.
 if [ "$SKIP_BUILD" = 0 ]; then
-	run env CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -trimpath \
+	run env CGO_ENABLED=0 GOOS=linux GOARCH="$ARCH" go build -trimpath \
 		-ldflags "-s -w -X main.version=$VERSION" -o "$BIN/" \
 		./cmd/saint-server ./cmd/saint-node ./cmd/saintctl
-	run make firmware VERSION="$VERSION"
+	if [ "$ARCH" = arm64 ]; then
+		run make firmware VERSION="$VERSION"
+	else
+		run make firmware VERSION="$VERSION" FIRMWARE_ARCH="$ARCH"
+	fi
 	if [ "$ROS2_HOW" = cross ]; then
 		run env CGO_ENABLED=1 CC="$ROS2_CC" GOOS=linux GOARCH=arm64 go build -trimpath \
 			-ldflags "-s -w -X main.version=$VERSION" -o "$BIN/" ./cmd/saint-ros2
@@ -192,6 +204,9 @@ fi
 
 # 4. Install.
 remote "command -v dnsmasq >/dev/null || { apt-get update && apt-get install -y dnsmasq; }"
+# The unit's SupplementaryGroups: Raspberry Pi OS has them all, Debian and
+# Ubuntu lack gpio, and systemd refuses to start a unit naming a missing group.
+remote "for g in dialout gpio input; do getent group \$g >/dev/null || groupadd --system \$g; done"
 remote "id saint-server >/dev/null 2>&1 || useradd --system --home-dir /var/lib/saint-server --shell /usr/sbin/nologin saint-server"
 remote "install -m 0755 $REMOTE_STAGE/saint-server $REMOTE_STAGE/saintctl /usr/local/bin/"
 remote "install -D -m 0644 $REMOTE_STAGE/deploy.md /usr/local/share/doc/saint/deploy.md"
