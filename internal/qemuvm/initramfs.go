@@ -22,6 +22,10 @@ type InitramfsOptions struct {
 	Files map[string]string
 	// Init is shell run by init after the modules, before the agent.
 	Init string
+	// Root, a block device such as /dev/vda (Config.Disk), makes init mount
+	// it (ext4) and switch to it, starting its /sbin/init (systemd) instead
+	// of the agent: a Debian disk boots without Debian's much larger initrd.
+	Root string
 }
 
 // BusyboxInitramfs makes an initramfs that boots k in a few seconds: a static
@@ -33,7 +37,11 @@ func BusyboxInitramfs(k Kernel, opts InitramfsOptions) (*Initramfs, error) {
 	if _, err := os.Stat(BusyboxPath); err != nil {
 		return nil, fmt.Errorf("qemuvm: %s: %w (install busybox-static)", BusyboxPath, err)
 	}
-	modules, err := k.ModuleFiles(append([]string{"virtio_pci", "virtio_console"}, opts.Modules...)...)
+	base := []string{"virtio_pci", "virtio_console"}
+	if opts.Root != "" {
+		base = append(base, "virtio_blk", "crc32c_generic", "ext4")
+	}
+	modules, err := k.ModuleFiles(append(base, opts.Modules...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +66,20 @@ func BusyboxInitramfs(k Kernel, opts InitramfsOptions) (*Initramfs, error) {
 		}
 	}
 	a.File("sbin/qemuvm-agent", 0o755, []byte(AgentScript))
+	last := "echo 'qemuvm: init done'\nwhile :; do /sbin/qemuvm-agent; sleep 1; done\n"
+	if opts.Root != "" {
+		a.Dir("newroot", 0o755)
+		last = fmt.Sprintf(`echo 'qemuvm: init done'
+i=0
+until [ -b %[1]s ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+mount -t ext4 -o rw %[1]s /newroot || { echo 'qemuvm: cannot mount %[1]s'; sleep 5; poweroff -f; }
+umount /dev/pts
+mount --move /dev /newroot/dev
+mount --move /sys /newroot/sys
+mount --move /proc /newroot/proc
+exec switch_root /newroot /sbin/init
+`, opts.Root)
+	}
 	a.File("init", 0o755, []byte(`#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/sbin:/bin
@@ -66,10 +88,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 hostname qemuvm
-`+load.String()+network+opts.Init+`
-echo 'qemuvm: init done'
-while :; do /sbin/qemuvm-agent; sleep 1; done
-`))
+`+load.String()+network+opts.Init+"\n"+last))
 	return &a, nil
 }
 

@@ -1,0 +1,620 @@
+package rehearsal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saint-os/saint/internal/qemuvm"
+)
+
+// The node the rehearsal provisions: the simulated head board (the guest's
+// kernel has no GPIO or PWM simulator, docs/rehearsal.md) under a fixed id.
+const (
+	nodeID   = "rehearsal-head"
+	nodeRole = "head"
+	nodeArgs = "--hal sim --sim-hw head --id " + nodeID
+)
+
+// TestRehearsal is the rehearsal of docs/rehearsal.md, phase by phase; a
+// failure names its phase and shows the tail of the guest's console.
+func TestRehearsal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the rehearsal boots a VM (minutes): not with -short")
+	}
+	r := newRehearsal(t)
+	defer r.close()
+
+	var base, sshKey string
+	r.phase("root file system (mmdebstrap, cached by recipe)", 15*time.Minute, func(ctx context.Context) error {
+		var times qemuvm.BuildTimes
+		var err error
+		base, sshKey, times, err = Image(ctx, r.kernel, r.cache, r.buildLog)
+		if err == nil {
+			if times.Cached {
+				r.note("image from the cache: %s", filepath.Base(base))
+			} else {
+				r.note("built cold: mmdebstrap and setup %.1f s, mke2fs %.1f s", times.Bootstrap, times.Image)
+			}
+		}
+		return err
+	})
+	r.sshKey = sshKey
+	r.disk = filepath.Join(r.work, "disk.ext4")
+	r.phase("disk image (sparse copy)", 3*time.Minute, func(ctx context.Context) error {
+		return qemuvm.CopyImage(ctx, base, r.disk)
+	})
+	if os.Getenv("SAINT_REHEARSAL_KVM") == "1" {
+		r.phase("KVM check (SAINT_REHEARSAL_KVM=1)", 2*time.Minute, func(ctx context.Context) error {
+			if err := qemuvm.KVMWorks(ctx, r.kernel, 60*time.Second); err != nil {
+				r.note("TCG: %v", err)
+				return nil
+			}
+			r.kvm = true
+			r.note("KVM works here: the VM uses it")
+			return nil
+		})
+	}
+	r.phase("boot (systemd, Debian's kernel, TCG)", 6*time.Minute, func(ctx context.Context) error { return r.boot(ctx, false) })
+	r.phase("build on the host (release key, amd64 commands, signed firmware 1.0.0)", 10*time.Minute, r.build)
+	r.phase("deploy_server.sh over ssh", 5*time.Minute, r.deployServer)
+	r.phase("server: unit, user, groups, healthz, token", 3*time.Minute, r.checkServer)
+	r.phase("flash_node.sh over ssh", 5*time.Minute, r.flashNode)
+	r.phase("node: unit, user, groups, announced unadopted", 3*time.Minute, r.checkNodeUnadopted)
+	r.phase("adopt (saintctl over the WebSocket API, bus key from the journal)", 3*time.Minute, r.adopt)
+	r.phase("signed update 1.0.0 -> 1.1.0 (make firmware, upload, trigger_update)", 8*time.Minute, r.update)
+	r.phase("power cut while 1.2.0 downloads, reboot: old or new runs", 8*time.Minute, r.powerCut)
+	r.phase("systemd watchdog: SIGSTOP saint-node", 3*time.Minute, r.systemdWatchdog)
+	r.phase("hardware watchdog: kernel stall resets the VM (i6300esb)", 6*time.Minute, r.hardwareWatchdog)
+}
+
+type phaseTime struct {
+	name    string
+	seconds float64
+	notes   []string
+}
+
+type rehearsal struct {
+	t        *testing.T
+	kernel   qemuvm.Kernel
+	cache    string
+	work     string
+	disk     string
+	sshKey   string
+	kvm      bool
+	vm       *qemuvm.VM
+	buildLog *bytes.Buffer
+	phases   []phaseTime
+	current  *phaseTime
+
+	src   string // the checkout's copy the scripts run from
+	token string
+}
+
+func newRehearsal(t *testing.T) *rehearsal {
+	if os.Geteuid() != 0 {
+		t.Skip("the rehearsal builds its guest image as root (mmdebstrap): run make rehearsal as root")
+	}
+	for _, tool := range []string{"qemu-system-x86_64", "mmdebstrap", "mke2fs", "ssh", "scp", "ssh-keygen", "make", "go", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (make rehearsal-deps installs what the rehearsal needs)", tool)
+		}
+	}
+	k, err := qemuvm.FindKernel()
+	if err != nil {
+		t.Skip(err)
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rehearsal{t: t, kernel: k, cache: cache, work: t.TempDir(), buildLog: &bytes.Buffer{}}
+}
+
+// phase runs one step with its own deadline and records its time. A
+// failure stops the rehearsal, naming the phase, with the console's tail.
+func (r *rehearsal) phase(name string, limit time.Duration, f func(ctx context.Context) error) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	r.phases = append(r.phases, phaseTime{name: name})
+	r.current = &r.phases[len(r.phases)-1]
+	start := time.Now()
+	err := f(ctx)
+	r.current.seconds = time.Since(start).Seconds()
+	r.t.Logf("phase %q: %.1f s", name, r.current.seconds)
+	if err != nil {
+		console := "(no VM running)"
+		if r.vm != nil {
+			console = r.vm.ConsoleTail(6000)
+		}
+		tail := r.buildLog.String()
+		if len(tail) > 3000 {
+			tail = tail[len(tail)-3000:]
+		}
+		r.t.Fatalf("rehearsal phase %q failed after %.1f s: %v\n--- guest console (tail) ---\n%s\n--- build log (tail) ---\n%s",
+			name, r.current.seconds, err, console, tail)
+	}
+}
+
+// note adds a line to the current phase's report.
+func (r *rehearsal) note(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	r.current.notes = append(r.current.notes, s)
+	r.t.Log("  " + s)
+}
+
+func (r *rehearsal) close() {
+	if r.vm != nil {
+		r.vm.Close()
+	}
+	var b strings.Builder
+	total := 0.0
+	for _, p := range r.phases {
+		total += p.seconds
+		fmt.Fprintf(&b, "%7.1f s  %s\n", p.seconds, p.name)
+		for _, n := range p.notes {
+			fmt.Fprintf(&b, "           %s\n", n)
+		}
+	}
+	fmt.Fprintf(&b, "%7.1f s  total\n", total)
+	r.t.Logf("rehearsal phases:\n%s", b.String())
+}
+
+// boot starts the VM on r.disk and waits until systemd has finished
+// starting it. reboot: a guest reset restarts the guest instead of ending
+// qemu.
+func (r *rehearsal) boot(ctx context.Context, reboot bool) error {
+	if r.vm != nil {
+		r.vm.Close()
+	}
+	var console io.Writer
+	if os.Getenv("SAINT_REHEARSAL_CONSOLE") != "" {
+		console = os.Stderr
+	}
+	vm, err := qemuvm.Start(ctx, qemuvm.Config{
+		Kernel: r.kernel, Disk: r.disk, MemoryMB: 1024, CPUs: 2, Reboot: reboot, KVM: r.kvm,
+		Append:   "net.ifnames=0",
+		Forwards: []int{22, 80, 9090},
+		Console:  console,
+	})
+	if err != nil {
+		return err
+	}
+	r.vm = vm
+	if err := vm.Ready(ctx); err != nil {
+		return err
+	}
+	out, _, err := vm.Run(ctx, "systemctl is-system-running --wait; systemctl --failed --no-legend --plain")
+	if err != nil {
+		return err
+	}
+	r.note("systemd: %s", strings.Join(strings.Fields(out), " "))
+	return nil
+}
+
+// guest runs a command in the guest over the agent channel; a non-zero
+// exit status is an error carrying the output.
+func (r *rehearsal) guest(ctx context.Context, command string) (string, error) {
+	out, status, err := r.vm.Run(ctx, command)
+	if err != nil {
+		return "", err
+	}
+	if status != 0 {
+		return out, fmt.Errorf("guest: %q exited %d: %s", command, status, out)
+	}
+	return out, nil
+}
+
+// sshOpts reach the guest's sshd through its forward; deploy scripts take
+// them as SSH_OPTS (the same for ssh and scp: -o Port, not -p).
+func (r *rehearsal) sshOpts() []string {
+	_, port, _ := strings.Cut(r.vm.HostAddr(22), ":")
+	// One ssh connection for all of a script's commands (ControlMaster):
+	// each new one costs the guest's CPU seconds of key exchange under TCG.
+	return []string{"-o", "Port=" + port, "-i", r.sshKey, "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=60",
+		"-o", "ControlMaster=auto", "-o", "ControlPath=" + filepath.Join(r.work, "ssh-%C"), "-o", "ControlPersist=120"}
+}
+
+const target = "root@127.0.0.1"
+
+// ssh runs a command on the guest the way the docs do from the build
+// machine.
+func (r *rehearsal) ssh(ctx context.Context, command string) (string, error) {
+	args := append(r.sshOpts(), target, command)
+	cmd := exec.CommandContext(ctx, "ssh", args...)
+	cmd.WaitDelay = 5 * time.Second // the ControlPersist master outlives the command
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("ssh %s: %w: %s", command, err, out)
+	}
+	return string(out), nil
+}
+
+// host runs a command in the checkout's copy with the scripts' environment.
+func (r *rehearsal) host(ctx context.Context, env []string, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = 5 * time.Second // the ControlPersist master outlives the command
+	cmd.Dir = r.src
+	cmd.Env = append(append(os.Environ(), "SSH_OPTS="+strings.Join(r.sshOpts(), " ")), env...)
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, r.buildLog)
+	cmd.Stderr = io.MultiWriter(&out, r.buildLog)
+	fmt.Fprintf(r.buildLog, "$ %s %s\n", name, strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
+}
+
+// eventually calls f until it succeeds or ctx ends (then its last error).
+func eventually(ctx context.Context, interval time.Duration, f func() error) error {
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+		case <-time.After(interval):
+		}
+	}
+}
+
+func (r *rehearsal) releaseKey() string { return filepath.Join(r.src, "keys", "saint-release.key") }
+
+// build copies the checkout (its tracked files as they are, like the
+// scripts' own --ros2-build pi) so the build leaves the working tree alone,
+// makes a release key, and builds what deploy_server.sh --skip-build
+// deploys: the amd64 commands and signed firmware 1.0.0.
+func (r *rehearsal) build(ctx context.Context) error {
+	root, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return fmt.Errorf("the rehearsal runs the scripts of a git checkout: %w", err)
+	}
+	r.src = filepath.Join(r.work, "src")
+	copyTree := fmt.Sprintf("git ls-files -z | xargs -0 -I{} sh -c '[ -e \"{}\" ] && printf \"%%s\\0\" \"{}\"' | tar --null -cf - -T - | tar -C %q -xf -", r.src)
+	if err := os.MkdirAll(r.src, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", copyTree)
+	cmd.Dir = strings.TrimSpace(string(root))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the checkout: %w: %s", err, out)
+	}
+	if _, err := r.host(ctx, nil, "go", "run", "./cmd/saintctl", "firmware", "keygen", "--out", "keys"); err != nil {
+		return err
+	}
+	if _, err := r.host(ctx, []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}, "go", "build", "-trimpath",
+		"-ldflags", "-s -w -X main.version=1.0.0", "-o", "bin/linux-amd64/", "./cmd/saint-server", "./cmd/saint-node", "./cmd/saintctl"); err != nil {
+		return err
+	}
+	_, err = r.host(ctx, nil, "make", "firmware", "VERSION=1.0.0", "FIRMWARE_ARCH=amd64", "SIGN_KEY="+r.releaseKey())
+	return err
+}
+
+func (r *rehearsal) deployServer(ctx context.Context) error {
+	// The server takes amd64 node images (documented setting).
+	if _, err := r.ssh(ctx, `printf 'SAINT_SERVER_ARGS="--firmware-arch amd64"\n' >/etc/default/saint-server`); err != nil {
+		return err
+	}
+	_, err := r.host(ctx, nil, "deploy/scripts/deploy_server.sh", "--host", target, "--iface", "saint0",
+		"--version", "1.0.0", "--arch", "amd64", "--skip-build")
+	return err
+}
+
+// unitProcess checks that a unit's main process runs as user with (at
+// least) the groups named.
+func (r *rehearsal) unitProcess(ctx context.Context, unit, user string, groups ...string) error {
+	return eventually(ctx, 500*time.Millisecond, func() error {
+		out, err := r.guest(ctx, fmt.Sprintf(`systemctl is-active %s >/dev/null || { systemctl status --no-pager %s; exit 1; }
+pid=$(systemctl show -p MainPID --value %s)
+ps -o user= -p "$pid"
+for g in $(awk '/^Groups:/ { for (i = 2; i <= NF; i++) print $i }' /proc/$pid/status); do getent group "$g" | cut -d: -f1; done | tr '\n' ' '`, unit, unit, unit))
+		if err != nil {
+			return err
+		}
+		lines := strings.SplitN(out, "\n", 2)
+		if got := strings.TrimSpace(lines[0]); got != user {
+			return fmt.Errorf("%s runs as %q; want %q", unit, got, user)
+		}
+		have := " " + lines[1] + " "
+		for _, g := range groups {
+			if !strings.Contains(have, " "+g+" ") {
+				return fmt.Errorf("%s has groups %q; want %s among them", unit, strings.TrimSpace(lines[1]), strings.Join(groups, " "))
+			}
+		}
+		r.note("%s: user %s, groups %s", unit, user, strings.TrimSpace(lines[1]))
+		return nil
+	})
+}
+
+func (r *rehearsal) checkServer(ctx context.Context) error {
+	if err := r.unitProcess(ctx, "saint-server", "saint-server", "dialout", "gpio", "input"); err != nil {
+		return err
+	}
+	if _, err := r.guest(ctx, "systemctl is-active dnsmasq && ip -4 addr show saint0 | grep -q 'inet 192.168.10.1/24'"); err != nil {
+		return err
+	}
+	err := eventually(ctx, 500*time.Millisecond, func() error {
+		resp, err := http.Get("http://" + r.vm.HostAddr(80) + "/healthz")
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.TrimSpace(string(body)) != "ok" {
+			return fmt.Errorf("/healthz answered %d %q; want ok", resp.StatusCode, body)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	token, err := r.ssh(ctx, "sudo cat /var/lib/saint-server/api_token")
+	r.token = strings.TrimSpace(token)
+	return err
+}
+
+func (r *rehearsal) flashNode(ctx context.Context) error {
+	_, err := r.host(ctx, nil, "deploy/scripts/flash_node.sh", "--host", target, "--args", nodeArgs)
+	return err
+}
+
+// saintctl runs the host's saintctl against the guest's WebSocket API.
+func (r *rehearsal) saintctl(ctx context.Context, args ...string) (string, error) {
+	all := append([]string{"--server", "ws://" + r.vm.HostAddr(9090) + "/saint"}, args...)
+	return r.host(ctx, []string{"SAINT_TOKEN=" + r.token}, filepath.Join(r.src, "bin/linux-amd64/saintctl"), all...)
+}
+
+type nodeEntry struct {
+	NodeID     string `json:"node_id"`
+	Role       string `json:"role"`
+	Online     bool   `json:"online"`
+	LastStatus *struct {
+		State           string `json:"state"`
+		FirmwareVersion string `json:"firmware_version"`
+	} `json:"last_status"`
+}
+
+// adopted is the server's record of the node ("" state when it has none).
+func (r *rehearsal) adopted(ctx context.Context) (nodeEntry, error) {
+	out, err := r.saintctl(ctx, "call", "management", "list_adopted")
+	if err != nil {
+		return nodeEntry{}, err
+	}
+	var list struct {
+		Nodes []nodeEntry `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &list); err != nil {
+		return nodeEntry{}, fmt.Errorf("list_adopted: %w: %s", err, out)
+	}
+	for _, n := range list.Nodes {
+		if n.NodeID == nodeID {
+			return n, nil
+		}
+	}
+	return nodeEntry{}, fmt.Errorf("%s is not adopted: %s", nodeID, out)
+}
+
+// waitActive waits until the server sees the node online and ACTIVE with
+// one of the firmware versions, and returns the version.
+func (r *rehearsal) waitActive(ctx context.Context, versions ...string) (string, error) {
+	var version string
+	err := eventually(ctx, time.Second, func() error {
+		n, err := r.adopted(ctx)
+		if err != nil {
+			return err
+		}
+		if !n.Online || n.LastStatus == nil || n.LastStatus.State != "ACTIVE" {
+			return fmt.Errorf("node %+v: not online and ACTIVE", n)
+		}
+		for _, v := range versions {
+			if n.LastStatus.FirmwareVersion == v {
+				version = v
+				return nil
+			}
+		}
+		return fmt.Errorf("node runs firmware %q; want one of %v", n.LastStatus.FirmwareVersion, versions)
+	})
+	return version, err
+}
+
+func (r *rehearsal) checkNodeUnadopted(ctx context.Context) error {
+	if err := r.unitProcess(ctx, "saint-node", "saint", "gpio", "i2c", "spi", "dialout", "video"); err != nil {
+		return err
+	}
+	return eventually(ctx, time.Second, func() error {
+		out, err := r.saintctl(ctx, "nodes", "unadopted")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, `"`+nodeID+`"`) {
+			return fmt.Errorf("%s is not among the unadopted nodes: %s", nodeID, out)
+		}
+		return nil
+	})
+}
+
+var busKey = regexp.MustCompile(`^U[A-Z0-9]{55}$`)
+
+func (r *rehearsal) adopt(ctx context.Context) error {
+	// docs/deploy.md step 6: the key as the node logs it.
+	out, err := r.ssh(ctx, `sudo journalctl -u saint-node | grep -o 'key=U[A-Z0-9]*' | tail -1 | cut -d= -f2`)
+	if err != nil {
+		return err
+	}
+	key := strings.TrimSpace(out)
+	if !busKey.MatchString(key) {
+		return fmt.Errorf("the node's journal gives bus key %q; want an nkey (U and 55 more)", key)
+	}
+	if _, err := r.saintctl(ctx, "adopt", nodeID, nodeRole, "--bus-key", key); err != nil {
+		return err
+	}
+	v, err := r.waitActive(ctx, "1.0.0")
+	if err == nil {
+		r.note("ACTIVE as %s with firmware %s", nodeRole, v)
+	}
+	return err
+}
+
+// publish builds, signs and uploads a firmware version (docs/deploy.md
+// step 9).
+func (r *rehearsal) publish(ctx context.Context, version string) error {
+	changelog := "rehearsal " + version
+	if _, err := r.host(ctx, nil, "make", "firmware", "VERSION="+version, "CHANGELOG="+changelog, "SIGN_KEY="+r.releaseKey(), "FIRMWARE_ARCH=amd64"); err != nil {
+		return err
+	}
+	_, err := r.host(ctx, nil, filepath.Join(r.src, "bin/linux-amd64/saintctl"), "firmware", "upload", "bin/saint-node-linux-amd64",
+		"--version", version, "--changelog", changelog, "--sign-key", r.releaseKey(),
+		"--server", "http://"+r.vm.HostAddr(80), "--token", r.token)
+	return err
+}
+
+// trialOver waits until the installed image is no longer on trial.
+func (r *rehearsal) trialOver(ctx context.Context, version string) error {
+	return eventually(ctx, time.Second, func() error {
+		_, err := r.guest(ctx, fmt.Sprintf(`grep -q 'version: "\?%s' /var/lib/saint/firmware/installed.yaml && ! test -e /var/lib/saint/firmware/trial.yaml`, regexp.QuoteMeta(version)))
+		return err
+	})
+}
+
+func (r *rehearsal) update(ctx context.Context) error {
+	if err := r.publish(ctx, "1.1.0"); err != nil {
+		return err
+	}
+	if _, err := r.saintctl(ctx, "call", "management", "trigger_update", "{}"); err != nil {
+		return err
+	}
+	if _, err := r.waitActive(ctx, "1.1.0"); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := r.trialOver(ctx, "1.1.0"); err != nil {
+		return err
+	}
+	r.note("1.1.0 ACTIVE; its trial closed %.1f s later", time.Since(start).Seconds())
+	return nil
+}
+
+func (r *rehearsal) powerCut(ctx context.Context) error {
+	if err := r.publish(ctx, "1.2.0"); err != nil {
+		return err
+	}
+	// The guest says on its console the moment the download starts; the
+	// host cuts the power when it reads it.
+	const cue = "rehearsal: firmware download under way"
+	if _, err := r.guest(ctx, `setsid sh -c 'while [ ! -e /var/lib/saint/firmware/download.part ]; do sleep 0.05; done; echo "`+cue+`" >/dev/ttyS0' >/dev/null 2>&1 &`); err != nil {
+		return err
+	}
+	mark := r.vm.ConsoleLen()
+	if _, err := r.saintctl(ctx, "call", "management", "trigger_update", "{}"); err != nil {
+		return err
+	}
+	if _, err := r.vm.WaitConsole(ctx, regexp.MustCompile(regexp.QuoteMeta(cue)), mark); err != nil {
+		return err
+	}
+	r.vm.PowerCut()
+	r.note("power cut while download.part existed")
+	if err := r.boot(ctx, true); err != nil {
+		return err
+	}
+	if _, err := r.guest(ctx, "systemctl is-active saint-node"); err != nil {
+		return err
+	}
+	v, err := r.waitActive(ctx, "1.1.0", "1.2.0")
+	if err == nil {
+		r.note("after the reboot: ACTIVE with firmware %s", v)
+	}
+	return err
+}
+
+// unitHas reports whether the installed saint-node.service sets key.
+func (r *rehearsal) unitHas(ctx context.Context, key string) bool {
+	_, err := r.guest(ctx, "grep -q '^"+key+"=' /etc/systemd/system/saint-node.service")
+	return err == nil
+}
+
+var errNotYet = errors.New("not installed by the deployment yet")
+
+func (r *rehearsal) systemdWatchdog(ctx context.Context) error {
+	if !r.unitHas(ctx, "WatchdogSec") {
+		r.note("skipped: saint-node.service has no WatchdogSec (%v)", errNotYet)
+		return nil
+	}
+	pid, err := r.guest(ctx, "systemctl show -p MainPID --value saint-node")
+	if err != nil {
+		return err
+	}
+	pid = strings.TrimSpace(pid)
+	start := time.Now()
+	if _, err := r.guest(ctx, "kill -STOP "+pid); err != nil {
+		return err
+	}
+	err = eventually(ctx, 500*time.Millisecond, func() error {
+		now, err := r.guest(ctx, "systemctl is-active saint-node >/dev/null && systemctl show -p MainPID --value saint-node")
+		if err != nil {
+			return err
+		}
+		if now = strings.TrimSpace(now); now == pid || now == "0" {
+			return fmt.Errorf("saint-node still %s", pid)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.note("stopped node killed and restarted after %.1f s", time.Since(start).Seconds())
+	out, err := r.guest(ctx, "journalctl -u saint-node --no-pager | grep -i -m1 'watchdog timeout'")
+	if err != nil {
+		return fmt.Errorf("the journal does not say the watchdog killed saint-node: %w", err)
+	}
+	r.note("%s", strings.TrimSpace(out))
+	_, err = r.waitActive(ctx, "1.1.0", "1.2.0")
+	return err
+}
+
+func (r *rehearsal) hardwareWatchdog(ctx context.Context) error {
+	out, err := r.guest(ctx, "systemctl show -p RuntimeWatchdogUSec --value")
+	if err != nil {
+		return err
+	}
+	if v := strings.TrimSpace(out); v == "0" || v == "infinity" || v == "" {
+		r.note("skipped: systemd's RuntimeWatchdogSec is off (%v)", errNotYet)
+		return nil
+	}
+	if _, err := r.guest(ctx, "test -e /dev/watchdog0"); err != nil {
+		return err
+	}
+	boots := r.vm.Boots()
+	mark := r.vm.ConsoleLen()
+	start := time.Now()
+	// Every CPU spun by a SCHED_FIFO 99 task with real-time throttling off:
+	// nothing else runs, systemd stops petting the watchdog.
+	stall, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r.vm.Run(stall, `sysctl -q -w kernel.sched_rt_runtime_us=-1
+for c in $(seq 0 $(($(nproc) - 1))); do setsid chrt -f 99 taskset -c $c sh -c 'while :; do :; done' >/dev/null 2>&1 & done`)
+	if _, err := r.vm.WaitConsole(ctx, regexp.MustCompile(`Linux version`), mark); err != nil {
+		return err
+	}
+	r.note("the kernel booted again %.1f s after the stall began", time.Since(start).Seconds())
+	if err := r.vm.WaitBoots(ctx, boots+1); err != nil {
+		return err
+	}
+	_, err = r.waitActive(ctx, "1.1.0", "1.2.0")
+	return err
+}
