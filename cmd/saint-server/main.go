@@ -152,7 +152,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server", Key: access.ServerKey(), TLS: ownTLS})
+	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server", ServiceName: natsbus.ServerServicesName, Key: access.ServerKey(), TLS: ownTLS})
 	if err != nil {
 		return err
 	}
