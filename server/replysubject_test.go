@@ -30,8 +30,9 @@ import (
 // every service the server serves (as the broker lists the server's
 // service connection's subscriptions), each with every command topic of
 // every role; then 5,000 more at once. Nothing reaches a command topic,
-// the latched e-stop stays latched, the head stays where it was, and
-// the refusals are counted and reported in one activity event.
+// the refusals are counted and reported in one activity event, and the
+// roles do not take a reply envelope sent on their command topics for a
+// command: the latched e-stop stays latched, the head stays where it was.
 func TestServiceRepliesGoOnlyToInboxes(t *testing.T) {
 	ar := newAuthRobot(t, map[string]simboard.Profile{"head-1": simboard.Head, "tracks-1": simboard.Tracks})
 	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
@@ -198,6 +199,19 @@ func TestServiceRepliesGoOnlyToInboxes(t *testing.T) {
 	if n := refusalEvents(); n != 1 {
 		t.Errorf("%d refused-reply events in the activity log, want 1", n)
 	}
+
+	// What such a reply would have carried, sent by a client that may
+	// publish there: the roles do not take it for a command.
+	for subject, envelope := range map[string]string{
+		"saint.tracks.estop":   `{"result":{"update_available":false}}`,
+		"saint.head.cmd":       `{"result":{"success":true}}`,
+		"saint.tracks.cmd_vel": `{"error":"bus: service busy, too many requests waiting"}`,
+	} {
+		if err := tools.nc.Publish(subject, []byte(envelope)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = tools.nc.Flush()
 
 	// The robot is as it was: fresh states from both roles show the e-stop
 	// latched and the head where it was sent.
