@@ -125,6 +125,8 @@ type RunOptions struct {
 	// Grace is how long the child has to exit before SIGKILL;
 	// DefaultStopGrace when zero.
 	Grace time.Duration
+	// Started, when set, is called with the child once it runs.
+	Started func(*Process)
 }
 
 // Run starts cmd with Start and waits for it to exit; when ctx ends first
@@ -135,6 +137,9 @@ func Run(ctx context.Context, cmd *exec.Cmd, o RunOptions) error {
 	p, err := Start(cmd)
 	if err != nil {
 		return err
+	}
+	if o.Started != nil {
+		o.Started(p)
 	}
 	select {
 	case <-p.Done():

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/internal/childproc/childproctest"
 )
 
@@ -276,13 +275,15 @@ func TestRunStopsTheChildWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.Command("sleep", "1000")
 	errc := make(chan error, 1)
-	go func() { errc <- Run(ctx, cmd, RunOptions{Signal: syscall.SIGINT}) }()
-	bustest.CheckFor(t, 10*time.Second, 5*time.Millisecond, func() error {
-		if cmd.Process == nil {
-			return errors.New("not started")
-		}
-		return nil
-	})
+	started := make(chan *Process, 1)
+	go func() {
+		errc <- Run(ctx, cmd, RunOptions{Signal: syscall.SIGINT, Started: func(p *Process) { started <- p }})
+	}()
+	p := <-started
+	sleep, ok := childproctest.Find(p.Pid())
+	if !ok || !sleep.Running() {
+		t.Fatal("the child is not running")
+	}
 	cancel()
 	err := <-errc
 	var exit *exec.ExitError

@@ -116,3 +116,14 @@ func WaitGone(t testing.TB, within time.Duration, procs ...Proc) {
 		return nil
 	})
 }
+
+// Kill sends SIGKILL to p if it is still the process it was (for a
+// test's cleanup: an id the kernel handed on is left alone).
+func (p Proc) Kill() {
+	if !p.Running() {
+		return
+	}
+	if q, err := os.FindProcess(p.PID); err == nil {
+		_ = q.Kill()
+	}
+}
