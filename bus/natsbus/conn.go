@@ -107,8 +107,8 @@ func Connect(url string, opts *Options) (*Conn, error) {
 }
 
 // dial makes one NATS connection named name with o's key, TLS, inbox and
-// reconnection. onPermission, when set, takes the permission violations
-// the server reports instead of the log.
+// reconnection. onPermission, when set, takes the publish permission
+// violations the server reports instead of the log.
 func dial(url, name string, o *Options, log *slog.Logger, onPermission func(error)) (*nats.Conn, error) {
 	copts := []nats.Option{
 		nats.Name(name),
@@ -137,7 +137,7 @@ func dial(url, name string, o *Options, log *slog.Logger, onPermission func(erro
 			log.Info("reconnected to NATS server", "server", nc.ConnectedUrlRedacted())
 		}),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
-			if onPermission != nil && errors.Is(err, nats.ErrPermissionViolation) {
+			if onPermission != nil && errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(strings.ToLower(err.Error()), "for publish") {
 				onPermission(err)
 				return
 			}
