@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every deployment script (scripts/*.sh, a new one included) passes
@@ -147,6 +148,51 @@ func TestNodeUnit(t *testing.T) {
 	if v := u["Service"]["RestrictRealtime"]; len(v) > 0 && v[len(v)-1] == "yes" {
 		t.Error("RestrictRealtime=yes forbids the real-time control loop")
 	}
+	checkWatchdog(t, u, "saint-node", 2*time.Second)
+	post := strings.Join(u["Service"]["ExecStopPost"], "\n")
+	if !strings.Contains(post, "/usr/local/bin/saint-node safe-outputs --state-dir /var/lib/saint") {
+		t.Errorf("ExecStopPost %q lacks the safe-outputs step", post)
+	}
+	if strings.Contains(post, "+/") || strings.Contains(post, "!/") {
+		t.Errorf("ExecStopPost %q runs with privileges: safe-outputs needs only the node's own device access", post)
+	}
+}
+
+// checkWatchdog checks a unit that pings systemd's watchdog from its
+// executor (internal/sdnotify): Type=notify, so READY=1 is awaited and the
+// pings are accepted, WatchdogSec= at most max, a restart after the kill.
+func checkWatchdog(t *testing.T, u map[string]map[string][]string, name string, most time.Duration) {
+	t.Helper()
+	if v := one(t, u, "Service", "Type"); v != "notify" {
+		t.Errorf("%s: Type=%s, want notify (READY=1 and WATCHDOG=1 come from the executor)", name, v)
+	}
+	if v := one(t, u, "Service", "NotifyAccess"); v != "main" {
+		t.Errorf("%s: NotifyAccess=%s, want main: only the service's own process may vouch for it", name, v)
+	}
+	d, err := time.ParseDuration(one(t, u, "Service", "WatchdogSec"))
+	if err != nil || d <= 0 || d > most {
+		t.Errorf("%s: WatchdogSec=%v (%v): want a positive time of at most %v", name, d, err, most)
+	}
+	if v := one(t, u, "Service", "Restart"); v != "on-failure" && v != "always" {
+		t.Errorf("%s: Restart=%s does not restart a service the watchdog killed", name, v)
+	}
+}
+
+// The drop-in that makes systemd feed the hardware watchdog.
+func TestHardwareWatchdogDropIn(t *testing.T) {
+	data, err := os.ReadFile("systemd/saint-watchdog.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := parseUnit(t, "saint-watchdog.conf", data)
+	d, err := time.ParseDuration(one(t, u, "Manager", "RuntimeWatchdogSec"))
+	// bcm2835-wdt, the Raspberry Pi's, times out at most about 15 s.
+	if err != nil || d <= 0 || d > 15*time.Second {
+		t.Errorf("RuntimeWatchdogSec=%v (%v): want a time the Pi's watchdog can count (at most 15 s)", d, err)
+	}
+	if one(t, u, "Manager", "RebootWatchdogSec") == "" {
+		t.Error("RebootWatchdogSec unset")
+	}
 }
 
 func TestServerUnit(t *testing.T) {
@@ -172,6 +218,7 @@ func TestServerUnit(t *testing.T) {
 	if !strings.Contains(strings.Join(u["Unit"]["After"], " "), "network-online.target") {
 		t.Error("saint-server must start after network-online.target: it binds the internal address")
 	}
+	checkWatchdog(t, u, "saint-server", 30*time.Second)
 }
 
 func TestROS2Unit(t *testing.T) {
@@ -252,6 +299,7 @@ func TestDeployServerDryRun(t *testing.T) {
 	}
 	for _, want := range []string{
 		"install -m 0644 /tmp/saint-deploy/saint-server.service /etc/systemd/system/",
+		"install -D -m 0644 /tmp/saint-deploy/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec",
 		"install -D -m 0644 /tmp/saint-deploy/saint-internal.conf /etc/dnsmasq.d/saint-internal.conf",
 		"ipv4.addresses 192.168.10.1/24",
 		"systemctl enable dnsmasq saint-server",
@@ -398,6 +446,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 		"SAINT_SERVER=nats://192.168.10.1:4222", `SAINT_NODE_ARGS="--reset-pin 21"`, `SAINT_CAN="can0:500000"`,
 		"install -m 0755 /tmp/saint-node-install/saint_node.img /usr/local/bin/saint-node",
 		"install -m 0644 /tmp/saint-node-install/saint-node.env /etc/default/saint-node",
+		"install -D -m 0644 /tmp/saint-node-install/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec",
 		"raspi-config nonint do_i2c 0", "usermod -a -G gpio,i2c,spi,dialout,video saint",
 		"systemctl daemon-reload && systemctl enable --now saint-node",
 		"grep -q '^dtoverlay=pwm-2chan' $c || echo 'dtoverlay=pwm-2chan,pin=12,func=4,pin2=13,func2=4' >>$c",

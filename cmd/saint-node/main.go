@@ -11,6 +11,17 @@
 // (delete the file after reinstalling the server).
 //
 //	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
+//	saint-node safe-outputs [--state-dir DIR] [--hal pi|sim]
+//
+// safe-outputs is saint-node.service's ExecStopPost=: once the node process
+// is gone (stopped, crashed, or killed by the systemd watchdog when its
+// control loop stalled) it reads the adopted role's configuration and turns
+// the role's actuators off: PCA9685 outputs, H-bridge enables, hardware
+// PWM, VESC and MIT-mode actuators on CAN (node/safeoutputs).
+//
+// Under systemd (Type=notify) the node sends READY=1 and, with
+// WatchdogSec=, its watchdog pings from a timer on the executor that runs
+// the roles' control loops (internal/sdnotify).
 //
 // Real-time mode (--rt) runs the node's executor on a locked OS thread with
 // SCHED_FIFO priority, pinned to the last CPU, with memory locked and the
@@ -41,6 +52,7 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rt"
+	"github.com/saint-os/saint/internal/sdnotify"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
 	simboard "github.com/saint-os/saint/sim/board"
@@ -71,6 +83,9 @@ func main() {
 }
 
 func run() error {
+	if handled, err := subcommand(os.Args[1:]); handled {
+		return err
+	}
 	serverURL := flag.String("server", "nats://saint-server.local:4222", "the server's NATS URL (nats://HOST:PORT)")
 	hal := flag.String("hal", "pi", "hardware: pi (this Raspberry Pi) or sim (a simulated board)")
 	id := flag.String("id", "", "node id (default: from the board, pi-<serial>)")
@@ -192,7 +207,16 @@ func run() error {
 	defer stop()
 	n.Start()
 	update.watch(ex, n)
+	// Under systemd (Type=notify, WatchdogSec=): READY=1 and the watchdog's
+	// pings come from a timer on the executor that runs the roles' control
+	// loops, so a loop stalled in a callback stops them and systemd kills
+	// and restarts the node (ExecStopPost= makes its outputs safe first).
+	sdStop, err := sdnotify.Service(ex, os.Getenv, os.Getpid(), log)
+	if err != nil {
+		return err
+	}
 	err = ex.Run(ctx)
+	sdStop()
 	// The loop has returned, so nothing else runs node code: stop it here,
 	// bringing actuators to their safe state before the process goes.
 	n.Stop()

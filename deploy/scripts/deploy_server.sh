@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--with-ros2) WITH_ROS2=1; shift ;;
 	--ros2-build) ROS2_BUILD=${2:?--ros2-build needs auto, cross or pi}; shift 2 ;;
 	--ros2-cc) ROS2_CC=${2:?--ros2-cc needs a C compiler}; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -169,7 +169,7 @@ fi
 REMOTE_STAGE=/tmp/saint-deploy
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
 copy "$REMOTE_STAGE/" "$BIN/saint-server" "$BIN/saintctl" \
-	deploy/systemd/saint-server.service deploy/polkit/50-saint-power.rules \
+	deploy/systemd/saint-server.service deploy/systemd/saint-watchdog.conf deploy/polkit/50-saint-power.rules \
 	"$STAGE/saint-internal.conf" "$STAGE/firmware.tgz" docs/deploy.md
 if [ -n "$ROS2_FILES" ]; then
 	copy "$REMOTE_STAGE/" "$ROS2_FILES" deploy/systemd/saint-ros2.service docs/ros2.md
@@ -196,6 +196,9 @@ remote "id saint-server >/dev/null 2>&1 || useradd --system --home-dir /var/lib/
 remote "install -m 0755 $REMOTE_STAGE/saint-server $REMOTE_STAGE/saintctl /usr/local/bin/"
 remote "install -D -m 0644 $REMOTE_STAGE/deploy.md /usr/local/share/doc/saint/deploy.md"
 remote "install -m 0644 $REMOTE_STAGE/saint-server.service /etc/systemd/system/"
+# systemd feeds the hardware watchdog (a hung kernel resets the Pi); the
+# manager reads it at a re-exec (docs/deploy.md, "Watchdogs").
+remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec"
 remote "install -D -m 0644 $REMOTE_STAGE/50-saint-power.rules /etc/polkit-1/rules.d/50-saint-power.rules"
 remote "install -D -m 0644 $REMOTE_STAGE/saint-internal.conf /etc/dnsmasq.d/saint-internal.conf"
 # The internal address: NetworkManager (Raspberry Pi OS bookworm) or

@@ -2,8 +2,9 @@
 # shellcheck source-path=SCRIPTDIR
 # flash_node.sh provisions a Raspberry Pi as a SAINT.OS node over ssh: it
 # installs the published node firmware as /usr/local/bin/saint-node, the
-# saint-node service with its rollback hook, the device groups, I2C and
-# SPI, and optional CAN interfaces. The node then boots, checks the server
+# saint-node service with its rollback hook, watchdog and safe-outputs
+# step, systemd's hardware watchdog, the device groups, I2C and SPI, and
+# optional CAN interfaces. The node then boots, checks the server
 # for firmware and announces itself unadopted; adopt it in the web UI.
 #
 #   deploy/scripts/flash_node.sh --host pi@192.168.10.23 [options]
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
 	--args) NODE_ARGS=${2?--args needs a value}; shift 2 ;;
 	--factory) FACTORY=1; shift ;;
 	--pwm) PWM=1; shift ;;
-	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -87,7 +88,7 @@ fi
 
 REMOTE_STAGE=/tmp/saint-node-install
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
-copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/scripts/can-up.sh "$STAGE/saint-node.env"
+copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/systemd/saint-watchdog.conf deploy/scripts/can-up.sh "$STAGE/saint-node.env"
 
 # I2C and SPI on (Raspberry Pi OS); the groups the unit asks for.
 remote "if command -v raspi-config >/dev/null; then raspi-config nonint do_i2c 0; raspi-config nonint do_spi 0; fi"
@@ -103,6 +104,9 @@ remote "install -m 0755 $REMOTE_STAGE/$(basename "$IMAGE") /usr/local/bin/saint-
 remote "install -D -m 0755 $REMOTE_STAGE/can-up.sh /usr/local/lib/saint/can-up.sh"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.service /etc/systemd/system/"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.env /etc/default/saint-node"
+# systemd feeds the hardware watchdog (a hung kernel resets the Pi); the
+# manager reads it at a re-exec (docs/deploy.md, "Watchdogs").
+remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec"
 if [ "$FACTORY" = 1 ]; then
 	remote "rm -rf /var/lib/saint/role.yaml /var/lib/saint/role_config.yaml /var/lib/saint/firmware"
 fi
