@@ -570,10 +570,15 @@ func TestDeployServerSigningKey(t *testing.T) {
 func TestFlashNodeReleaseKey(t *testing.T) {
 	keyDir := t.TempDir()
 	_, pub := releaseKey(t, keyDir)
+	// The image as make firmware publishes it: firmware/current/, the
+	// manifest in firmware/.
 	image := func(t *testing.T, builtIn string) string {
 		t.Helper()
 		dir := t.TempDir()
-		img := filepath.Join(dir, "saint_node.img")
+		if err := os.Mkdir(filepath.Join(dir, "current"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		img := filepath.Join(dir, "current", "saint_node.img")
 		if err := os.WriteFile(img, []byte("ELF... main.firmwareKey="+builtIn+" ..."), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -100,7 +100,9 @@ if [ -n "$RELEASE_KEY" ]; then
 	grep -Eq '^(ed25519:|-----BEGIN PUBLIC KEY-----)' "$RELEASE_KEY" || die "$RELEASE_KEY: not a release public key (ed25519:... or a PEM PUBLIC KEY)"
 fi
 BUILT_IN=
+# The manifest beside an archived image, one level up for current/.
 manifest=$(dirname "$IMAGE")/manifest.json
+[ -r "$manifest" ] || manifest=$(dirname "$(dirname "$IMAGE")")/manifest.json
 if [ -r "$manifest" ]; then
 	BUILT_IN=$(sed -n 's/.*"signing_key": *"\(ed25519:[A-Za-z0-9+\/=]*\)".*/\1/p' "$manifest" | head -n 1)
 	if [ -n "$BUILT_IN" ] && ! grep -qF "$BUILT_IN" "$IMAGE"; then

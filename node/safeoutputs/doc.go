@@ -13,7 +13,9 @@
 //
 //   - every PCA9685 in i2c_devices: all channels full off in one write
 //     (servos limp, H-bridge PWM inputs low);
-//   - every gpio_mapping output (the BTS7960 bridges' enables): driven low;
+//   - every gpio_mapping output (the BTS7960 bridges' enables) and
+//     active-high enable: driven low; every active-low enable (a PCA9685's
+//     OE): driven high, first;
 //   - every gpio_mapping hardware PWM pin: halted, low;
 //   - every CAN interface with driver vesc: SET_CURRENT 0 to each
 //     configured controller and to the broadcast id (motors coast);

@@ -38,9 +38,11 @@ type Plan struct {
 	Role string
 	// PCA9685 chips: every channel full off.
 	PCA9685 []Chip
-	// LowPins are output pins (BCM numbers) driven low: the H-bridges'
-	// enables.
+	// LowPins are output pins (BCM numbers) driven low: outputs (the
+	// H-bridges' enables) and active-high enables.
 	LowPins []int
+	// HighPins are the active-low enables (a PCA9685's OE), driven high.
+	HighPins []int
 	// HardwarePWM pins (BCM numbers) are halted.
 	HardwarePWM []int
 	// VESC controllers get SET_CURRENT 0, each interface's broadcast id
@@ -53,7 +55,7 @@ type Plan struct {
 // Empty reports whether the plan has nothing to do (an unadopted node, a
 // role without actuators).
 func (p Plan) Empty() bool {
-	return len(p.PCA9685) == 0 && len(p.LowPins) == 0 && len(p.HardwarePWM) == 0 && len(p.VESC) == 0 && len(p.MIT) == 0
+	return len(p.PCA9685) == 0 && len(p.LowPins) == 0 && len(p.HighPins) == 0 && len(p.HardwarePWM) == 0 && len(p.VESC) == 0 && len(p.MIT) == 0
 }
 
 // vescIDKeys are the configuration keys that name VESC controller ids (the
@@ -115,11 +117,18 @@ func For(cfg *roleconfig.Config) (Plan, error) {
 		switch f.Type {
 		case "output":
 			p.LowPins = append(p.LowPins, f.Pin)
+		case "enable":
+			if f.ActiveLow() {
+				p.HighPins = append(p.HighPins, f.Pin)
+			} else {
+				p.LowPins = append(p.LowPins, f.Pin)
+			}
 		case "pwm":
 			p.HardwarePWM = append(p.HardwarePWM, f.Pin)
 		}
 	}
 	slices.Sort(p.LowPins)
+	slices.Sort(p.HighPins)
 	slices.Sort(p.HardwarePWM)
 
 	ids, err := vescIDs(cfg.Params)
@@ -233,6 +242,15 @@ type Step struct {
 func (p Plan) Apply(hw board.Hardware) []Step {
 	var steps []Step
 	do := func(what string, err error) { steps = append(steps, Step{What: what, Err: err}) }
+	// Enables first: a disabled PCA9685 (OE high) is off whatever its
+	// registers say, even when the I²C write below cannot reach it.
+	for _, n := range p.HighPins {
+		pin, err := hw.GPIO(n)
+		if err == nil {
+			err = pin.Out(gpio.High)
+		}
+		do(fmt.Sprintf("GPIO%d high (enable off)", n), err)
+	}
 	for _, c := range p.PCA9685 {
 		what := fmt.Sprintf("PCA9685 %d:0x%02x all off", c.Bus, c.Addr)
 		bus, err := hw.I2C(c.Bus)

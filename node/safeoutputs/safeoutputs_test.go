@@ -272,3 +272,35 @@ func firstDir(path string) string {
 	}
 	return ""
 }
+
+// Enables go inactive: an active-low one (a PCA9685's OE) high, before
+// anything else, an active-high one low.
+func TestEnablesGoInactive(t *testing.T) {
+	cfg, err := roleconfig.ParseFile("oe.yaml", []byte(`role: head
+version: "1"
+gpio_mapping:
+  pwm_oe: {pin: 16, type: enable, active: low}
+  relay: {pin: 20, type: enable}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := For(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.HighPins, []int{16}) || !slices.Equal(p.LowPins, []int{20}) {
+		t.Fatalf("plan %+v: want GPIO16 high and GPIO20 low", p)
+	}
+	b := simBoard(t, simboard.Head)
+	steps := mustApply(t, p, b)
+	if steps[0].What != "GPIO16 high (enable off)" {
+		t.Errorf("first step %q, want the OE disabled first", steps[0].What)
+	}
+	if l, _ := b.Level(16); l != gpio.High {
+		t.Error("OE not driven high")
+	}
+	if l, _ := b.Level(20); l != gpio.Low {
+		t.Error("the active-high enable not driven low")
+	}
+}
