@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
@@ -55,6 +56,7 @@ import (
 	"github.com/saint-os/saint/internal/sdnotify"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/node/selfupdate"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -110,9 +112,14 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// systemd's notification socket, when it runs the node (Type=notify).
+	sd, err := sdnotify.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
 	// Before any hardware or network: roll back a failed image, or hand
 	// over to the installed one.
-	if done, err := update.boot(*stateDir, version, log); done || err != nil {
+	if done, err := update.boot(*stateDir, version, log, execWithWatchdogTime(sd, log)); done || err != nil {
 		return err
 	}
 
@@ -211,7 +218,7 @@ func run() error {
 	// pings come from a timer on the executor that runs the roles' control
 	// loops, so a loop stalled in a callback stops them and systemd kills
 	// and restarts the node (ExecStopPost= makes its outputs safe first).
-	sdStop, err := sdnotify.Service(ex, os.Getenv, os.Getpid(), log)
+	sdStop, err := sd.Start(ex, os.Getenv, os.Getpid(), log)
 	if err != nil {
 		return err
 	}
@@ -224,6 +231,33 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// execWatchdogTime is the watchdog time a firmware image gets to boot in
+// when the running node execs it: from the exec until the new image's
+// executor pings (and sets the unit's own time again), it opens the board,
+// reads its keys and connects to the bus, which on a slow SD card or a busy
+// board takes more than the unit's 2 s. An image that hangs while booting
+// is still killed, and its trial fails.
+const execWatchdogTime = 30 * time.Second
+
+// execWithWatchdogTime is syscall.Exec for firmware images under systemd's
+// watchdog: the watchdog time is execWatchdogTime first, and the unit's
+// again if the exec fails. Without systemd (sd nil) it is syscall.Exec.
+func execWithWatchdogTime(sd *sdnotify.Notifier, log *slog.Logger) selfupdate.ExecFunc {
+	return func(path string, argv, env []string) error {
+		if sd == nil {
+			return syscall.Exec(path, argv, env)
+		}
+		if err := sd.SetWatchdogTime(execWatchdogTime); err != nil {
+			log.Warn("systemd watchdog time not extended for the exec", "err", err)
+		}
+		err := syscall.Exec(path, argv, env)
+		if d, on, werr := sdnotify.WatchdogTime(os.Getenv, os.Getpid()); werr == nil && on {
+			_ = sd.SetWatchdogTime(d)
+		}
+		return err
+	}
 }
 
 // trustedFirmwareKeys is the built-in release key and the one in file,

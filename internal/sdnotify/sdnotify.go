@@ -94,22 +94,38 @@ func (n *Notifier) Notify(state string) error {
 // ErrDropped is wrapped by Notify's error when the socket's queue was full.
 var ErrDropped = errors.New("sdnotify: systemd's socket is full; notification dropped")
 
+// SetWatchdogTime changes the service's watchdog time until the next
+// change or restart (WATCHDOG_USEC=, systemd 236 and later): for a stretch
+// the loop cannot ping through. saint-node allows its next firmware image
+// time to boot before it execs it; the image sets the unit's time again
+// once its executor runs (Pet).
+func (n *Notifier) SetWatchdogTime(d time.Duration) error {
+	return n.Notify("WATCHDOG_USEC=" + strconv.FormatInt(d.Microseconds(), 10))
+}
+
 // Pet sends READY=1 as the next callback on ex and then WATCHDOG=1 every
-// period from a timer on ex, so that systemd hears the executor's own loop:
-// a callback that stalls it stops the pings. period 0 sends READY=1 only
-// (no WatchdogSec= in the unit). A failed send is logged when it starts
-// failing and when it works again, not every period. The returned timer
-// (nil for period 0) stops the pings.
-func Pet(ex *executor.Executor, n *Notifier, period time.Duration, log *slog.Logger) *executor.Timer {
+// PingPeriod(watchdog) from a timer on ex, so that systemd hears the
+// executor's own loop: a callback that stalls it stops the pings. Right
+// after READY=1 it pings once and sets the watchdog time to watchdog (the
+// unit's WatchdogSec=, undoing a SetWatchdogTime before an exec). watchdog
+// 0 sends READY=1 only (no WatchdogSec= in the unit). A failed send is
+// logged when it starts failing and when it works again, not every period.
+// The returned timer (nil for watchdog 0) stops the pings.
+func Pet(ex *executor.Executor, n *Notifier, watchdog time.Duration, log *slog.Logger) *executor.Timer {
 	if log == nil {
 		log = slog.Default()
 	}
 	p := &petter{n: n, log: log}
-	ex.Post(func() { p.send(stateReady) })
-	if period <= 0 {
+	ex.Post(func() {
+		p.send(stateReady)
+		if watchdog > 0 {
+			p.send(stateWatchdog + "\nWATCHDOG_USEC=" + strconv.FormatInt(watchdog.Microseconds(), 10))
+		}
+	})
+	if watchdog <= 0 {
 		return nil
 	}
-	return ex.Every(period, func() { p.send(stateWatchdog) })
+	return ex.Every(PingPeriod(watchdog), func() { p.send(stateWatchdog) })
 }
 
 // petter remembers whether the last notification failed, so a socket that
@@ -132,31 +148,39 @@ func (p *petter) send(state string) {
 	}
 }
 
-// Service is what a command under systemd does at start, in one call: with
-// $NOTIFY_SOCKET set it sends READY=1 from ex's loop and, when the unit
-// has WatchdogSec=, pings from ex's loop every PingPeriod. getenv is
-// os.Getenv and pid os.Getpid() in a command. The returned stop (never
-// nil) sends STOPPING=1 and closes the socket: call it when ex has stopped.
-// Without $NOTIFY_SOCKET it does nothing.
+// Service is what a command under systemd does at start, in one call:
+// FromEnv, then Start.
 func Service(ex *executor.Executor, getenv func(string) string, pid int, log *slog.Logger) (stop func(), err error) {
+	n, err := FromEnv(getenv)
+	if err != nil {
+		return func() {}, err
+	}
+	return n.Start(ex, getenv, pid, log)
+}
+
+// Start sends READY=1 from ex's loop and, when the unit has WatchdogSec=
+// for this process ($WATCHDOG_USEC, $WATCHDOG_PID), pings from ex's loop
+// (Pet). getenv is os.Getenv and pid os.Getpid() in a command. The
+// returned stop (never nil) sends STOPPING=1 and closes the socket: call it
+// when ex has stopped. A nil notifier (no $NOTIFY_SOCKET) does nothing.
+func (n *Notifier) Start(ex *executor.Executor, getenv func(string) string, pid int, log *slog.Logger) (stop func(), err error) {
+	if n == nil {
+		return func() {}, nil
+	}
 	if log == nil {
 		log = slog.Default()
-	}
-	n, err := FromEnv(getenv)
-	if err != nil || n == nil {
-		return func() {}, err
 	}
 	watchdog, on, err := WatchdogTime(getenv, pid)
 	if err != nil {
 		n.Close()
 		return func() {}, err
 	}
-	var period time.Duration
 	if on {
-		period = PingPeriod(watchdog)
-		log.Info("systemd watchdog: pinged from the executor's loop", "watchdog", watchdog, "every", period)
+		log.Info("systemd watchdog: pinged from the executor's loop", "watchdog", watchdog, "every", PingPeriod(watchdog))
+	} else {
+		watchdog = 0
 	}
-	t := Pet(ex, n, period, log)
+	t := Pet(ex, n, watchdog, log)
 	return func() {
 		if t != nil {
 			t.Stop()

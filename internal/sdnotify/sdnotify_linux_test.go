@@ -90,15 +90,17 @@ func TestPetPingsOnTheExecutorsClock(t *testing.T) {
 	}
 	defer n.Close()
 	ex := executor.New(&executor.Options{Clock: clock.NewVirtual(time.Time{})})
-	const period = 500 * time.Millisecond
-	Pet(ex, n, period, nil)
+	const watchdog, period = 2 * time.Second, 500 * time.Millisecond
+	Pet(ex, n, watchdog, nil)
 
 	ctx := context.Background()
 	if err := ex.RunFor(ctx, period-time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if got := queued(t, sock); len(got) != 1 || got[0] != "READY=1" {
-		t.Fatalf("before the first period: got %q, want only READY=1", got)
+	// READY, then at once a ping that also sets the unit's watchdog time
+	// again (after an exec that extended it).
+	if got := queued(t, sock); len(got) != 2 || got[0] != "READY=1" || got[1] != "WATCHDOG=1\nWATCHDOG_USEC=2000000" {
+		t.Fatalf("before the first period: got %q, want READY=1 and the first ping", got)
 	}
 	for i := 1; i <= 20; i++ {
 		if err := ex.RunFor(ctx, period); err != nil {
@@ -122,7 +124,7 @@ func TestStalledLoopStopsPings(t *testing.T) {
 	defer n.Close()
 	ex := executor.New(nil)
 	const period = 10 * time.Millisecond
-	Pet(ex, n, period, nil)
+	Pet(ex, n, 4*period, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ex.Run(ctx) }()
@@ -133,6 +135,9 @@ func TestStalledLoopStopsPings(t *testing.T) {
 
 	if got := receive(t, sock, 10*time.Second); got != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1", got)
+	}
+	if got := receive(t, sock, 10*time.Second); got != "WATCHDOG=1\nWATCHDOG_USEC=40000" {
+		t.Fatalf("second notification %q, want the first ping with the watchdog time", got)
 	}
 	for i := 0; i < 3; i++ {
 		if got := receive(t, sock, 10*time.Second); got != "WATCHDOG=1" {
@@ -263,11 +268,34 @@ func TestService(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	want := []string{"READY=1", "WATCHDOG=1", "WATCHDOG=1", "STOPPING=1"}
+	want := []string{"READY=1", "WATCHDOG=1\nWATCHDOG_USEC=2000000", "WATCHDOG=1", "WATCHDOG=1", "STOPPING=1"}
 	if got := queued(t, sock); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	if _, err := Service(ex, env(map[string]string{"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "soon"}), 7, nil); err == nil {
 		t.Error("a malformed WATCHDOG_USEC was accepted")
 	}
+}
+
+// SetWatchdogTime is systemd's WATCHDOG_USEC=, in microseconds.
+func TestSetWatchdogTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notify")
+	sock := systemdSocket(t, path)
+	n, err := New(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if err := n.SetWatchdogTime(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := queued(t, sock); len(got) != 1 || got[0] != "WATCHDOG_USEC=30000000" {
+		t.Fatalf("got %q", got)
+	}
+	var none *Notifier
+	stop, err := none.Start(executor.NewVirtual(), env(nil), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
 }
