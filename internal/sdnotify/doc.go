@@ -10,6 +10,9 @@
 // pings are a timer callback of the loop they vouch for, so a loop stalled
 // in a callback (a deadlock, a blocking call, a SIGSTOP) stops them and is
 // caught, where a goroutine of its own would keep pinging for a dead loop.
+// SetWatchdogTime (WATCHDOG_USEC=) changes the watchdog time for a stretch
+// the loop cannot ping through, such as saint-node's exec of a new
+// firmware image; Pet's first ping sets the unit's time again.
 //
 // The protocol, written here in a few lines of pure Go instead of linking
 // libsystemd, is documented in sd_notify(3) and systemd.service(5)

@@ -12,14 +12,24 @@ import (
 
 // Environment variables systemd sets for a service (systemd.exec(5)).
 const (
-	envSocket        = "NOTIFY_SOCKET"
-	envWatchdogUSec  = "WATCHDOG_USEC"
-	envWatchdogPID   = "WATCHDOG_PID"
-	watchdogDivisor  = 4
-	minWatchdogPing  = time.Millisecond
-	stateReady       = "READY=1"
-	stateWatchdog    = "WATCHDOG=1"
-	stateStopping    = "STOPPING=1"
+	envSocket       = "NOTIFY_SOCKET"
+	envWatchdogUSec = "WATCHDOG_USEC"
+	envWatchdogPID  = "WATCHDOG_PID"
+)
+
+// Notifications (sd_notify(3)).
+const (
+	stateReady    = "READY=1"
+	stateWatchdog = "WATCHDOG=1"
+	stateStopping = "STOPPING=1"
+)
+
+const (
+	// watchdogDivisor: a ping every quarter of the watchdog time.
+	watchdogDivisor = 4
+	minWatchdogPing = time.Millisecond
+	// maxDatagramBytes bounds a notification; systemd reads at most a
+	// page's worth per datagram.
 	maxDatagramBytes = 4096
 )
 
