@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -36,6 +35,7 @@ func TestRehearsal(t *testing.T) {
 	r := newRehearsal(t)
 	defer r.close()
 
+	r.phase("copy of the checkout for the scripts", 5*time.Minute, r.copyCheckout)
 	var base, sshKey string
 	r.phase("root file system (mmdebstrap, cached by recipe)", 15*time.Minute, func(ctx context.Context) error {
 		var times qemuvm.BuildTimes
@@ -52,7 +52,17 @@ func TestRehearsal(t *testing.T) {
 	})
 	r.sshKey = sshKey
 	r.disk = filepath.Join(r.work, "disk.ext4")
-	r.phase("disk image (sparse copy)", 3*time.Minute, func(ctx context.Context) error {
+	r.phase("disk image (sparse copy) and initramfs", 3*time.Minute, func(ctx context.Context) error {
+		// A small initramfs that mounts the disk: Debian's initrd (30 MB,
+		// every storage driver) takes much longer to unpack and probe.
+		img, err := qemuvm.BusyboxInitramfs(r.kernel, qemuvm.InitramfsOptions{Root: "/dev/vda"})
+		if err != nil {
+			return err
+		}
+		r.initramfs = filepath.Join(r.work, "initramfs.cpio")
+		if err := img.WriteFile(r.initramfs); err != nil {
+			return err
+		}
 		return qemuvm.CopyImage(ctx, base, r.disk)
 	})
 	if os.Getenv("SAINT_REHEARSAL_KVM") == "1" {
@@ -67,8 +77,7 @@ func TestRehearsal(t *testing.T) {
 		})
 	}
 	r.phase("boot (systemd, Debian's kernel, TCG)", 6*time.Minute, func(ctx context.Context) error { return r.boot(ctx, false) })
-	r.phase("build on the host (release key, amd64 commands, signed firmware 1.0.0)", 10*time.Minute, r.build)
-	r.phase("deploy_server.sh over ssh", 5*time.Minute, r.deployServer)
+	r.phase("deploy_server.sh: release key, amd64 build, signed firmware 1.0.0, install over ssh", 15*time.Minute, r.deployServer)
 	r.phase("server: unit, user, groups, healthz, token", 3*time.Minute, r.checkServer)
 	r.phase("flash_node.sh over ssh", 5*time.Minute, r.flashNode)
 	r.phase("node: unit, user, groups, announced unadopted", 3*time.Minute, r.checkNodeUnadopted)
@@ -86,17 +95,18 @@ type phaseTime struct {
 }
 
 type rehearsal struct {
-	t        *testing.T
-	kernel   qemuvm.Kernel
-	cache    string
-	work     string
-	disk     string
-	sshKey   string
-	kvm      bool
-	vm       *qemuvm.VM
-	buildLog *bytes.Buffer
-	phases   []phaseTime
-	current  *phaseTime
+	t         *testing.T
+	kernel    qemuvm.Kernel
+	cache     string
+	work      string
+	disk      string
+	sshKey    string
+	kvm       bool
+	initramfs string
+	vm        *qemuvm.VM
+	buildLog  *bytes.Buffer
+	phases    []phaseTime
+	current   *phaseTime
 
 	src   string // the checkout's copy the scripts run from
 	token string
@@ -138,6 +148,15 @@ func (r *rehearsal) phase(name string, limit time.Duration, f func(ctx context.C
 		console := "(no VM running)"
 		if r.vm != nil {
 			console = r.vm.ConsoleTail(6000)
+			select {
+			case <-r.vm.Exited(): // a reset without Reboot, or a crash
+			case <-time.After(3 * time.Second):
+			}
+			select {
+			case <-r.vm.Exited():
+				console += fmt.Sprintf("\n--- qemu has exited (%v; a guest reset ends it unless the VM reboots) ---\n%s", r.vm.Wait(context.Background()), r.vm.Stderr())
+			default:
+			}
 		}
 		tail := r.buildLog.String()
 		if len(tail) > 3000 {
@@ -184,7 +203,7 @@ func (r *rehearsal) boot(ctx context.Context, reboot bool) error {
 		console = os.Stderr
 	}
 	vm, err := qemuvm.Start(ctx, qemuvm.Config{
-		Kernel: r.kernel, Disk: r.disk, MemoryMB: 1024, CPUs: 2, Reboot: reboot, KVM: r.kvm,
+		Kernel: r.kernel, Disk: r.disk, Initramfs: r.initramfs, MemoryMB: 1024, CPUs: 2, Reboot: reboot, KVM: r.kvm,
 		Append:   "net.ifnames=0",
 		Forwards: []int{22, 80, 9090},
 		Console:  console,
@@ -248,7 +267,10 @@ func (r *rehearsal) host(ctx context.Context, env []string, name string, args ..
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.WaitDelay = 5 * time.Second // the ControlPersist master outlives the command
 	cmd.Dir = r.src
-	cmd.Env = append(append(os.Environ(), "SSH_OPTS="+strings.Join(r.sshOpts(), " ")), env...)
+	cmd.Env = append(os.Environ(), env...)
+	if r.vm != nil {
+		cmd.Env = append(cmd.Env, "SSH_OPTS="+strings.Join(r.sshOpts(), " "))
+	}
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&out, r.buildLog)
 	cmd.Stderr = io.MultiWriter(&out, r.buildLog)
@@ -274,13 +296,16 @@ func eventually(ctx context.Context, interval time.Duration, f func() error) err
 	}
 }
 
-func (r *rehearsal) releaseKey() string { return filepath.Join(r.src, "keys", "saint-release.key") }
+// keyDir is the scripts' release key directory (--key-dir): made by
+// deploy_server.sh at the first deploy.
+func (r *rehearsal) keyDir() string { return filepath.Join(r.work, "keys") }
 
-// build copies the checkout (its tracked files as they are, like the
-// scripts' own --ros2-build pi) so the build leaves the working tree alone,
-// makes a release key, and builds what deploy_server.sh --skip-build
-// deploys: the amd64 commands and signed firmware 1.0.0.
-func (r *rehearsal) build(ctx context.Context) error {
+func (r *rehearsal) releaseKey() string { return filepath.Join(r.keyDir(), "saint-release.key") }
+
+// copyCheckout copies the checkout (its tracked files as they are, like
+// the scripts' own --ros2-build pi) so the scripts' builds leave the
+// working tree alone.
+func (r *rehearsal) copyCheckout(ctx context.Context) error {
 	root, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		return fmt.Errorf("the rehearsal runs the scripts of a git checkout: %w", err)
@@ -295,15 +320,7 @@ func (r *rehearsal) build(ctx context.Context) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("copying the checkout: %w: %s", err, out)
 	}
-	if _, err := r.host(ctx, nil, "go", "run", "./cmd/saintctl", "firmware", "keygen", "--out", "keys"); err != nil {
-		return err
-	}
-	if _, err := r.host(ctx, []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}, "go", "build", "-trimpath",
-		"-ldflags", "-s -w -X main.version=1.0.0", "-o", "bin/linux-amd64/", "./cmd/saint-server", "./cmd/saint-node", "./cmd/saintctl"); err != nil {
-		return err
-	}
-	_, err = r.host(ctx, nil, "make", "firmware", "VERSION=1.0.0", "FIRMWARE_ARCH=amd64", "SIGN_KEY="+r.releaseKey())
-	return err
+	return nil
 }
 
 func (r *rehearsal) deployServer(ctx context.Context) error {
@@ -311,9 +328,14 @@ func (r *rehearsal) deployServer(ctx context.Context) error {
 	if _, err := r.ssh(ctx, `printf 'SAINT_SERVER_ARGS="--firmware-arch amd64"\n' >/etc/default/saint-server`); err != nil {
 		return err
 	}
-	_, err := r.host(ctx, nil, "deploy/scripts/deploy_server.sh", "--host", target, "--iface", "saint0",
-		"--version", "1.0.0", "--arch", "amd64", "--skip-build")
-	return err
+	if _, err := r.host(ctx, nil, "deploy/scripts/deploy_server.sh", "--host", target, "--iface", "saint0",
+		"--version", "1.0.0", "--arch", "amd64", "--key-dir", r.keyDir()); err != nil {
+		return err
+	}
+	if _, err := os.Stat(r.releaseKey()); err != nil {
+		return fmt.Errorf("deploy_server.sh made no release key: %w", err)
+	}
+	return nil
 }
 
 // unitProcess checks that a unit's main process runs as user with (at
@@ -370,7 +392,7 @@ func (r *rehearsal) checkServer(ctx context.Context) error {
 }
 
 func (r *rehearsal) flashNode(ctx context.Context) error {
-	_, err := r.host(ctx, nil, "deploy/scripts/flash_node.sh", "--host", target, "--args", nodeArgs)
+	_, err := r.host(ctx, nil, "deploy/scripts/flash_node.sh", "--host", target, "--key-dir", r.keyDir(), "--args", nodeArgs)
 	return err
 }
 
@@ -536,34 +558,47 @@ func (r *rehearsal) powerCut(ctx context.Context) error {
 		return err
 	}
 	v, err := r.waitActive(ctx, "1.1.0", "1.2.0")
-	if err == nil {
-		r.note("after the reboot: ACTIVE with firmware %s", v)
+	if err != nil {
+		return err
 	}
-	return err
+	// Which image each start of this boot ran (the launcher execs the
+	// installed image in the same process, so both are logged).
+	starts, err := r.guest(ctx, `journalctl -b -u saint-node --no-pager -o cat | grep -o 'saint-node starting.*version=[0-9.]*' | sed 's/.*version=//' | tr '\n' ' '`)
+	if err != nil {
+		return err
+	}
+	r.note("after the reboot: ACTIVE with firmware %s; saint-node started with %s", v, strings.TrimSpace(starts))
+	// The running image's trial ends before the next check kills the node
+	// on purpose (a kill during a trial rolls the image back, by design).
+	return r.trialOver(ctx, v)
 }
 
-// unitHas reports whether the installed saint-node.service sets key.
-func (r *rehearsal) unitHas(ctx context.Context, key string) bool {
-	_, err := r.guest(ctx, "grep -q '^"+key+"=' /etc/systemd/system/saint-node.service")
-	return err == nil
-}
-
-var errNotYet = errors.New("not installed by the deployment yet")
-
+// systemdWatchdog stops the node's process: its pings to systemd stop,
+// systemd kills it (SIGABRT), ExecStopPost runs saint-node safe-outputs,
+// and Restart= brings it back (docs/deploy.md, "Watchdogs").
 func (r *rehearsal) systemdWatchdog(ctx context.Context) error {
-	if !r.unitHas(ctx, "WatchdogSec") {
-		r.note("skipped: saint-node.service has no WatchdogSec (%v)", errNotYet)
-		return nil
+	if _, err := r.guest(ctx, "systemctl show -p Type,WatchdogUSec saint-node | tr '\\n' ' ' | grep -q 'Type=notify WatchdogUSec=2s'"); err != nil {
+		return fmt.Errorf("saint-node.service is not Type=notify with WatchdogSec=2s: %w", err)
 	}
 	pid, err := r.guest(ctx, "systemctl show -p MainPID --value saint-node")
 	if err != nil {
 		return err
 	}
 	pid = strings.TrimSpace(pid)
-	start := time.Now()
-	if _, err := r.guest(ctx, "kill -STOP "+pid); err != nil {
+	cursor, err := r.guest(ctx, "journalctl -u saint-node -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'")
+	if err != nil {
 		return err
 	}
+	cursor = strings.TrimSpace(cursor)
+	before, err := r.adopted(ctx)
+	if err != nil || before.LastStatus == nil {
+		return fmt.Errorf("the node's version before the stall: %v", err)
+	}
+	stopped, err := r.guest(ctx, "date '+%b %d %T.%6N'; kill -STOP "+pid)
+	if err != nil {
+		return err
+	}
+	r.note("%s SIGSTOP to saint-node (pid %s)", strings.TrimSpace(stopped), pid)
 	err = eventually(ctx, 500*time.Millisecond, func() error {
 		now, err := r.guest(ctx, "systemctl is-active saint-node >/dev/null && systemctl show -p MainPID --value saint-node")
 		if err != nil {
@@ -577,28 +612,40 @@ func (r *rehearsal) systemdWatchdog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.note("stopped node killed and restarted after %.1f s", time.Since(start).Seconds())
-	out, err := r.guest(ctx, "journalctl -u saint-node --no-pager | grep -i -m1 'watchdog timeout'")
+	// What systemd and the safe-outputs step logged, with the guest's own
+	// timestamps (the host's clock would measure the test's polling).
+	journal, err := r.guest(ctx, "journalctl -u saint-node --no-pager -o short-precise --after-cursor '"+cursor+"'")
 	if err != nil {
-		return fmt.Errorf("the journal does not say the watchdog killed saint-node: %w", err)
+		return err
 	}
-	r.note("%s", strings.TrimSpace(out))
-	_, err = r.waitActive(ctx, "1.1.0", "1.2.0")
+	for _, want := range []string{"Watchdog timeout", "service_result=watchdog"} {
+		if !strings.Contains(journal, want) {
+			return fmt.Errorf("the journal after SIGSTOP lacks %q:\n%s", want, journal)
+		}
+	}
+	for _, line := range strings.Split(journal, "\n") {
+		if strings.Contains(line, "Watchdog timeout") || strings.Contains(line, "safe outputs") ||
+			strings.Contains(line, "Scheduled restart") || strings.Contains(line, "saint-node starting") {
+			r.note("%s", strings.TrimSpace(line))
+		}
+	}
+	// Restarted, not rolled back: the same image runs its role again.
+	_, err = r.waitActive(ctx, before.LastStatus.FirmwareVersion)
 	return err
 }
 
 func (r *rehearsal) hardwareWatchdog(ctx context.Context) error {
-	out, err := r.guest(ctx, "systemctl show -p RuntimeWatchdogUSec --value")
+	// systemd has the i6300esb open and running, with the rehearsal's
+	// timeout (image.go) in place of saint-watchdog.conf's 10 s, which the
+	// scripts installed.
+	out, err := r.guest(ctx, "grep -h '^RuntimeWatchdogSec' /etc/systemd/system.conf.d/saint-watchdog.conf; systemctl show -p RuntimeWatchdogUSec --value; cat /sys/class/watchdog/watchdog0/identity /sys/class/watchdog/watchdog0/state /sys/class/watchdog/watchdog0/timeout")
 	if err != nil {
 		return err
 	}
-	if v := strings.TrimSpace(out); v == "0" || v == "infinity" || v == "" {
-		r.note("skipped: systemd's RuntimeWatchdogSec is off (%v)", errNotYet)
-		return nil
+	if f := strings.Fields(out); len(f) < 5 || f[0] != "RuntimeWatchdogSec=10s" || f[1] != "30s" || f[len(f)-2] != "active" {
+		return fmt.Errorf("want saint-watchdog.conf installed and systemd's RuntimeWatchdogSec 30s on an active watchdog0; got %q", out)
 	}
-	if _, err := r.guest(ctx, "test -e /dev/watchdog0"); err != nil {
-		return err
-	}
+	r.note("systemd RuntimeWatchdogSec and /dev/watchdog0: %s", strings.Join(strings.Fields(out), " "))
 	boots := r.vm.Boots()
 	mark := r.vm.ConsoleLen()
 	start := time.Now()

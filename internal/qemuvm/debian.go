@@ -22,6 +22,10 @@ import (
 // directory under the hash of the recipe (and the kernel version), so a
 // changed recipe makes a new image.
 type DebianImage struct {
+	// Name names the image's files in the cache, NAME-HASH.ext4 (default
+	// debian-SUITE). Building a new one removes the other images of that
+	// name: older recipes.
+	Name string
 	// Suite is the Debian release (default bookworm).
 	Suite string
 	// Packages are installed besides systemd, systemd-sysv, udev and kmod.
@@ -63,6 +67,9 @@ func (d DebianImage) Build(ctx context.Context, k Kernel, cacheDir string, log i
 	}
 	if d.SizeMB == 0 {
 		d.SizeMB = 2048
+	}
+	if d.Name == "" {
+		d.Name = "debian-" + d.Suite
 	}
 	if d.Sources == "" {
 		for _, s := range []string{"/etc/apt/sources.list.d/debian.sources", "/etc/apt/sources.list"} {
@@ -108,7 +115,7 @@ func (d DebianImage) Build(ctx context.Context, k Kernel, cacheDir string, log i
 		fmt.Fprintf(h, "file %s %x\n", name, sha256.Sum256([]byte(files[name])))
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
-	image := filepath.Join(cacheDir, "debian-"+d.Suite+"-"+key+".ext4")
+	image := filepath.Join(cacheDir, d.Name+"-"+key+".ext4")
 	if _, err := os.Stat(image); err == nil {
 		times.Cached = true
 		return image, times, nil
@@ -165,6 +172,12 @@ func (d DebianImage) Build(ctx context.Context, k Kernel, cacheDir string, log i
 	}
 	if err := os.Rename(tmp, image); err != nil {
 		return "", times, fmt.Errorf("qemuvm: %w", err)
+	}
+	older, _ := filepath.Glob(filepath.Join(cacheDir, d.Name+"-????????????????.ext4"))
+	for _, o := range older {
+		if o != image {
+			os.Remove(o)
+		}
 	}
 	times.Image = since(t0)
 	return image, times, nil
