@@ -76,16 +76,16 @@ func TestRehearsal(t *testing.T) {
 			return nil
 		})
 	}
-	r.phase("boot (systemd, Debian's kernel, TCG)", 6*time.Minute, func(ctx context.Context) error { return r.boot(ctx, false) })
+	r.phase("boot (systemd, Debian's kernel, TCG)", 10*time.Minute, func(ctx context.Context) error { return r.boot(ctx, false) })
 	r.phase("deploy_server.sh: release key, amd64 build, signed firmware 1.0.0, install over ssh", 15*time.Minute, r.deployServer)
 	r.phase("server: unit, user, groups, healthz, token", 3*time.Minute, r.checkServer)
 	r.phase("flash_node.sh over ssh", 5*time.Minute, r.flashNode)
 	r.phase("node: unit, user, groups, announced unadopted", 3*time.Minute, r.checkNodeUnadopted)
 	r.phase("adopt (saintctl over the WebSocket API, bus key from the journal)", 3*time.Minute, r.adopt)
 	r.phase("signed update 1.0.0 -> 1.1.0 (make firmware, upload, trigger_update)", 8*time.Minute, r.update)
-	r.phase("power cut while 1.2.0 downloads, reboot: old or new runs", 8*time.Minute, r.powerCut)
+	r.phase("power cut while 1.2.0 downloads, reboot: old or new runs", 12*time.Minute, r.powerCut)
 	r.phase("systemd watchdog: SIGSTOP saint-node", 3*time.Minute, r.systemdWatchdog)
-	r.phase("hardware watchdog: kernel stall resets the VM (i6300esb)", 6*time.Minute, r.hardwareWatchdog)
+	r.phase("hardware watchdog: kernel stall resets the VM (i6300esb)", 12*time.Minute, r.hardwareWatchdog)
 }
 
 type phaseTime struct {
