@@ -19,6 +19,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
@@ -151,6 +152,7 @@ func New(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.now = opts.Exec.Now
 	if opts.FirmwareVersion == "" {
 		opts.FirmwareVersion = "0.0.0"
 	}
@@ -260,6 +262,11 @@ func (n *Node) Stop() {
 
 func (n *Node) ensureIdentity() error {
 	id, ok, err := n.store.LoadIdentity()
+	if errors.Is(err, persist.ErrDamaged) {
+		// Moved aside: written again from the board below.
+		n.log.Error("identity file damaged; writing a new one", "err", err)
+		err = nil
+	}
 	if err != nil || (ok && id.NodeID == n.id) {
 		return err
 	}
@@ -560,6 +567,8 @@ func short(s string) string {
 func (n *Node) checkRole(gen uint64) {
 	rec, cfgData, ok, err := n.store.LoadRole()
 	if err != nil {
+		// A damaged role.yaml is already moved aside (kept); the node is
+		// unadopted until the server adopts it again.
 		n.log.Error("stored role unusable; clearing it", "err", err)
 		n.setMessage("stored role unusable: %v", err)
 		_ = n.store.ClearRole()
