@@ -102,6 +102,7 @@ type Authority struct {
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
 	conns    map[string][]uint64     // public key → connection ids
 	rejected map[string]*Rejection   // by key: refused whatever id it gives
+	lost     string                  // why the grants file was not trusted at start, "" if it was
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -188,38 +189,65 @@ func (a *Authority) Attach(ns *natsserver.Server) {
 func (a *Authority) LogEventsTo(l *slog.Logger) {
 	a.mu.Lock()
 	a.events = l
+	lost := a.lost
 	a.mu.Unlock()
+	if lost != "" {
+		// Found before there was an activity log to tell.
+		l.Error(lost, "source", "bus")
+	}
 }
 
 func (a *Authority) grantsPath() string { return filepath.Join(a.o.Dir, grantsFile) }
 
 func (a *Authority) load() error {
-	data, err := os.ReadFile(a.grantsPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Grant
+	found, err := persist.ReadJSON(a.grantsPath(), &list)
+	if !found {
 		return nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, persist.ErrDamaged) {
 		return fmt.Errorf("busaccess: %w", err)
 	}
-	var list []*Grant
-	if err := json.Unmarshal(data, &list); err != nil {
+	if err != nil {
 		// Nothing is granted that cannot be granted again by adopting the
-		// node anew; keep the damaged file for inspection.
+		// node anew; keep the damaged file for inspection. The nodes the
+		// server has adopted are shown as needing adoption (GrantsLost),
+		// never taken in on the key they happen to connect with.
 		aside, rerr := persist.MoveAside(a.grantsPath(), a.o.Now())
 		if rerr != nil {
 			return fmt.Errorf("busaccess: %s is damaged (%v) and could not be moved aside: %w", a.grantsPath(), err, rerr)
 		}
+		a.lost = fmt.Sprintf("the bus grants file %s was damaged (%v) and is kept as %s: every adopted node must be reset and adopted again",
+			a.grantsPath(), errors.Unwrap(err), aside)
 		a.log.Error("bus grants damaged: moved aside; adopted nodes must be reset and adopted again", "file", aside, "err", err)
 		return nil
 	}
 	for _, g := range list {
-		if !msg.ValidNodeID(g.NodeID) || !nkeys.IsValidPublicUserKey(g.Key) {
-			a.log.Error("bus grant dropped: bad node id or key", "node_id", g.NodeID, "key", g.Key)
+		if g == nil || !msg.ValidNodeID(g.NodeID) || !nkeys.IsValidPublicUserKey(g.Key) {
+			a.log.Error("bus grant dropped: bad node id or key", "entry", describeGrant(g))
 			continue
 		}
 		a.grants[g.NodeID] = g
 	}
 	return nil
+}
+
+func describeGrant(g *Grant) string {
+	if g == nil {
+		return "null"
+	}
+	return fmt.Sprintf("node_id %q key %q", g.NodeID, g.Key)
+}
+
+// GrantsLost says why the grants on record cannot be trusted: the
+// grants file was damaged when the Authority opened, so it holds none.
+// It is "" when the grants are intact. The adoption manager then shows the
+// nodes it has adopted as needing adoption rather than ACTIVE, and does
+// not grant a node the key it connects with on its word.
+func (a *Authority) GrantsLost() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lost
 }
 
 // save writes the grants; a.mu is held.
@@ -662,16 +690,14 @@ func (a *Authority) rejectedPath() string { return filepath.Join(a.o.Dir, reject
 // where it is for the administrator to fix: the keys it holds would
 // otherwise connect again, so the server does not start on it.
 func (a *Authority) loadRejected() error {
-	data, err := os.ReadFile(a.rejectedPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Rejection
+	found, err := persist.ReadJSON(a.rejectedPath(), &list)
+	if !found {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("busaccess: %w", err)
-	}
-	var list []*Rejection
-	if err := json.Unmarshal(data, &list); err != nil {
-		return fmt.Errorf("busaccess: %s: %w (the keys it lists would be let in again: fix or remove it)", a.rejectedPath(), err)
+		// null and empty too: a file that lists nothing is written "[]".
+		return fmt.Errorf("busaccess: %w (the keys it lists would be let in again: fix or remove it)", err)
 	}
 	for i, r := range list {
 		if r == nil || !nkeys.IsValidPublicUserKey(r.Key) {
