@@ -552,13 +552,20 @@ func TestRejectedKeyIsShutOut(t *testing.T) {
 }
 
 // A damaged list of rejected keys stops the authority from starting: the
-// keys it held would otherwise be let in again.
+// keys it held would otherwise be let in again. Null and empty are damage
+// too (an empty list is written "[]"); the file stays where it is.
 func TestDamagedRejectedKeysRefuseToStart(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "rejected.json"), []byte(`[{"key": 7}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := busaccess.New(busaccess.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "rejected.json") {
-		t.Errorf("a damaged rejected.json: %v, want an error naming it", err)
+	for _, content := range []string{`[{"key": 7}`, "null", "", " \n", `[{"key":"UA`} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "rejected.json")
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := busaccess.New(busaccess.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "rejected.json") {
+			t.Errorf("rejected.json = %q: %v, want an error naming it", content, err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != content {
+			t.Errorf("rejected.json = %q was changed: %q, %v", content, b, err)
+		}
 	}
 }
