@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -114,6 +115,10 @@ type Node struct {
 
 	state   State
 	message string
+	// busLink is what the node last knew of its bus link when it was not
+	// plainly up (BusLink): shown in its status while there is no other
+	// message.
+	busLink string
 	version string
 	started time.Time
 	gen     uint64 // bumped on every reboot; async results of an older boot are dropped
@@ -899,6 +904,34 @@ func (n *Node) resetEdge(ev gpio.EdgeEvent) {
 	}
 }
 
+// BusLink tells the node how its bus link is: down (with why), or up
+// again (with how long it took). The bus client reports it (natsbus
+// Options.OnLink); call it on Options.Exec. When the link is back the node
+// says so at once: its status (carrying what kept it out) and, unadopted,
+// its announcement, so the server sees it again without waiting for the
+// next period.
+func (n *Node) BusLink(up bool, detail string) {
+	if !up {
+		n.busLink = "bus link down: " + detail
+		return
+	}
+	if n.busLink == "" && detail == "" {
+		return
+	}
+	n.busLink = ""
+	if detail != "" {
+		n.busLink = "bus link back: " + detail
+		n.log.Info("bus link back", "detail", detail)
+	}
+	if n.status == nil {
+		return // not started: the first status comes with the start
+	}
+	n.publishStatus()
+	if n.state == msg.StateUnadopted {
+		n.publishGPIOStatus()
+	}
+}
+
 // Status returns the node's current NodeStatus.
 func (n *Node) Status() msg.NodeStatus {
 	info := n.o.Board.Info()
@@ -915,7 +948,7 @@ func (n *Node) Status() msg.NodeStatus {
 		CPUUsage:        float32(met.CPUUsagePct),
 		MemoryUsage:     float32(met.MemoryUsagePct),
 		UptimeSeconds:   n.uptime(),
-		Message:         n.message,
+		Message:         cmp.Or(n.message, n.busLink),
 		Timestamp:       float64(n.o.Exec.Now().UnixNano()) / 1e9,
 	}
 	if n.role != nil {

@@ -28,3 +28,13 @@ func TestReconnectDelay(t *testing.T) {
 		t.Errorf("before the first attempt: %v, want none", got)
 	}
 }
+
+func TestKeyFingerprint(t *testing.T) {
+	key := "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"
+	if got, want := KeyFingerprint(key), "DXU4 RCSJ NZOI QHZN"; got != want {
+		t.Errorf("KeyFingerprint = %q, want %q", got, want)
+	}
+	if got := KeyFingerprint("UABC"); got != "UABC" {
+		t.Errorf("a short key: %q", got)
+	}
+}
