@@ -44,6 +44,15 @@ const (
 	// maxPendingPerHost bounds the unadopted ids connected at once from one
 	// source address, so that one device cannot hold every place.
 	maxPendingPerHost = 16
+	// maxNewKeysPerHost bounds the keys the server has not seen that one
+	// source address may bring in per newKeysWindow as unadopted nodes: a
+	// device whose squatting key was rejected cannot take the id again
+	// at once with key after fresh key. A node brings one key, and a
+	// robot's nodes each have their own address.
+	maxNewKeysPerHost = 8
+	newKeysWindow     = time.Minute
+	// maxNewKeyHosts bounds the addresses whose new keys are counted.
+	maxNewKeyHosts = 1024
 )
 
 // maxConnsPerKey bounds the connection ids remembered per key while no
@@ -103,6 +112,13 @@ type Authority struct {
 	conns    map[string][]uint64     // public key → connection ids
 	rejected map[string]*Rejection   // by key: refused whatever id it gives
 	lost     string                  // why the grants file was not trusted at start, "" if it was
+	newKeys  map[string]*keyWindow   // by source address: the new keys it brought lately
+}
+
+// keyWindow counts the new keys one source address brought since start.
+type keyWindow struct {
+	start time.Time
+	n     int
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -137,7 +153,7 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
-		rejected: map[string]*Rejection{},
+		rejected: map[string]*Rejection{}, newKeys: map[string]*keyWindow{},
 		// One refusal event per source address per minute; at most 1024
 		// addresses tracked at once.
 		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
@@ -356,7 +372,8 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 // connection open: another key connecting under it is refused, so the key
 // the adopt page shows is the one that announces under the id. A key
 // holds one id: connecting under another moves it. A new id needs a place
-// (maxPending, maxPendingPerHost).
+// (maxPending, maxPendingPerHost), and a key the server has not seen a
+// share of its address's budget (maxNewKeysPerHost per newKeysWindow).
 func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 	p := a.pending[id]
 	if p != nil && p.key != key {
@@ -370,14 +387,21 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 		delete(a.conns, p.key)
 		p = nil
 	}
+	known := p != nil
 	for other, q := range a.pending {
 		if q.key == key && other != id {
 			delete(a.pending, other)
+			known = true
 		}
 	}
 	if p == nil {
 		if n := a.connectedFrom(host); n >= maxPendingPerHost {
 			return fmt.Sprintf("%d unadopted nodes are connected from %s already, the most one address may have (node id %s refused)", n, host, id)
+		}
+		if !known {
+			if why := a.countNewKey(host); why != "" {
+				return why + fmt.Sprintf(" (key %s refused as node %s)", key, id)
+			}
 		}
 		if len(a.pending) >= maxPending && !a.evictIdle() {
 			return fmt.Sprintf("%d unadopted nodes are connected already, the most the server keeps (node id %s refused)", maxPending, id)
@@ -388,6 +412,39 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 	p.host, p.seen = host, a.o.Now()
 	p.conns = a.remember(p.conns, cid)
 	return ""
+}
+
+// countNewKey counts a key the server has not seen, brought by host as
+// an unadopted node, and says why it is refused when host has brought
+// maxNewKeysPerHost already in the current window; a.mu is held.
+func (a *Authority) countNewKey(host string) (why string) {
+	now := a.o.Now()
+	w := a.newKeys[host]
+	if w == nil || now.Sub(w.start) >= newKeysWindow {
+		if w == nil && len(a.newKeys) >= maxNewKeyHosts {
+			a.forgetOldestKeyWindow()
+		}
+		w = &keyWindow{start: now}
+		a.newKeys[host] = w
+	}
+	if w.n >= maxNewKeysPerHost {
+		return fmt.Sprintf("%s brought %d new keys as unadopted nodes since %s, the most one address may per %s",
+			host, w.n, w.start.UTC().Format(time.TimeOnly), newKeysWindow)
+	}
+	w.n++
+	return ""
+}
+
+// forgetOldestKeyWindow makes room in a.newKeys; a.mu is held.
+func (a *Authority) forgetOldestKeyWindow() {
+	var oldest string
+	var at time.Time
+	for h, w := range a.newKeys {
+		if oldest == "" || w.start.Before(at) {
+			oldest, at = h, w.start
+		}
+	}
+	delete(a.newKeys, oldest)
 }
 
 // remember adds connection cid to ids, forgetting the connections that
