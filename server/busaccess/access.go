@@ -376,6 +376,7 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 // share of its address's budget (maxNewKeysPerHost per newKeysWindow).
 func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 	p := a.pending[id]
+	was := "" // the key that held the id before, once this one takes it
 	if p != nil && p.key != key {
 		if a.live(p) {
 			return fmt.Sprintf("node id %s is connected with another key, %s (key %s refused)", id, p.key, key)
@@ -383,9 +384,7 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 		// A reflashed node, or someone else while the node is away: the
 		// adopt page shows the new key, and an adoption binds the key it
 		// was shown (Grant).
-		a.log.Warn("unadopted node connects with a new key", "node_id", id, "key", key, "was", p.key, "addr", host)
-		delete(a.conns, p.key)
-		p = nil
+		was, p = p.key, nil
 	}
 	known := p != nil
 	for other, q := range a.pending {
@@ -408,6 +407,10 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 		}
 		p = &pendingNode{key: key}
 		a.pending[id] = p
+		if was != "" {
+			a.log.Warn("unadopted node connects with a new key", "node_id", id, "key", key, "was", was, "addr", host)
+			delete(a.conns, was)
+		}
 	}
 	p.host, p.seen = host, a.o.Now()
 	p.conns = a.remember(p.conns, cid)
