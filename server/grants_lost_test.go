@@ -14,6 +14,7 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/activity"
 	"github.com/saint-os/saint/server/adoption"
@@ -26,7 +27,9 @@ import (
 // which the bus no longer grants the head's subjects, so it gets none of
 // its commands. The server says so: the file is kept aside, the activity
 // log has the error, the head is listed as NEEDS_ADOPTION (never ACTIVE),
-// and a head move is refused instead of answered as sent.
+// and a head move is refused instead of answered as sent. Restarted, the
+// node is not taken back on the key it connects with: it is unadopted
+// until adopted again.
 func TestLostGrantsNeverShowActive(t *testing.T) {
 	for _, content := range []string{"null", ""} {
 		t.Run(fmt.Sprintf("%q", content), func(t *testing.T) { testLostGrants(t, content) })
@@ -53,7 +56,7 @@ func testLostGrants(t *testing.T, content string) {
 	ns := start(-1)
 	url := ns.ClientURL()
 	keys := filepath.Join(t.TempDir(), "keys")
-	var serverBus bus.Bus
+	var serverBus, nodeBus bus.Bus
 	r := newRobotWith(t, func(name string) bus.Bus {
 		o := &natsbus.Options{Name: name, Key: auth.ServerKey()}
 		if name != "server" {
@@ -70,6 +73,8 @@ func testLostGrants(t *testing.T, content string) {
 		t.Cleanup(func() { c.Close() })
 		if name == "server" {
 			serverBus = c
+		} else {
+			nodeBus = c
 		}
 		return c
 	}, map[string]simboard.Profile{"head-1": simboard.Head}, func(o *server.Options) { o.BusAccess = auth })
@@ -149,5 +154,42 @@ func testLostGrants(t *testing.T, content string) {
 	}
 	if m := api.req("command", "head", "move", map[string]any{"pan": 10}); m["status"] == "ok" {
 		t.Errorf("head move answered %v while the head node gets none of its commands", m)
+	}
+
+	// The node restarts: its stored role is not validated (the key it
+	// connects with is no proof it is the node adopted), so it comes back
+	// unadopted, on the adopt list with its key, and is adopted again.
+	old := r.nodes["head-1"]
+	if err := r.ex.Do(t.Context(), old.Stop); err != nil {
+		t.Fatal(err)
+	}
+	board, err := simboard.New(&simboard.Options{NodeID: "head-1", Profile: simboard.Head, Clock: r.ex.Clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted, err := node.New(node.Options{Exec: r.ex, Bus: nodeBus, Board: board, FirmwareVersion: "1.0.0", StateDir: old.Store().Dir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.nodes["head-1"] = restarted
+	restarted.Start()
+	bustest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+		if s := headState(c); s == "ACTIVE" {
+			t.Fatal("head-1 is listed ACTIVE with no grant on the bus")
+		}
+		if !c.ids("list_unadopted")["head-1"] {
+			return errors.New("head-1 not back on the adopt list")
+		}
+		return nil
+	})
+	c.ok("adopt_node", map[string]any{"node_id": "head-1", "role": "head"}, nil)
+	bustest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+		if s := headState(c); s != "ACTIVE" {
+			return fmt.Errorf("head-1 is %q after adopting it again", s)
+		}
+		return nil
+	})
+	if m := api.req("command", "head", "move", map[string]any{"pan": 10}); m["status"] != "ok" {
+		t.Errorf("head move once adopted again: %v", m)
 	}
 }
