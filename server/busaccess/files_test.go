@@ -2,7 +2,6 @@ package busaccess_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,9 +36,9 @@ func damagedSeeds(good string) []string {
 }
 
 // Whatever the grants file (bus/nodes.json) holds, the Authority opens:
-// a file that is not a whole JSON value (null and empty included) is
-// moved aside, grants nothing and is reported (GrantsLost, an error
-// event); a whole file grants only well-formed entries.
+// a file that is not a whole JSON list of grants (null and empty
+// included) is moved aside, grants nothing and is reported (GrantsLost,
+// an error event); a whole file grants only well-formed entries.
 func FuzzGrantsFile(f *testing.F) {
 	good := `[{"node_id":"head-1","key":"` + seedKey(f) + `","role":"head","granted_at":"2026-01-01T00:00:00Z"}]`
 	f.Add([]byte(good))
@@ -61,7 +60,7 @@ func FuzzGrantsFile(f *testing.F) {
 		if err != nil {
 			t.Fatalf("grants file %q stopped the Authority: %v", data, err)
 		}
-		var list []json.RawMessage
+		var list []*busaccess.Grant
 		if persist.DecodeJSON(data, &list) != nil {
 			if _, err := os.Stat(filepath.Join(dir, "nodes.json")); !os.IsNotExist(err) {
 				t.Fatalf("damaged grants file %q left in place", data)
@@ -113,7 +112,7 @@ func FuzzRejectedFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		a, err := busaccess.New(busaccess.Options{Dir: dir, Log: slog.New(slog.DiscardHandler)})
-		var list []json.RawMessage
+		var list []*busaccess.Rejection
 		damaged := persist.DecodeJSON(data, &list) != nil
 		if err != nil {
 			if b, rerr := os.ReadFile(path); rerr != nil || !bytes.Equal(b, data) {
