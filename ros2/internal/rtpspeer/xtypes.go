@@ -35,12 +35,14 @@ func (w *xcdr2) align(n int) {
 	}
 }
 
-func (w *xcdr2) u8(v byte)       { w.b = append(w.b, v) }
-func (w *xcdr2) bytes(p []byte)  { w.b = append(w.b, p...) }
-func (w *xcdr2) u16(v uint16)    { w.align(2); w.b = binary.LittleEndian.AppendUint16(w.b, v) }
-func (w *xcdr2) u32(v uint32)    { w.align(4); w.b = binary.LittleEndian.AppendUint32(w.b, v) }
-func (w *xcdr2) dheader() int    { w.u32(0); return len(w.b) }
-func (w *xcdr2) patch(start int) { binary.LittleEndian.PutUint32(w.b[start-4:], uint32(len(w.b)-start)) }
+func (w *xcdr2) u8(v byte)      { w.b = append(w.b, v) }
+func (w *xcdr2) bytes(p []byte) { w.b = append(w.b, p...) }
+func (w *xcdr2) u16(v uint16)   { w.align(2); w.b = binary.LittleEndian.AppendUint16(w.b, v) }
+func (w *xcdr2) u32(v uint32)   { w.align(4); w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *xcdr2) dheader() int   { w.u32(0); return len(w.b) }
+func (w *xcdr2) patch(start int) {
+	binary.LittleEndian.PutUint32(w.b[start-4:], uint32(len(w.b)-start))
+}
 
 // emheader starts a member of a mutable struct whose length follows in a
 // NEXTINT (LC 4); patch the returned position after the member.
