@@ -18,8 +18,10 @@ import (
 // startROS2 gives the simulation's in-process bus a NATS broker on
 // loopback, relays the ROS 2 bridge's topics and services between them,
 // and runs saint-ros2 (the binary bin) on that broker as a child process
-// that dies with saint-sim (internal/childproc). A bridge that
-// fails leaves the simulation running. stop undoes it all.
+// that dies with saint-sim (internal/childproc). A bridge that ends
+// unexpectedly (a crash in its DDS library) is started again after a
+// backoff (bridge.Launch), and the simulation keeps running meanwhile.
+// stop undoes it all.
 //
 // The broker authenticates as saint-server's does: keys made for this run
 // and a TLS CA made for this run in a temporary directory, the relay with
@@ -93,8 +95,9 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := bridge.Launch(bctx, bin, append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...), log); err != nil {
-			log.Error("ROS 2 bridge failed; the simulation keeps running", "err", err)
+		if err := bridge.Launch(bctx, bridge.LaunchOptions{Bin: bin, Log: log,
+			Args: append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...)}); err != nil {
+			log.Error("ROS 2 bridge cannot be started; the simulation keeps running", "err", err)
 		}
 	}()
 	return func() {
