@@ -186,6 +186,21 @@ func NewParticipant(domain uint32) (*Participant, error) {
 	return p, nil
 }
 
+// GUIDPrefix is the participant's GUID prefix, the first 12 bytes of the
+// GUID every entity of the participant has: how other participants and
+// logs (Cyclone's type guard's "participant=") name it.
+func (p *Participant) GUIDPrefix() ([12]byte, error) {
+	var g C.dds_guid_t
+	var prefix [12]byte
+	if rc := C.dds_get_guid(p.h, &g); rc < 0 {
+		return prefix, ddsErr("get participant GUID", rc)
+	}
+	for i := range prefix {
+		prefix[i] = byte(g.v[i])
+	}
+	return prefix, nil
+}
+
 // Close deletes the participant and everything it created, and waits
 // for the delivering goroutine to end.
 func (p *Participant) Close() error {

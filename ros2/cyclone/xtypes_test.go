@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/ros2/internal/rtpspeer"
+	"github.com/saint-os/saint/internal/rtpspeer"
 )
 
 // A peer whose type object has int8 and uint8 members (XTypes 1.3's
