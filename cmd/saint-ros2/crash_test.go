@@ -7,9 +7,9 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/proctest"
+	"github.com/saint-os/saint/internal/rtpspeer"
 	"github.com/saint-os/saint/ros2"
 	"github.com/saint-os/saint/ros2/cyclone"
-	"github.com/saint-os/saint/internal/rtpspeer"
 )
 
 // callSystemStatus calls /saint/system/status with rmw_cyclonedds_cpp's
