@@ -50,7 +50,7 @@ func buildFastDDSClient(t *testing.T) string {
 		}
 		idl, _ := filepath.Abs(filepath.Join("..", "..", "ros2", "idl"))
 		gen := exec.Command("fastddsgen", "-d", dir, "-I", ".", "-replace",
-			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl")
+			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl", "rosgraph_msgs.idl")
 		gen.Dir = idl
 		if out, err := gen.CombinedOutput(); err != nil || strings.Contains(string(out), "ERROR") {
 			fastdds.err = fmt.Errorf("fastddsgen: %v\n%s", err, out)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
@@ -30,7 +31,11 @@ import (
 // With a robot configuration (robot, of robotType in configDir) the bridge
 // and the relay carry its roles' names and its motor groups' node
 // middlewares only: saint-ros2 gets the same --robot-type and --config.
-func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir, bin string, args []string, log *slog.Logger) (stop func(), err error) {
+//
+// The bridge follows the simulation's clock (--sim-clock): the relay
+// publishes it, with the wall-clock time when speed is 1 (paced to the
+// wall clock), and the bridge publishes /clock and stamps accordingly.
+func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir, bin string, speed float64, args []string, log *slog.Logger) (stop func(), err error) {
 	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
 		return nil, fmt.Errorf("--ros2: %w", err)
@@ -74,6 +79,11 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	if id := st.RobotID(); id != "" {
 		args = append([]string{"--robot-id", id}, args...)
 	}
+	args = append([]string{"--sim-clock"}, args...)
+	var wallClock func() time.Time
+	if speed == 1 {
+		wallClock = time.Now // paced to the wall clock: stamps are wall-clock time
+	}
 	if robot != nil {
 		args = append([]string{"--robot-type", robot.Type, "--config", configDir}, args...)
 	}
@@ -84,7 +94,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
 		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids,
-			Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Log: log})
+			Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), WallClock: wallClock, Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()
