@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -111,6 +112,9 @@ func TestPeerWithInt8TypesCannotCrashBridge(t *testing.T) {
 	status := callSystemStatus(t, p, ros2.RequestHeader{GUID: 0xc0ffee, Seq: 1})
 	if st, ok := status["status"].(map[string]any); !ok || st["server_name"] == "" {
 		t.Errorf("GetSystemStatus answered %v", status)
+	} else if ts := st["timestamp"].(float64); math.Abs(ts-float64(time.Now().UnixNano())/1e9) > 2 {
+		// --speed 1: SystemStatus.timestamp is wall-clock time too.
+		t.Errorf("SystemStatus.timestamp %.3f at wall-clock time %.3f", ts, float64(time.Now().UnixNano())/1e9)
 	}
 
 	// A restarted bridge would be a participant of a new GUID.
