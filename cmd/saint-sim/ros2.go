@@ -19,9 +19,10 @@ import (
 // startROS2 gives the simulation's in-process bus a NATS broker on
 // loopback, relays the ROS 2 bridge's topics and services between them,
 // and runs saint-ros2 (the binary bin) on that broker as a child process
-// that dies with saint-sim (internal/childproc). A bridge that ends
-// unexpectedly (a crash in its DDS library) is started again after a
-// backoff (bridge.Launch), and the simulation keeps running meanwhile.
+// that dies with saint-sim (internal/childproc). A bridge that crashes
+// (a fault in its DDS library) is started again after a backoff
+// (bridge.Launch); one that stops by itself is not. The simulation keeps
+// running either way.
 // stop undoes it all.
 //
 // The broker authenticates as saint-server's does: keys made for this run
@@ -107,7 +108,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 		defer close(done)
 		if err := bridge.Launch(bctx, bridge.LaunchOptions{Bin: bin, Log: log,
 			Args: append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...)}); err != nil {
-			log.Error("ROS 2 bridge cannot be started; the simulation keeps running", "err", err)
+			log.Error("the ROS 2 bridge stopped; the simulation keeps running", "err", err)
 		}
 	}()
 	return func() {

@@ -33,13 +33,16 @@ type LaunchOptions struct {
 
 // Launch runs saint-ros2 as a child process until ctx ends
 // (internal/childproc: it dies with this process however this process
-// ends), and supervises it: when it exits on its own — a crash inside the
-// DDS library, a lost bus — it is started again after a backoff, so that
-// one fault does not take the robot's ROS 2 side down for good. Each
-// unexpected exit is logged with how it ended and, when the child's last
-// words named one (Cyclone's type guard names the participants whose
-// types it refuses), the DDS participant involved. Launch returns nil when
-// ctx ends, and an error only when the binary cannot be started at all.
+// ends), and supervises it: when it crashes — killed by a signal (a
+// fault inside the DDS library) or ended by the Go runtime (exit status
+// 2) — it is started again after a backoff, so that one fault does not
+// take the robot's ROS 2 side down for good. Each crash is logged with how
+// it ended and, when the child's last words named one (Cyclone's type
+// guard names the participants whose types it refuses), the DDS
+// participant involved. Exit status 1 is saint-ros2 stopping by its own
+// decision (bad flags, saint-sim's bus gone for longer than
+// childproc.LinkGrace: no bridge must advertise a robot that is not
+// there): Launch returns it as an error. Launch returns nil when ctx ends.
 func Launch(ctx context.Context, o LaunchOptions) error {
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = time.Second
@@ -73,6 +76,9 @@ func Launch(ctx context.Context, o LaunchOptions) error {
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
 			return fmt.Errorf("bridge: saint-ros2: %w", err)
+		}
+		if exit != nil && exit.ExitCode() == 1 {
+			return fmt.Errorf("bridge: saint-ros2 stopped: %w", err)
 		}
 		if time.Since(began) >= o.StableAfter {
 			backoff = o.MinBackoff

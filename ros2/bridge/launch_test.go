@@ -34,6 +34,9 @@ func launchHelper(dir string) {
 	runs, _ := os.ReadDir(dir)
 	n := len(runs) + 1
 	_ = os.WriteFile(filepath.Join(dir, strconv.Itoa(n)), nil, 0o644)
+	if os.Getenv("SAINT_LAUNCH_HELPER_EXIT") == "1" {
+		os.Exit(1)
+	}
 	if n <= 2 {
 		os.Stderr.WriteString("level=WARN msg=\"refused a remote type object\" participant=1f2e3d4c:5b6a7988:a0b1c2d3:1c1\n")
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -113,6 +116,22 @@ func TestLaunchRestartsACrashedBridge(t *testing.T) {
 	}
 	if runs, _ := os.ReadDir(dir); len(runs) != 3 {
 		t.Errorf("%d runs, want 3 (no restart after the context ended)", len(runs))
+	}
+}
+
+// Exit status 1 is saint-ros2 giving up by its own decision (its bus gone
+// for good, bad flags): not restarted.
+func TestLaunchDoesNotRestartAChosenStop(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(launchHelperEnv, dir)
+	t.Setenv("SAINT_LAUNCH_HELPER_EXIT", "1")
+	err := Launch(context.Background(), LaunchOptions{Bin: os.Args[0], MinBackoff: time.Millisecond, Stderr: &syncBuffer{},
+		Log: slog.New(slog.NewTextHandler(&syncBuffer{}, nil))})
+	if err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Errorf("Launch of a bridge that exits 1: %v, want that error", err)
+	}
+	if runs, _ := os.ReadDir(dir); len(runs) != 1 {
+		t.Errorf("%d runs, want 1", len(runs))
 	}
 }
 
