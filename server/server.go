@@ -166,6 +166,9 @@ type Server struct {
 	activity *activity.Log
 	settings *settings.Store
 	tokens   *auth.Tokens
+	// tokenGuard throttles wrong tokens per address on every listener that
+	// takes the token (HTTP, WebSocket, Foxglove).
+	tokenGuard *auth.Guard
 	router   *router.Router
 	liveLink *livelink.Feature
 	rc       *rc.Feature
@@ -274,8 +277,9 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.tokenGuard = auth.NewGuard(auth.GuardOptions{Log: s.log})
 	gw := o.Gateway
-	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins
+	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins, gw.Guard = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins, s.tokenGuard
 	gw.OnConnect = func(ci ws.ClientInfo) {
 		s.log.Info("WebSocket client connected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr)
 	}
@@ -346,7 +350,7 @@ func (s *Server) register() error {
 	}
 	if o.FoxgloveAddr != "" {
 		if s.foxglove, err = foxglove.Register(h, foxglove.Options{
-			Auth: authenticator{s}, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
+			Auth: authenticator{s}, Guard: s.tokenGuard, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
 		}); err != nil {
 			return err
 		}
