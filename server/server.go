@@ -94,12 +94,15 @@ type Options struct {
 	// key install it.
 	RequireSignedFirmware bool
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
-	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
-	// and AllowedOrigins are the server's.
+	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth,
+	// Guard and AllowedOrigins are the server's.
 	Gateway ws.Options
-	// Activity overrides the activity log's sizes (RingSize,
-	// MaxFileBytes, Files); Dir and Now are the server's.
+	// Activity overrides the activity log's sizes (RingSize, RingBytes,
+	// MaxEventBytes, MaxFileBytes, Files); Dir and Now are the server's.
 	Activity activity.Options
+	// TokenGuard overrides how wrong API tokens are throttled (Free,
+	// FirstWait, MaxWait, Forget); its Log is the server's.
+	TokenGuard auth.GuardOptions
 	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
 	// FoxgloveAddr serves the Foxglove WebSocket protocol (package
@@ -277,7 +280,9 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.tokenGuard = auth.NewGuard(auth.GuardOptions{Log: s.log})
+	guard := o.TokenGuard
+	guard.Log = s.log
+	s.tokenGuard = auth.NewGuard(guard)
 	gw := o.Gateway
 	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins, gw.Guard = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins, s.tokenGuard
 	gw.OnConnect = func(ci ws.ClientInfo) {
