@@ -172,9 +172,9 @@ type Server struct {
 	// tokenGuard throttles wrong tokens per address on every listener that
 	// takes the token (HTTP, WebSocket, Foxglove).
 	tokenGuard *auth.Guard
-	router   *router.Router
-	liveLink *livelink.Feature
-	rc       *rc.Feature
+	router     *router.Router
+	liveLink   *livelink.Feature
+	rc         *rc.Feature
 	// foxglove is nil without Options.FoxgloveAddr, recording without a
 	// directory to record to.
 	foxglove  *foxglove.Server
