@@ -220,6 +220,11 @@ func dial(ctx context.Context, url, token string) (*client, error) {
 	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
 		return nil, fmt.Errorf("connecting to %s: wrong API token (--token, --token-file or $SAINT_TOKEN)", url)
 	}
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
+		// The server makes an address wait after wrong tokens (or has
+		// too many connections from it).
+		return nil, fmt.Errorf("connecting to %s: refused for now (too many wrong API tokens or connections from this address); retry in %s s", url, resp.Header.Get("Retry-After"))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", url, err)
 	}
