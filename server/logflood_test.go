@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/activity"
@@ -150,7 +151,7 @@ func TestUnauthenticatedSessionsCannotFlushTheActivityLog(t *testing.T) {
 		}
 		c.conn.Close()
 	}
-	bustestCheck(t, func() error {
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
 		var clients struct {
 			Clients []struct {
 				Authenticated bool `json:"authenticated"`
@@ -227,22 +228,6 @@ func TestUnauthenticatedSessionsCannotFlushTheActivityLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	lastWarning(admin, "after a restart")
-}
-
-// bustestCheck waits up to 10 s for f to succeed.
-func bustestCheck(t *testing.T, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // After five wrong tokens an address waits, on every listener that takes
