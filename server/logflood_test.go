@@ -331,3 +331,48 @@ func TestWrongTokensAreThrottledPerAddress(t *testing.T) {
 		t.Errorf("auth warnings %q: want one of each kind per address per minute", msgs)
 	}
 }
+
+// Wrong tokens from 300 addresses (a stranger with a prefix of his own):
+// each address's first is told until the minute's budget is spent, the
+// rest are summed, so the warnings before them stay in the log.
+func TestManyAddressesCannotFlushTheWarnings(t *testing.T) {
+	broker := mem.NewBroker()
+	r := newRobotWith(t, func(string) bus.Bus { return broker.Connect(nil) }, nil, func(o *server.Options) {
+		o.Activity = activity.Options{RingSize: 50}
+	})
+	token := r.srv.Token()
+	r.srv.Log().Warn("High motor temperature: 52°C", "source", "tracks", "node", "n-tracks")
+	var wg sync.WaitGroup
+	for i := range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("GET", "http://"+r.srv.Addrs()["http"]+"/api/logs?limit=1", nil)
+			req.Header.Set("Authorization", "Bearer wrong")
+			resp, err := httpFrom(fmt.Sprintf("127.0.%d.%d", 10+i/250, 1+i%250)).Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("wrong token: %d, want 401", resp.StatusCode)
+			}
+		}()
+	}
+	wg.Wait()
+	admin, _, err := dialAPI(t, r.wsURL(), bearer(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log activityLog
+	admin.ok("management", "", "get_activity_log", map[string]any{"level": "WARN", "source": "auth", "limit": 1000}, &log)
+	if log.Total == 0 || log.Total > 21 {
+		t.Errorf("%d failed-login warnings for 300 addresses, want at most 21 (20 and the summary to come)", log.Total)
+	}
+	log = activityLog{}
+	admin.ok("management", "", "get_activity_log", map[string]any{"level": "WARN", "source": "tracks"}, &log)
+	if log.Total != 1 {
+		t.Errorf("the motor warning is gone after 300 addresses' wrong tokens: %+v", log)
+	}
+}

@@ -21,6 +21,10 @@ type Throttle struct {
 	// opens a new window. Without Flush the count waits for that event.
 	Flush func(source string, r Report)
 
+	// after schedules the flushes; nil is time.AfterFunc (tests replace
+	// it to run them by hand).
+	after func(time.Duration, func())
+
 	mu   sync.Mutex
 	srcs map[string]*window
 }
@@ -52,7 +56,7 @@ func (t *Throttle) Record(source string, now time.Time) (Report, bool) {
 	if w != nil && now.Sub(w.start) < t.Window {
 		w.count++
 		if w.count == 1 && t.Flush != nil {
-			time.AfterFunc(max(t.Window-now.Sub(w.start), 0), func() { t.flush(source, w) })
+			t.schedule(max(t.Window-now.Sub(w.start), 0), func() { t.flush(source, w) })
 		}
 		return Report{}, false
 	}
@@ -89,4 +93,12 @@ func (t *Throttle) flush(source string, w *window) {
 	r := Report{HeldBack: w.count, Since: w.start}
 	t.mu.Unlock()
 	t.Flush(source, r)
+}
+
+func (t *Throttle) schedule(d time.Duration, f func()) {
+	if t.after != nil {
+		t.after(d, f)
+		return
+	}
+	time.AfterFunc(d, f)
 }

@@ -35,6 +35,12 @@ type GuardOptions struct {
 	Now func() time.Time
 }
 
+// eventsPerMinute bounds each kind of login event (failed, refused) per
+// minute across all addresses; the rest of the minute's are summed in one
+// line. A stranger with many addresses still adds at most 21 warnings of
+// each kind a minute to the activity log.
+const eventsPerMinute = 20
+
 // Guard throttles API tokens per address: after Free wrong tokens an
 // address must wait, the wait doubling with each further wrong one, and
 // while it waits no token from it is looked at, the right one included.
@@ -85,8 +91,8 @@ func NewGuard(o GuardOptions) *Guard {
 		o: o, addrs: map[string]*strikes{},
 		// One event per address per minute of each kind, so that a loop
 		// of wrong tokens cannot push the real events out of the log.
-		failures: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, o.MaxSources, "failed logins", "source", "auth"),
-		refusals: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, o.MaxSources, "logins refused while backing off", "source", "auth"),
+		failures: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, o.MaxSources, eventsPerMinute, "failed logins", "source", "auth"),
+		refusals: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, o.MaxSources, eventsPerMinute, "logins refused while backing off", "source", "auth"),
 	}
 }
 

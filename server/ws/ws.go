@@ -241,14 +241,19 @@ func New(o Options) *Gateway {
 		topics:   map[string]bool{},
 		events:   map[string]bool{},
 		// At most 1024 addresses tracked at once.
-		anonSessions: persource.NewEvents(o.Log, slog.LevelInfo, time.Minute, 1024,
+		anonSessions: persource.NewEvents(o.Log, slog.LevelInfo, time.Minute, 1024, eventsPerMinute,
 			"WebSocket sessions closed without authenticating", "source", "websocket"),
-		anonAbuse: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, 1024,
+		anonAbuse: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, 1024, eventsPerMinute,
 			"unauthenticated WebSocket clients cut off", "source", "websocket"),
 	}
 	g.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: g.checkOrigin}
 	return g
 }
+
+// eventsPerMinute bounds the per-address lines of each kind of
+// unauthenticated event (sessions, cut-offs) per minute across all
+// addresses; the rest of the minute's are summed in one line.
+const eventsPerMinute = 20
 
 // DefaultMaxMessage is the default request size limit: commands are small,
 // firmware goes over HTTP.
