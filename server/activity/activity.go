@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,35 +223,20 @@ func (l *Log) filePath(t, i int) string {
 	return p
 }
 
-// load fills the rings from the files; lines that do not parse (a torn
-// last line after a power cut) are skipped. Each event goes to the tier
-// of its level, whichever file held it (files from before the tiers hold
-// both).
+// load fills the rings from the files, read in sequence order as Export
+// reads them; lines that do not parse (a torn last line after a power
+// cut) are skipped. Each event goes to the tier of its level, whichever
+// file held it (files from before the tiers hold both).
 func (l *Log) load() {
-	var all []sized
-	for t := range tiers {
-		for _, p := range l.tierFiles(t) {
-			f, err := os.Open(p)
-			if err != nil {
-				continue
-			}
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			for sc.Scan() {
-				var e Event
-				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Seq == 0 {
-					continue
-				}
-				all = append(all, sized{e, len(sc.Bytes()) + 1})
-			}
-			_ = f.Close()
+	_ = l.mergeFiles(func(line []byte) error {
+		var e Event
+		if json.Unmarshal(line, &e) != nil || e.Seq == 0 {
+			return nil
 		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].e.Seq < all[j].e.Seq })
-	for _, s := range all {
-		l.rings[tierOf(s.e.Level)].push(s.e, s.size, l.o.RingSize, l.o.RingBytes)
-		l.seq = max(l.seq, s.e.Seq)
-	}
+		l.rings[tierOf(e.Level)].push(e, len(line)+1, l.o.RingSize, l.o.RingBytes)
+		l.seq = max(l.seq, e.Seq)
+		return nil
+	})
 }
 
 func (l *Log) openCurrent(t int) (*os.File, int64, error) {
@@ -526,6 +510,15 @@ func (l *Log) Export(w io.Writer) error {
 		}
 		return nil
 	}
+	return l.mergeFiles(func(line []byte) error {
+		_, err := w.Write(append(line, '\n'))
+		return err
+	})
+}
+
+// mergeFiles calls f with each line of the files, the tiers merged by
+// sequence number, until f fails.
+func (l *Log) mergeFiles(f func(line []byte) error) error {
 	var srcs [tiers]*lineSource
 	for t := range tiers {
 		srcs[t] = &lineSource{paths: l.tierFiles(t)}
@@ -542,7 +535,7 @@ func (l *Log) Export(w io.Writer) error {
 		if best < 0 {
 			return nil
 		}
-		if _, err := w.Write(append(srcs[best].line, '\n')); err != nil {
+		if err := f(srcs[best].line); err != nil {
 			return err
 		}
 		srcs[best].next()
