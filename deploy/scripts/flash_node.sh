@@ -2,8 +2,9 @@
 # shellcheck source-path=SCRIPTDIR
 # flash_node.sh provisions a Raspberry Pi as a SAINT.OS node over ssh: it
 # installs the published node firmware as /usr/local/bin/saint-node, the
-# saint-node service with its rollback hook, the device groups, I2C and
-# SPI, and optional CAN interfaces. The node then boots, checks the server
+# saint-node service with its rollback hook, watchdog and safe-outputs
+# step, systemd's hardware watchdog, the device groups, I2C and SPI, and
+# optional CAN interfaces. The node then boots, checks the server
 # for firmware and announces itself unadopted; adopt it in the web UI.
 #
 #   deploy/scripts/flash_node.sh --host pi@192.168.10.23 [options]
@@ -13,6 +14,12 @@
 #   --image FILE         node image (default firmware/current/saint_node.img,
 #                        checked against its .sha256)
 #   --server URL         the server's NATS URL (default nats://192.168.10.1:4222)
+#   --release-key FILE   the release public key (saintctl firmware keygen's .pub) the
+#                        node trusts for updates besides the one built into the
+#                        image (default: saint-release.pub in the key directory,
+#                        $SAINT_KEY_DIR or ~/.config/saint/keys, when it is there);
+#                        installed as /etc/saint/saint-release.pub
+#   --key-dir DIR        the key directory deploy_server.sh keeps the release key in
 #   --can IFACE:BITRATE  bring up a CAN interface (repeatable), e.g. can0:500000
 #   --args "ARGS"        extra saint-node arguments, e.g. "--reset-pin 21"
 #   --pwm                turn on the two hardware PWM channels on GPIO12 and
@@ -34,6 +41,8 @@ CAN=
 NODE_ARGS=
 FACTORY=0
 PWM=0
+RELEASE_KEY=
+KEY_DIR=${SAINT_KEY_DIR:-}
 SSH_OPTS=${SSH_OPTS:-}
 
 while [ $# -gt 0 ]; do
@@ -44,8 +53,10 @@ while [ $# -gt 0 ]; do
 	--can) CAN="$CAN ${2:?--can needs IFACE:BITRATE}"; shift 2 ;;
 	--args) NODE_ARGS=${2?--args needs a value}; shift 2 ;;
 	--factory) FACTORY=1; shift ;;
+	--release-key) RELEASE_KEY=${2:?--release-key needs a file}; shift 2 ;;
+	--key-dir) KEY_DIR=${2:?--key-dir needs a directory}; shift 2 ;;
 	--pwm) PWM=1; shift ;;
-	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -72,6 +83,43 @@ if [ -r "$IMAGE.sha256" ]; then
 	[ "$want" = "$got" ] || die "$IMAGE: sha256 $got does not match $IMAGE.sha256 ($want)"
 fi
 
+# The release key the node trusts. An image built with make firmware
+# SIGN_KEY=... (deploy_server.sh builds so) has the key's public half built
+# in, and its manifest names it; a release public key file is trusted
+# besides. A node that trusts no key refuses every update.
+if [ -z "$RELEASE_KEY" ]; then
+	[ -n "$KEY_DIR" ] || KEY_DIR=${HOME:-/nonexistent}/.config/saint/keys
+	[ ! -r "$KEY_DIR/saint-release.pub" ] || RELEASE_KEY=$KEY_DIR/saint-release.pub
+else
+	case $RELEASE_KEY in
+	*.key) RELEASE_KEY=${RELEASE_KEY%.key}.pub ;;
+	esac
+	[ -r "$RELEASE_KEY" ] || die "--release-key $RELEASE_KEY: not readable (want saintctl firmware keygen's .pub)"
+fi
+if [ -n "$RELEASE_KEY" ]; then
+	grep -Eq '^(ed25519:|-----BEGIN PUBLIC KEY-----)' "$RELEASE_KEY" || die "$RELEASE_KEY: not a release public key (ed25519:... or a PEM PUBLIC KEY)"
+fi
+BUILT_IN=
+# The manifest beside an archived image, one level up for current/.
+manifest=$(dirname "$IMAGE")/manifest.json
+[ -r "$manifest" ] || manifest=$(dirname "$(dirname "$IMAGE")")/manifest.json
+if [ -r "$manifest" ]; then
+	BUILT_IN=$(sed -n 's/.*"signing_key": *"\(ed25519:[A-Za-z0-9+\/=]*\)".*/\1/p' "$manifest" | head -n 1)
+	if [ -n "$BUILT_IN" ] && ! grep -qF "$BUILT_IN" "$IMAGE"; then
+		BUILT_IN=
+	fi
+fi
+if [ -n "$BUILT_IN" ]; then
+	echo "$IMAGE trusts the release key $BUILT_IN (built in)"
+elif [ -n "$RELEASE_KEY" ]; then
+	echo "$IMAGE has no release key built in; the node will trust $RELEASE_KEY"
+else
+	echo "warning: $IMAGE has no release key built in and no --release-key was given: this node will refuse every firmware update. Build the image with make firmware SIGN_KEY=... (deploy_server.sh does) or pass --release-key (docs/deploy.md)." >&2
+fi
+if [ -n "$RELEASE_KEY" ]; then
+	NODE_ARGS="--firmware-key /etc/saint/saint-release.pub${NODE_ARGS:+ $NODE_ARGS}"
+fi
+
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 cat >"$STAGE/saint-node.env" <<ENV
@@ -87,7 +135,11 @@ fi
 
 REMOTE_STAGE=/tmp/saint-node-install
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
-copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/scripts/can-up.sh "$STAGE/saint-node.env"
+copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/systemd/saint-watchdog.conf deploy/scripts/can-up.sh "$STAGE/saint-node.env"
+if [ -n "$RELEASE_KEY" ]; then
+	cp "$RELEASE_KEY" "$STAGE/saint-release.pub"
+	copy "$REMOTE_STAGE/" "$STAGE/saint-release.pub"
+fi
 
 # I2C and SPI on (Raspberry Pi OS); the groups the unit asks for.
 remote "if command -v raspi-config >/dev/null; then raspi-config nonint do_i2c 0; raspi-config nonint do_spi 0; fi"
@@ -103,6 +155,12 @@ remote "install -m 0755 $REMOTE_STAGE/$(basename "$IMAGE") /usr/local/bin/saint-
 remote "install -D -m 0755 $REMOTE_STAGE/can-up.sh /usr/local/lib/saint/can-up.sh"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.service /etc/systemd/system/"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.env /etc/default/saint-node"
+# systemd feeds the hardware watchdog (a hung kernel resets the Pi); the
+# manager reads it at a re-exec (docs/deploy.md, "Watchdogs").
+remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec"
+if [ -n "$RELEASE_KEY" ]; then
+	remote "install -D -m 0644 $REMOTE_STAGE/saint-release.pub /etc/saint/saint-release.pub"
+fi
 if [ "$FACTORY" = 1 ]; then
 	remote "rm -rf /var/lib/saint/role.yaml /var/lib/saint/role_config.yaml /var/lib/saint/firmware"
 fi
