@@ -286,7 +286,7 @@ func newNode(t *testing.T, root, id, hw string, s *server) *node {
 	t.Helper()
 	n := &node{id: id, stateDir: filepath.Join(root, id)}
 	n.proc = startProc(t, root, id, bin.node,
-		"--server", s.natsURL(), "--hal", "sim", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
+		"--server", s.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
 		// Built without a release key, the test's nodes take the test's
 		// unsigned images (signed_firmware_test.go builds one with a key).
 		"--allow-unsigned-firmware")
