@@ -102,6 +102,10 @@ type Authority struct {
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
 	conns    map[string][]uint64     // public key → connection ids
 	rejected map[string]*Rejection   // by key: refused whatever id it gives
+	// enrolled are the nodes registered before their first boot, by id.
+	enrolled map[string]*Enrolment
+	// unenrolled paces the events of nodes connecting without enrolment.
+	unenrolled persource.Throttle
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -136,7 +140,8 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
-		rejected: map[string]*Rejection{},
+		rejected: map[string]*Rejection{}, enrolled: map[string]*Enrolment{},
+		unenrolled: persource.Throttle{Window: time.Minute, MaxSources: 1024},
 		// One refusal event per source address per minute; at most 1024
 		// addresses tracked at once.
 		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
@@ -155,6 +160,9 @@ func New(o Options) (*Authority, error) {
 		return nil, err
 	}
 	if err := a.loadRejected(); err != nil {
+		return nil, err
+	}
+	if err := a.loadEnrolled(); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -259,6 +267,7 @@ func (a *Authority) Check(c natsserver.ClientAuthentication) bool {
 		return false
 	}
 	c.RegisterUser(&natsserver.User{Username: o.Nkey, Permissions: perms})
+	a.noteUnenrolled(o.Nkey, o.Name, host)
 	return true
 }
 
@@ -305,6 +314,9 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 	id, isNode := strings.CutPrefix(name, natsbus.NodeClientPrefix)
 	if !isNode || !msg.ValidNodeID(id) {
 		return nil, fmt.Sprintf("unknown key %s, and not a node (connection name %q, want \"saint-node <id>\")", key, name)
+	}
+	if why := a.enrolmentRefusal(id, key); why != "" {
+		return nil, why
 	}
 	for other, g := range a.grants {
 		if g.Key == key && other != id {
