@@ -5,6 +5,8 @@
 //
 //	saintctl [--server URL] nodes list          adopted and unadopted nodes
 //	saintctl [--server URL] nodes unadopted     unadopted nodes with GPIO status (JSON)
+//	saintctl [--server URL] nodes enrol NODE --out DIR [--ca-sha256 HEX]   a node's key and its server's CA, before first boot
+//	saintctl [--server URL] nodes enrolled      the enrolled nodes (JSON)
 //	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
 //	saintctl [--server URL] reset NODE [--factory]
 //	saintctl [--server URL] info NODE
@@ -53,6 +55,10 @@ const usage = `usage: saintctl [--server URL] [--token T | --token-file F] [--ti
 commands:
   nodes list                      adopted and unadopted nodes
   nodes unadopted                 unadopted nodes with their GPIO status, as JSON
+  nodes enrol NODE --out DIR [--ca-sha256 HEX]
+                                  before a node's first boot: write its bus key and the server's CA
+                                  fingerprint to DIR (its state directory) and register the key
+  nodes enrolled                  the enrolled nodes and the server's CA fingerprint, as JSON
   adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
   reset NODE [--factory]
   info NODE                       everything the server knows of a node, as JSON
@@ -129,8 +135,12 @@ func run(args []string, out io.Writer) error {
 			return listNodes(ctx, c, out)
 		case "unadopted":
 			return printCall(ctx, c, out, "management", "list_unadopted", nil)
+		case "enrol":
+			return enrolNode(ctx, c, out, os.Stderr, rest[2:])
+		case "enrolled":
+			return printCall(ctx, c, out, "management", "list_enrolled_nodes", nil)
 		}
-		return fmt.Errorf("nodes %s: want list or unadopted", sub)
+		return fmt.Errorf("nodes %s: want list, unadopted, enrol or enrolled", sub)
 	case "adopt":
 		f := flag.NewFlagSet("adopt", flag.ContinueOnError)
 		inst := f.String("instance", "", "left or right, for arms")
