@@ -337,12 +337,14 @@ type (
 		Peripherals     []peripheral `json:"peripherals"`
 		BusKey          string       `json:"bus_key"`
 		BusCA           string       `json:"bus_ca_sha256"`
+		BusKeyEnrolled  bool         `json:"bus_key_enrolled"`
 	}
 	nodeStatus struct {
 		NodeID          string  `json:"node_id"`
 		State           string  `json:"state"`
 		Role            string  `json:"role"`
 		FirmwareVersion string  `json:"firmware_version"`
+		Message         string  `json:"message"`
 		Timestamp       float64 `json:"timestamp"` // seconds since the Unix epoch
 	}
 	adoptedNode struct {
