@@ -38,7 +38,8 @@
 #
 # SAINT_DRY_RUN=1 prints the commands instead of running them; SSH_OPTS
 # passes options to ssh and scp; SAINTCTL is the saintctl command (default:
-# saintctl on the PATH, else bin/saintctl). See docs/deploy.md.
+# saintctl on the PATH, else bin/saintctl, else built from this checkout).
+# See docs/deploy.md.
 set -eu
 
 # shellcheck source=lib.sh
@@ -120,9 +121,6 @@ fi
 ROOT=$(repo_root)
 cd "$ROOT"
 SAINTCTL=${SAINTCTL:-}
-if [ -z "$SAINTCTL" ]; then
-	if command -v saintctl >/dev/null; then SAINTCTL=saintctl; else SAINTCTL=$ROOT/bin/saintctl; fi
-fi
 [ -n "$IMAGE" ] || IMAGE=firmware/current/saint_node.img
 [ -r "$IMAGE" ] || die "$IMAGE not found: run make firmware first, or pass --image"
 if [ -r "$IMAGE.sha256" ]; then
@@ -152,6 +150,16 @@ if [ "$TRUST_FIRST" = 0 ]; then
 		serial=$(remote_read "sed -n 's/^Serial[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | tr A-F a-f")
 		[ -n "$serial" ] || die "$TARGET: no Serial in /proc/cpuinfo; give the node's id with --id"
 		NODE_ID=pi-$serial
+	fi
+	if [ -z "$SAINTCTL" ]; then
+		if command -v saintctl >/dev/null; then
+			SAINTCTL=saintctl
+		elif [ -x bin/saintctl ]; then
+			SAINTCTL=$ROOT/bin/saintctl
+		else
+			SAINTCTL=$STAGE/saintctl
+			run go build -o "$SAINTCTL" ./cmd/saintctl
+		fi
 	fi
 	set -- --server "$API"
 	[ -z "$TOKEN_FILE" ] || set -- "$@" --token-file "$TOKEN_FILE"
