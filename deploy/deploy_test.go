@@ -192,6 +192,16 @@ func TestROS2Unit(t *testing.T) {
 	if !strings.Contains(strings.Join(u["Unit"]["After"], " "), "saint-server.service") {
 		t.Error("saint-ros2 must start after saint-server: it joins the server's broker")
 	}
+	// No bridge without its server: it would advertise a robot that is
+	// not there.
+	for _, dep := range []string{"BindsTo", "PartOf"} {
+		if one(t, u, "Unit", dep) != "saint-server.service" {
+			t.Errorf("saint-ros2's %s= is %q, want saint-server.service", dep, u["Unit"][dep])
+		}
+	}
+	if !strings.Contains(strings.Join(u["Install"]["WantedBy"], " "), "saint-server.service") {
+		t.Error("saint-ros2 must be WantedBy= saint-server.service: started again with its server")
+	}
 	if one(t, u, "Service", "NoNewPrivileges") != "yes" || one(t, u, "Service", "ProtectSystem") != "strict" {
 		t.Error("the bridge unit is not hardened (NoNewPrivileges, ProtectSystem=strict)")
 	}
