@@ -144,9 +144,11 @@ func (r *Repository) publish(image releaseImage, rel Release) (*Manifest, error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.manifest != nil && r.problem == "" {
-		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c <= 0 {
+		// An older release goes back only with the release key's
+		// downgrade permission, which writeRelease verifies.
+		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c == 0 || c < 0 && rel.DowngradeSignature == "" {
 			return nil, &FieldError{Field: "version", Conflict: true,
-				Problem: fmt.Sprintf("%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)}
+				Problem: fmt.Sprintf("%s is not newer than the current %s (an older release needs the release key's downgrade permission: saintctl firmware upload --allow-downgrade)", rel.Version, r.manifest.Firmware.Version)}
 		}
 	}
 	m, err := writeRelease(r.dir, r.configs, image, rel)
