@@ -61,6 +61,10 @@ type Options struct {
 	// the subjects a node is granted are inside it.
 	Namespace string
 	Log       *slog.Logger
+	// RequireEnrolment refuses every node key that was neither enrolled
+	// (Enrol) nor adopted: a robot whose nodes are all flashed with
+	// enrolment lets no other device onto the bus as a node.
+	RequireEnrolment bool
 	// Now is the wall clock, nil for time.Now: certificates' validity,
 	// grants' dates and damaged files' names are real-world time, not the
 	// executor's.
@@ -328,6 +332,9 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 			return nil, fmt.Sprintf("node %s is adopted with another key than %s (reset it on the server to adopt it anew)", id, key)
 		}
 		return rolePermissions(a.subjects, id, g.Role, g.Instance), ""
+	}
+	if _, enrolled := a.enrolled[id]; !enrolled && a.o.RequireEnrolment {
+		return nil, fmt.Sprintf("node %s is not enrolled and the server requires enrolment (key %s refused): flash it with enrolment (flash_node.sh)", id, key)
 	}
 	if why := a.enrol(id, key, host, cid); why != "" {
 		return nil, why

@@ -39,8 +39,9 @@
 // marks the node's key as enrolled. While any node is enrolled, a node
 // connecting with a key that was not (a lab node trusting the first server
 // it meets, or a stranger) is an activity-log warning, one per source
-// address per minute. A damaged enrolled.json stops the server from
-// starting, as a damaged rejected.json does.
+// address per minute; with Options.RequireEnrolment such a key is refused.
+// A damaged enrolled.json stops the server from starting, as a damaged
+// rejected.json does.
 //
 // A key the Authority does not know is refused, as is a node id whose
 // adoption belongs to another key. Refusals are reported once per source

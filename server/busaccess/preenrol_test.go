@@ -167,3 +167,30 @@ func TestDamagedEnrolmentsRefuseToStart(t *testing.T) {
 		t.Fatalf("a good enrolled.json: %v", err)
 	}
 }
+
+// With RequireEnrolment, a node key that was neither enrolled nor adopted
+// is refused; the enrolled node and one adopted before still connect.
+func TestRequireEnrolment(t *testing.T) {
+	dir := t.TempDir()
+	a, ns := plainBroker(t, busaccess.Options{Dir: dir})
+	url := ns.ClientURL()
+	old, oldKey := newKey(t)
+	dialNode(t, url, "old-1", old).nc.Close()
+	if err := a.Grant("old-1", "head", "", oldKey); err != nil {
+		t.Fatal(err)
+	}
+	ns.Shutdown()
+
+	b, ns2 := plainBroker(t, busaccess.Options{Dir: dir, RequireEnrolment: true})
+	url = ns2.ClientURL()
+	node, nodeKey := newKey(t)
+	stranger, _ := newKey(t)
+	if err := b.Enrol("n1", nodeKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dial(url, stranger, natsbus.NodeClientName("n2")); !refused(err) {
+		t.Errorf("a key neither enrolled nor adopted: %v, want refused", err)
+	}
+	dialNode(t, url, "n1", node)
+	dialNode(t, url, "old-1", old)
+}
