@@ -11,7 +11,7 @@ import (
 
 // ErrDowngrade is an offer older than the newest firmware a node has
 // installed, without a valid downgrade permission for its version.
-var ErrDowngrade = errors.New("firmware is older than the newest this node has installed")
+var ErrDowngrade = errors.New("downgrade not permitted")
 
 // DowngradeMessage is what a release key signs to let nodes go back to
 // version: a domain string of its own, so that neither a release
