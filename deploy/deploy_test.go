@@ -416,7 +416,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 			t.Errorf("flash_node.sh plan lacks %q:\n%s", want, out)
 		}
 	}
-	checkEnrolment(t, out, "pi-SERIAL", "nodes enrol pi-SERIAL --out ")
+	checkEnrolment(t, out, "pi-serial", "nodes enrol pi-serial --out ")
 	// A damaged image is refused before anything is copied.
 	if err := os.WriteFile(image, []byte("node imagf"), 0o755); err != nil {
 		t.Fatal(err)

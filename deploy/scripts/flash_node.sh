@@ -50,7 +50,7 @@ set -eu
 remote_read() {
 	if [ "${SAINT_DRY_RUN:-0}" = 1 ]; then
 		printf 'remote %s: %s\n' "$TARGET" "$*" >&2
-		echo SERIAL
+		echo serial
 		return 0
 	fi
 	# shellcheck disable=SC2086 # SSH_OPTS is a list of options
@@ -147,9 +147,10 @@ ENROL_FILES=
 if [ "$TRUST_FIRST" = 0 ]; then
 	if [ -z "$NODE_ID" ]; then
 		# The id the node takes from its board: pi-<SoC serial>.
-		serial=$(remote_read "sed -n 's/^Serial[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | tr A-F a-f")
+		serial=$(remote_read "sed -n 's/^Serial[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo")
 		[ -n "$serial" ] || die "$TARGET: no Serial in /proc/cpuinfo; give the node's id with --id"
-		NODE_ID=pi-$serial
+		# Lower case, as the node's board takes it.
+		NODE_ID=pi-$(printf '%s' "$serial" | tr 'A-F' 'a-f')
 	fi
 	if [ -z "$SAINTCTL" ]; then
 		if command -v saintctl >/dev/null; then
