@@ -76,6 +76,14 @@ func (a *Authority) Enrol(id, key string) error {
 		shutOut = append(shutOut, p.key)
 		delete(a.pending, id)
 	}
+	for other, q := range a.pending {
+		if q.key == key && other != id {
+			// The key connected under another id before: it comes back
+			// under its own.
+			shutOut = append(shutOut, key)
+			delete(a.pending, other)
+		}
+	}
 	a.mu.Unlock()
 	a.log.Info("bus: node enrolled", "node_id", id, "key", key)
 	for _, k := range shutOut {
