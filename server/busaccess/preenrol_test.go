@@ -109,16 +109,34 @@ func TestEnrolledKeyHoldsItsNodeID(t *testing.T) {
 	}
 	dialNode(t, url, "n1", reflashed)
 
+	// A key connected under another id first is moved to its own.
+	moved, movedKey := newKey(t)
+	elsewhere := dialNode(t, url, "tmp-1", moved)
+	if err := a.Enrol("n5", movedKey); err != nil {
+		t.Fatal(err)
+	}
+	bustest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if !elsewhere.nc.IsClosed() {
+			return errors.New("the key's connection under tmp-1 is still open after it was enrolled as n5")
+		}
+		return nil
+	})
+	if a.NodeKey("tmp-1") != "" {
+		t.Errorf("tmp-1 still held by %s", a.NodeKey("tmp-1"))
+	}
+
 	// Across a restart.
 	b, err := busaccess.New(busaccess.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.Enrolments(); len(got) != 1 || got[0].NodeID != "n1" || got[0].Key != reflashedKey || got[0].EnrolledAt.IsZero() {
+	if got := b.Enrolments(); len(got) != 2 || got[0].NodeID != "n1" || got[0].Key != reflashedKey || got[0].EnrolledAt.IsZero() {
 		t.Errorf("enrolments after a restart: %+v", got)
 	}
-	if ok, err := b.Unenrol("n1"); !ok || err != nil {
-		t.Fatalf("unenrol: %v %v", ok, err)
+	for _, id := range []string{"n1", "n5"} {
+		if ok, err := b.Unenrol(id); !ok || err != nil {
+			t.Fatalf("unenrol %s: %v %v", id, ok, err)
+		}
 	}
 	c, err := busaccess.New(busaccess.Options{Dir: dir})
 	if err != nil {
