@@ -22,6 +22,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/roleconfig"
@@ -649,5 +650,34 @@ func TestRoleWarningsReachTheLogTopic(t *testing.T) {
 	if len(clamps) != 2 || clamps[0].Level != msg.NodeLogWarning || clamps[0].NodeID != "node-1" ||
 		clamps[1].Timestamp-clamps[0].Timestamp < node.AlertRepeat.Seconds() {
 		t.Fatalf("clamp alerts %+v, want two, 10 s apart", clamps)
+	}
+}
+
+// An unadopted node announces each free pin's level as the board reads it,
+// and follows it when it changes: the tracks board's pull-downs hold the
+// bridge enables low, GPIO4 has the SoC's power-on pull-up, and a wire
+// pulling GPIO17 high shows in the next announcement.
+func TestAnnouncementsCarryFreePinLevels(t *testing.T) {
+	r := newRig(t, simboard.Tracks)
+	r.run(time.Second)
+	pins := func() map[string]msg.GPIOPin {
+		a := r.announcements[len(r.announcements)-1]
+		m := map[string]msg.GPIOPin{}
+		for _, p := range a.Pins {
+			m[p.PinName] = p
+		}
+		return m
+	}
+	for name, want := range map[string]string{"GPIO5": "low", "GPIO6": "low", "GPIO4": "high", "GPIO17": "low"} {
+		if p := pins()[name]; p.CurrentState != want || p.InUse || p.Direction != "input" {
+			t.Errorf("%s announced %+v, want a free input reading %s", name, p, want)
+		}
+	}
+	if err := r.board.SetInput(17, gpio.High); err != nil {
+		t.Fatal(err)
+	}
+	r.run(time.Second)
+	if p := pins()["GPIO17"]; p.CurrentState != "high" {
+		t.Errorf("GPIO17 pulled high announced %+v", p)
 	}
 }

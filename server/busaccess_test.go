@@ -30,6 +30,9 @@ type authRobot struct {
 	auth *busaccess.Authority
 	url  string
 	dir  string
+	ns   *broker.Server
+	// srvBus is the server's own bus connection.
+	srvBus *natsbus.Conn
 }
 
 func newAuthRobot(t testing.TB, profiles map[string]simboard.Profile) *authRobot {
@@ -45,9 +48,9 @@ func newAuthRobot(t testing.TB, profiles map[string]simboard.Profile) *authRobot
 	}
 	t.Cleanup(ns.Shutdown)
 	auth.Attach(ns.NATS())
-	ar := &authRobot{auth: auth, url: ns.ClientURL(), dir: dir}
+	ar := &authRobot{auth: auth, url: ns.ClientURL(), dir: dir, ns: ns}
 	ar.robot = newRobotWith(t, func(name string) bus.Bus {
-		o := &natsbus.Options{Name: name, Key: auth.ServerKey()}
+		o := &natsbus.Options{Name: name, ServiceName: natsbus.ServerServicesName, Key: auth.ServerKey()}
 		if name != "server" {
 			o = &natsbus.Options{Name: natsbus.NodeClientName(name), Key: ar.nodeKey(t, name), InboxPrefix: natsbus.NodeInboxPrefix(name)}
 		}
@@ -56,6 +59,9 @@ func newAuthRobot(t testing.TB, profiles map[string]simboard.Profile) *authRobot
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
+		if name == "server" {
+			ar.srvBus = c
+		}
 		return c
 	}, profiles, func(o *server.Options) { o.BusAccess = auth })
 	return ar

@@ -266,6 +266,11 @@ func New(o Options) (*Server, error) {
 		// failed logins.
 		ev.LogEventsTo(s.log)
 	}
+	if ev, ok := o.Bus.(busEvents); ok {
+		// So do the service replies the bus refused to send to a
+		// subject that is not an inbox (natsbus).
+		ev.LogEventsTo(s.log)
+	}
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.adoptionEvent, Access: o.BusAccess,

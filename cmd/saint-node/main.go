@@ -14,6 +14,17 @@
 // answers; without either it connects to no server.
 //
 //	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]] [--trust-first-server]
+//	saint-node safe-outputs [--state-dir DIR] [--hal pi|sim]
+//
+// safe-outputs is saint-node.service's ExecStopPost=: once the node process
+// is gone (stopped, crashed, or killed by the systemd watchdog when its
+// control loop stalled) it reads the adopted role's configuration and turns
+// the role's actuators off: PCA9685 outputs, H-bridge enables, hardware
+// PWM, VESC and MIT-mode actuators on CAN (node/safeoutputs).
+//
+// Under systemd (Type=notify) the node sends READY=1 and, with
+// WatchdogSec=, its watchdog pings from a timer on the executor that runs
+// the roles' control loops (internal/sdnotify).
 //
 // Real-time mode (--rt) runs the node's executor on a locked OS thread with
 // SCHED_FIFO priority, pinned to the last CPU, with memory locked and the
@@ -36,6 +47,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/natsbus"
@@ -44,8 +56,10 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rt"
+	"github.com/saint-os/saint/internal/sdnotify"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/node/selfupdate"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -67,6 +81,9 @@ func main() {
 }
 
 func run() error {
+	if handled, err := subcommand(os.Args[1:]); handled {
+		return err
+	}
 	serverURL := flag.String("server", "nats://saint-server.local:4222", "the server's NATS URL (nats://HOST:PORT)")
 	hal := flag.String("hal", "pi", "hardware: pi (this Raspberry Pi) or sim (a simulated board)")
 	id := flag.String("id", "", "node id (default: from the board, pi-<serial>)")
@@ -92,9 +109,14 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// systemd's notification socket, when it runs the node (Type=notify).
+	sd, err := sdnotify.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
 	// Before any hardware or network: roll back a failed image, or hand
 	// over to the installed one.
-	if done, err := update.boot(*stateDir, version, log); done || err != nil {
+	if done, err := update.boot(*stateDir, version, log, execWithWatchdogTime(sd, log)); done || err != nil {
 		return err
 	}
 
@@ -188,7 +210,16 @@ func run() error {
 	defer stop()
 	n.Start()
 	update.watch(ex, n)
+	// Under systemd (Type=notify, WatchdogSec=): READY=1 and the watchdog's
+	// pings come from a timer on the executor that runs the roles' control
+	// loops, so a loop stalled in a callback stops them and systemd kills
+	// and restarts the node (ExecStopPost= makes its outputs safe first).
+	sdStop, err := sd.Start(ex, os.Getenv, os.Getpid(), log)
+	if err != nil {
+		return err
+	}
 	err = ex.Run(ctx)
+	sdStop()
 	// The loop has returned, so nothing else runs node code: stop it here,
 	// bringing actuators to their safe state before the process goes.
 	n.Stop()
@@ -196,6 +227,33 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// execWatchdogTime is the watchdog time a firmware image gets to boot in
+// when the running node execs it: from the exec until the new image's
+// executor pings (and sets the unit's own time again), it opens the board,
+// reads its keys and connects to the bus, which on a slow SD card or a busy
+// board takes more than the unit's 2 s. An image that hangs while booting
+// is still killed, and its trial fails.
+const execWatchdogTime = 30 * time.Second
+
+// execWithWatchdogTime is syscall.Exec for firmware images under systemd's
+// watchdog: the watchdog time is execWatchdogTime first, and the unit's
+// again if the exec fails. Without systemd (sd nil) it is syscall.Exec.
+func execWithWatchdogTime(sd *sdnotify.Notifier, log *slog.Logger) selfupdate.ExecFunc {
+	return func(path string, argv, env []string) error {
+		if sd == nil {
+			return syscall.Exec(path, argv, env)
+		}
+		if err := sd.SetWatchdogTime(execWatchdogTime); err != nil {
+			log.Warn("systemd watchdog time not extended for the exec", "err", err)
+		}
+		err := syscall.Exec(path, argv, env)
+		if d, on, werr := sdnotify.WatchdogTime(os.Getenv, os.Getpid()); werr == nil && on {
+			_ = sd.SetWatchdogTime(d)
+		}
+		return err
+	}
 }
 
 // trustedFirmwareKeys is the built-in release key and the one in file,

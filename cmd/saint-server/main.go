@@ -57,6 +57,7 @@ import (
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
 	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/internal/sdnotify"
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/auth"
@@ -154,7 +155,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server", Key: access.ServerKey(), TLS: ownTLS})
+	b, err := natsbus.Connect(natsd.ClientURL(), &natsbus.Options{Name: "saint-server", ServiceName: natsbus.ServerServicesName, Key: access.ServerKey(), TLS: ownTLS})
 	if err != nil {
 		return err
 	}
@@ -235,6 +236,15 @@ func run() error {
 	if err := startMDNS(ctx, *mdnsIface, srv.Addrs()["ws"], srv.Settings(), log); err != nil {
 		return err
 	}
+	// Under systemd (Type=notify, WatchdogSec=): ready once the listeners
+	// are open; the watchdog's pings come from the server's executor, which
+	// runs adoption, the motors' routing and the safety features, so a
+	// stalled executor is restarted, not just a dead process.
+	sdStop, err := sdnotify.Service(srv.Exec(), os.Getenv, os.Getpid(), log)
+	if err != nil {
+		return err
+	}
+	defer sdStop()
 	<-ctx.Done()
 	log.Info("shutting down")
 	return nil

@@ -2,10 +2,11 @@
 # shellcheck source-path=SCRIPTDIR
 # flash_node.sh provisions a Raspberry Pi as a SAINT.OS node over ssh: it
 # installs the published node firmware as /usr/local/bin/saint-node, the
-# saint-node service with its rollback hook, the device groups, I2C and
-# SPI, and optional CAN interfaces. Before the node's first boot it enrols
-# it: it makes the node's bus key, registers it with the server (saintctl
-# nodes enrol, over the server's WebSocket API) and writes the key and the
+# saint-node service with its rollback hook, watchdog and safe-outputs
+# step, systemd's hardware watchdog, the device groups, I2C and SPI, and
+# optional CAN interfaces. Before the node's first boot it enrols it: it
+# makes the node's bus key, registers it with the server (saintctl nodes
+# enrol, over the server's WebSocket API) and writes the key and the
 # fingerprint of the server's bus CA to the node's /var/lib/saint, so the
 # node connects only to that server and the server knows its key. The node
 # then boots, checks the server for firmware and announces itself
@@ -18,6 +19,12 @@
 #   --image FILE         node image (default firmware/current/saint_node.img,
 #                        checked against its .sha256)
 #   --server URL         the server's NATS URL (default nats://192.168.10.1:4222)
+#   --release-key FILE   the release public key (saintctl firmware keygen's .pub) the
+#                        node trusts for updates besides the one built into the
+#                        image (default: saint-release.pub in the key directory,
+#                        $SAINT_KEY_DIR or ~/.config/saint/keys, when it is there);
+#                        installed as /etc/saint/saint-release.pub
+#   --key-dir DIR        the key directory deploy_server.sh keeps the release key in
 #   --can IFACE:BITRATE  bring up a CAN interface (repeatable), e.g. can0:500000
 #   --args "ARGS"        extra saint-node arguments, e.g. "--reset-pin 21"
 #   --pwm                turn on the two hardware PWM channels on GPIO12 and
@@ -64,6 +71,8 @@ CAN=
 NODE_ARGS=
 FACTORY=0
 PWM=0
+RELEASE_KEY=
+KEY_DIR=${SAINT_KEY_DIR:-}
 SSH_OPTS=${SSH_OPTS:-}
 NODE_ID=
 API=
@@ -79,13 +88,15 @@ while [ $# -gt 0 ]; do
 	--can) CAN="$CAN ${2:?--can needs IFACE:BITRATE}"; shift 2 ;;
 	--args) NODE_ARGS=${2?--args needs a value}; shift 2 ;;
 	--factory) FACTORY=1; shift ;;
+	--release-key) RELEASE_KEY=${2:?--release-key needs a file}; shift 2 ;;
+	--key-dir) KEY_DIR=${2:?--key-dir needs a directory}; shift 2 ;;
 	--pwm) PWM=1; shift ;;
 	--id) NODE_ID=${2:?--id needs a node id}; shift 2 ;;
 	--api) API=${2:?--api needs a URL}; shift 2 ;;
 	--token-file) TOKEN_FILE=${2:?--token-file needs a file}; shift 2 ;;
 	--ca-sha256) CA_SHA256=${2:?--ca-sha256 needs the fingerprint}; shift 2 ;;
 	--trust-first-server) TRUST_FIRST=1; shift ;;
-	-h | --help) sed -n '2,45p' "$0"; exit 0 ;;
+	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -127,6 +138,43 @@ if [ -r "$IMAGE.sha256" ]; then
 	want=$(cut -d' ' -f1 <"$IMAGE.sha256")
 	got=$(sha256sum "$IMAGE" | cut -d' ' -f1)
 	[ "$want" = "$got" ] || die "$IMAGE: sha256 $got does not match $IMAGE.sha256 ($want)"
+fi
+
+# The release key the node trusts. An image built with make firmware
+# SIGN_KEY=... (deploy_server.sh builds so) has the key's public half built
+# in, and its manifest names it; a release public key file is trusted
+# besides. A node that trusts no key refuses every update.
+if [ -z "$RELEASE_KEY" ]; then
+	[ -n "$KEY_DIR" ] || KEY_DIR=${HOME:-/nonexistent}/.config/saint/keys
+	[ ! -r "$KEY_DIR/saint-release.pub" ] || RELEASE_KEY=$KEY_DIR/saint-release.pub
+else
+	case $RELEASE_KEY in
+	*.key) RELEASE_KEY=${RELEASE_KEY%.key}.pub ;;
+	esac
+	[ -r "$RELEASE_KEY" ] || die "--release-key $RELEASE_KEY: not readable (want saintctl firmware keygen's .pub)"
+fi
+if [ -n "$RELEASE_KEY" ]; then
+	grep -Eq '^(ed25519:|-----BEGIN PUBLIC KEY-----)' "$RELEASE_KEY" || die "$RELEASE_KEY: not a release public key (ed25519:... or a PEM PUBLIC KEY)"
+fi
+BUILT_IN=
+# The manifest beside an archived image, one level up for current/.
+manifest=$(dirname "$IMAGE")/manifest.json
+[ -r "$manifest" ] || manifest=$(dirname "$(dirname "$IMAGE")")/manifest.json
+if [ -r "$manifest" ]; then
+	BUILT_IN=$(sed -n 's/.*"signing_key": *"\(ed25519:[A-Za-z0-9+\/=]*\)".*/\1/p' "$manifest" | head -n 1)
+	if [ -n "$BUILT_IN" ] && ! grep -qF "$BUILT_IN" "$IMAGE"; then
+		BUILT_IN=
+	fi
+fi
+if [ -n "$BUILT_IN" ]; then
+	echo "$IMAGE trusts the release key $BUILT_IN (built in)"
+elif [ -n "$RELEASE_KEY" ]; then
+	echo "$IMAGE has no release key built in; the node will trust $RELEASE_KEY"
+else
+	echo "warning: $IMAGE has no release key built in and no --release-key was given: this node will refuse every firmware update. Build the image with make firmware SIGN_KEY=... (deploy_server.sh does) or pass --release-key (docs/deploy.md)." >&2
+fi
+if [ -n "$RELEASE_KEY" ]; then
+	NODE_ARGS="--firmware-key /etc/saint/saint-release.pub${NODE_ARGS:+ $NODE_ARGS}"
 fi
 
 STAGE=$(mktemp -d)
@@ -173,7 +221,11 @@ fi
 REMOTE_STAGE=/tmp/saint-node-install
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
 # shellcheck disable=SC2086 # ENROL_FILES is a list of paths without spaces
-copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/scripts/can-up.sh "$STAGE/saint-node.env" $ENROL_FILES
+copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/systemd/saint-watchdog.conf deploy/scripts/can-up.sh "$STAGE/saint-node.env" $ENROL_FILES
+if [ -n "$RELEASE_KEY" ]; then
+	cp "$RELEASE_KEY" "$STAGE/saint-release.pub"
+	copy "$REMOTE_STAGE/" "$STAGE/saint-release.pub"
+fi
 
 # I2C and SPI on (Raspberry Pi OS); the groups the unit asks for.
 remote "if command -v raspi-config >/dev/null; then raspi-config nonint do_i2c 0; raspi-config nonint do_spi 0; fi"
@@ -189,6 +241,12 @@ remote "install -m 0755 $REMOTE_STAGE/$(basename "$IMAGE") /usr/local/bin/saint-
 remote "install -D -m 0755 $REMOTE_STAGE/can-up.sh /usr/local/lib/saint/can-up.sh"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.service /etc/systemd/system/"
 remote "install -m 0644 $REMOTE_STAGE/saint-node.env /etc/default/saint-node"
+# systemd feeds the hardware watchdog (a hung kernel resets the Pi); the
+# manager reads it at a re-exec (docs/deploy.md, "Watchdogs").
+remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec"
+if [ -n "$RELEASE_KEY" ]; then
+	remote "install -D -m 0644 $REMOTE_STAGE/saint-release.pub /etc/saint/saint-release.pub"
+fi
 if [ -n "$ENROL_FILES" ]; then
 	# The enrolment replaces any CA the node pinned before.
 	remote "install -d -m 0750 -o saint -g saint /var/lib/saint && install -m 0600 -o saint -g saint $REMOTE_STAGE/bus.nk /var/lib/saint/bus.nk && install -m 0644 -o saint -g saint $REMOTE_STAGE/bus-ca.sha256 /var/lib/saint/bus-ca.sha256 && rm -f /var/lib/saint/bus-ca.pem"

@@ -300,10 +300,12 @@ func (a *Authority) permissions(key, name, host string, cid uint64) (_ *natsserv
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var p *natsserver.Permissions
-	if _, ok := a.clients[key]; !ok {
+	if file, ok := a.clients[key]; !ok {
 		if p, why = a.nodePermissions(key, name, host, cid); why != "" {
 			return nil, why
 		}
+	} else if file == ServerKeyFile && name == natsbus.ServerServicesName {
+		p = servicePermissions()
 	}
 	a.conns[key] = a.remember(a.conns[key], cid)
 	return p, ""

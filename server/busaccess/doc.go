@@ -8,13 +8,19 @@
 //
 //   - The server itself, the ROS 2 bridge and tools connect with keys the
 //     Authority makes at its first start (server.nk, ros2.nk, tools.nk in
-//     its directory, 0600): every subject.
+//     its directory, 0600): every subject. The server serves its services
+//     on a second connection with its key, named
+//     natsbus.ServerServicesName, which may only receive service requests
+//     and publish in inboxes ("_INBOX.>"): a request naming a command
+//     topic as its reply subject cannot make the server publish there.
 //   - A node connects with the key it made at its first boot, under the
 //     connection name "saint-node <id>". Unadopted, it may publish only its
 //     announcement (on its own subject, saint.nodes.<id>.announce), its
 //     status and its log, call the firmware check and download and the role
 //     validation, and serve its own node services (adopt, reset,
-//     gpio_probe, update). While its key has a connection open, no other
+//     gpio_probe, update), answering in inboxes only: not with NATS's
+//     response permission, which would let it publish once to the reply
+//     subject of any message it receives, its own included. While its key has a connection open, no other
 //     key may connect under its id, so an announcement on that subject
 //     comes from that key. At most 256 unadopted ids are remembered; a new
 //     one takes the place of the least recently seen id without a

@@ -42,7 +42,7 @@ func TestAdoptPageRejectsAKey(t *testing.T) {
 	}
 	t.Cleanup(ns.Shutdown)
 	auth.Attach(ns.NATS())
-	sb, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: "server", Key: auth.ServerKey()})
+	sb, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: "server", ServiceName: natsbus.ServerServicesName, Key: auth.ServerKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

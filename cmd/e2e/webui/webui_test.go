@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,6 +518,23 @@ func TestWebUI(t *testing.T) {
 		p.shot("nodes")
 		p.click(`#unadopted tr[data-node="sim-arms-left"] a`)
 		p.do("adopt page", chromedp.WaitVisible(chromedp.CSS("#adopt-form")), chromedp.WaitVisible(chromedp.CSS("#gpio-header .pin.used")))
+		// Every pin shows its level, the free ones too: on the simulated
+		// arms board GPIO17 floats low, GPIO4 has the SoC's power-on
+		// pull-up (GPIO0–8), the reset button's pull-up holds GPIO21 high.
+		for pin, want := range map[int]string{
+			11: "Pin 11 GPIO17: input, low",
+			7:  "Pin 7 GPIO4: input, high",
+			40: "Pin 40 GPIO21: input, high → reset_button",
+		} {
+			q := fmt.Sprintf(`document.querySelector('#gpio-header .pin[data-pin="%d"]').getAttribute('aria-label')`, pin)
+			if got := p.eval(q); got != want {
+				t.Errorf("header pin %d reads %q, want %q", pin, got, want)
+			}
+		}
+		high := strings.Split(p.eval(`[...document.querySelectorAll('#gpio-header .pin.high')].map((e) => e.dataset.pin).join(',')`), ",")
+		if !slices.Contains(high, "7") || !slices.Contains(high, "40") || slices.Contains(high, "11") {
+			t.Errorf("pins marked high: %q, want 7 and 40 among them and not 11", high)
+		}
 		// By keyboard: space picks the role, Enter in the name submits.
 		p.do("choose Arms Left", chromedp.Focus(chromedp.CSS("#role-arms-left")), chromedp.KeyEvent(" "))
 		if got := p.eval(`document.querySelector('#adopt-submit').textContent`); got != "Adopt as Arms Left" {

@@ -60,15 +60,21 @@ export function gpioHeader(pins) {
       const used = p && p.in_use;
       const letter = used ? (USE_LETTER[p.direction] || '•') : '';
       const kind = name === 'GND' ? 'ground' : /V$/.test(name) ? 'power' : used ? 'used' : '';
-      const title = `Pin ${n} ${name}${used ? `: ${p.direction}${p.used_by ? ' → ' + p.used_by : ''}` : ''}`;
-      const pin = h('span', { class: `pin ${kind}`, title, 'aria-label': title, 'data-pin': n }, letter);
+      // Every GPIO's direction and level (free pins too: what a wire on it
+      // reads now), and who uses it.
+      const state = p && p.current_state && p.current_state !== 'unknown' ? `, ${p.current_state}` : '';
+      const title = `Pin ${n} ${name}${p ? `: ${p.direction}${state}${used && p.used_by ? ' → ' + p.used_by : ''}` : ''}`;
+      const level = p && p.current_state === 'high' ? ' high' : '';
+      const attrs = { class: `pin ${kind}${level}`, title, 'aria-label': title, 'data-pin': n };
+      if (p) attrs['data-state'] = p.current_state;
+      const pin = h('span', attrs, letter);
       const label = h('span', { class: n % 2 ? 'name-l' : 'name-r' }, name);
       if (n % 2) cells.push(label, pin); else cells.push(pin, label);
     }
   }
   return h('div', {},
     h('div', { class: 'pins', role: 'img', 'aria-label': `GPIO header, ${(pins || []).filter((p) => p.in_use).length} pins in use` }, cells),
-    h('p', { class: 'legend' }, '[I] I2C  [P] PWM  [S] SPI  [U] UART  [O] output  [i] input'));
+    h('p', { class: 'legend' }, '[I] I2C  [P] PWM  [S] SPI  [U] UART  [O] output  [i] input; a bar under a pin: it reads high (hover for each pin\'s state)'));
 }
 
 function peripheralsList(list) {
