@@ -62,7 +62,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 		return nil, fmt.Errorf("--ros2: %w", err)
 	}
 	access.Attach(local.NATS())
-	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay", Key: access.ServerKey(), TLS: clientTLS})
+	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay", ServiceName: natsbus.ServerServicesName, Key: access.ServerKey(), TLS: clientTLS})
 	if err != nil {
 		local.Shutdown()
 		_ = os.RemoveAll(keyDir)
