@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"time"
 )
@@ -330,7 +329,7 @@ func (p *Peer) receive() {
 	for {
 		n, _, err := p.conn.ReadFromUDP(buf)
 		if err != nil {
-			if strings.Contains(err.Error(), "closed") {
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue
