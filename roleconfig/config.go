@@ -19,11 +19,20 @@ import (
 // (pan_servo, left_rpwm, reset_button ...) on a BCM pin.
 type GPIOFunction struct {
 	Pin  int    `yaml:"pin"`
-	Type string `yaml:"type"` // pwm, output, input, encoder
+	Type string `yaml:"type"` // pwm, output, enable, input, encoder
 	// Frequency is the PWM frequency in Hz (50 for hobby servos).
 	Frequency float64 `yaml:"frequency,omitempty"`
 	Pull      string  `yaml:"pull,omitempty"` // up, down, none
+	// Active is an enable's active level: high (the default) or low (a
+	// PCA9685's OE). An enable is driven active for as long as the role
+	// runs and inactive when it stops; wire a resistor that pulls it
+	// inactive, so a Pi that is not running the role disables what it
+	// enables (docs/hardware.md).
+	Active string `yaml:"active,omitempty"`
 }
+
+// ActiveLow reports whether f is an enable that is active low.
+func (f GPIOFunction) ActiveLow() bool { return f.Active == "low" }
 
 // PWMOutput is one entry of a role's pwm_outputs: a named PWM function
 // (roll_servo, left_rpwm ...) on a channel of a PCA9685, for the outputs
@@ -303,9 +312,15 @@ func (c *Config) Validate() error {
 			if f.Frequency <= 0 {
 				return bad(field+".frequency", "a pwm pin needs a positive frequency in Hz")
 			}
-		case "output", "input", "encoder":
+		case "output", "input", "encoder", "enable":
 		default:
-			return bad(field+".type", "%q is not one of pwm, output, input, encoder", f.Type)
+			return bad(field+".type", "%q is not one of pwm, output, enable, input, encoder", f.Type)
+		}
+		switch {
+		case f.Active != "" && f.Type != "enable":
+			return bad(field+".active", "only an enable has an active level (this is a %s)", f.Type)
+		case f.Active != "" && f.Active != "high" && f.Active != "low":
+			return bad(field+".active", "%q is not one of high, low", f.Active)
 		}
 		switch f.Pull {
 		case "", "up", "down", "none":

@@ -66,3 +66,8 @@ func ReadKey(path string) (nkeys.KeyPair, error) {
 	}
 	return kp, nil
 }
+
+// ServerServicesName is the name of saint-server's service connection
+// (Options.ServiceName): the server's key connecting under it may only
+// receive service requests and answer them in inboxes.
+const ServerServicesName = "saint-server services"

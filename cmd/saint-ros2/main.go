@@ -19,11 +19,18 @@
 //
 // The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
 // network configuration from CYCLONEDDS_URI, as under ROS 2.
+//
+// Started by saint-sim --ros2 ($SAINT_PARENT_PID set), it stops when
+// saint-sim is gone, or when saint-sim's bus has been unreachable for
+// longer than ten seconds (internal/childproc's LinkGrace), and exits 1
+// saying which; run by hand or by systemd it retries the bus for as long
+// as it runs.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -40,6 +47,7 @@ import (
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/childproc"
 	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/cyclone"
 )
@@ -137,6 +145,15 @@ func run() error {
 		return err
 	}
 	defer nb.Close()
+	// Started by saint-sim --ros2: stop, before joining DDS if need be,
+	// when saint-sim is gone or its bus has been unreachable for longer
+	// than childproc.LinkGrace, rather than advertise a robot that is not
+	// there. Under systemd the unit's BindsTo= does this.
+	ctx, unbind, err := childproc.Bind(ctx, childproc.BindOptions{Link: nb.IsConnected, Log: log})
+	if err != nil {
+		return err
+	}
+	defer unbind()
 	rb, err := bus.WithRobotID(nb, *robotID)
 	if err != nil {
 		return err
@@ -178,6 +195,9 @@ func run() error {
 		case <-ctx.Done():
 			s := br.Stats()
 			log.Info("ROS 2 bridge stopping", "out", s.Out, "in", s.In, "calls", s.Calls, "rejected", s.Rejected)
+			if cause := context.Cause(ctx); errors.Is(cause, childproc.ErrParentGone) || errors.Is(cause, childproc.ErrLinkLost) {
+				return cause
+			}
 			return nil
 		case <-t.C:
 			s := br.Stats()

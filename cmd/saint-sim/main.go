@@ -46,6 +46,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/cmd/internal/vizlaunch"
 	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/internal/sibling"
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server"
@@ -109,6 +110,19 @@ func run() error {
 	rt, err := robotType()
 	if err != nil {
 		return err
+	}
+	// The children's binaries are found before anything starts: a missing
+	// one stops saint-sim at once with how to build it.
+	var ros2Bin, vizBin string
+	if *runROS2 {
+		if ros2Bin, err = sibling.Path("saint-ros2"); err != nil {
+			return fmt.Errorf("--ros2: %w", err)
+		}
+	}
+	if *showViz {
+		if vizBin, err = sibling.Path("saint-viz"); err != nil {
+			return fmt.Errorf("--viz: %w", err)
+		}
 	}
 	if *dataDir == "" {
 		d, err := os.MkdirTemp("", "saint-sim-")
@@ -204,7 +218,7 @@ func run() error {
 	}
 
 	if *runROS2 {
-		stopROS2, err := startROS2(ctx, st, robot, *configDir, strings.Fields(*ros2Args), log)
+		stopROS2, err := startROS2(ctx, st, robot, *configDir, ros2Bin, strings.Fields(*ros2Args), log)
 		if err != nil {
 			return err
 		}
@@ -217,7 +231,7 @@ func run() error {
 			if *requireAuth {
 				tokenFile = filepath.Join(*dataDir, "server", auth.FileName)
 			}
-			if err := vizlaunch.Sim(ctx, vizlaunch.Options{Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
+			if err := vizlaunch.Sim(ctx, vizlaunch.Options{Bin: vizBin, Server: "ws://" + addrs["ws"] + "/saint", TokenFile: tokenFile,
 				Exec: st.Exec, Bus: st.Connect(), Boards: st, Log: log}); err != nil {
 				log.Error("visualizer failed; the simulation keeps running", "err", err)
 				return

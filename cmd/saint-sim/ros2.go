@@ -17,7 +17,8 @@ import (
 
 // startROS2 gives the simulation's in-process bus a NATS broker on
 // loopback, relays the ROS 2 bridge's topics and services between them,
-// and runs saint-ros2 on that broker as a child process. A bridge that
+// and runs saint-ros2 (the binary bin) on that broker as a child process
+// that dies with saint-sim (internal/childproc). A bridge that
 // fails leaves the simulation running. stop undoes it all.
 //
 // The broker authenticates as saint-server's does: keys made for this run
@@ -27,7 +28,7 @@ import (
 // With a robot configuration (robot, of robotType in configDir) the bridge
 // and the relay carry its roles' names and its motor groups' node
 // middlewares only: saint-ros2 gets the same --robot-type and --config.
-func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir string, args []string, log *slog.Logger) (stop func(), err error) {
+func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir, bin string, args []string, log *slog.Logger) (stop func(), err error) {
 	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
 		return nil, fmt.Errorf("--ros2: %w", err)
@@ -53,7 +54,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 		return nil, fmt.Errorf("--ros2: %w", err)
 	}
 	access.Attach(local.NATS())
-	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay", Key: access.ServerKey(), TLS: clientTLS})
+	nb, err := natsbus.Connect(local.ClientURL(), &natsbus.Options{Name: "saint-sim relay", ServiceName: natsbus.ServerServicesName, Key: access.ServerKey(), TLS: clientTLS})
 	if err != nil {
 		local.Shutdown()
 		_ = os.RemoveAll(keyDir)
@@ -92,7 +93,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := bridge.Launch(bctx, append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...), log); err != nil {
+		if err := bridge.Launch(bctx, bin, append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...), log); err != nil {
 			log.Error("ROS 2 bridge failed; the simulation keeps running", "err", err)
 		}
 	}()

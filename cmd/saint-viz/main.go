@@ -8,6 +8,10 @@
 //	saint-viz --server ws://127.0.0.1:9090/saint [--token T | --token-file DATA/api_token]
 //
 // It needs a display (X11); under CI, run it with xvfb-run.
+//
+// Opened by saint-sim --viz ($SAINT_PARENT_PID set), it closes when
+// saint-sim is gone or its WebSocket API has been closed for longer than
+// ten seconds (internal/childproc's LinkGrace).
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/saint-os/saint/internal/childproc"
 	"github.com/saint-os/saint/viz/app"
 	"github.com/saint-os/saint/viz/teleop"
 )
@@ -65,11 +70,14 @@ func run() error {
 	if *shot != "" && *after <= 0 {
 		return errors.New("--after: want a positive duration with --screenshot")
 	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return app.Run(ctx, app.Options{
 		Server: *server, Token: tok, Width: *width, Height: *height, RateHz: *rate, PlotWindow: *window,
-		Arena: *arena, Script: sc, Screenshot: *shot, After: *after,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Arena: *arena, Script: sc, Screenshot: *shot, After: *after, Log: log,
+		Bind: func(ctx context.Context, connected func() bool) (context.Context, func(), error) {
+			return childproc.Bind(ctx, childproc.BindOptions{Link: connected, Log: log})
+		},
 	})
 }

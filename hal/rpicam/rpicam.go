@@ -8,14 +8,17 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/childproc"
 )
 
 // DefaultCommand is the streaming tool of Raspberry Pi OS (rpicam-apps).
@@ -36,7 +39,7 @@ type Camera struct {
 	o Options
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
+	proc   *childproc.Process // rpicam-vid, while open
 	closed bool
 	done   chan struct{}
 	err    error
@@ -60,35 +63,44 @@ func (c *Camera) Args(cfg camera.Config) []string {
 }
 
 // Open starts rpicam-vid and streams its pictures to onFrame on ex.
+// rpicam-vid is a child process that dies with this one (it would hold
+// the camera otherwise): internal/childproc.
 func (c *Camera) Open(cfg camera.Config, ex *executor.Executor, onFrame func(camera.Frame)) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd != nil {
+	if c.proc != nil {
 		return camera.ErrOpen
 	}
 	path, err := exec.LookPath(c.o.Command)
 	if err != nil {
 		return fmt.Errorf("rpicam: %s not found (%v): the CSI camera is streamed by Raspberry Pi OS's rpicam-apps: sudo apt install rpicam-apps", c.o.Command, err)
 	}
-	cmd := exec.Command(path, c.Args(cfg)...)
-	out, err := cmd.StdoutPipe()
+	// A pipe of the camera's own, not cmd.StdoutPipe: childproc.Start
+	// waits for the process, and the stream is read to its end here.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("rpicam: %w", err)
 	}
+	cmd := exec.Command(path, c.Args(cfg)...)
+	cmd.Stdout = w
 	var stderr tail
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	proc, err := childproc.Start(cmd)
+	w.Close()
+	if err != nil {
+		out.Close()
 		return fmt.Errorf("rpicam: starting %s: %w", path, err)
 	}
-	c.cmd, c.closed, c.err, c.done = cmd, false, nil, make(chan struct{})
+	c.proc, c.closed, c.err, c.done = proc, false, nil, make(chan struct{})
 	done := c.done
 	go func() {
 		defer close(done)
 		rerr := c.read(bufio.NewReaderSize(out, 1<<20), ex, onFrame)
-		werr := cmd.Wait()
+		out.Close()
+		werr := proc.Wait()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.closed {
@@ -135,14 +147,14 @@ func (c *Camera) read(r *bufio.Reader, ex *executor.Executor, onFrame func(camer
 // Close stops rpicam-vid and the stream.
 func (c *Camera) Close() error {
 	c.mu.Lock()
-	cmd, done := c.cmd, c.done
-	if cmd == nil {
+	proc, done := c.proc, c.done
+	if proc == nil {
 		c.mu.Unlock()
 		return nil
 	}
-	c.closed, c.cmd = true, nil
+	c.closed, c.proc = true, nil
 	c.mu.Unlock()
-	_ = cmd.Process.Kill()
+	_ = proc.Signal(syscall.SIGKILL)
 	<-done
 	return nil
 }

@@ -6,26 +6,26 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"syscall"
 
-	"github.com/saint-os/saint/internal/sibling"
+	"github.com/saint-os/saint/internal/childproc"
 )
 
-// Launch runs saint-ros2 with args until ctx ends, as a child process:
-// the binary beside this program, else on $PATH, else built with go run.
-// It returns when the child exits; an exit not caused by ctx is an error.
-func Launch(ctx context.Context, args []string, log *slog.Logger) error {
-	name, pre, err := sibling.Command("saint-ros2")
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, name, append(pre, args...)...)
+// Launch runs the saint-ros2 binary bin with args as a child process
+// until ctx ends (internal/childproc: it dies with this process however
+// this process ends). It returns when the child exits; an exit not caused
+// by ctx is an error.
+func Launch(ctx context.Context, bin string, args []string, log *slog.Logger) error {
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	// An interrupt, not a kill, so the bridge leaves the DDS domain cleanly.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	if log != nil {
-		log.Info("starting the ROS 2 bridge", "cmd", name, "args", args)
-	}
-	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+	// An interrupt, not a kill, so the bridge leaves the DDS domain
+	// cleanly.
+	err := childproc.Run(ctx, cmd, childproc.RunOptions{Signal: syscall.SIGINT, Started: func(p *childproc.Process) {
+		if log != nil {
+			log.Info("started the ROS 2 bridge", "cmd", bin, "args", args, "pid", p.Pid())
+		}
+	}})
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("bridge: saint-ros2: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package busaccess
 
 import (
+	"sort"
 	"strings"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
@@ -73,14 +74,38 @@ func basePermissions(s subjects, id string) *natsserver.Permissions {
 			// answers only with a refusal telling the node to update.
 			s.service(msg.LegacyServiceValidateRole),
 			s.service(msg.LegacyServiceRoleConfig),
+			// Answers to the requests it serves, in the caller's inbox.
+			// Not NATS's response permission: that lets a client publish
+			// once to the reply subject of any message it receives, and
+			// a node subscribed to its own prefix would name a command
+			// topic as the reply subject of its own status, receive it
+			// and answer there.
+			replySubjects,
 		}},
 		Subscribe: &natsserver.SubjectPermission{Allow: []string{
 			s.service("/saint/node/" + id + "/#"),
 			natsbus.NodeInboxPrefix(id) + ".>",
 			s.topic(msg.TopicServerHeartbeat),
 		}},
-		// Answering a request the node received is always allowed, once.
-		Response: &natsserver.ResponsePermission{MaxMsgs: 1},
+	}
+}
+
+// replySubjects are the subjects replies go to: the inboxes clients make
+// for their requests (bus/natsbus, nats.go). Each is a random name under a
+// prefix only its client may subscribe to (a node's is NodeInboxPrefix),
+// so whoever else a request names, an answer reaches only an asker.
+const replySubjects = "_INBOX.>"
+
+// servicePermissions is what saint-server's service connection
+// (natsbus.ServerServicesName) may do: receive the requests of the
+// services it serves and answer them in inboxes. Whatever subject a
+// request names as its reply, the server's answer cannot land on a topic
+// (a command topic, with the server's rights); the broker refuses it and
+// the server counts the refusal.
+func servicePermissions() *natsserver.Permissions {
+	return &natsserver.Permissions{
+		Publish:   &natsserver.SubjectPermission{Allow: []string{replySubjects}},
+		Subscribe: &natsserver.SubjectPermission{Allow: []string{"_srv.>"}},
 	}
 }
 
@@ -123,4 +148,30 @@ func consoleReads(s subjects) []string {
 		s.topic(msg.PowerTopic("/saint/+")),   // /saint/tracks/power
 		s.topic(msg.PowerTopic("/saint/+/+")), // /saint/arms/left/power
 	}
+}
+
+// CommandSubjects are the NATS subjects, in namespace, of the roles'
+// command topics: what only the server (and the tools and bridge) may
+// publish, and what a forged reply subject would aim at. Arms are listed
+// with the instances "left" and "right".
+func CommandSubjects(namespace string) []string {
+	s := newSubjects(namespace)
+	var out []string
+	for _, role := range msg.Roles() {
+		instances := []string{""}
+		if role == msg.RoleArms {
+			instances = []string{"left", "right"}
+		}
+		for _, in := range instances {
+			prefix := s.topic(msg.TopicPrefix(role, in))
+			for _, c := range commandTopics[role] {
+				out = append(out, prefix+"."+c)
+			}
+			if role == msg.RoleHead || role == msg.RoleArms || role == msg.RoleLimb {
+				out = append(out, prefix+"."+msg.MotorControlCommand)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -45,6 +45,13 @@ type Options struct {
 	Screenshot string
 	After      time.Duration
 
+	// Bind, when set, gives the context the window runs under, from ctx
+	// and the connection's state (connected is false once the server has
+	// closed it), and a function that releases it. saint-viz passes
+	// internal/childproc's Bind: a window saint-sim opened closes when
+	// saint-sim is gone or its API is.
+	Bind func(ctx context.Context, connected func() bool) (context.Context, func(), error)
+
 	Log *slog.Logger
 }
 
@@ -81,6 +88,21 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer c.Close()
+	if o.Bind != nil {
+		connected := func() bool {
+			select {
+			case <-c.Done():
+				return false
+			default:
+				return true
+			}
+		}
+		var unbind func()
+		if ctx, unbind, err = o.Bind(ctx, connected); err != nil {
+			return err
+		}
+		defer unbind()
+	}
 	// Several nodes and both arms share a topic, and a topic's rate limit
 	// would keep only one of them: those come at every update.
 	if err := c.Subscribe(RateTopics, o.RateHz); err != nil {

@@ -15,10 +15,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/internal/childproc"
 )
 
 // The npm packages of the app, pinned.
@@ -159,8 +162,9 @@ func appHandler(dir string, layout []byte) http.Handler {
 }
 
 // startSim builds and starts saint-sim with every node adopted and the
-// Foxglove server on a free port, allowing the app's origin.
-func startSim(tmp, origin string) (*exec.Cmd, map[string]string, error) {
+// Foxglove server on a free port, allowing the app's origin, as a child
+// that dies with this program (internal/childproc).
+func startSim(tmp, origin string) (*childproc.Process, map[string]string, error) {
 	bin := filepath.Join(tmp, "saint-sim")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/saint-sim").CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("go build ./cmd/saint-sim: %v\n%s", err, out)
@@ -169,7 +173,8 @@ func startSim(tmp, origin string) (*exec.Cmd, map[string]string, error) {
 	cmd := exec.Command(bin, "--adopt", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--foxglove", "127.0.0.1:0",
 		"--allow-origin", origin, "--data", filepath.Join(tmp, "data"), "--addr-file", addrFile)
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	sim, err := childproc.Start(cmd)
+	if err != nil {
 		return nil, nil, err
 	}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -179,23 +184,15 @@ func startSim(tmp, origin string) (*exec.Cmd, map[string]string, error) {
 		}
 		var addrs map[string]string
 		if err := json.Unmarshal(b, &addrs); err == nil && addrs["foxglove"] != "" && addrs["ws"] != "" {
-			return cmd, addrs, nil
+			return sim, addrs, nil
 		}
 	}
-	stopSim(cmd)
+	stopSim(sim)
 	return nil, nil, errors.New("saint-sim did not write its addresses within a minute")
 }
 
-func stopSim(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
+func stopSim(sim *childproc.Process) {
+	_ = sim.Stop(syscall.SIGINT, 10*time.Second)
 }
 
 // drive moves the robot over the WebSocket API until ctx ends: the tracks

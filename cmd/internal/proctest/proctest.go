@@ -2,6 +2,8 @@
 // a test: started with --addr-file, waited for until it has written the
 // addresses it listens on, and stopped with an interrupt (killed, and the
 // test failed, if it does not exit). Its log is shown when the test fails.
+// It dies with the test process however that ends (internal/childproc), so
+// a test binary killed on its timeout leaves no simulation behind.
 package proctest
 
 import (
@@ -9,10 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/bus/bustest"
+	"github.com/saint-os/saint/internal/childproc"
 )
 
 // Start runs bin with args plus "--addr-file FILE" in a temporary
@@ -29,17 +33,17 @@ func Start(t *testing.T, bin string, args ...string) map[string]string {
 		t.Fatal(err)
 	}
 	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
+	p, err := childproc.Start(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
+		_ = p.Signal(syscall.SIGINT)
 		select {
-		case <-done:
+		case <-p.Done():
 		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
+			_ = p.Signal(syscall.SIGKILL)
+			<-p.Done()
 			t.Errorf("%s did not exit on interrupt", name)
 		}
 		if t.Failed() {

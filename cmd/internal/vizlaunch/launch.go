@@ -6,11 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/hal/executor"
-	"github.com/saint-os/saint/internal/sibling"
+	"github.com/saint-os/saint/internal/childproc"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -36,6 +37,7 @@ type Boards interface {
 
 // Options configure Sim.
 type Options struct {
+	Bin       string // the saint-viz binary (internal/sibling finds it)
 	Server    string // the simulation's WebSocket API, ws://HOST:PORT/saint
 	TokenFile string // the API token's file when the simulation requires one
 	Exec      *executor.Executor
@@ -45,7 +47,9 @@ type Options struct {
 }
 
 // Sim publishes the console's display RAM on ConsoleBusTopic and runs
-// saint-viz on the simulation until the window closes or ctx ends.
+// saint-viz on the simulation until the window closes or ctx ends, as a
+// child process that dies with this one (internal/childproc); ctx's end
+// closes it with SIGTERM.
 func Sim(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -54,18 +58,16 @@ func Sim(ctx context.Context, o Options) error {
 		stop := PublishConsole(o.Exec, o.Bus, o.Boards, o.Log)
 		defer stop()
 	}
-	name, args, err := sibling.Command("saint-viz")
-	if err != nil {
-		return err
-	}
-	args = append(args, "--server", o.Server)
+	args := []string{"--server", o.Server}
 	if o.TokenFile != "" {
 		args = append(args, "--token-file", o.TokenFile)
 	}
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := exec.Command(o.Bin, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	o.Log.Info("opening the visualizer", "cmd", name, "server", o.Server)
-	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+	err := childproc.Run(ctx, cmd, childproc.RunOptions{Signal: syscall.SIGTERM, Started: func(p *childproc.Process) {
+		o.Log.Info("opened the visualizer", "cmd", o.Bin, "server", o.Server, "pid", p.Pid())
+	}})
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("vizlaunch: saint-viz: %w", err)
 	}
 	return nil

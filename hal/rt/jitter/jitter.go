@@ -8,10 +8,12 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rt"
+	"github.com/saint-os/saint/internal/childproc"
 )
 
 // Loop names a kind of periodic loop to measure.
@@ -154,7 +156,7 @@ var Loads = []LoadKind{NoLoad, CPULoad, GCLoad, GoroutineLoad}
 type Load struct {
 	stop  atomic.Bool
 	wg    sync.WaitGroup
-	procs []*exec.Cmd
+	procs []*childproc.Process
 	// Allocated counts the bytes of garbage made, to show the load ran.
 	Allocated atomic.Int64
 }
@@ -166,12 +168,14 @@ func StartLoad(kind LoadKind) (*Load, error) {
 	case NoLoad:
 	case CPULoad, GCLoad:
 		for i := 0; i < runtime.NumCPU(); i++ {
-			cmd := exec.Command("/bin/sh", "-c", "while :; do :; done")
-			if err := cmd.Start(); err != nil {
+			// Children that die with this process: a busy loop left
+			// behind would hold a CPU until someone kills it.
+			p, err := childproc.Start(exec.Command("/bin/sh", "-c", "while :; do :; done"))
+			if err != nil {
 				l.Stop()
 				return nil, fmt.Errorf("jitter: starting a busy process: %w", err)
 			}
-			l.procs = append(l.procs, cmd)
+			l.procs = append(l.procs, p)
 		}
 		if kind == GCLoad {
 			l.wg.Add(1)
@@ -221,7 +225,7 @@ func (l *Load) Stop() {
 	l.stop.Store(true)
 	l.wg.Wait()
 	for _, p := range l.procs {
-		_ = p.Process.Kill()
+		_ = p.Signal(syscall.SIGKILL)
 		_ = p.Wait()
 	}
 	l.procs = nil
