@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/roles/rolespec"
 )
 
 // GPIOFunction is one entry of a role's gpio_mapping: a named function
@@ -278,24 +277,21 @@ func splitField(field string) []string {
 	return strings.Split(field, ".")
 }
 
-// knownRoles are the role names a configuration may carry.
-var knownRoles = []string{"head", "arms", "tracks", "console", "balance", "limb"}
-
 // Validate checks the fields every role relies on; the error is a
 // *FieldError.
 func (c *Config) Validate() error {
 	bad := func(field, format string, args ...any) error { return c.Errorf(field, format, args...) }
 	if c.Role == "" {
-		return bad("role", "missing: one of %s", strings.Join(knownRoles, ", "))
+		return bad("role", "missing: one of %s", strings.Join(rolespec.Names(), ", "))
 	}
-	if !slices.Contains(knownRoles, c.Role) {
-		return bad("role", "%q is not one of %s", c.Role, strings.Join(knownRoles, ", "))
+	spec, ok := rolespec.Lookup(c.Role)
+	if !ok {
+		return bad("role", "%q is not one of %s", c.Role, strings.Join(rolespec.Names(), ", "))
 	}
-	if c.Role == "arms" && c.Instance != "left" && c.Instance != "right" {
-		return bad("instance", "an arms configuration needs instance left or right, got %q", c.Instance)
-	}
-	if c.Role == "limb" && !msg.ValidLimbInstance(c.Instance) {
-		return bad("instance", "a limb configuration needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", c.Instance)
+	// A single role reads no instance, so whatever one says is not
+	// checked.
+	if spec.Instances != rolespec.Single && !spec.ValidInstance(c.Instance) {
+		return bad("instance", "a %s configuration needs %s, got %q", c.Role, spec.InstanceRule(), c.Instance)
 	}
 	if c.Version == "" {
 		return bad("version", "missing: the configuration's version, such as \"1.0.0\"")

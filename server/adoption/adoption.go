@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -518,38 +519,54 @@ type ParamError struct {
 
 func (e *ParamError) Error() string { return e.Field + ": " + e.Message }
 
-// NormalizeRole accepts "arms" with instance "left", or the key
-// "arms_left", and checks the instance fits the role.
+// NormalizeRole accepts a role with its instance ("arms", "left"), or a
+// Sides role's key ("arms_left"), and checks the instance fits the role.
 func NormalizeRole(role, instance string) (string, string, error) {
-	if role == "arms_left" || role == "arms_right" {
-		if instance != "" && "arms_"+instance != role {
-			return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+	for _, s := range rolespec.Table() {
+		if s.Instances != rolespec.Sides {
+			continue
 		}
-		return "arms", role[len("arms_"):], nil
+		for _, side := range []string{rolespec.Left, rolespec.Right} {
+			if role != rolespec.Key(s.Name, side) {
+				continue
+			}
+			if instance != "" && instance != side {
+				return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+			}
+			return s.Name, side, nil
+		}
 	}
-	known := false
-	for _, r := range msg.Roles() {
-		known = known || r == role
+	spec, ok := rolespec.Lookup(role)
+	if !ok {
+		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of %s", role, knownRoles())}
 	}
-	if !known {
-		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance, limb (with an instance)", role)}
-	}
-	if role == msg.RoleLimb {
-		if !msg.ValidLimbInstance(instance) {
-			return "", "", &ParamError{"instance", fmt.Sprintf("limb needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", instance)}
+	if spec.Instances == rolespec.Single {
+		if instance != "" {
+			return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
 		}
 		return role, instance, nil
 	}
-	if role == msg.RoleArms {
-		if instance != "left" && instance != "right" {
-			return "", "", &ParamError{"instance", fmt.Sprintf("arms needs instance \"left\" or \"right\", got %q", instance)}
-		}
-		return role, instance, nil
-	}
-	if instance != "" {
-		return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
+	if !spec.ValidInstance(instance) {
+		return "", "", &ParamError{"instance", fmt.Sprintf("%s needs %s, got %q", role, spec.InstanceRule(), instance)}
 	}
 	return role, instance, nil
+}
+
+// knownRoles lists the roles NormalizeRole takes, as an error's "want":
+// "head, arms (with instance left or right), arms_left, arms_right, …".
+func knownRoles() string {
+	var names []string
+	for _, s := range rolespec.Table() {
+		switch s.Instances {
+		case rolespec.Sides:
+			names = append(names, s.Name+" (with instance left or right)", rolespec.Key(s.Name, rolespec.Left), rolespec.Key(s.Name, rolespec.Right))
+		case rolespec.Named:
+			names = append(names, s.Name+" (with an instance)")
+		default:
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Adopt adopts an unadopted node: it calls the node's adopt service, which
@@ -666,16 +683,11 @@ func (m *Manager) callNode(service string, req msg.AdoptNodeRequest, deadline ti
 	})
 }
 
+// defaultDisplayName is the name of a node adopted without one: its
+// role's (rolespec), "Arms L", "Limb leg left".
 func defaultDisplayName(role, instance string) string {
-	names := map[string]string{"head": "Head", "arms": "Arms", "tracks": "Tracks", "console": "Console", "balance": "Balance"}
-	n := names[role]
-	switch instance {
-	case "left":
-		n += " L"
-	case "right":
-		n += " R"
-	}
-	return n
+	s, _ := rolespec.Lookup(role)
+	return s.DefaultDisplayName(instance)
 }
 
 // Reset resets a node through its reset service and forgets its adoption.
