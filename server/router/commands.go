@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -22,18 +23,10 @@ import (
 // and get_status, preview, get_blending, set_blending, get_targets). Call it once, from any
 // goroutine, before clients connect.
 func (r *Router) RegisterCommands(g *ws.Gateway) {
-	g.HandleCommand("head", "move", r.headMove)
-	g.HandleCommand("head", "home", r.headHome)
-	g.HandleCommand("head", "camera", r.headCamera)
-	g.HandleCommand("arms", "move", r.armsMove)
-	g.HandleCommand("arms", "home", r.armsHome)
-	g.HandleCommand("arms", "gripper", r.armsGripper)
-	g.HandleCommand("arms", "move_pose", r.armsMovePose)
-	g.HandleCommand("tracks", "drive", r.tracksDrive)
-	g.HandleCommand("tracks", "stop", r.tracksStop)
+	for _, c := range r.targetCommands() {
+		g.HandleCommand(c.target, c.action, c.h)
+	}
 	g.HandleCommand("tracks", "estop", r.estopCommand)
-	g.HandleCommand("balance", "drive", r.balanceDrive)
-	g.HandleCommand("balance", "stop", r.balanceStop)
 	g.HandleCommand("system", "estop", r.estopCommand)
 
 	g.Handle("router", "get_targets", r.getTargets)
@@ -51,6 +44,52 @@ func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.Handle("router", "load_preset", r.loadPresetCmd)
 	g.Handle("router", "save_preset", r.savePresetCmd)
 	g.Handle("router", "delete_preset", r.deletePresetCmd)
+}
+
+// targetCommand is a WebSocket command that drives an output target.
+type targetCommand struct {
+	target, action string
+	h              ws.Handler
+}
+
+// targetCommands are the commands of the target table (target.Table):
+// every drive target's drive and stop are the same two handlers, the
+// head's and the arms' commands, whose parameters are their own, the
+// handlers below. A command in the table with no handler panics here, at
+// registration.
+func (r *Router) targetCommands() []targetCommand {
+	own := map[[2]string]ws.Handler{
+		{"head", CommandMove}:            r.headMove,
+		{"head", CommandHome}:            r.headHome,
+		{"head", CommandCamera}:          r.headCamera,
+		{"arms", CommandMove}:            r.armsMove,
+		{"arms", CommandHome}:            r.armsHome,
+		{"arms", CommandGripper}:         r.armsGripper,
+		{"arms", target.CommandMovePose}: r.armsMovePose,
+	}
+	var out []targetCommand
+	seen := map[[2]string]bool{}
+	for _, t := range target.Table() {
+		for _, action := range t.Commands {
+			k := [2]string{t.Command, action}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			h := own[k]
+			switch action {
+			case CommandDrive:
+				h = r.drive(t.Name)
+			case CommandStop:
+				h = r.stop(t.Name)
+			}
+			if h == nil {
+				panic(fmt.Sprintf("router: target %s's command %s %s has no handler", t.Name, t.Command, action))
+			}
+			out = append(out, targetCommand{t.Command, action, h})
+		}
+	}
+	return out
 }
 
 // decodeStrict decodes params into v, refusing unknown fields, so a
@@ -107,12 +146,12 @@ func same(names ...string) []param {
 // propertyParams reads the parameters ps of a command on target: each one
 // present must be a number within its property's limits (Targets), and
 // becomes that property's value.
-func (r *Router) propertyParams(params json.RawMessage, target string, ps ...param) (Values, error) {
+func (r *Router) propertyParams(params json.RawMessage, name string, ps ...param) (Values, error) {
 	var raw map[string]json.RawMessage
 	if err := ws.DecodeParams(params, &raw); err != nil {
 		return nil, err
 	}
-	t := r.targets[target]
+	t := r.targets[name]
 	v := Values{}
 	for _, p := range ps {
 		b, ok := raw[p.name]
@@ -288,8 +327,8 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 // armJointsMove moves an arm target to the joint values in vals (degrees,
 // already checked), at the command's optional speed: the end of both
 // arms move and arms move_pose.
-func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, target string, vals Values, immediate bool) (any, error) {
-	speed, err := r.propertyParams(params, target, same("speed")...)
+func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, name string, vals Values, immediate bool) (any, error) {
+	speed, err := r.propertyParams(params, name, same("speed")...)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +338,7 @@ func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, targ
 	if immediate {
 		vals["immediate"] = 1
 	}
-	return r.motion(ctx, Input{Target: target, Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: name, Command: CommandMove, Values: vals})
 }
 
 // HomeJoints is how many joints arms home sets to 0 when the router has
@@ -376,53 +415,45 @@ func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawM
 	return r.motion(ctx, Input{Target: targets[0], Command: CommandGripper, Values: vals})
 }
 
-func (r *Router) tracksDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
-		if err == nil {
-			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
-		}
-		return nil, err
-	}
-	vals, err := r.propertyParams(params, TargetTracks, same("linear", "angular")...)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range r.targets[TargetTracks].Stop {
-		if !hasKey(vals, k) {
-			vals[k] = v
+// drive is the drive command of a drive target (the tracks, the
+// balancing base): the velocities given, the target's stop values for
+// those not given. The balancing base follows it while it is armed and
+// the commands keep coming (within its 500 ms command timeout), capped by
+// its speed limit.
+func (r *Router) drive(name string) ws.Handler {
+	t := r.targets[name]
+	var props, want []string
+	for _, p := range t.Properties {
+		if _, ok := t.Stop[p.Name]; ok {
+			props = append(props, p.Name)
+			want = append(want, p.Name+" ("+p.Unit+")")
 		}
 	}
-	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandDrive, Values: vals})
+	return func(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+		if ok, err := present(params, props...); err != nil || !ok {
+			if err == nil {
+				err = fieldErr(props[0], "want %s", strings.Join(want, " and/or "))
+			}
+			return nil, err
+		}
+		vals, err := r.propertyParams(params, name, same(props...)...)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range t.Stop {
+			if !hasKey(vals, k) {
+				vals[k] = v
+			}
+		}
+		return r.motion(ctx, Input{Target: name, Command: CommandDrive, Values: vals})
+	}
 }
 
-// balanceDrive is tracks drive for the balancing base: the base follows it
-// while it is armed and the commands keep coming (within its 500 ms
-// command timeout), capped by its speed limit.
-func (r *Router) balanceDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
-		if err == nil {
-			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
-		}
-		return nil, err
+// stop is the stop command of a drive target: its stop values.
+func (r *Router) stop(name string) ws.Handler {
+	return func(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+		return r.motion(ctx, Input{Target: name, Command: CommandStop, Values: clone(r.targets[name].Stop)})
 	}
-	vals, err := r.propertyParams(params, TargetBalance, same("linear", "angular")...)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range r.targets[TargetBalance].Stop {
-		if !hasKey(vals, k) {
-			vals[k] = v
-		}
-	}
-	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandDrive, Values: vals})
-}
-
-func (r *Router) balanceStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandStop, Values: clone(r.targets[TargetBalance].Stop)})
-}
-
-func (r *Router) tracksStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandStop, Values: clone(r.targets[TargetTracks].Stop)})
 }
 
 // estopCommand is tracks estop and system estop: {"enable": true} (or no

@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Options configures a Router.
@@ -586,13 +587,13 @@ func appendOnce(list []string, s string) []string {
 // Commands a passthrough input may carry (the WebSocket API's robot
 // control actions that produce motion or a device change).
 const (
-	CommandMove    = "move"
-	CommandHome    = "home"
-	CommandCamera  = "camera"
-	CommandGripper = "gripper"
-	CommandDrive   = "drive"
-	CommandStop    = "stop"
-	CommandEStop   = "estop"
+	CommandMove    = target.CommandMove
+	CommandHome    = target.CommandHome
+	CommandCamera  = target.CommandCamera
+	CommandGripper = target.CommandGripper
+	CommandDrive   = target.CommandDrive
+	CommandStop    = target.CommandStop
+	CommandEStop   = target.CommandEStop
 )
 
 func commandNames() []string {

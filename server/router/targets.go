@@ -7,24 +7,25 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 )
 
-// Output targets. Target names are what routes (output.target), console
-// overrides and RouteStatus use.
+// Output targets (package target). Target names are what routes
+// (output.target), console overrides and RouteStatus use.
 const (
-	TargetHead      = "head"
-	TargetArmsLeft  = "arms.left"
-	TargetArmsRight = "arms.right"
+	TargetHead      = target.Head
+	TargetArmsLeft  = target.ArmsLeft
+	TargetArmsRight = target.ArmsRight
 	// TargetArmsLeftPose and TargetArmsRightPose drive an arm by its
 	// gripper's pose; the joint angles come from inverse kinematics.
-	TargetArmsLeftPose  = "arms.left.pose"
-	TargetArmsRightPose = "arms.right.pose"
-	TargetTracks        = "tracks"
-	TargetBalance       = "balance"
-	TargetConsole       = "console"
+	TargetArmsLeftPose  = target.ArmsLeftPose
+	TargetArmsRightPose = target.ArmsRightPose
+	TargetTracks        = target.Tracks
+	TargetBalance       = target.Balance
+	TargetConsole       = target.Console
 	// TargetAny is a passthrough route's target: the target each command
 	// names.
-	TargetAny = "*"
+	TargetAny = target.Any
 )
 
 // Units of output properties.
@@ -225,8 +226,8 @@ func TargetNames() []string {
 
 // MaxEyesPan and MaxEyesTilt bound the head's eyes, degrees.
 const (
-	MaxEyesPan  = 45.0
-	MaxEyesTilt = 30.0
+	MaxEyesPan  = target.MaxEyesPan
+	MaxEyesTilt = target.MaxEyesTilt
 )
 
 func headTarget() Target {
@@ -234,9 +235,9 @@ func headTarget() Target {
 		Name: TargetHead, Label: "Head", Routable: true,
 		Description: "the head's pan, tilt and roll, its jaw and eyes, and its camera stream",
 		Properties: []Property{
-			{Name: "pan", Unit: UnitDegrees, Min: -180, Max: 180, Description: "turn, positive to the left"},
-			{Name: "tilt", Unit: UnitDegrees, Min: -90, Max: 90, Description: "nod, positive up"},
-			{Name: "roll", Unit: UnitDegrees, Min: -45, Max: 45, Description: "tilt sideways"},
+			{Name: "pan", Unit: UnitDegrees, Min: -target.MaxPan, Max: target.MaxPan, Description: "turn, positive to the left"},
+			{Name: "tilt", Unit: UnitDegrees, Min: -target.MaxTilt, Max: target.MaxTilt, Description: "nod, positive up"},
+			{Name: "roll", Unit: UnitDegrees, Min: -target.MaxRoll, Max: target.MaxRoll, Description: "tilt sideways"},
 			{Name: "jaw", Unit: UnitFraction, Min: 0, Max: 1, Description: "jaw opening, 0 closed to 1 open"},
 			{Name: "eyes_pan", Unit: UnitDegrees, Min: -MaxEyesPan, Max: MaxEyesPan, Description: "where the eyes look, positive to the left"},
 			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -MaxEyesTilt, Max: MaxEyesTilt, Description: "where the eyes look, positive up"},
@@ -255,22 +256,22 @@ func headTarget() Target {
 }
 
 // MaxJoints is how many arm joints (joint_0 … joint_15) a route may drive.
-const MaxJoints = 16
+const MaxJoints = target.MaxJoints
 
 func armTarget(side string) Target {
-	name, label := TargetArmsLeft, "Arms L"
+	name, label := target.Arm(side), "Arms L"
 	if side == msg.ArmRight {
-		name, label = TargetArmsRight, "Arms R"
+		label = "Arms R"
 	}
 	return Target{
 		Name: name, Label: label, Routable: true,
 		Description: "the " + side + " arm's joints and gripper",
 		Properties: []Property{
-			{Name: "joint", Count: MaxJoints, Unit: UnitDegrees, Min: -360, Max: 360, Description: "joint angle"},
+			{Name: "joint", Count: MaxJoints, Unit: UnitDegrees, Min: -target.MaxJointAngle, Max: target.MaxJointAngle, Description: "joint angle"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
 			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
 			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
-			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: 1000, Description: "grip force limit"},
+			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: target.MaxGripperForce, Description: "grip force limit"},
 			estopProperty(),
 		},
 		Messages: []Message{{msg.ArmCmdTopic(side), "ArmCommand"}, {msg.GripperCmdTopic(side), "GripperCommand"}},
@@ -301,10 +302,8 @@ func armTarget(side string) Target {
 }
 
 // MaxPoseDistance bounds a pose target's position, metres from the
-// robot's origin (or the arm's shoulder mount): well beyond any arm's
-// reach, so that a pose out of reach is still taken and the arm reaches
-// towards it.
-const MaxPoseDistance = 5.0
+// robot's origin (or the arm's shoulder mount).
+const MaxPoseDistance = target.MaxPoseDistance
 
 // PropertyBaseFrame is the pose targets' switch that says x, y and z are
 // in the arm's base frame (from its shoulder mount) rather than the
@@ -318,9 +317,9 @@ const PropertyBaseFrame = "base_frame"
 // kinematics.DefaultArm from the arm straight; a router's (bindPoseTargets)
 // with the arm's own kinematics from the angles it solved last.
 func armPoseTarget(side string) Target {
-	name, label := TargetArmsLeftPose, "Arms L pose"
+	name, label := target.ArmPose(side), "Arms L pose"
 	if side == msg.ArmRight {
-		name, label = TargetArmsRightPose, "Arms R pose"
+		label = "Arms R pose"
 	}
 	q := func(n, d string, def float64) Property {
 		return Property{Name: n, Unit: UnitQuaternion, Min: -1, Max: 1, Default: def, Description: d}
@@ -341,7 +340,7 @@ func armPoseTarget(side string) Target {
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
 			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
 			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
-			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: 1000, Description: "grip force limit"},
+			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: target.MaxGripperForce, Description: "grip force limit"},
 			estopProperty(),
 		},
 		Messages: []Message{{msg.ArmCmdTopic(side), "ArmCommand"}, {msg.GripperCmdTopic(side), "GripperCommand"}},
@@ -352,11 +351,10 @@ func armPoseTarget(side string) Target {
 	}
 }
 
-// MaxLinear and MaxAngular bound the tracks' velocities (m/s, rad/s); the
-// tracks role applies its own, lower limits.
+// MaxLinear and MaxAngular bound the tracks' velocities (m/s, rad/s).
 const (
-	MaxLinear  = 10.0
-	MaxAngular = 20.0
+	MaxLinear  = target.MaxLinear
+	MaxAngular = target.MaxAngular
 )
 
 func tracksTarget() Target {
@@ -380,11 +378,10 @@ func tracksTarget() Target {
 }
 
 // MaxBalanceLinear and MaxBalanceAngular bound what a route may ask of the
-// balancing base (m/s, rad/s); the base caps it again with its own speed
-// limit (10 % of 2 m/s at power-on) and steer limit.
+// balancing base (m/s, rad/s).
 const (
-	MaxBalanceLinear  = 2.0
-	MaxBalanceAngular = 2.0
+	MaxBalanceLinear  = target.MaxBalanceLinear
+	MaxBalanceAngular = target.MaxBalanceAngular
 )
 
 func balanceTarget() Target {

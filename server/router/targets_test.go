@@ -8,6 +8,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/router"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // TestTargetTableIsConsistent: every routable target takes its every
@@ -155,4 +156,37 @@ func TestGetTargetsServesTheTable(t *testing.T) {
 	if pan.Unit != router.UnitDegrees || pan.Min != -180 || pan.Max != 180 {
 		t.Errorf("head pan %+v", pan)
 	}
+}
+
+// The router's table is package target's, target for target in its
+// order, and every command a target lists is registered (a command
+// without a handler panics at registration).
+func TestRouterTargetsAreTheTargetTable(t *testing.T) {
+	var got, want []string
+	for _, tg := range router.Targets() {
+		got = append(got, tg.Name)
+	}
+	for _, s := range target.Table() {
+		want = append(want, s.Name)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("router.Targets() %v, target.Table() %v", got, want)
+	}
+	for _, s := range target.Drives() {
+		tg := routerTarget(t, s.Name)
+		if len(tg.Stop) == 0 {
+			t.Errorf("%s is driven by drive and stop but has no stop values", s.Name)
+		}
+	}
+}
+
+func routerTarget(t *testing.T, name string) router.Target {
+	t.Helper()
+	for _, tg := range router.Targets() {
+		if tg.Name == name {
+			return tg
+		}
+	}
+	t.Fatalf("no router target %s", name)
+	return router.Target{}
 }
