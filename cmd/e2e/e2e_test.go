@@ -286,7 +286,7 @@ func newNode(t *testing.T, root, id, hw string, s *server) *node {
 	t.Helper()
 	n := &node{id: id, stateDir: filepath.Join(root, id)}
 	n.proc = startProc(t, root, id, bin.node,
-		"--server", s.natsURL(), "--hal", "sim", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
+		"--server", s.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
 		// Built without a release key, the test's nodes take the test's
 		// unsigned images (signed_firmware_test.go builds one with a key).
 		"--allow-unsigned-firmware")
@@ -337,12 +337,14 @@ type (
 		Peripherals     []peripheral `json:"peripherals"`
 		BusKey          string       `json:"bus_key"`
 		BusCA           string       `json:"bus_ca_sha256"`
+		BusKeyEnrolled  bool         `json:"bus_key_enrolled"`
 	}
 	nodeStatus struct {
 		NodeID          string  `json:"node_id"`
 		State           string  `json:"state"`
 		Role            string  `json:"role"`
 		FirmwareVersion string  `json:"firmware_version"`
+		Message         string  `json:"message"`
 		Timestamp       float64 `json:"timestamp"` // seconds since the Unix epoch
 	}
 	adoptedNode struct {
