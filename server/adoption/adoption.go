@@ -14,6 +14,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
@@ -491,7 +492,7 @@ func (m *Manager) declared(role, instance string) error {
 	if instance != "" {
 		what += " " + instance
 	}
-	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
+	return &ParamError{Field: "role", Message: fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
 }
 
 // declaredList names the declared roles for an error: each role once, in
@@ -525,13 +526,10 @@ func (m *Manager) declaredList() string {
 	return strings.Join(names, ", ")
 }
 
-// ParamError is a request error that names the parameter at fault.
-type ParamError struct {
-	Field   string
-	Message string
-}
-
-func (e *ParamError) Error() string { return e.Field + ": " + e.Message }
+// ParamError is a request error that names the parameter at fault: the
+// project's field error, which the WebSocket gateway reports with its
+// field.
+type ParamError = fielderr.Error
 
 // NormalizeRole accepts a role with its instance ("arms", "left"), or a
 // Sides role's key ("arms_left"), and checks the instance fits the role.
@@ -545,23 +543,23 @@ func NormalizeRole(role, instance string) (string, string, error) {
 				continue
 			}
 			if instance != "" && instance != side {
-				return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+				return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%q contradicts role %q", instance, role)}
 			}
 			return s.Name, side, nil
 		}
 	}
 	spec, ok := rolespec.Lookup(role)
 	if !ok {
-		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of %s", role, knownRoles())}
+		return "", "", &ParamError{Field: "role", Message: fmt.Sprintf("%q is not a role; want one of %s", role, knownRoles())}
 	}
 	if spec.Instances == rolespec.Single {
 		if instance != "" {
-			return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
+			return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("role %s has no instances, got %q", role, instance)}
 		}
 		return role, instance, nil
 	}
 	if !spec.ValidInstance(instance) {
-		return "", "", &ParamError{"instance", fmt.Sprintf("%s needs %s, got %q", role, spec.InstanceRule(), instance)}
+		return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%s needs %s, got %q", role, spec.InstanceRule(), instance)}
 	}
 	return role, instance, nil
 }
@@ -589,7 +587,7 @@ func knownRoles() string {
 // on the executor.
 func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
@@ -601,17 +599,17 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		return
 	}
 	if a, ok := m.adopted[req.NodeID]; ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
 		return
 	}
 	if cur, ok := m.adopting[req.NodeID]; ok {
 		// A second adoption would change the node's grant and the role
 		// its configuration fetch is checked against under the first.
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
 		return
 	}
 	if _, ok := m.unadopted[req.NodeID]; !ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
 		return
 	}
 	for _, a := range m.adopted {
@@ -624,14 +622,14 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		if _, ver, _, err := m.o.Firmware.RoleConfig(role, inst); err == nil {
 			req.ConfigVersion = ver
 		} else {
-			done(msg.AdoptNodeResponse{}, &ParamError{"role", err.Error()})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "role", Message: err.Error()})
 			return
 		}
 	}
 	display := req.DisplayName
 	if m.o.Access != nil {
 		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != "" && cur != req.BusKey {
-			done(msg.AdoptNodeResponse{}, &ParamError{"bus_key", fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "bus_key", Message: fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
 			return
 		}
 		// The node needs its role's subjects before it starts the role;
@@ -707,13 +705,13 @@ func defaultDisplayName(role, instance string) string {
 // Reset resets a node through its reset service and forgets its adoption.
 func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	_, adopted := m.adopted[req.NodeID]
 	_, unadopted := m.unadopted[req.NodeID]
 	if !adopted && !unadopted {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", "unknown node " + req.NodeID})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: "unknown node " + req.NodeID})
 		return
 	}
 	bus.CallAsyncJSON(m.o.Bus, msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.ResetNodeResponse, err error) {
@@ -746,10 +744,10 @@ func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeRespons
 func (m *Manager) SetDisplayName(id, name string) error {
 	a, ok := m.adopted[id]
 	if !ok {
-		return &ParamError{"node_id", "no adopted node " + id}
+		return &ParamError{Field: "node_id", Message: "no adopted node " + id}
 	}
 	if name == "" || len(name) > 64 {
-		return &ParamError{"display_name", "want 1–64 characters"}
+		return &ParamError{Field: "display_name", Message: "want 1–64 characters"}
 	}
 	a.DisplayName = name
 	return m.save()

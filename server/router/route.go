@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/internal/fielderr"
 )
 
 // Route is one routing rule, in the format of docs/router.md: where the
@@ -238,27 +239,18 @@ func (m *Map) Apply(v float64) float64 {
 }
 
 // FieldError is a configuration or parameter error naming the field at
-// fault ("routes[2].mapping[0].clamp") and what was expected. The
-// WebSocket gateway reports Field as the error's field.
-type FieldError struct {
-	Field   string
-	Message string
-}
+// fault ("routes[2].mapping[0].clamp") and what was expected: the
+// project's field error, which the WebSocket gateway reports with its
+// field.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ParamField names the field for the WebSocket gateway's error response.
-func (e *FieldError) ParamField() string { return e.Field }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // prefixed puts prefix in front of the field of a FieldError.
 func prefixed(prefix string, err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &FieldError{Field: joinField(prefix, fe.Field), Message: fe.Message}
+		return &FieldError{Field: joinField(prefix, fe.Field), Message: fe.Message, Err: fe.Err}
 	}
 	return err
 }
