@@ -310,8 +310,8 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Positions) == 0 || len(p.Positions) > MaxJoints {
-		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", MaxJoints, len(p.Positions))
+	if len(p.Positions) == 0 || len(p.Positions) > target.MaxJoints {
+		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", target.MaxJoints, len(p.Positions))
 	}
 	joint, _ := r.targets[targets[0]].Property(indexed("joint", 0))
 	vals := Values{}
@@ -366,7 +366,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		var n int
 		if err := r.ex.Do(ctx, func() {
 			n = HomeJoints
-			for i := MaxJoints - 1; i >= n; i-- {
+			for i := target.MaxJoints - 1; i >= n; i-- {
 				if _, ok := r.outputs[t].last[indexed("joint", i)]; ok {
 					n = i + 1
 					break

@@ -224,12 +224,6 @@ func TargetNames() []string {
 	return out
 }
 
-// MaxEyesPan and MaxEyesTilt bound the head's eyes, degrees.
-const (
-	MaxEyesPan  = target.MaxEyesPan
-	MaxEyesTilt = target.MaxEyesTilt
-)
-
 func headTarget() Target {
 	return Target{
 		Name: TargetHead, Label: "Head", Routable: true,
@@ -239,8 +233,8 @@ func headTarget() Target {
 			{Name: "tilt", Unit: UnitDegrees, Min: -target.MaxTilt, Max: target.MaxTilt, Description: "nod, positive up"},
 			{Name: "roll", Unit: UnitDegrees, Min: -target.MaxRoll, Max: target.MaxRoll, Description: "tilt sideways"},
 			{Name: "jaw", Unit: UnitFraction, Min: 0, Max: 1, Description: "jaw opening, 0 closed to 1 open"},
-			{Name: "eyes_pan", Unit: UnitDegrees, Min: -MaxEyesPan, Max: MaxEyesPan, Description: "where the eyes look, positive to the left"},
-			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -MaxEyesTilt, Max: MaxEyesTilt, Description: "where the eyes look, positive up"},
+			{Name: "eyes_pan", Unit: UnitDegrees, Min: -target.MaxEyesPan, Max: target.MaxEyesPan, Description: "where the eyes look, positive to the left"},
+			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -target.MaxEyesTilt, Max: target.MaxEyesTilt, Description: "where the eyes look, positive up"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the head's top speed"},
 			estopProperty(),
 		},
@@ -255,9 +249,6 @@ func headTarget() Target {
 	}
 }
 
-// MaxJoints is how many arm joints (joint_0 … joint_15) a route may drive.
-const MaxJoints = target.MaxJoints
-
 func armTarget(side string) Target {
 	name, label := target.Arm(side), "Arms L"
 	if side == msg.ArmRight {
@@ -267,7 +258,7 @@ func armTarget(side string) Target {
 		Name: name, Label: label, Routable: true,
 		Description: "the " + side + " arm's joints and gripper",
 		Properties: []Property{
-			{Name: "joint", Count: MaxJoints, Unit: UnitDegrees, Min: -target.MaxJointAngle, Max: target.MaxJointAngle, Description: "joint angle"},
+			{Name: "joint", Count: target.MaxJoints, Unit: UnitDegrees, Min: -target.MaxJointAngle, Max: target.MaxJointAngle, Description: "joint angle"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
 			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
 			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
@@ -279,7 +270,7 @@ func armTarget(side string) Target {
 			var out []Publication
 			// The command carries the joints up to the highest one driven.
 			n := -1
-			for i := MaxJoints - 1; i >= 0; i-- {
+			for i := target.MaxJoints - 1; i >= 0; i-- {
 				if _, ok := v[indexed("joint", i)]; ok {
 					n = i
 					break
@@ -300,10 +291,6 @@ func armTarget(side string) Target {
 		},
 	}
 }
-
-// MaxPoseDistance bounds a pose target's position, metres from the
-// robot's origin (or the arm's shoulder mount).
-const MaxPoseDistance = target.MaxPoseDistance
 
 // PropertyBaseFrame is the pose targets' switch that says x, y and z are
 // in the arm's base frame (from its shoulder mount) rather than the
@@ -329,9 +316,9 @@ func armPoseTarget(side string) Target {
 		Description: "the " + side + " arm's gripper pose, robot frame (x forward, y left, z up, m; the gripper's x axis " +
 			"points out of the hand): the joint angles come from inverse kinematics, or the closest the arm reaches",
 		Properties: []Property{
-			{Name: "x", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, forward"},
-			{Name: "y", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, left"},
-			{Name: "z", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, up"},
+			{Name: "x", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, forward"},
+			{Name: "y", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, left"},
+			{Name: "z", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, up"},
 			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven; all 0: position only)", 1),
 			q("qx", "gripper orientation quaternion, x", 0),
 			q("qy", "gripper orientation quaternion, y", 0),
@@ -351,19 +338,13 @@ func armPoseTarget(side string) Target {
 	}
 }
 
-// MaxLinear and MaxAngular bound the tracks' velocities (m/s, rad/s).
-const (
-	MaxLinear  = target.MaxLinear
-	MaxAngular = target.MaxAngular
-)
-
 func tracksTarget() Target {
 	return Target{
 		Name: TargetTracks, Label: "Tracks", Routable: true,
 		Description: "the tracked base's forward and turning velocity",
 		Properties: []Property{
-			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxLinear, Max: MaxLinear, Description: "forward velocity"},
-			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxAngular, Max: MaxAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -target.MaxLinear, Max: target.MaxLinear, Description: "forward velocity"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -target.MaxAngular, Max: target.MaxAngular, Description: "turn rate, counter-clockwise positive"},
 			estopProperty(),
 		},
 		Messages:   []Message{{msg.TopicTracksCmdVel, "Twist"}},
@@ -377,21 +358,14 @@ func tracksTarget() Target {
 	}
 }
 
-// MaxBalanceLinear and MaxBalanceAngular bound what a route may ask of the
-// balancing base (m/s, rad/s).
-const (
-	MaxBalanceLinear  = target.MaxBalanceLinear
-	MaxBalanceAngular = target.MaxBalanceAngular
-)
-
 func balanceTarget() Target {
 	return Target{
 		Name: TargetBalance, Label: "Balance", Routable: true,
 		Description: "the balancing base's forward and turning velocity and its arm switch; the base decides: it " +
 			"drives only armed, arms only upright and safe, and the Orin's CAN commands come first",
 		Properties: []Property{
-			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxBalanceLinear, Max: MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
-			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxBalanceAngular, Max: MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -target.MaxBalanceLinear, Max: target.MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -target.MaxBalanceAngular, Max: target.MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
 			{Name: "arm", Unit: UnitSwitch, Min: 0, Max: 1, Description: "held on for 3 s arms the base (if upright and safe), off disarms it"},
 			estopProperty(),
 		},
