@@ -59,12 +59,12 @@ type targetCommand struct {
 // registration.
 func (r *Router) targetCommands() []targetCommand {
 	own := map[[2]string]ws.Handler{
-		{"head", CommandMove}:            r.headMove,
-		{"head", CommandHome}:            r.headHome,
-		{"head", CommandCamera}:          r.headCamera,
-		{"arms", CommandMove}:            r.armsMove,
-		{"arms", CommandHome}:            r.armsHome,
-		{"arms", CommandGripper}:         r.armsGripper,
+		{"head", target.CommandMove}:     r.headMove,
+		{"head", target.CommandHome}:     r.headHome,
+		{"head", target.CommandCamera}:   r.headCamera,
+		{"arms", target.CommandMove}:     r.armsMove,
+		{"arms", target.CommandHome}:     r.armsHome,
+		{"arms", target.CommandGripper}:  r.armsGripper,
 		{"arms", target.CommandMovePose}: r.armsMovePose,
 	}
 	var out []targetCommand
@@ -78,9 +78,9 @@ func (r *Router) targetCommands() []targetCommand {
 			seen[k] = true
 			h := own[k]
 			switch action {
-			case CommandDrive:
+			case target.CommandDrive:
 				h = r.drive(t.Name)
-			case CommandStop:
+			case target.CommandStop:
 				h = r.stop(t.Name)
 			}
 			if h == nil {
@@ -178,7 +178,7 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 	var res map[string]any
 	var err error
 	if derr := r.ex.Do(ctx, func() {
-		if r.estop.active && in.Command != CommandStop && in.Command != CommandCamera {
+		if r.estop.active && in.Command != target.CommandStop && in.Command != target.CommandCamera {
 			err = &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf(
 				"emergency stop engaged by %s is latched; release it with tracks estop {\"enable\": false}", r.estop.source)}
 			return
@@ -213,11 +213,11 @@ func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMess
 		}
 		return nil, err
 	}
-	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
+	vals, err := r.propertyParams(params, target.Head, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
 	if err != nil {
 		return nil, err
 	}
-	return r.motion(ctx, Input{Target: TargetHead, Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: target.Head, Command: target.CommandMove, Values: vals})
 }
 
 func hasKey(v Values, k string) bool { _, ok := v[k]; return ok }
@@ -238,12 +238,12 @@ func present(params json.RawMessage, names ...string) (bool, error) {
 }
 
 func (r *Router) headHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	vals, err := r.propertyParams(params, TargetHead, same("speed")...)
+	vals, err := r.propertyParams(params, target.Head, same("speed")...)
 	if err != nil {
 		return nil, err
 	}
 	vals["pan"], vals["tilt"], vals["roll"] = 0, 0, 0
-	return r.motion(ctx, Input{Target: TargetHead, Command: CommandHome, Values: vals})
+	return r.motion(ctx, Input{Target: target.Head, Command: target.CommandHome, Values: vals})
 }
 
 // enableParam reads an "enable/disable" parameter in any of its spellings:
@@ -278,16 +278,16 @@ func enableParam(params json.RawMessage, def *bool) (bool, error) {
 func armTargets(arm string, both bool) ([]string, error) {
 	switch arm {
 	case msg.ArmLeft:
-		return []string{TargetArmsLeft}, nil
+		return []string{target.ArmsLeft}, nil
 	case msg.ArmRight:
-		return []string{TargetArmsRight}, nil
+		return []string{target.ArmsRight}, nil
 	case "both":
 		if both {
-			return []string{TargetArmsLeft, TargetArmsRight}, nil
+			return []string{target.ArmsLeft, target.ArmsRight}, nil
 		}
 	case "":
 		if both {
-			return []string{TargetArmsLeft, TargetArmsRight}, nil
+			return []string{target.ArmsLeft, target.ArmsRight}, nil
 		}
 		return nil, fieldErr("arm", "required: left or right")
 	}
@@ -338,7 +338,7 @@ func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, name
 	if immediate {
 		vals["immediate"] = 1
 	}
-	return r.motion(ctx, Input{Target: name, Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: name, Command: target.CommandMove, Values: vals})
 }
 
 // HomeJoints is how many joints arms home sets to 0 when the router has
@@ -382,7 +382,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		for k, v := range speed {
 			vals[k] = v
 		}
-		res, err := r.motion(ctx, Input{Target: t, Command: CommandHome, Values: vals})
+		res, err := r.motion(ctx, Input{Target: t, Command: target.CommandHome, Values: vals})
 		if err != nil {
 			return nil, err
 		}
@@ -412,7 +412,7 @@ func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return r.motion(ctx, Input{Target: targets[0], Command: CommandGripper, Values: vals})
+	return r.motion(ctx, Input{Target: targets[0], Command: target.CommandGripper, Values: vals})
 }
 
 // drive is the drive command of a drive target (the tracks, the
@@ -445,14 +445,14 @@ func (r *Router) drive(name string) ws.Handler {
 				vals[k] = v
 			}
 		}
-		return r.motion(ctx, Input{Target: name, Command: CommandDrive, Values: vals})
+		return r.motion(ctx, Input{Target: name, Command: target.CommandDrive, Values: vals})
 	}
 }
 
 // stop is the stop command of a drive target: its stop values.
 func (r *Router) stop(name string) ws.Handler {
 	return func(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
-		return r.motion(ctx, Input{Target: name, Command: CommandStop, Values: clone(r.targets[name].Stop)})
+		return r.motion(ctx, Input{Target: name, Command: target.CommandStop, Values: clone(r.targets[name].Stop)})
 	}
 }
 
@@ -484,7 +484,7 @@ func (r *Router) estopCommand(ctx context.Context, _ *ws.Client, params json.Raw
 // properties with units, limits and defaults, its bus topics and message
 // types. The web UI's route editor builds its choices from it.
 func (r *Router) getTargets(context.Context, *ws.Client, json.RawMessage) (any, error) {
-	return map[string]any{"targets": Targets(), "any": TargetAny}, nil
+	return map[string]any{"targets": Targets(), "any": target.Any}, nil
 }
 
 func (r *Router) listRoutes(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {

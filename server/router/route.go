@@ -15,6 +15,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/internal/fielderr"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Route is one routing rule, in the format of docs/router.md: where the
@@ -50,7 +51,7 @@ type RouteInput struct {
 // RouteOutput is the output a route drives.
 type RouteOutput struct {
 	// Target is a routable target of Targets() ("head", "arms.left",
-	// "tracks" ...), or TargetAny ("*": the target each command names;
+	// "tracks" ...), or target.Any ("*": the target each command names;
 	// passthrough only).
 	Target string `json:"target" yaml:"target"`
 }
@@ -331,14 +332,14 @@ func (r *Route) Validate() error {
 	if t == "" {
 		return fieldErr("output.target", "required; want %s or * (passthrough)", strings.Join(TargetNames(), ", "))
 	}
-	var target *Target
-	if t == TargetAny {
+	var out *Target
+	if t == target.Any {
 		if !r.Mapping.Passthrough {
 			return fieldErr("output.target", "\"*\" needs mapping \"passthrough\": a mapped route drives one target")
 		}
 	} else {
 		var err error
-		if target, err = newTargetTable().routable("output.target", t); err != nil {
+		if out, err = newTargetTable().routable("output.target", t); err != nil {
 			return err
 		}
 	}
@@ -349,7 +350,7 @@ func (r *Route) Validate() error {
 		return fieldErr("mapping", "want at least one mapping, or \"passthrough\"")
 	}
 	for i := range r.Mapping.List {
-		if err := r.Mapping.List[i].validate(target); err != nil {
+		if err := r.Mapping.List[i].validate(out); err != nil {
 			return prefixed("mapping["+strconv.Itoa(i)+"]", err)
 		}
 	}

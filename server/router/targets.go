@@ -10,24 +10,6 @@ import (
 	"github.com/saint-os/saint/server/router/target"
 )
 
-// Output targets (package target). Target names are what routes
-// (output.target), console overrides and RouteStatus use.
-const (
-	TargetHead      = target.Head
-	TargetArmsLeft  = target.ArmsLeft
-	TargetArmsRight = target.ArmsRight
-	// TargetArmsLeftPose and TargetArmsRightPose drive an arm by its
-	// gripper's pose; the joint angles come from inverse kinematics.
-	TargetArmsLeftPose  = target.ArmsLeftPose
-	TargetArmsRightPose = target.ArmsRightPose
-	TargetTracks        = target.Tracks
-	TargetBalance       = target.Balance
-	TargetConsole       = target.Console
-	// TargetAny is a passthrough route's target: the target each command
-	// names.
-	TargetAny = target.Any
-)
-
 // Units of output properties.
 const (
 	UnitDegrees = "deg"
@@ -226,7 +208,7 @@ func TargetNames() []string {
 
 func headTarget() Target {
 	return Target{
-		Name: TargetHead, Label: "Head", Routable: true,
+		Name: target.Head, Label: "Head", Routable: true,
 		Description: "the head's pan, tilt and roll, its jaw and eyes, and its camera stream",
 		Properties: []Property{
 			{Name: "pan", Unit: UnitDegrees, Min: -target.MaxPan, Max: target.MaxPan, Description: "turn, positive to the left"},
@@ -340,7 +322,7 @@ func armPoseTarget(side string) Target {
 
 func tracksTarget() Target {
 	return Target{
-		Name: TargetTracks, Label: "Tracks", Routable: true,
+		Name: target.Tracks, Label: "Tracks", Routable: true,
 		Description: "the tracked base's forward and turning velocity",
 		Properties: []Property{
 			{Name: "linear", Unit: UnitMetresPerSecond, Min: -target.MaxLinear, Max: target.MaxLinear, Description: "forward velocity"},
@@ -360,7 +342,7 @@ func tracksTarget() Target {
 
 func balanceTarget() Target {
 	return Target{
-		Name: TargetBalance, Label: "Balance", Routable: true,
+		Name: target.Balance, Label: "Balance", Routable: true,
 		Description: "the balancing base's forward and turning velocity and its arm switch; the base decides: it " +
 			"drives only armed, arms only upright and safe, and the Orin's CAN commands come first",
 		Properties: []Property{
@@ -387,7 +369,7 @@ func balanceTarget() Target {
 
 func consoleTarget() Target {
 	return Target{
-		Name: TargetConsole, Label: "Console",
+		Name: target.Console, Label: "Console",
 		Description: "the operator console's screen and alerts (text, not values a route maps)",
 		Properties:  []Property{},
 		Messages:    []Message{{msg.TopicConsoleDisplay, "ConsoleDisplay"}, {msg.TopicConsoleAlerts, "ConsoleAlert"}},
