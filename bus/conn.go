@@ -167,7 +167,7 @@ func (c *Conn) Subscribe(topic string, qos QoS, ex *executor.Executor, h Handler
 	}
 	q := newQueue(c, topic, wildcard, depth, ex, func(it item) { h(it.msg) })
 	q.typ, q.types, q.wants = qos.typ, qos.types, qos.wants
-	if err := c.start(q, subject); err != nil {
+	if err := c.start(q, subject, false); err != nil {
 		return nil, fmt.Errorf("bus: subscribing %s: %w", topic, err)
 	}
 	return q, nil
@@ -214,7 +214,7 @@ func (c *Conn) Serve(service string, ex *executor.Executor, h ServiceHandler) (S
 			c.reply(service, it.reply, nil, errBusy)
 		}
 	}
-	if err := c.start(q, subject); err != nil {
+	if err := c.start(q, subject, true); err != nil {
 		return nil, fmt.Errorf("bus: serving %s: %w", service, err)
 	}
 	return q, nil
@@ -222,11 +222,15 @@ func (c *Conn) Serve(service string, ex *executor.Executor, h ServiceHandler) (S
 
 var errBusy = errors.New("bus: service busy, too many requests waiting")
 
-// start subscribes q on the transport and registers it for Close.
-func (c *Conn) start(q *queue, subject string) error {
+// start subscribes q on the transport, as a served service's requests
+// when service is set, and registers it for Close.
+func (c *Conn) start(q *queue, subject string, service bool) error {
 	var tsub Subscription
 	var err error
-	if ip, ok := c.t.(InProcess); ok && q.typ != nil {
+	st, isServiceTransport := c.t.(ServiceTransport)
+	if service && isServiceTransport {
+		tsub, err = st.SubscribeService(subject, q.deliver)
+	} else if ip, ok := c.t.(InProcess); ok && q.typ != nil {
 		tsub, err = ip.SubscribeValue(subject, q.deliver, q.deliverValue)
 	} else {
 		tsub, err = c.t.Subscribe(subject, q.deliver)
@@ -266,7 +270,14 @@ func (c *Conn) reply(service, subject string, resp any, herr error) {
 	if c.isDown.Load() {
 		return
 	}
-	if err := c.t.Publish(subject, "", data); err != nil {
+	if st, ok := c.t.(ServiceTransport); ok {
+		err = st.Reply(subject, data)
+	} else {
+		err = c.t.Publish(subject, "", data)
+	}
+	// A refused reply subject is the transport's to count and report, in
+	// aggregate: a flood of them must not flood the log.
+	if err != nil && !errors.Is(err, ErrReplyRefused) {
 		c.log.Warn("bus: cannot send service response", "service", service, "err", err)
 	}
 }

@@ -1,6 +1,9 @@
 package bus
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // DeliverFunc receives a message from a Transport: the concrete subject it
 // was published on, the reply subject (empty unless it is a request) and
@@ -45,3 +48,25 @@ type Transport interface {
 	// Close ends every subscription and pending request of this transport.
 	Close() error
 }
+
+// ServiceTransport is a Transport that keeps a served service apart from
+// everything else: its requests arrive and its replies leave through
+// SubscribeService and Reply, which a networked transport may run on a
+// connection of their own whose only right is to answer (natsbus does,
+// for saint-server). Conn uses them when its transport has them.
+type ServiceTransport interface {
+	Transport
+	// SubscribeService is Subscribe for the requests of a served service.
+	SubscribeService(pattern string, deliver DeliverFunc) (Subscription, error)
+	// Reply sends a service's answer to the reply subject a request
+	// came with. A transport refuses a reply subject that cannot be a
+	// requester's own reply subject (a topic that a request named as
+	// its reply) with an error wrapping ErrReplyRefused, counting and
+	// reporting such refusals itself.
+	Reply(subject string, data []byte) error
+}
+
+// ErrReplyRefused is a ServiceTransport's error for a reply subject that
+// is not a reply subject: a request naming a topic as where its answer
+// should go, to have the service publish there for it.
+var ErrReplyRefused = errors.New("bus: reply subject refused")

@@ -21,6 +21,22 @@ import (
 // time and then at each power of two, so a misbehaving publisher on a
 // 1 kHz topic cannot flood the log.
 func SubscribeJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h func(topic string, v T)) (Subscription, error) {
+	return subscribeDecoded(b, topic, qos, ex, json.Unmarshal, h)
+}
+
+// SubscribeStrictJSON is SubscribeJSON for a topic whose subscriber acts
+// on what it receives, such as a role's command topics: a message is a T
+// only if it has T's shape. For a struct, that is a JSON object with no
+// field T does not have (at any depth) and every field whose tag does not
+// say omitempty or omitzero; anything else (a service's reply envelope
+// {"result": …}, null, an object meant for another topic) is refused,
+// counted and logged as a message that does not decode, never read as
+// T's zero value. Values published in process as a T are T's.
+func SubscribeStrictJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h func(topic string, v T)) (Subscription, error) {
+	return subscribeDecoded(b, topic, qos, ex, newStrictDecoder(reflect.TypeFor[T]()).decode, h)
+}
+
+func subscribeDecoded[T any](b Bus, topic string, qos QoS, ex *executor.Executor, decode func([]byte, any) error, h func(topic string, v T)) (Subscription, error) {
 	js := &jsonSubscription{log: loggerOf(b)}
 	qos.typ = reflect.TypeFor[T]()
 	sub, err := b.Subscribe(topic, qos, ex, func(m Msg) {
@@ -30,7 +46,7 @@ func SubscribeJSON[T any](b Bus, topic string, qos QoS, ex *executor.Executor, h
 			return
 		}
 		var v T
-		if err := json.Unmarshal(m.Data, &v); err != nil {
+		if err := decode(m.Data, &v); err != nil {
 			js.decodeError(m.Topic, fmt.Sprintf("%T", v), err)
 			return
 		}

@@ -3,7 +3,10 @@
 //
 //	systemd/saint-server.service   the server, hardened, port 80 without root
 //	systemd/saint-node.service     a node: device access by group, the
-//	                               firmware rollback hook before each start
+//	                               firmware rollback hook before each start,
+//	                               the watchdog (Type=notify, WatchdogSec)
+//	                               and the safe-outputs step after each stop
+//	systemd/saint-watchdog.conf    systemd feeds the hardware watchdog
 //	systemd/saint-ros2.service     the ROS 2 bridge beside the server, DDS on
 //	                               the internal network only
 //	scripts/deploy_server.sh       install the server, dnsmasq, the internal

@@ -22,6 +22,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/roleconfig"
@@ -38,6 +39,8 @@ type fakeServer struct {
 	sum     string // published checksum (may lie)
 	url     string // offered URL, "" for none (bus chunks only)
 	sig     string // offered signature, "" for none
+	// downgrade is the offered downgrade permission, "" for none.
+	downgrade string
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
@@ -63,7 +66,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}
 	must(bus.ServeJSON(b, msg.ServiceFirmwareCheck, ex, func(req msg.FirmwareCheckRequest, reply func(msg.FirmwareCheckResponse, error)) {
 		f.checks = append(f.checks, req)
-		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig}
+		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig, DowngradeSignature: f.downgrade}
 		resp.UpdateAvailable = f.version != "" && (req.Force || req.CurrentVersion != f.version)
 		reply(resp, nil)
 	}))
@@ -119,6 +122,8 @@ type rig struct {
 	rolesStarted  []string
 	fetcher       node.Fetcher // set before boot for HTTP downloads
 	firmwareKeys  []ed25519.PublicKey
+	// version is the firmware the node boots as; "" is 1.0.0.
+	version string
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
@@ -158,7 +163,11 @@ func newRigWith(t *testing.T, profile simboard.Profile, edit func(*rig)) *rig {
 // boot starts a node process on the rig's board and state directory.
 func (r *rig) boot() {
 	r.t.Helper()
-	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0", Fetcher: r.fetcher,
+	version := r.version
+	if version == "" {
+		version = "1.0.0"
+	}
+	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: version, Fetcher: r.fetcher,
 		FirmwareKeys: r.firmwareKeys,
 		RoleStarted:  func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {
@@ -668,5 +677,34 @@ func TestBusLinkInStatus(t *testing.T) {
 	r.node.BusLink(true, "")
 	if m := r.node.Status().Message; m != "" {
 		t.Errorf("status message after a plain reconnection: %q, want none", m)
+	}
+}
+
+// An unadopted node announces each free pin's level as the board reads it,
+// and follows it when it changes: the tracks board's pull-downs hold the
+// bridge enables low, GPIO4 has the SoC's power-on pull-up, and a wire
+// pulling GPIO17 high shows in the next announcement.
+func TestAnnouncementsCarryFreePinLevels(t *testing.T) {
+	r := newRig(t, simboard.Tracks)
+	r.run(time.Second)
+	pins := func() map[string]msg.GPIOPin {
+		a := r.announcements[len(r.announcements)-1]
+		m := map[string]msg.GPIOPin{}
+		for _, p := range a.Pins {
+			m[p.PinName] = p
+		}
+		return m
+	}
+	for name, want := range map[string]string{"GPIO5": "low", "GPIO6": "low", "GPIO4": "high", "GPIO17": "low"} {
+		if p := pins()[name]; p.CurrentState != want || p.InUse || p.Direction != "input" {
+			t.Errorf("%s announced %+v, want a free input reading %s", name, p, want)
+		}
+	}
+	if err := r.board.SetInput(17, gpio.High); err != nil {
+		t.Fatal(err)
+	}
+	r.run(time.Second)
+	if p := pins()["GPIO17"]; p.CurrentState != "high" {
+		t.Errorf("GPIO17 pulled high announced %+v", p)
 	}
 }

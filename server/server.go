@@ -94,12 +94,15 @@ type Options struct {
 	// key install it.
 	RequireSignedFirmware bool
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
-	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
-	// and AllowedOrigins are the server's.
+	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth,
+	// Guard and AllowedOrigins are the server's.
 	Gateway ws.Options
-	// Activity overrides the activity log's sizes (RingSize,
-	// MaxFileBytes, Files); Dir and Now are the server's.
+	// Activity overrides the activity log's sizes (RingSize, RingBytes,
+	// MaxEventBytes, MaxFileBytes, Files); Dir and Now are the server's.
 	Activity activity.Options
+	// TokenGuard overrides how wrong API tokens are throttled (Free,
+	// FirstWait, MaxWait, Forget); its Log is the server's.
+	TokenGuard auth.GuardOptions
 	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
 	// FoxgloveAddr serves the Foxglove WebSocket protocol (package
@@ -166,9 +169,12 @@ type Server struct {
 	activity *activity.Log
 	settings *settings.Store
 	tokens   *auth.Tokens
-	router   *router.Router
-	liveLink *livelink.Feature
-	rc       *rc.Feature
+	// tokenGuard throttles wrong tokens per address on every listener that
+	// takes the token (HTTP, WebSocket, Foxglove).
+	tokenGuard *auth.Guard
+	router     *router.Router
+	liveLink   *livelink.Feature
+	rc         *rc.Feature
 	// foxglove is nil without Options.FoxgloveAddr, recording without a
 	// directory to record to.
 	foxglove  *foxglove.Server
@@ -266,6 +272,11 @@ func New(o Options) (*Server, error) {
 		// failed logins.
 		ev.LogEventsTo(s.log)
 	}
+	if ev, ok := o.Bus.(busEvents); ok {
+		// So do the service replies the bus refused to send to a
+		// subject that is not an inbox (natsbus).
+		ev.LogEventsTo(s.log)
+	}
 	s.adoption, err = adoption.New(adoption.Options{
 		Exec: s.ex, Bus: o.Bus, Firmware: s.firmware, DataDir: o.DataDir, Log: s.log.With("source", "adoption"),
 		OnEvent: s.adoptionEvent, Access: o.BusAccess,
@@ -274,8 +285,11 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard := o.TokenGuard
+	guard.Log = s.log
+	s.tokenGuard = auth.NewGuard(guard)
 	gw := o.Gateway
-	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins
+	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins, gw.Guard = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins, s.tokenGuard
 	gw.OnConnect = func(ci ws.ClientInfo) {
 		s.log.Info("WebSocket client connected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr)
 	}
@@ -300,6 +314,9 @@ func (s *Server) register() error {
 	adoption.Register(h, s.adoption)
 	if kr, ok := o.BusAccess.(keyRejecter); ok {
 		s.registerKeyRejection(h.Gateway, kr)
+	}
+	if ke, ok := o.BusAccess.(keyEnroller); ok {
+		s.registerEnrolment(h.Gateway, ke)
 	}
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
@@ -346,7 +363,7 @@ func (s *Server) register() error {
 	}
 	if o.FoxgloveAddr != "" {
 		if s.foxglove, err = foxglove.Register(h, foxglove.Options{
-			Auth: authenticator{s}, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
+			Auth: authenticator{s}, Guard: s.tokenGuard, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
 		}); err != nil {
 			return err
 		}

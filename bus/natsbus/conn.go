@@ -1,12 +1,12 @@
 package natsbus
 
 import (
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"strconv"
+	mrand "math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,8 +70,15 @@ type Options struct {
 	TLS *tls.Config
 	// InboxPrefix is where replies to this client's requests come; ""
 	// means NATS's "_INBOX". A node uses NodeInboxPrefix, the one subject
-	// tree of replies its permissions let it read.
+	// tree of replies its permissions let it read. It must be under
+	// "_INBOX.": services answer nowhere else.
 	InboxPrefix string
+	// ServiceName, when set, makes the services this client serves
+	// receive their requests and send their replies on a second
+	// connection of that name (saint-server's is ServerServicesName),
+	// which the broker lets publish to inboxes only: whatever a request
+	// names as its reply subject, the answer cannot land on a topic.
+	ServiceName string
 	// Bus configures the bus side (logger, service depth). Its Logger also
 	// receives connection events (disconnected, reconnected).
 	Bus bus.Options
@@ -96,6 +103,7 @@ type Link struct {
 type Conn struct {
 	*bus.Conn
 	nc *nats.Conn
+	tr *transport
 }
 
 // Connect connects to the NATS server at url (e.g. Server.ClientURL(), or a
@@ -117,9 +125,37 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		log = slog.Default()
 	}
 	log = log.With("component", "natsbus", "url", url)
-	lt := &linkTracker{log: log, onLink: o.OnLink}
+	if o.InboxPrefix != "" && !strings.HasPrefix(o.InboxPrefix+".", replyPrefix) {
+		return nil, fmt.Errorf("natsbus: Options.InboxPrefix %q: want it under %q", o.InboxPrefix, replyPrefix)
+	}
+	t := &transport{log: log, pending: make(map[string]func([]byte, error)), refusals: newRefusals(log, refusalWindow)}
+	nc, err := dial(url, o.Name, &o, log, nil, o.OnLink)
+	if err != nil {
+		return nil, err
+	}
+	t.nc, t.svc = nc, nc
+	if o.ServiceName != "" {
+		// The broker reports a reply it refused on this connection
+		// (a permission violation): counted with the transport's own
+		// refusals, never logged one by one.
+		svc, err := dial(url, o.ServiceName, &o, log, t.refusals.brokerError, nil)
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		t.svc = svc
+	}
+	return &Conn{Conn: bus.NewConn(t, &o.Bus), nc: nc, tr: t}, nil
+}
+
+// dial makes one NATS connection named name with o's key, TLS, inbox and
+// reconnection. onPermission, when set, takes the publish permission
+// violations the server reports instead of the log; onLink, when set, is
+// told of the link's state (Options.OnLink).
+func dial(url, name string, o *Options, log *slog.Logger, onPermission func(error), onLink func(Link)) (*nats.Conn, error) {
+	lt := &linkTracker{log: log.With("connection", name), onLink: onLink}
 	copts := []nats.Option{
-		nats.Name(o.Name),
+		nats.Name(name),
 		nats.MaxReconnects(-1),
 		// nats.go gives up when a server refuses the same authorization
 		// twice. A node must not: while another device holds its id (an
@@ -136,7 +172,7 @@ func Connect(url string, opts *Options) (*Conn, error) {
 			if attempts > 1 {
 				lt.failed(attempts - 1)
 			}
-			return reconnectDelay(attempts, o.ReconnectWait, o.MaxReconnectWait, rand.Float64())
+			return reconnectDelay(attempts, o.ReconnectWait, o.MaxReconnectWait, mrand.Float64())
 		}),
 		nats.RetryOnFailedConnect(o.RetryConnect),
 		// A pulled cable must be noticed in seconds, not after the default
@@ -149,6 +185,10 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { lt.setErr(err) }),
 		nats.ReconnectHandler(func(*nats.Conn) { lt.up() }),
 		nats.ErrorHandler(func(nc *nats.Conn, s *nats.Subscription, err error) {
+			if onPermission != nil && errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(strings.ToLower(err.Error()), "for publish") {
+				onPermission(err)
+				return
+			}
 			if s == nil && !nc.IsConnected() {
 				// A refusal while reconnecting (authorization): the link's
 				// log says it, rate-limited.
@@ -159,7 +199,7 @@ func Connect(url string, opts *Options) (*Conn, error) {
 			if s != nil {
 				subject = s.Subject
 			}
-			log.Error("NATS error", "subject", subject, "err", err)
+			log.Error("NATS error", "connection", name, "subject", subject, "err", err)
 		}),
 	}
 	if o.Key != nil {
@@ -177,11 +217,10 @@ func Connect(url string, opts *Options) (*Conn, error) {
 	}
 	nc, err := nats.Connect(url, copts...)
 	if err != nil {
-		return nil, fmt.Errorf("natsbus: connecting to %s: %w", url, err)
+		return nil, fmt.Errorf("natsbus: connecting to %s as %q: %w", url, name, err)
 	}
 	lt.nc.Store(nc)
-	t := &transport{nc: nc, log: log, pending: make(map[string]func([]byte, error))}
-	return &Conn{Conn: bus.NewConn(t, &o.Bus), nc: nc}, nil
+	return nc, nil
 }
 
 // reconnectDelay is the pause before reconnect attempt number attempts
@@ -307,8 +346,20 @@ func (l *linkTracker) report(link Link) {
 func (c *Conn) NATS() *nats.Conn { return c.nc }
 
 // IsConnected reports whether the client is connected to a server right
-// now (not reconnecting, not closed).
-func (c *Conn) IsConnected() bool { return c.nc.IsConnected() }
+// now (not reconnecting, not closed), on its service connection too when
+// it has one.
+func (c *Conn) IsConnected() bool { return c.nc.IsConnected() && c.tr.svc.IsConnected() }
+
+// RefusedReplies is how many service replies this client did not send, or
+// the broker did not take, because the request named as its reply subject
+// something that is not an inbox.
+func (c *Conn) RefusedReplies() uint64 { return c.tr.refusals.count() }
+
+// LogEventsTo sends the events an administrator should see (refused
+// service replies: the first at once, then one summary per minute with
+// the count) to l, saint-server's activity log; they go to
+// Options.Bus.Logger until then.
+func (c *Conn) LogEventsTo(l *slog.Logger) { c.tr.refusals.logTo(l) }
 
 // transport is bus.Transport over a nats.Conn.
 //
@@ -320,13 +371,14 @@ func (c *Conn) IsConnected() bool { return c.nc.IsConnected() }
 // once, since it only does that when the requester subscribes to the reply
 // subject.
 type transport struct {
-	nc  *nats.Conn
-	log *slog.Logger
+	nc       *nats.Conn
+	svc      *nats.Conn // served services' requests and replies: nc, or a connection of their own
+	log      *slog.Logger
+	refusals *refusals
 
 	mu      sync.Mutex
 	mux     *nats.Subscription
-	prefix  string // "_INBOX.<nuid>."
-	next    uint64
+	prefix  string                         // "_INBOX.<nuid>."
 	pending map[string]func([]byte, error) // by reply token
 }
 
@@ -351,8 +403,37 @@ func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subs
 	if err != nil {
 		return nil, err
 	}
-	t.flush()
-	return subscription{s, t}, nil
+	flush(t.nc, t.log)
+	return subscription{s, t.nc, t.log}, nil
+}
+
+// SubscribeService implements bus.ServiceTransport: on the service
+// connection when the client has one.
+func (t *transport) SubscribeService(pattern string, deliver bus.DeliverFunc) (bus.Subscription, error) {
+	s, err := t.svc.Subscribe(pattern, func(m *nats.Msg) {
+		deliver(m.Subject, m.Reply, m.Data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	flush(t.svc, t.log)
+	return subscription{s, t.svc, t.log}, nil
+}
+
+// replyPrefix starts every reply subject a client may be answered on:
+// nats.go's inboxes, and the nodes' (NodeInboxPrefix).
+const replyPrefix = "_INBOX."
+
+// Reply implements bus.ServiceTransport. Only an inbox is answered: a
+// request naming a topic as its reply subject would otherwise have this
+// client, with its own rights, publish the answer there for whoever sent
+// it. The broker refuses such a publish from the service connection too.
+func (t *transport) Reply(subject string, data []byte) error {
+	if !strings.HasPrefix(subject, replyPrefix) || len(subject) == len(replyPrefix) {
+		t.refusals.refuse(subject)
+		return fmt.Errorf("%w: %q is not an inbox", bus.ErrReplyRefused, subject)
+	}
+	return t.svc.Publish(subject, data)
 }
 
 // subscription flushes on Unsubscribe too. nats.go stops delivering at once,
@@ -360,8 +441,9 @@ func (t *transport) Subscribe(pattern string, deliver bus.DeliverFunc) (bus.Subs
 // here, and a service that has gone must give callers ErrNoResponders, not
 // a timeout.
 type subscription struct {
-	s *nats.Subscription
-	t *transport
+	s   *nats.Subscription
+	nc  *nats.Conn
+	log *slog.Logger
 }
 
 func (s subscription) Unsubscribe() error {
@@ -370,18 +452,18 @@ func (s subscription) Unsubscribe() error {
 		// Closed connection or already unsubscribed: nothing is routed here.
 		return nil
 	}
-	s.t.flush()
+	flush(s.nc, s.log)
 	return err
 }
 
-// flush waits for the server to have processed what was sent so far, when
+// flush waits for the server to have processed what nc sent so far, when
 // there is a server to ask.
-func (t *transport) flush() {
-	if !t.nc.IsConnected() {
+func flush(nc *nats.Conn, log *slog.Logger) {
+	if !nc.IsConnected() {
 		return
 	}
-	if err := t.nc.FlushTimeout(flushTimeout); err != nil {
-		t.log.Debug("flush failed", "err", err)
+	if err := nc.FlushTimeout(flushTimeout); err != nil {
+		log.Debug("flush failed", "err", err)
 	}
 }
 
@@ -397,8 +479,10 @@ func (t *transport) Request(subject string, data []byte, timeout time.Duration, 
 		}
 		t.mux, t.prefix = mux, prefix
 	}
-	t.next++
-	token := strconv.FormatUint(t.next, 36)
+	// The token cannot be guessed: a node the server sends requests to
+	// learns this inbox's prefix, and must not be able to answer the
+	// server's other requests.
+	token := rand.Text()
 	t.pending[token] = done
 	reply := t.prefix + token
 	t.mu.Unlock()
@@ -443,8 +527,13 @@ const (
 // Close implements bus.Transport. It first flushes, so that what was
 // published just before (a final status) still goes out.
 func (t *transport) Close() error {
-	t.flush()
+	flush(t.nc, t.log)
 	t.nc.Close()
+	if t.svc != t.nc {
+		flush(t.svc, t.log)
+		t.svc.Close()
+	}
+	t.refusals.stop()
 	t.mu.Lock()
 	clear(t.pending)
 	t.mu.Unlock()

@@ -91,3 +91,8 @@ func KeyFingerprint(key string) string {
 	}
 	return b.String()
 }
+
+// ServerServicesName is the name of saint-server's service connection
+// (Options.ServiceName): the server's key connecting under it may only
+// receive service requests and answer them in inboxes.
+const ServerServicesName = "saint-server services"

@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
+	"github.com/saint-os/saint/hal/executor"
 )
 
 func startServer(t *testing.T, port int) *broker.Server {
@@ -238,4 +241,73 @@ func TestNamespaces(t *testing.T) {
 	bustest.RunNamespaces(t, func(t *testing.T) (pub, sub bus.Bus) {
 		return connect(t, srv.ClientURL()), connect(t, srv.ClientURL())
 	})
+}
+
+// TestConformanceWithServiceConnection: a client serving on a connection
+// of its own (Options.ServiceName) behaves as any other.
+func TestConformanceWithServiceConnection(t *testing.T) {
+	srv := startServer(t, 0)
+	bustest.RunConformance(t, func(t *testing.T) (pub, sub bus.Bus) {
+		dial := func() bus.Bus {
+			c, err := natsbus.Connect(srv.ClientURL(), &natsbus.Options{Name: t.Name(), ServiceName: t.Name() + " services", ReconnectWait: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		}
+		return dial(), dial()
+	})
+}
+
+// TestRepliesOnlyToInboxes: a request naming a topic as its reply subject
+// is served but its answer is not published there; it is counted. A
+// request with an inbox is answered.
+func TestRepliesOnlyToInboxes(t *testing.T) {
+	srv := startServer(t, 0)
+	for _, serviceName := range []string{"", "services"} {
+		t.Run("service connection "+serviceName, func(t *testing.T) {
+			c, err := natsbus.Connect(srv.ClientURL(), &natsbus.Options{Name: "server", ServiceName: serviceName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ex := executor.New(nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() { _ = ex.Run(ctx) }()
+			if _, err := bus.ServeJSON(c, "/test/echo", ex, func(req map[string]any, reply func(map[string]any, error)) { reply(req, nil) }); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := nats.Connect(srv.ClientURL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			topic, err := raw.SubscribeSync("test.estop")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 50; i++ {
+				if err := raw.PublishRequest("_srv.test.echo", "test.estop", []byte(`{"active":false}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Served in order (fewer than the service's queue holds): once
+			// this is answered, the 50 were.
+			m, err := raw.Request("_srv.test.echo", []byte(`{"n":1}`), 5*time.Second)
+			if err != nil || !strings.Contains(string(m.Data), `"n":1`) {
+				t.Fatalf("a request with an inbox: %v %v", m, err)
+			}
+			if err := raw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := topic.NextMsg(10 * time.Millisecond); err == nil {
+				t.Errorf("an answer was published on test.estop: %s", m.Data)
+			}
+			if n := c.RefusedReplies(); n != 50 {
+				t.Errorf("%d replies refused, want 50", n)
+			}
+		})
+	}
 }

@@ -40,10 +40,7 @@ const (
 // /sys/class/pwm, which needs no root), hal/socketcan (CAN) and hal/serial
 // (UART). On a machine that is not a Raspberry Pi it says what is missing.
 func openPiBoard(nodeID string) (board.Board, error) {
-	clk := clock.Real{}
-	host, hostErr := periph.Open(&periph.Options{Clock: clk})
-	pwms, pwmErr := sysfspwm.Open(nil)
-	hw := &piHardware{host: host, pwm: pwms, clk: clk}
+	hw, hostErr, pwmErr := openPiHardware()
 	b, boardErr := pi.New(&pi.Options{
 		NodeID:     nodeID,
 		Hardware:   hw,
@@ -72,12 +69,26 @@ func openPiCamera(p board.Peripheral) (camera.Camera, error) {
 	return nil, fmt.Errorf("camera %q (%s): no backend for it", p.Address, p.Description)
 }
 
+// openPiHardware opens the machine's GPIO character devices (with I²C and
+// SPI) and its hardware PWM. Either may fail: the hardware returned then
+// answers that part with the error, and serves the rest.
+func openPiHardware() (hw *piHardware, hostErr, pwmErr error) {
+	clk := clock.Real{}
+	host, hostErr := periph.Open(&periph.Options{Clock: clk})
+	pwms, pwmErr := sysfspwm.Open(nil)
+	return &piHardware{host: host, hostErr: hostErr, pwm: pwms, pwmErr: pwmErr, clk: clk, canWait: 5 * time.Second}, hostErr, pwmErr
+}
+
 // piHardware opens each bus once, on first use, and keeps it for the life of
 // the process. It implements board.Hardware.
 type piHardware struct {
-	host *periph.Host
-	pwm  *sysfspwm.Host
-	clk  clock.Clock
+	host    *periph.Host
+	hostErr error // why host is nil
+	pwm     *sysfspwm.Host
+	pwmErr  error // why pwm is nil
+	clk     clock.Clock
+	// canWait bounds how long opening a CAN interface may take.
+	canWait time.Duration
 
 	mu   sync.Mutex
 	i2c  map[int]*periph.I2CBus
@@ -86,17 +97,30 @@ type piHardware struct {
 	uart map[string]*serial.Port
 }
 
-func (h *piHardware) GPIO(bcm int) (gpio.PinIO, error) { return h.host.GPIO(bcm) }
+func (h *piHardware) GPIO(bcm int) (gpio.PinIO, error) {
+	if h.host == nil {
+		return nil, h.hostErr
+	}
+	return h.host.GPIO(bcm)
+}
 
 // PWM opens the hardware PWM channel of GPIO12, 13, 18 or 19 through the
 // kernel's PWM subsystem (the pwm-2chan overlay on a Pi 4 or Pi 5).
-func (h *piHardware) PWM(bcm int) (pwm.Pin, error) { return h.pwm.PWM(bcm) }
+func (h *piHardware) PWM(bcm int) (pwm.Pin, error) {
+	if h.pwm == nil {
+		return nil, h.pwmErr
+	}
+	return h.pwm.PWM(bcm)
+}
 
 func (h *piHardware) I2C(bus int) (i2c.Bus, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if b, ok := h.i2c[bus]; ok {
 		return b, nil
+	}
+	if h.host == nil {
+		return nil, h.hostErr
 	}
 	b, err := h.host.I2C(bus)
 	if err != nil {
@@ -116,6 +140,9 @@ func (h *piHardware) SPI(bus, cs int) (spi.Conn, error) {
 	if c, ok := h.spi[key]; ok {
 		return c, nil
 	}
+	if h.host == nil {
+		return nil, h.hostErr
+	}
 	c, err := h.host.SPI(bus, cs, spiClockHz, spiMode)
 	if err != nil {
 		return nil, err
@@ -133,7 +160,7 @@ func (h *piHardware) CAN(name string) (can.Bus, error) {
 	if b, ok := h.can[name]; ok {
 		return b, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), h.canWait)
 	defer cancel()
 	b, err := socketcan.Open(ctx, name, &socketcan.Options{Clock: h.clk})
 	if err != nil {

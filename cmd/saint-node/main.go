@@ -2,18 +2,32 @@
 // role. It boots, checks the server for firmware, then resumes its stored
 // role or announces itself unadopted until the server adopts it.
 //
-// It connects to the bus with an nkey it makes at first boot
-// (STATE-DIR/bus.nk, 0600) and logs its public key and its fingerprint at
-// every boot: the server's adopt page shows the key each unadopted node
-// connects with and asks the operator to compare the fingerprint, and
-// adoption grants that key the role's subjects. It never stops
-// reconnecting, refused or not (another device may hold its id for a
-// while), and its status says what kept it off the bus. The bus is TLS: the node pins the
-// server's CA on first contact (STATE-DIR/bus-ca.pem), announces its
-// fingerprint for the adopt page, and refuses a server with another CA
-// (delete the file after reinstalling the server).
+// It connects to the bus with the nkey it was enrolled with
+// (STATE-DIR/bus.nk, 0600, written by flash_node.sh; made at first boot
+// when there is none) and logs its public key and its fingerprint at every
+// boot: the server's adopt page shows the key each unadopted node connects
+// with and asks the operator for the fingerprint, and adoption grants that
+// key the role's subjects. It never stops reconnecting, refused or not
+// (another device may hold its id for a while), and its status says what
+// kept it off the bus. The bus is TLS: an enrolled node connects
+// only to a server whose CA has the fingerprint in STATE-DIR/bus-ca.sha256,
+// and logs every other server it refused. A node that was not enrolled
+// trusts the CA it pinned before (STATE-DIR/bus-ca.pem), or, with
+// --trust-first-server (a lab), pins the CA of the first server that
+// answers; without either it connects to no server.
 //
-//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
+//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]] [--trust-first-server]
+//	saint-node safe-outputs [--state-dir DIR] [--hal pi|sim]
+//
+// safe-outputs is saint-node.service's ExecStopPost=: once the node process
+// is gone (stopped, crashed, or killed by the systemd watchdog when its
+// control loop stalled) it reads the adopted role's configuration and turns
+// the role's actuators off: PCA9685 outputs, H-bridge enables, hardware
+// PWM, VESC and MIT-mode actuators on CAN (node/safeoutputs).
+//
+// Under systemd (Type=notify) the node sends READY=1 and, with
+// WatchdogSec=, its watchdog pings from a timer on the executor that runs
+// the roles' control loops (internal/sdnotify).
 //
 // Real-time mode (--rt) runs the node's executor on a locked OS thread with
 // SCHED_FIFO priority, pinned to the last CPU, with memory locked and the
@@ -46,8 +60,11 @@ import (
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rt"
+	"github.com/saint-os/saint/internal/sdnotify"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/node/selfupdate"
+	"github.com/saint-os/saint/roles/rolespec"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -61,13 +78,6 @@ var version = "0.1.0"
 // --firmware-key) the node installs only images that key signed.
 var firmwareKey = ""
 
-// Bus credentials in the state directory: the node's nkey seed, and the
-// server's CA it pinned on first contact.
-const (
-	busKeyFile = "bus.nk"
-	busCAFile  = "bus-ca.pem"
-)
-
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "saint-node:", err)
@@ -76,6 +86,9 @@ func main() {
 }
 
 func run() error {
+	if handled, err := subcommand(os.Args[1:]); handled {
+		return err
+	}
 	serverURL := flag.String("server", "nats://saint-server.local:4222", "the server's NATS URL (nats://HOST:PORT)")
 	hal := flag.String("hal", "pi", "hardware: pi (this Raspberry Pi) or sim (a simulated board)")
 	id := flag.String("id", "", "node id (default: from the board, pi-<serial>)")
@@ -87,6 +100,7 @@ func run() error {
 	verbose := flag.Bool("v", false, "debug logging")
 	keyFile := flag.String("firmware-key", "", "a release public key file (saintctl firmware keygen's .pub) to trust besides the built-in one")
 	allowUnsigned := flag.Bool("allow-unsigned-firmware", false, "without any trusted release key, install firmware on its sha256 alone (development only)")
+	trustFirst := flag.Bool("trust-first-server", false, "a node not enrolled with its server's CA (flash_node.sh) pins the CA of the first server that answers (lab use only)")
 	rtMode := rtFlag("auto")
 	flag.Var(&rtMode, "rt", "real-time control loop: true, false or auto (on for the balance role on a Pi)")
 	update := addSelfUpdateFlags()
@@ -100,9 +114,14 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// systemd's notification socket, when it runs the node (Type=notify).
+	sd, err := sdnotify.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
 	// Before any hardware or network: roll back a failed image, or hand
 	// over to the installed one.
-	if done, err := update.boot(*stateDir, version, log); done || err != nil {
+	if done, err := update.boot(*stateDir, version, log, execWithWatchdogTime(sd, log)); done || err != nil {
 		return err
 	}
 
@@ -143,7 +162,7 @@ func run() error {
 	}
 	// The node's bus identity: made at first boot, kept in the state
 	// directory; the server grants it its role's subjects at adoption.
-	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, busKeyFile))
+	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, natsbus.NodeKeyFile))
 	if err != nil {
 		return err
 	}
@@ -158,8 +177,7 @@ func run() error {
 	// the id shows another.
 	log.Info("bus key: check the adopt page shows this key (fingerprint) before adopting this node",
 		"node", nodeID, "fingerprint", natsbus.KeyFingerprint(pub), "key", pub)
-	// The server's TLS CA, pinned on first contact.
-	pin, err := natsbus.PinCA(filepath.Join(*stateDir, busCAFile), log)
+	pin, err := serverCA(*stateDir, *trustFirst, log)
 	if err != nil {
 		return err
 	}
@@ -201,7 +219,7 @@ func run() error {
 		Fetcher: &fetch.Client{Host: busHost(url)},
 		RoleStarted: func(role string) {
 			// On the executor, so on the thread that runs Run.
-			if rtMode == "auto" && *hal == "pi" && realTimeRoles[role] {
+			if spec, _ := rolespec.Lookup(role); rtMode == "auto" && *hal == "pi" && spec.RealTime {
 				realTime.enter("role " + role)
 			}
 		},
@@ -215,7 +233,16 @@ func run() error {
 	defer stop()
 	n.Start()
 	update.watch(ex, n)
+	// Under systemd (Type=notify, WatchdogSec=): READY=1 and the watchdog's
+	// pings come from a timer on the executor that runs the roles' control
+	// loops, so a loop stalled in a callback stops them and systemd kills
+	// and restarts the node (ExecStopPost= makes its outputs safe first).
+	sdStop, err := sd.Start(ex, os.Getenv, os.Getpid(), log)
+	if err != nil {
+		return err
+	}
 	err = ex.Run(ctx)
+	sdStop()
 	// The loop has returned, so nothing else runs node code: stop it here,
 	// bringing actuators to their safe state before the process goes.
 	n.Stop()
@@ -223,6 +250,33 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// execWatchdogTime is the watchdog time a firmware image gets to boot in
+// when the running node execs it: from the exec until the new image's
+// executor pings (and sets the unit's own time again), it opens the board,
+// reads its keys and connects to the bus, which on a slow SD card or a busy
+// board takes more than the unit's 2 s. An image that hangs while booting
+// is still killed, and its trial fails.
+const execWatchdogTime = 30 * time.Second
+
+// execWithWatchdogTime is syscall.Exec for firmware images under systemd's
+// watchdog: the watchdog time is execWatchdogTime first, and the unit's
+// again if the exec fails. Without systemd (sd nil) it is syscall.Exec.
+func execWithWatchdogTime(sd *sdnotify.Notifier, log *slog.Logger) selfupdate.ExecFunc {
+	return func(path string, argv, env []string) error {
+		if sd == nil {
+			return syscall.Exec(path, argv, env)
+		}
+		if err := sd.SetWatchdogTime(execWatchdogTime); err != nil {
+			log.Warn("systemd watchdog time not extended for the exec", "err", err)
+		}
+		err := syscall.Exec(path, argv, env)
+		if d, on, werr := sdnotify.WatchdogTime(os.Getenv, os.Getpid()); werr == nil && on {
+			_ = sd.SetWatchdogTime(d)
+		}
+		return err
+	}
 }
 
 // trustedFirmwareKeys is the built-in release key and the one in file,
@@ -246,6 +300,36 @@ func trustedFirmwareKeys(builtIn, file string) ([]ed25519.PublicKey, error) {
 	return keys, nil
 }
 
+// serverCA is the node's trust in its server's CA: the fingerprint it was
+// enrolled with, the CA it pinned, or with trustFirst the first server's.
+// How it trusts is logged at every boot, loudly when it is not enrolled.
+func serverCA(stateDir string, trustFirst bool, log *slog.Logger) (*natsbus.CAPin, error) {
+	enrolled, err := natsbus.ReadCAFingerprintFile(filepath.Join(stateDir, natsbus.NodeEnrolledCAFile))
+	if err != nil {
+		return nil, fmt.Errorf("enrolment: %w (flash the node again to enrol it)", err)
+	}
+	pin, err := natsbus.OpenCAPin(natsbus.CAPinOptions{
+		File: filepath.Join(stateDir, natsbus.NodeCAFile), Enrolled: enrolled, TrustFirst: trustFirst, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch pin.Mode() {
+	case "enrolled":
+		log.Info("bus: enrolled: connecting only to the server whose CA has this fingerprint", "ca_sha256", enrolled)
+		if trustFirst {
+			log.Warn("bus: --trust-first-server is ignored: this node is enrolled")
+		}
+	case "pinned":
+		log.Warn("bus: not enrolled: trusting the CA this node pinned on first contact; enrol it (flash_node.sh) so that first contact is authenticated", "ca_sha256", pin.Fingerprint())
+	case "trust-first-server":
+		log.Warn("bus: NOT ENROLLED, --trust-first-server: this node will pin the CA of the first server that answers, whoever runs it (lab use only; enrol robot nodes with flash_node.sh)")
+	default:
+		log.Error("bus: not enrolled and no --trust-first-server: no server will be trusted; enrol this node (flash_node.sh, saintctl nodes enrol) or, in a lab, start it with --trust-first-server")
+	}
+	return pin, nil
+}
+
 // busHost is the host of the bus URL (nats://HOST:PORT): the server, as
 // this node reaches it.
 func busHost(raw string) string {
@@ -255,11 +339,6 @@ func busHost(raw string) string {
 	}
 	return u.Hostname()
 }
-
-// realTimeRoles are the roles whose control loop --rt=auto puts in
-// real-time mode: the balancing base closes its loop at 1 kHz and falls over
-// when it stalls.
-var realTimeRoles = map[string]bool{"balance": true}
 
 // rtFlag is --rt: a boolean flag (plain --rt means true) that also takes
 // "auto".

@@ -36,7 +36,8 @@ func addSelfUpdateFlags() *selfUpdate {
 // over to the installed one (exec, not returning) when that is not this
 // binary. done is true when the command has nothing more to do
 // (--rollback-check).
-func (s *selfUpdate) boot(stateDir, version string, log *slog.Logger) (done bool, err error) {
+// exec, when not nil, replaces syscall.Exec for the images it starts.
+func (s *selfUpdate) boot(stateDir, version string, log *slog.Logger, exec selfupdate.ExecFunc) (done bool, err error) {
 	if !*s.enabled && !*s.rollbackCheck {
 		return false, nil
 	}
@@ -46,7 +47,7 @@ func (s *selfUpdate) boot(stateDir, version string, log *slog.Logger) (done bool
 	}
 	u, err := selfupdate.New(selfupdate.Options{
 		Store: store, Version: version, Log: log,
-		HealthyAfter: *s.healthyAfter, TrialTimeout: *s.trialTimeout,
+		HealthyAfter: *s.healthyAfter, TrialTimeout: *s.trialTimeout, Exec: exec,
 	})
 	if err != nil {
 		return false, err

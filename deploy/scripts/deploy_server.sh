@@ -13,6 +13,11 @@
 #   --iface IFACE        internal Ethernet interface (default eth0)
 #   --server-ip IP       the server's internal address (default 192.168.10.1)
 #   --version V          version to build (default: the latest release tag, else 0.1.0)
+#   --sign-key FILE      sign the firmware with this release key (saintctl firmware
+#                        keygen's .key), imported into the key directory
+#   --key-dir DIR        where the release key is kept (default $SAINT_KEY_DIR, else
+#                        ~/.config/saint/keys: 0700, the key 0600); without one
+#                        there, a new key is generated (saintctl firmware keygen)
 #   --node-hosts FILE    dnsmasq dhcp-host lines for fixed node addresses
 #   --skip-build         deploy what bin/linux-arm64 and firmware/ hold
 #   --with-ros2          also install saint-ros2 (the ROS 2 bridge) and saint-ros2.service
@@ -35,6 +40,8 @@ SERVER_IP=192.168.10.1
 VERSION=
 NODE_HOSTS=
 SKIP_BUILD=0
+SIGN_KEY=
+KEY_DIR=${SAINT_KEY_DIR:-}
 WITH_ROS2=0
 ROS2_BUILD=auto
 ROS2_CC=aarch64-linux-gnu-gcc
@@ -48,10 +55,12 @@ while [ $# -gt 0 ]; do
 	--version) VERSION=${2:?--version needs a version}; shift 2 ;;
 	--node-hosts) NODE_HOSTS=${2:?--node-hosts needs a file}; shift 2 ;;
 	--skip-build) SKIP_BUILD=1; shift ;;
+	--sign-key) SIGN_KEY=${2:?--sign-key needs a file}; shift 2 ;;
+	--key-dir) KEY_DIR=${2:?--key-dir needs a directory}; shift 2 ;;
 	--with-ros2) WITH_ROS2=1; shift ;;
 	--ros2-build) ROS2_BUILD=${2:?--ros2-build needs auto, cross or pi}; shift 2 ;;
 	--ros2-cc) ROS2_CC=${2:?--ros2-cc needs a C compiler}; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -63,6 +72,16 @@ esac
 case $SERVER_IP in
 192.168.10.*) ;;
 *) echo "warning: --server-ip $SERVER_IP is outside the internal network 192.168.10.0/24" >&2 ;;
+esac
+
+[ -n "$KEY_DIR" ] || KEY_DIR=${HOME:?HOME is not set: pass --key-dir}/.config/saint/keys
+case $KEY_DIR in
+/*) ;;
+*) KEY_DIR=$(pwd)/$KEY_DIR ;;
+esac
+case $SIGN_KEY in
+'' | /*) ;;
+*) SIGN_KEY=$(pwd)/$SIGN_KEY ;;
 esac
 
 ROOT=$(repo_root)
@@ -122,16 +141,56 @@ if [ "$WITH_ROS2" = 1 ]; then
 	esac
 fi
 
-# 1. Build: static arm64 commands and the firmware tree.
+# 0. The release key that signs the firmware. saint-server offers only
+# signed images, and nodes flashed with this build trust only this key
+# (built in by make firmware SIGN_KEY=...): without it no update could ever
+# be installed. It stays on this machine, readable by this user only.
+KEY=$KEY_DIR/saint-release.key
+if [ "$SKIP_BUILD" = 0 ]; then
+	if [ -n "$SIGN_KEY" ]; then
+		[ -r "$SIGN_KEY" ] || die "--sign-key $SIGN_KEY: not readable"
+		grep -q 'BEGIN PRIVATE KEY' "$SIGN_KEY" || die "--sign-key $SIGN_KEY: not a release private key (saintctl firmware keygen's .key, PKCS #8 PEM)"
+		if [ -e "$KEY" ] && ! cmp -s "$SIGN_KEY" "$KEY"; then
+			die "--sign-key $SIGN_KEY: $KEY holds another release key, which the nodes flashed so far trust (they would refuse images this one signs). To change keys, move $KEY_DIR away first and reflash every node (docs/deploy.md)"
+		fi
+	fi
+	if [ ! -e "$KEY" ]; then
+		run mkdir -p "$KEY_DIR"
+		run chmod 0700 "$KEY_DIR"
+		if [ -n "$SIGN_KEY" ]; then
+			echo "release key: importing $SIGN_KEY into $KEY_DIR"
+			run install -m 0600 "$SIGN_KEY" "$KEY"
+			if [ "${SAINT_DRY_RUN:-0}" = 1 ]; then
+				echo "run: go run ./cmd/saintctl firmware pubkey --key $KEY > $KEY_DIR/saint-release.pub"
+			else
+				go run ./cmd/saintctl firmware pubkey --key "$KEY" >"$KEY_DIR/saint-release.pub"
+			fi
+		else
+			echo "release key: none in $KEY_DIR, generating one. Back it up (offline): losing it means reflashing every node to update them again."
+			run go run ./cmd/saintctl firmware keygen --out "$KEY_DIR"
+		fi
+	else
+		echo "release key: $KEY"
+	fi
+	# Readable by this user only, whatever created it.
+	run chmod 0700 "$KEY_DIR"
+	run chmod 0600 "$KEY"
+fi
+
+# 1. Build: static arm64 commands and the firmware tree, signed.
 if [ "$SKIP_BUILD" = 0 ]; then
 	run env CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -trimpath \
 		-ldflags "-s -w -X main.version=$VERSION" -o "$BIN/" \
 		./cmd/saint-server ./cmd/saint-node ./cmd/saintctl
-	run make firmware VERSION="$VERSION"
+	run make firmware VERSION="$VERSION" SIGN_KEY="$KEY"
 	if [ "$ROS2_HOW" = cross ]; then
 		run env CGO_ENABLED=1 CC="$ROS2_CC" GOOS=linux GOARCH=arm64 go build -trimpath \
 			-ldflags "-s -w -X main.version=$VERSION" -o "$BIN/" ./cmd/saint-ros2
 	fi
+fi
+
+if [ "${SAINT_DRY_RUN:-0}" != 1 ] && ! grep -q '"signature"' firmware/manifest.json 2>/dev/null; then
+	echo "warning: firmware/manifest.json is not signed: saint-server will not offer it, and nodes flashed with it refuse every update. Build it with make firmware SIGN_KEY=$KEY (this script does without --skip-build)." >&2
 fi
 
 # 2. dnsmasq configuration from the template.
@@ -169,7 +228,7 @@ fi
 REMOTE_STAGE=/tmp/saint-deploy
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
 copy "$REMOTE_STAGE/" "$BIN/saint-server" "$BIN/saintctl" \
-	deploy/systemd/saint-server.service deploy/polkit/50-saint-power.rules \
+	deploy/systemd/saint-server.service deploy/systemd/saint-watchdog.conf deploy/polkit/50-saint-power.rules \
 	"$STAGE/saint-internal.conf" "$STAGE/firmware.tgz" docs/deploy.md
 if [ -n "$ROS2_FILES" ]; then
 	copy "$REMOTE_STAGE/" "$ROS2_FILES" deploy/systemd/saint-ros2.service docs/ros2.md
@@ -196,6 +255,9 @@ remote "id saint-server >/dev/null 2>&1 || useradd --system --home-dir /var/lib/
 remote "install -m 0755 $REMOTE_STAGE/saint-server $REMOTE_STAGE/saintctl /usr/local/bin/"
 remote "install -D -m 0644 $REMOTE_STAGE/deploy.md /usr/local/share/doc/saint/deploy.md"
 remote "install -m 0644 $REMOTE_STAGE/saint-server.service /etc/systemd/system/"
+# systemd feeds the hardware watchdog (a hung kernel resets the Pi); the
+# manager reads it at a re-exec (docs/deploy.md, "Watchdogs").
+remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system.conf.d/saint-watchdog.conf && systemctl daemon-reexec"
 remote "install -D -m 0644 $REMOTE_STAGE/50-saint-power.rules /etc/polkit-1/rules.d/50-saint-power.rules"
 remote "install -D -m 0644 $REMOTE_STAGE/saint-internal.conf /etc/dnsmasq.d/saint-internal.conf"
 # The internal address: NetworkManager (Raspberry Pi OS bookworm) or

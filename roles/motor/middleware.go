@@ -157,7 +157,7 @@ func (m *Middleware) Serve(b bus.Bus, ex *executor.Executor, prefix string) erro
 		add(bus.ServeJSON(b, name(msg.MotorRequestControl), ex, m.request)),
 		add(bus.ServeJSON(b, name(msg.MotorReleaseControl), ex, m.release)),
 		add(bus.ServeJSON(b, name(msg.MotorResetZero), ex, m.resetZero)),
-		add(bus.SubscribeJSON(b, name(msg.MotorControlCommand), bus.QoS{Depth: 4}, ex, func(_ string, c msg.ControlCommand) { m.command(c) })),
+		add(bus.SubscribeStrictJSON(b, name(msg.MotorControlCommand), bus.QoS{Depth: 4}, ex, func(_ string, c msg.ControlCommand) { m.command(c) })),
 	); err != nil {
 		m.Close()
 		return fmt.Errorf("motor: %w", err)

@@ -6,8 +6,10 @@
 // Kit claims and opens the pins of the role's gpio_mapping (actuators at
 // their safe value: servo PWM at neutral, motor PWM at zero, outputs low),
 // subscribes to topics and serves services through the typed bus helpers
-// (bus.SubscribeJSON, bus.ServeJSON: a message that does not decode is
-// counted and logged, never half-handled), runs timers on the executor, and
+// (bus.SubscribeStrictJSON, bus.ServeJSON: a message that is not of the
+// handler's type, such as a service's reply envelope on a command topic,
+// is counted and logged, never half-handled or read as a zero command),
+// runs timers on the executor, and
 // on Stop undoes all of it in one place: timers stopped, subscriptions
 // closed, the role's own clean-ups run newest first, pins released.
 //

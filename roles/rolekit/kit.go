@@ -44,11 +44,13 @@ func (k *Kit) Begin(env Env, open func() error) error {
 }
 
 // Subscribe delivers the messages of topic, decoded into T, to h on the
-// role's executor until StopAll. A message that does not decode is counted
-// in the subscription's statistics and logged by the bus, and h does not
-// see it.
+// role's executor until StopAll. Only a T is one (bus.SubscribeStrictJSON):
+// a message with a field T does not have or without one of T's required
+// fields (a service's reply envelope, say) is not read as T's zero value
+// but counted (DecodeErrors) and logged by the bus, the first time and
+// then at each power of two, and h does not see it.
 func Subscribe[T any](k *Kit, topic string, qos bus.QoS, h func(T)) error {
-	sub, err := bus.SubscribeJSON(k.Env.Bus, topic, qos, k.Env.Exec, func(_ string, v T) { h(v) })
+	sub, err := bus.SubscribeStrictJSON(k.Env.Bus, topic, qos, k.Env.Exec, func(_ string, v T) { h(v) })
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", topic, err)
 	}

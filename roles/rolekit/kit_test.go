@@ -12,8 +12,12 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/board/boardtest"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/hal/i2c"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/sim/twin"
+	twinpca "github.com/saint-os/saint/sim/twin/pca9685"
 )
 
 const kitDoc = `role: head
@@ -187,6 +191,62 @@ func TestKitBeginUndoesAFailedOpen(t *testing.T) {
 	for _, p := range brd.Pins() {
 		if p.InUse {
 			t.Errorf("GPIO%d left claimed by %s", p.BCM, p.UsedBy)
+		}
+	}
+}
+
+// An enable (a PCA9685's OE, active low) is driven active once the role's
+// pins and chips are open and inactive when the role stops, before the
+// pin is given back to the resistor that holds it inactive.
+func TestKitEnableIsActiveWhileTheRoleRuns(t *testing.T) {
+	const doc = `role: head
+version: "1"
+gpio_mapping:
+  pwm_oe: {pin: 16, type: enable, active: low}
+  bridge_enable: {pin: 20, type: enable}
+pwm_outputs:
+  roll_servo: {pca9685: 0x40, channel: 0, frequency: 50}
+i2c_devices:
+  - {bus: 1, address: 0x40, driver: pca9685, purpose: servos}
+`
+	cfg, err := roleconfig.ParseFile("enable.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := &twin.I2CBus{Name: "i2c-1"}
+	chip := twinpca.New()
+	bus.Attach(0x40, chip)
+	brd := boardtest.New(&boardtest.Options{I2C: map[int]i2c.Bus{1: bus}})
+	env := rolekit.Env{Exec: executor.NewVirtual(), Bus: mem.New(), Board: brd, Config: cfg}
+	var k rolekit.Kit
+	if err := k.Begin(env, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := brd.Level(16); l != gpio.Low {
+		t.Errorf("OE (active low) is %v while the role runs, want low", l)
+	}
+	if l, _ := brd.Level(20); l != gpio.High {
+		t.Errorf("an active-high enable is %v while the role runs, want high", l)
+	}
+	if f := chip.Frequency(); f < 49 || f > 51 {
+		t.Errorf("the PCA9685 runs at %v Hz: not configured before its OE went active", f)
+	}
+	k.StopAll()
+	for pin, inactive := range map[int]gpio.Level{16: gpio.High, 20: gpio.Low} {
+		outs, err := brd.Outs(pin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) != 2 || outs[0].Level != !inactive || outs[1].Level != inactive {
+			t.Errorf("GPIO%d drove %v, want active then %v", pin, outs, inactive)
+		}
+	}
+	for _, bad := range []string{
+		"  led: {pin: 5, type: output, active: low}\n",
+		"  oe: {pin: 5, type: enable, active: sideways}\n",
+	} {
+		if _, err := roleconfig.ParseFile("bad.yaml", []byte("role: head\nversion: \"1\"\ngpio_mapping:\n"+bad)); err == nil || !strings.Contains(err.Error(), "active") {
+			t.Errorf("%q: %v, want the active field refused", bad, err)
 		}
 	}
 }

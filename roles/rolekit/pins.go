@@ -23,28 +23,41 @@ type Pins struct {
 	board board.Board
 	pwm   map[string]pwm.Pin
 	out   map[string]gpio.PinIO
-	in    map[string]gpio.PinIO
-	freq  map[string]float64
-	chips map[pcaKey]*pca9685.Dev
+	// enables are driven active once everything else is open, and
+	// inactive first when the pins are released.
+	enables map[string]enablePin
+	in      map[string]gpio.PinIO
+	freq    map[string]float64
+	chips   map[pcaKey]*pca9685.Dev
 }
 
 // pcaKey is a PCA9685 by bus and address.
 type pcaKey struct{ bus, addr int }
 
+// enablePin is an enable function's pin and its active level.
+type enablePin struct {
+	pin    gpio.PinIO
+	active gpio.Level
+}
+
 // claimPins claims and opens every function of cfg.GPIOMapping and
 // cfg.PWMOutputs. On error, everything claimed so far is released.
 func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 	p := &Pins{
-		board: b,
-		pwm:   map[string]pwm.Pin{},
-		out:   map[string]gpio.PinIO{},
-		in:    map[string]gpio.PinIO{},
-		freq:  map[string]float64{},
-		chips: map[pcaKey]*pca9685.Dev{},
+		board:   b,
+		pwm:     map[string]pwm.Pin{},
+		out:     map[string]gpio.PinIO{},
+		enables: map[string]enablePin{},
+		in:      map[string]gpio.PinIO{},
+		freq:    map[string]float64{},
+		chips:   map[pcaKey]*pca9685.Dev{},
 	}
 	hw := b.Hardware()
 	for _, name := range cfg.FunctionNames() {
 		f := cfg.GPIOMapping[name]
+		if f.Type == "enable" {
+			continue
+		}
 		if err := p.open(hw, name, f); err != nil {
 			p.release()
 			return nil, fmt.Errorf("gpio_mapping.%s (GPIO%d): %w", name, f.Pin, err)
@@ -55,6 +68,18 @@ func claimPins(b board.Board, cfg *roleconfig.Config) (*Pins, error) {
 		if err := p.openPCA(hw, name, o); err != nil {
 			p.release()
 			return nil, fmt.Errorf("pwm_outputs.%s (PCA9685 0x%02x channel %d): %w", name, o.PCA9685, o.Channel, err)
+		}
+	}
+	// Enables last: what they enable is in its safe starting state by now
+	// (a PCA9685's channels at neutral or zero).
+	for _, name := range cfg.FunctionNames() {
+		f := cfg.GPIOMapping[name]
+		if f.Type != "enable" {
+			continue
+		}
+		if err := p.openEnable(hw, name, f); err != nil {
+			p.release()
+			return nil, fmt.Errorf("gpio_mapping.%s (GPIO%d): %w", name, f.Pin, err)
 		}
 	}
 	return p, nil
@@ -169,11 +194,32 @@ func (p *Pins) open(hw board.Hardware, name string, f roleconfig.GPIOFunction) e
 	return nil
 }
 
+// openEnable claims an enable and drives it active.
+func (p *Pins) openEnable(hw board.Hardware, name string, f roleconfig.GPIOFunction) error {
+	if err := p.board.Claim(f.Pin, board.DirOutput, name); err != nil {
+		return err
+	}
+	pin, err := hw.GPIO(f.Pin)
+	if err != nil {
+		return err
+	}
+	active := gpio.Level(!f.ActiveLow())
+	if err := pin.Out(active); err != nil {
+		return err
+	}
+	p.enables[name] = enablePin{pin: pin, active: active}
+	return nil
+}
+
 // isServo tells hobby-servo PWM (50–400 Hz) from motor PWM (kHz).
 func isServo(f roleconfig.GPIOFunction) bool { return f.Frequency > 0 && f.Frequency <= 400 }
 
-// release halts PWM, drives outputs low and gives every pin back.
+// release drives the enables inactive, halts PWM, drives outputs low and
+// gives every pin back.
 func (p *Pins) release() {
+	for _, e := range p.enables {
+		_ = e.pin.Out(!e.active)
+	}
 	for _, pin := range p.pwm {
 		_ = pin.Halt()
 	}

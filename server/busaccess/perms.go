@@ -1,26 +1,21 @@
 package busaccess
 
 import (
+	"sort"
 	"strings"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/roles/rolespec"
 )
 
-// commandTopics are, per role, the topics under the role's prefix that
-// others send it: the node subscribes to them and may not publish on them
-// (a node cannot forge its own commands either). The console's alerts are
-// the server's to send: each names the node that raised it on its own
-// alert topic.
-var commandTopics = map[string][]string{
-	msg.RoleHead:    {"cmd", "camera.cmd"},
-	msg.RoleArms:    {"cmd", "gripper.cmd"},
-	msg.RoleTracks:  {"cmd_vel", "estop"},
-	msg.RoleBalance: {"cmd_vel", "estop", "arm"},
-	msg.RoleConsole: {"display", "alerts"},
-}
+// A role's command topics (rolespec.RoleSpec.CommandTopics) are the
+// topics under its prefix that others send it: the node subscribes to
+// them and may not publish on them (a node cannot forge its own commands
+// either). The console's alerts are the server's to send: each names the
+// node that raised it on its own alert topic.
 
 // motorCommand is the motor middleware's command topic (head and arms), at
 // "<prefix>.control_command" or, with a robot id, one level deeper.
@@ -73,14 +68,38 @@ func basePermissions(s subjects, id string) *natsserver.Permissions {
 			// answers only with a refusal telling the node to update.
 			s.service(msg.LegacyServiceValidateRole),
 			s.service(msg.LegacyServiceRoleConfig),
+			// Answers to the requests it serves, in the caller's inbox.
+			// Not NATS's response permission: that lets a client publish
+			// once to the reply subject of any message it receives, and
+			// a node subscribed to its own prefix would name a command
+			// topic as the reply subject of its own status, receive it
+			// and answer there.
+			replySubjects,
 		}},
 		Subscribe: &natsserver.SubjectPermission{Allow: []string{
 			s.service("/saint/node/" + id + "/#"),
 			natsbus.NodeInboxPrefix(id) + ".>",
 			s.topic(msg.TopicServerHeartbeat),
 		}},
-		// Answering a request the node received is always allowed, once.
-		Response: &natsserver.ResponsePermission{MaxMsgs: 1},
+	}
+}
+
+// replySubjects are the subjects replies go to: the inboxes clients make
+// for their requests (bus/natsbus, nats.go). Each is a random name under a
+// prefix only its client may subscribe to (a node's is NodeInboxPrefix),
+// so whoever else a request names, an answer reaches only an asker.
+const replySubjects = "_INBOX.>"
+
+// servicePermissions is what saint-server's service connection
+// (natsbus.ServerServicesName) may do: receive the requests of the
+// services it serves and answer them in inboxes. Whatever subject a
+// request names as its reply, the server's answer cannot land on a topic
+// (a command topic, with the server's rights); the broker refuses it and
+// the server counts the refusal.
+func servicePermissions() *natsserver.Permissions {
+	return &natsserver.Permissions{
+		Publish:   &natsserver.SubjectPermission{Allow: []string{replySubjects}},
+		Subscribe: &natsserver.SubjectPermission{Allow: []string{"_srv.>"}},
 	}
 }
 
@@ -97,7 +116,11 @@ func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissi
 		// naming this node.
 		s.topic(msg.NodeAlertTopic(id)),
 	)
-	for _, c := range append(commandTopics[role], motorCommand...) {
+	spec, _ := rolespec.Lookup(role)
+	for _, c := range spec.CommandTopics {
+		p.Publish.Deny = append(p.Publish.Deny, s.topic(msg.TopicPrefix(role, instance)+"/"+c))
+	}
+	for _, c := range motorCommand {
 		p.Publish.Deny = append(p.Publish.Deny, prefix+"."+c)
 	}
 	p.Subscribe.Allow = append(p.Subscribe.Allow,
@@ -123,4 +146,31 @@ func consoleReads(s subjects) []string {
 		s.topic(msg.PowerTopic("/saint/+")),   // /saint/tracks/power
 		s.topic(msg.PowerTopic("/saint/+/+")), // /saint/arms/left/power
 	}
+}
+
+// CommandSubjects are the NATS subjects, in namespace, of the roles'
+// command topics (rolespec's table, and the control_command of a role with
+// a motor middleware): what only the server (and the tools and bridge)
+// may publish, and what a forged reply subject would aim at. A role with
+// sides is listed with "left" and "right"; a role with named instances
+// with the wildcard "*" in the instance's place.
+func CommandSubjects(namespace string) []string {
+	s := newSubjects(namespace)
+	var out []string
+	for _, spec := range rolespec.Table() {
+		instances := map[rolespec.Instances][]string{
+			rolespec.Single: {""}, rolespec.Sides: {rolespec.Left, rolespec.Right}, rolespec.Named: {"+"},
+		}[spec.Instances]
+		for _, in := range instances {
+			prefix := msg.TopicPrefix(spec.Name, in)
+			for _, c := range spec.CommandTopics {
+				out = append(out, s.topic(prefix+"/"+c))
+			}
+			if spec.MotorMiddleware {
+				out = append(out, s.topic(prefix+"/"+msg.MotorControlCommand))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,6 +518,23 @@ func TestWebUI(t *testing.T) {
 		p.shot("nodes")
 		p.click(`#unadopted tr[data-node="sim-arms-left"] a`)
 		p.do("adopt page", chromedp.WaitVisible(chromedp.CSS("#adopt-form")), chromedp.WaitVisible(chromedp.CSS("#gpio-header .pin.used")))
+		// Every pin shows its level, the free ones too: on the simulated
+		// arms board GPIO17 floats low, GPIO4 has the SoC's power-on
+		// pull-up (GPIO0–8), the reset button's pull-up holds GPIO21 high.
+		for pin, want := range map[int]string{
+			11: "Pin 11 GPIO17: input, low",
+			7:  "Pin 7 GPIO4: input, high",
+			40: "Pin 40 GPIO21: input, high → reset_button",
+		} {
+			q := fmt.Sprintf(`document.querySelector('#gpio-header .pin[data-pin="%d"]').getAttribute('aria-label')`, pin)
+			if got := p.eval(q); got != want {
+				t.Errorf("header pin %d reads %q, want %q", pin, got, want)
+			}
+		}
+		high := strings.Split(p.eval(`[...document.querySelectorAll('#gpio-header .pin.high')].map((e) => e.dataset.pin).join(',')`), ",")
+		if !slices.Contains(high, "7") || !slices.Contains(high, "40") || slices.Contains(high, "11") {
+			t.Errorf("pins marked high: %q, want 7 and 40 among them and not 11", high)
+		}
 		// By keyboard: space picks the role, Enter in the name submits.
 		p.do("choose Arms Left", chromedp.Focus(chromedp.CSS("#role-arms-left")), chromedp.KeyEvent(" "))
 		if got := p.eval(`document.querySelector('#adopt-submit').textContent`); got != "Adopt as Arms Left" {
@@ -958,8 +976,30 @@ func TestTokenLogin(t *testing.T) {
 	p.click("#login-form button[type=submit]")
 	p.until("wrong token refused", `document.querySelector('#conn-state').dataset.state === 'login' &&
 		document.querySelector('#login .form-error').textContent.includes('wrong API token')`)
-	p.setValue("#login-token", token)
-	p.click("#login-form button[type=submit]")
+	// Four more make five: this address must wait (1 s), and the form
+	// says so, for the right token too; once the wait is over the right
+	// token logs in.
+	submit := func(tok, want string) {
+		t.Helper()
+		p.eval(`document.querySelector('#login .form-error').textContent = ''`)
+		p.setValue("#login-token", tok)
+		p.click("#login-form button[type=submit]")
+		p.until(want, fmt.Sprintf(`document.querySelector('#conn-state').dataset.state === 'login' &&
+			document.querySelector('#login .form-error').textContent.includes(%q)`, want))
+	}
+	for i := range 4 {
+		submit(strings.Repeat(fmt.Sprint(i+1), 64), "wrong API token")
+	}
+	submit(token, "retry in")
+	bustest.CheckFor(t, 20*time.Second, 300*time.Millisecond, func() error {
+		p.setValue("#login-token", token)
+		p.click("#login-form button[type=submit]")
+		p.until("answered", `document.querySelector('#conn-state').dataset.state !== 'connecting'`)
+		if st := p.eval(`document.querySelector('#conn-state').dataset.state`); st != "online" {
+			return fmt.Errorf("the right token after the wait: %s, %q", st, p.eval(`document.querySelector('#login .form-error').textContent`))
+		}
+		return nil
+	})
 	p.until("logged in", `document.querySelector('#conn-state').dataset.state === 'online' && document.querySelector('#login').hidden`)
 	p.do("dashboard", chromedp.WaitVisible(chromedp.CSS("#system-status dd")))
 	p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#system-status dd")))

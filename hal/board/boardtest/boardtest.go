@@ -324,6 +324,19 @@ func (b *Board) Level(bcm int) (gpio.Level, error) {
 	return p.io.Read(), nil
 }
 
+// Outs returns every level GPIO bcm was driven to as an output, oldest
+// first (gpiotest.Pin.Outs): what a driver did to a pin it has since
+// released.
+func (b *Board) Outs(bcm int) ([]gpio.EdgeEvent, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.pin(bcm)
+	if err != nil {
+		return nil, err
+	}
+	return p.io.Outs(), nil
+}
+
 // PWMState returns the PWM output of GPIO bcm: its frequency, its duty
 // (0–1), and whether it is running. A pin that is not a PWM output reports
 // 0, 0, false.

@@ -15,9 +15,14 @@
 // debug-connector UART, ttyAMA10). Other pins report what
 // the node did to them through Hardware: "input" with the level read,
 // "output" with the level driven, "pwm_<duty %>". A pin the node has not
-// opened is reported as an input in state "unknown": reading it would mean
-// requesting the line from the kernel, which would take it from whoever
-// else holds it.
+// opened is read through Options.PinReader, by default /dev/gpiomem mapped
+// read-only on a Pi 2 to Pi 4 (BCM2835 family): its function select and
+// level registers give "input" or "output" and the level without
+// requesting the line. A request through the GPIO character device would
+// take the line from whoever else holds it, and its release would set the
+// pin to an input, undoing an overlay's alternate function. Where there is
+// no such reader (a Pi 5, whose GPIOs are on the RP1; no access to
+// /dev/gpiomem) the pin is reported in state "unknown", as are bus pins.
 //
 // Scan probes I²C bus 1 the way i2cdetect -r does (a one-byte read at each
 // address from 0x03 to 0x77) and names what answers with Options.IdentifyI2C

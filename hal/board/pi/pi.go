@@ -49,6 +49,11 @@ type Options struct {
 	// board offers no camera. cmd/saint-node streams CSI cameras through
 	// rpicam-vid (hal/rpicam) and USB cameras through V4L2 (hal/v4l2).
 	OpenCamera func(board.Peripheral) (camera.Camera, error)
+	// PinReader reads the level of the header pins the node has not opened,
+	// without requesting them. Nil means /dev/gpiomem on a Pi whose SoC is
+	// of the BCM2835 family (Pi 2 to Pi 4) when Root is nil too, and no
+	// reader otherwise: such pins then report state "unknown".
+	PinReader PinReader
 }
 
 // Details are identity facts beyond board.Info.
@@ -67,6 +72,11 @@ type Board struct {
 	identify func(i2c.Bus, uint16) string
 	address  func() string
 	camera   func(board.Peripheral) (camera.Camera, error)
+
+	// pinReader reads unopened pins (Options.PinReader); openPinReader
+	// opens the default one the first time Pins needs it.
+	pinReader     PinReader
+	openPinReader func() (PinReader, error)
 
 	mu   sync.Mutex
 	pins []*pin // header order
@@ -148,6 +158,10 @@ func New(o *Options) (*Board, error) {
 		b.info.MemoryMB = int(mi["MemTotal"] / 1024)
 	}
 	b.info.MACAddress, _ = macAddress(root)
+	b.pinReader = o.PinReader
+	if b.pinReader == nil && o.Root == nil && gpiomemSoCs[b.details.Revision.SoC] {
+		b.openPinReader = func() (PinReader, error) { return openGPIOMem("/dev/gpiomem") }
+	}
 	b.details.Hostname, _ = readString(root, "proc/sys/kernel/hostname")
 
 	buses := b.enabledBusPins()
@@ -231,9 +245,15 @@ func (b *Board) Details() Details { return b.details }
 func (b *Board) Pins() []board.PinInfo {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pinReader == nil && b.openPinReader != nil {
+		// Once: without /dev/gpiomem (no group gpio, a kernel without the
+		// driver) unopened pins stay "unknown".
+		b.pinReader, _ = b.openPinReader()
+		b.openPinReader = nil
+	}
 	out := make([]board.PinInfo, 0, len(b.pins))
 	for _, p := range b.pins {
-		dir, state := p.describe()
+		dir, state := p.describe(b.pinReader)
 		out = append(out, board.PinInfo{
 			Number:    p.number,
 			BCM:       p.bcm,
@@ -247,12 +267,13 @@ func (b *Board) Pins() []board.PinInfo {
 	return out
 }
 
-// StateUnknown is the state of a pin the node has not opened.
+// StateUnknown is the state of a bus pin, and of a pin the node has not
+// opened on a board whose pins it cannot read without requesting them.
 const StateUnknown = "unknown"
 
-// describe returns the direction and state Pins reports; Board.mu must be
-// held.
-func (p *pin) describe() (board.Direction, string) {
+// describe returns the direction and state Pins reports, reading a pin the
+// node has not opened with r (nil: none); Board.mu must be held.
+func (p *pin) describe(r PinReader) (board.Direction, string) {
 	switch {
 	case p.busDir != "":
 		return p.busDir, StateUnknown
@@ -265,6 +286,15 @@ func (p *pin) describe() (board.Direction, string) {
 		return board.DirOutput, p.level.String()
 	case p.io != nil:
 		return board.DirInput, p.io.Read().String()
+	case r != nil:
+		level, output, err := r.Pin(p.bcm)
+		if err != nil {
+			break
+		}
+		if output {
+			return board.DirOutput, level.String()
+		}
+		return board.DirInput, level.String()
 	}
 	return board.DirInput, StateUnknown
 }

@@ -290,3 +290,16 @@ func (c *channel) Halt() error { return c.d.FullOff(c.ch) }
 func (c *channel) String() string { return fmt.Sprintf("%s/%d", c.d, c.ch) }
 
 var _ pwm.Pin = (*channel)(nil)
+
+// SafeOff turns every output of the PCA9685 at addr on bus full off in one
+// write (ALL_LED_OFF_H's full-off bit), without configuring the chip or
+// reading it: what a process that did not set the chip up does to make
+// its outputs safe (saint-node safe-outputs, after the node died). The
+// chip keeps its frequency; a servo gets no more pulses and goes limp, a
+// motor driver's PWM input stays low.
+func SafeOff(bus i2c.Bus, addr uint16) error {
+	if err := bus.Tx(addr, []byte{regAllLEDOnL, 0, 0, 0, fullBit >> 8}, nil); err != nil {
+		return fmt.Errorf("pca9685: 0x%02x: all off: %w", addr, err)
+	}
+	return nil
+}

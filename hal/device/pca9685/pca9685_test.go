@@ -201,3 +201,42 @@ func TestRecordedAgainstTwinMatchesScript(t *testing.T) {
 		}
 	}
 }
+
+// SafeOff is the one ALL_LED_OFF_H write (datasheet 7.3.3: the full-off bit
+// of ALL_LED_OFF_H) and nothing else: no configuration, no read, so it
+// works on a chip another process set up, whatever its mode.
+func TestSafeOff(t *testing.T) {
+	bus := &i2ctest.Playback{Ops: []i2ctest.IO{
+		{Addr: 0x41, W: []byte{0xFA, 0x00, 0x00, 0x00, 0x10}},
+	}}
+	if err := pca9685.SafeOff(bus, 0x41); err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Against the twin: a chip driving 15 channels ends with none.
+	tb := &twin.I2CBus{Name: "i2c-1"}
+	chip := twinpca.New()
+	tb.Attach(0x40, chip)
+	d, err := pca9685.New(tb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ch := 0; ch < 15; ch++ {
+		if err := d.SetDuty(ch, 0.3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pca9685.SafeOff(tb, 0x40); err != nil {
+		t.Fatal(err)
+	}
+	for ch := 0; ch < pca9685.Channels; ch++ {
+		if _, duty, on := chip.PWMState(ch); on {
+			t.Errorf("channel %d still at duty %v", ch, duty)
+		}
+	}
+	if err := pca9685.SafeOff(tb, 0x47); err == nil || !strings.Contains(err.Error(), "0x47") {
+		t.Errorf("no chip at 0x47: %v", err)
+	}
+}

@@ -60,15 +60,21 @@ export function gpioHeader(pins) {
       const used = p && p.in_use;
       const letter = used ? (USE_LETTER[p.direction] || '•') : '';
       const kind = name === 'GND' ? 'ground' : /V$/.test(name) ? 'power' : used ? 'used' : '';
-      const title = `Pin ${n} ${name}${used ? `: ${p.direction}${p.used_by ? ' → ' + p.used_by : ''}` : ''}`;
-      const pin = h('span', { class: `pin ${kind}`, title, 'aria-label': title, 'data-pin': n }, letter);
+      // Every GPIO's direction and level (free pins too: what a wire on it
+      // reads now), and who uses it.
+      const state = p && p.current_state && p.current_state !== 'unknown' ? `, ${p.current_state}` : '';
+      const title = `Pin ${n} ${name}${p ? `: ${p.direction}${state}${used && p.used_by ? ' → ' + p.used_by : ''}` : ''}`;
+      const level = p && p.current_state === 'high' ? ' high' : '';
+      const attrs = { class: `pin ${kind}${level}`, title, 'aria-label': title, 'data-pin': n };
+      if (p) attrs['data-state'] = p.current_state;
+      const pin = h('span', attrs, letter);
       const label = h('span', { class: n % 2 ? 'name-l' : 'name-r' }, name);
       if (n % 2) cells.push(label, pin); else cells.push(pin, label);
     }
   }
   return h('div', {},
     h('div', { class: 'pins', role: 'img', 'aria-label': `GPIO header, ${(pins || []).filter((p) => p.in_use).length} pins in use` }, cells),
-    h('p', { class: 'legend' }, '[I] I2C  [P] PWM  [S] SPI  [U] UART  [O] output  [i] input'));
+    h('p', { class: 'legend' }, '[I] I2C  [P] PWM  [S] SPI  [U] UART  [O] output  [i] input; a bar under a pin: it reads high (hover for each pin\'s state)'));
 }
 
 function peripheralsList(list) {
@@ -381,7 +387,11 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
       // that took the id can say the same, so it proves nothing.
       ['Bus key (authenticated)', node.bus_key],
       ['Server CA it says it pinned (its own claim, unverified)', node.bus_ca_sha256],
-    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
+      // Enrolled when flashed: the server knew the key before the node
+      // connected, so no other device can hold this id.
+      ['Enrolment', node.bus_key ? (node.bus_key_enrolled ? 'enrolled: the key this node was flashed with'
+        : 'not enrolled: type the key fingerprint the node prints at start below') : ''],
+    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', k === 'Enrolment' ? { id: 'adopt-enrolment', class: node.bus_key_enrolled ? '' : 'alert' } : {}, v || '–')]));
     // A key that is not the one the node logs at start: a device took the
     // node's id first. Rejecting it disconnects and refuses that device, and
     // frees the id for the node's own key.
@@ -396,8 +406,9 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
     const nameInput = h('input', { id: 'adopt-name', 'data-field': 'display_name', required: true, maxlength: 64 });
     // On an authenticated bus the operator types the fingerprint the node
     // printed on its console at boot: adopting binds the key shown above,
-    // so it must be the node's, not a device's that took its id.
-    const printed = node.bus_key ? h('input', { id: 'adopt-fingerprint', 'data-field': 'bus_key', required: true, autocomplete: 'off',
+    // so it must be the node's, not a device's that took its id. An
+    // enrolled node's key is the one it was flashed with: nothing to type.
+    const printed = node.bus_key && !node.bus_key_enrolled ? h('input', { id: 'adopt-fingerprint', 'data-field': 'bus_key', required: true, autocomplete: 'off',
       spellcheck: 'false', placeholder: 'ABCD EFGH IJKL MNOP' }) : null;
     const submit = h('button', { type: 'submit', class: 'primary', id: 'adopt-submit', disabled: true }, 'Adopt');
     let chosen = null;
