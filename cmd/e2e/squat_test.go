@@ -29,7 +29,7 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 	proxy := newTCPProxy(t, srv.natsAddr)
 	n := &node{id: "e2e-squat-head", stateDir: filepath.Join(root, "e2e-squat-head")}
 	n.proc = startProc(t, root, n.id, bin.node,
-		"--server", "nats://"+proxy.addr(), "--hal", "sim", "--sim-hw", "head", "--id", n.id, "--state-dir", n.stateDir,
+		"--server", "nats://"+proxy.addr(), "--hal", "sim", "--trust-first-server", "--sim-hw", "head", "--id", n.id, "--state-dir", n.stateDir,
 		"--allow-unsigned-firmware")
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
 	keyOf := func() (string, error) {
