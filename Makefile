@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal rehearsal-deps foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal rehearsal-deps kernelcheck foxglove-screenshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -33,7 +33,7 @@ FUZZ_TARGETS := server/mdns:FuzzAnswer roleconfig:FuzzParse server/router:FuzzPa
 	server/firmware:FuzzUpload server/firmware:FuzzManifest server/firmware:FuzzCheckExecutable fwsign:FuzzParseAndVerify \
 	server/adoption:FuzzRegistryFile server/settings:FuzzSettingsFile server/settings:FuzzPatch \
 	server/inputs/livelink:FuzzSendersFile node:FuzzStoreFiles server:FuzzRequests server/foxglove:FuzzClientMessage \
-	server/foxglove:FuzzParamMessage
+	server/foxglove:FuzzParamMessage server/busaccess:FuzzGrantsFile server/busaccess:FuzzRejectedFile
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
@@ -107,6 +107,30 @@ qemu-deps:
 		echo "qemu-deps: qemu-user-static missing (not root: not installing); the arm64 firmware test will skip. Install: sudo apt-get install qemu-user-static"; \
 	fi
 
+## rehearsal-deps: QEMU's x86 system emulator, Debian's own amd64 kernel and a static busybox, with
+## which the tests boot a real Linux kernel (internal/qemuvm; kernelcheck runs the real CAN, V4L2,
+## serial and I²C backends against its simulated devices), and what the rehearsal's Debian 12 guest
+## is built with and deployed over (mmdebstrap, mke2fs, cpio, ssh); installed with apt-get when
+## missing and run as root, otherwise those tests skip and say why
+REHEARSAL_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static mmdebstrap e2fsprogs cpio openssh-client
+rehearsal-deps:
+	@if [ "$$(go env GOARCH)" != amd64 ] || { command -v qemu-system-x86_64 >/dev/null \
+		&& ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1 \
+		&& command -v mmdebstrap >/dev/null && command -v mke2fs >/dev/null && command -v cpio >/dev/null \
+		&& command -v ssh >/dev/null; }; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "rehearsal-deps: installing $(REHEARSAL_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(REHEARSAL_PACKAGES) >/dev/null; \
+	else \
+		echo "rehearsal-deps: one of $(REHEARSAL_PACKAGES) is missing (not root: not installing); the real-kernel tests and the rehearsal will skip. Install: sudo apt-get install $(REHEARSAL_PACKAGES)"; \
+	fi
+
+## kernelcheck: the real drivers against a real kernel: boots Debian's kernel under QEMU with vcan,
+## vivid, i2c-stub and two serial ports fed RC frames, and runs cmd/internal/kernelcheck in it
+## (docs/rehearsal.md lists the checks)
+kernelcheck: rehearsal-deps
+	$(GO) test -count=1 -run '^TestRealKernel$$' -v ./cmd/internal/kernelcheck/
+
 ## shellcheck-deps: shellcheck, with which deploy's TestScriptsPassShellcheck lints the deployment
 ## scripts; installed with apt-get when missing and run as root. A target of its own, not in
 ## test-deps: a machine whose Node.js comes from elsewhere (NodeSource's nodejs, which conflicts
@@ -118,20 +142,6 @@ shellcheck-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck >/dev/null; \
 	else \
 		echo "shellcheck-deps: shellcheck missing (not root: not installing); the deployment scripts' shellcheck test will skip. Install: sudo apt-get install shellcheck"; \
-	fi
-
-## rehearsal-deps: what the rehearsal VM (docs/rehearsal.md) is made of: QEMU, Debian's kernel, mmdebstrap
-## and mke2fs for its root file system, busybox-static and cpio for quick kernel-only boots, ssh for the
-## deployment scripts; installed with apt-get when missing and run as root
-REHEARSAL_PACKAGES := qemu-system-x86 linux-image-amd64 mmdebstrap e2fsprogs busybox-static cpio openssh-client
-rehearsal-deps:
-	@if command -v qemu-system-x86_64 >/dev/null && command -v mmdebstrap >/dev/null && command -v mke2fs >/dev/null \
-		&& dpkg -s busybox-static >/dev/null 2>&1 && ls /boot/vmlinuz-* >/dev/null 2>&1 && command -v ssh >/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "rehearsal-deps: installing $(REHEARSAL_PACKAGES)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(REHEARSAL_PACKAGES) >/dev/null; \
-	else \
-		echo "rehearsal-deps: the rehearsal VM's packages are missing (not root: not installing); the rehearsal will skip. Install: sudo apt-get install $(REHEARSAL_PACKAGES)"; \
 	fi
 
 ## rehearsal: the deployment rehearsed in a Debian 12 VM under QEMU (docs/rehearsal.md): the scripts install

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -19,6 +20,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/node/fetch"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
@@ -113,7 +115,15 @@ type Node struct {
 
 	state   State
 	message string
+	// busLink is what the node last knew of its bus link when it was not
+	// plainly up (BusLink): shown in its status while there is no other
+	// message.
+	busLink string
 	version string
+	// floor is the anti-rollback floor: the newest version this node has
+	// run or installed (Store.FirmwareFloor). Older offers need the
+	// release key's downgrade permission.
+	floor   string
 	started time.Time
 	gen     uint64 // bumped on every reboot; async results of an older boot are dropped
 
@@ -151,6 +161,7 @@ func New(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.now = opts.Exec.Now
 	if opts.FirmwareVersion == "" {
 		opts.FirmwareVersion = "0.0.0"
 	}
@@ -209,6 +220,7 @@ func (n *Node) start() {
 	if err := n.ensureIdentity(); err != nil {
 		n.log.Warn("identity not saved", "err", err)
 	}
+	n.loadFloor()
 	for _, s := range []struct {
 		name string
 		h    bus.ServiceHandler
@@ -260,6 +272,11 @@ func (n *Node) Stop() {
 
 func (n *Node) ensureIdentity() error {
 	id, ok, err := n.store.LoadIdentity()
+	if errors.Is(err, persist.ErrDamaged) {
+		// Moved aside: written again from the board below.
+		n.log.Error("identity file damaged; writing a new one", "err", err)
+		err = nil
+	}
 	if err != nil || (ok && id.NodeID == n.id) {
 		return err
 	}
@@ -364,6 +381,14 @@ func (n *Node) checkFirmware(gen uint64) {
 			n.checkRole(gen)
 			return
 		}
+		if err := n.checkRollback(resp); err != nil {
+			// A rollback to an older image: nothing is downloaded.
+			n.setMessage("firmware %s refused: %v; still running %s", resp.Version, err, n.version)
+			n.log.Error("firmware downgrade refused", "version", resp.Version, "floor", n.floor, "err", err)
+			n.publishStatus()
+			n.checkRole(gen)
+			return
+		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
 		if n.o.Fetcher != nil && resp.URL != "" {
@@ -377,6 +402,52 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.download(gen, resp, append(make([]byte, 0, resp.SizeBytes), part...))
 	})
+}
+
+// loadFloor reads the anti-rollback floor and raises it to the running
+// version. A damaged floor file is moved aside and logged; the floor is
+// then the running version.
+func (n *Node) loadFloor() {
+	if _, _, err := n.store.FirmwareFloor(); err != nil {
+		aside, merr := n.store.MoveFirmwareFloorAside(n.o.Exec.Now())
+		n.log.Error("firmware floor damaged; moved aside, the floor is now the running version", "err", err, "moved_to", aside, "move_err", merr)
+	}
+	n.floor = n.version
+	n.raiseFloor(n.version)
+}
+
+// raiseFloor makes version the anti-rollback floor if it is newer than the
+// floor, on disk and in memory (the memory holds even when the disk
+// fails).
+func (n *Node) raiseFloor(version string) {
+	if fwsign.CompareVersions(version, n.floor) > 0 {
+		n.floor = version
+	}
+	f, err := n.store.RaiseFirmwareFloor(version, n.o.Exec.Now().UTC().Format(time.RFC3339), fwsign.CompareVersions)
+	if err != nil {
+		n.log.Error("firmware floor not saved", "version", version, "err", err)
+		return
+	}
+	if fwsign.CompareVersions(f.Version, n.floor) > 0 {
+		n.floor = f.Version
+	}
+}
+
+// FirmwareFloor is the anti-rollback floor: the newest firmware version
+// this node has run or installed. Call it on the executor.
+func (n *Node) FirmwareFloor() string { return n.floor }
+
+// checkRollback refuses an offer older than the floor unless it carries
+// the release key's downgrade permission for its version.
+func (n *Node) checkRollback(offer msg.FirmwareCheckResponse) error {
+	if fwsign.CompareVersions(offer.Version, n.floor) >= 0 {
+		return nil
+	}
+	if err := fwsign.VerifyDowngrade(n.o.FirmwareKeys, offer.Version, offer.DowngradeSignature); err != nil {
+		return fmt.Errorf("%s is older than %s, the newest firmware this node has installed: %w", offer.Version, n.floor, err)
+	}
+	n.log.Warn("firmware downgrade permitted by the release key", "version", offer.Version, "floor", n.floor)
+	return nil
 }
 
 // checkSignature checks an offer's signature against the trusted release
@@ -530,6 +601,9 @@ func (n *Node) applyFirmware(gen uint64, want msg.FirmwareCheckResponse, path st
 		// which on a real node re-executes and does not return.
 		_ = n.store.SetForceFirmware(false)
 		_ = n.store.ForgetRejectedFirmware()
+		// The floor rises with every version installed, before a real
+		// node re-executes into it.
+		n.raiseFloor(want.Version)
 	}
 	if err == nil && n.o.Updater != nil {
 		err = n.o.Updater.Apply(path, want.Version)
@@ -560,6 +634,8 @@ func short(s string) string {
 func (n *Node) checkRole(gen uint64) {
 	rec, cfgData, ok, err := n.store.LoadRole()
 	if err != nil {
+		// A damaged role.yaml is already moved aside (kept); the node is
+		// unadopted until the server adopts it again.
 		n.log.Error("stored role unusable; clearing it", "err", err)
 		n.setMessage("stored role unusable: %v", err)
 		_ = n.store.ClearRole()
@@ -890,6 +966,34 @@ func (n *Node) resetEdge(ev gpio.EdgeEvent) {
 	}
 }
 
+// BusLink tells the node how its bus link is: down (with why), or up
+// again (with how long it took). The bus client reports it (natsbus
+// Options.OnLink); call it on Options.Exec. When the link is back the node
+// says so at once: its status (carrying what kept it out) and, unadopted,
+// its announcement, so the server sees it again without waiting for the
+// next period.
+func (n *Node) BusLink(up bool, detail string) {
+	if !up {
+		n.busLink = "bus link down: " + detail
+		return
+	}
+	if n.busLink == "" && detail == "" {
+		return
+	}
+	n.busLink = ""
+	if detail != "" {
+		n.busLink = "bus link back: " + detail
+		n.log.Info("bus link back", "detail", detail)
+	}
+	if n.status == nil {
+		return // not started: the first status comes with the start
+	}
+	n.publishStatus()
+	if n.state == msg.StateUnadopted {
+		n.publishGPIOStatus()
+	}
+}
+
 // Status returns the node's current NodeStatus.
 func (n *Node) Status() msg.NodeStatus {
 	info := n.o.Board.Info()
@@ -906,7 +1010,7 @@ func (n *Node) Status() msg.NodeStatus {
 		CPUUsage:        float32(met.CPUUsagePct),
 		MemoryUsage:     float32(met.MemoryUsagePct),
 		UptimeSeconds:   n.uptime(),
-		Message:         n.message,
+		Message:         cmp.Or(n.message, n.busLink),
 		Timestamp:       float64(n.o.Exec.Now().UnixNano()) / 1e9,
 	}
 	if n.role != nil {

@@ -39,6 +39,8 @@ type fakeServer struct {
 	sum     string // published checksum (may lie)
 	url     string // offered URL, "" for none (bus chunks only)
 	sig     string // offered signature, "" for none
+	// downgrade is the offered downgrade permission, "" for none.
+	downgrade string
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
@@ -64,7 +66,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}
 	must(bus.ServeJSON(b, msg.ServiceFirmwareCheck, ex, func(req msg.FirmwareCheckRequest, reply func(msg.FirmwareCheckResponse, error)) {
 		f.checks = append(f.checks, req)
-		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig}
+		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig, DowngradeSignature: f.downgrade}
 		resp.UpdateAvailable = f.version != "" && (req.Force || req.CurrentVersion != f.version)
 		reply(resp, nil)
 	}))
@@ -120,6 +122,8 @@ type rig struct {
 	rolesStarted  []string
 	fetcher       node.Fetcher // set before boot for HTTP downloads
 	firmwareKeys  []ed25519.PublicKey
+	// version is the firmware the node boots as; "" is 1.0.0.
+	version string
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
@@ -159,7 +163,11 @@ func newRigWith(t *testing.T, profile simboard.Profile, edit func(*rig)) *rig {
 // boot starts a node process on the rig's board and state directory.
 func (r *rig) boot() {
 	r.t.Helper()
-	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0", Fetcher: r.fetcher,
+	version := r.version
+	if version == "" {
+		version = "1.0.0"
+	}
+	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: version, Fetcher: r.fetcher,
 		FirmwareKeys: r.firmwareKeys,
 		RoleStarted:  func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {
@@ -642,6 +650,33 @@ func TestRoleWarningsReachTheLogTopic(t *testing.T) {
 	if len(clamps) != 2 || clamps[0].Level != msg.NodeLogWarning || clamps[0].NodeID != "node-1" ||
 		clamps[1].Timestamp-clamps[0].Timestamp < node.AlertRepeat.Seconds() {
 		t.Fatalf("clamp alerts %+v, want two, 10 s apart", clamps)
+	}
+}
+
+// The bus client tells the node how its link is: while down, and once back
+// with what kept it out, the node's status says so; once back it sends
+// its status and (unadopted) its announcement at once, so the server sees
+// it again without waiting for the next period.
+func TestBusLinkInStatus(t *testing.T) {
+	r := newRig(t, simboard.Head)
+	r.run(3 * time.Second)
+	r.node.BusLink(false, "nats: authorization violation; 4 attempts in 2s, still trying")
+	if m := r.node.Status().Message; !strings.Contains(m, "bus link down") || !strings.Contains(m, "authorization violation") {
+		t.Errorf("status message while down: %q", m)
+	}
+	statuses, announced := len(r.statuses), len(r.announcements)
+	r.node.BusLink(true, "after 5 failed attempts in 3s (the last: nats: authorization violation)")
+	r.run(10 * time.Millisecond) // far less than a status or announcement period
+	if len(r.statuses) == statuses || len(r.announcements) == announced {
+		t.Fatalf("back on the bus: %d statuses and %d announcements since, want one of each at once",
+			len(r.statuses)-statuses, len(r.announcements)-announced)
+	}
+	if m := r.statuses[len(r.statuses)-1].Message; !strings.Contains(m, "bus link back") || !strings.Contains(m, "5 failed attempts") {
+		t.Errorf("status message once back: %q", m)
+	}
+	r.node.BusLink(true, "")
+	if m := r.node.Status().Message; m != "" {
+		t.Errorf("status message after a plain reconnection: %q, want none", m)
 	}
 }
 

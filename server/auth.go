@@ -28,7 +28,7 @@ func (s *Server) requireAuth(h http.Handler) http.Handler {
 	if s.tokens == nil {
 		return h
 	}
-	return s.tokens.Middleware(s.authRequired, h)
+	return s.tokens.Middleware(s.authRequired, s.tokenGuard, h)
 }
 
 // publicAddrs lists the client-facing listen addresses that are not

@@ -94,12 +94,15 @@ type Options struct {
 	// key install it.
 	RequireSignedFirmware bool
 	// Gateway overrides the WebSocket gateway's limits (MaxMessage,
-	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth
-	// and AllowedOrigins are the server's.
+	// RatePerSecond, RateBurst, AbuseLimit, SendQueue); Now, Log, Auth,
+	// Guard and AllowedOrigins are the server's.
 	Gateway ws.Options
-	// Activity overrides the activity log's sizes (RingSize,
-	// MaxFileBytes, Files); Dir and Now are the server's.
+	// Activity overrides the activity log's sizes (RingSize, RingBytes,
+	// MaxEventBytes, MaxFileBytes, Files); Dir and Now are the server's.
 	Activity activity.Options
+	// TokenGuard overrides how wrong API tokens are throttled (Free,
+	// FirstWait, MaxWait, Forget); its Log is the server's.
+	TokenGuard auth.GuardOptions
 	// LiveLink places the LiveLink receiver's listeners.
 	LiveLink LiveLinkOptions
 	// FoxgloveAddr serves the Foxglove WebSocket protocol (package
@@ -166,9 +169,12 @@ type Server struct {
 	activity *activity.Log
 	settings *settings.Store
 	tokens   *auth.Tokens
-	router   *router.Router
-	liveLink *livelink.Feature
-	rc       *rc.Feature
+	// tokenGuard throttles wrong tokens per address on every listener that
+	// takes the token (HTTP, WebSocket, Foxglove).
+	tokenGuard *auth.Guard
+	router     *router.Router
+	liveLink   *livelink.Feature
+	rc         *rc.Feature
 	// foxglove is nil without Options.FoxgloveAddr, recording without a
 	// directory to record to.
 	foxglove  *foxglove.Server
@@ -279,8 +285,11 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard := o.TokenGuard
+	guard.Log = s.log
+	s.tokenGuard = auth.NewGuard(guard)
 	gw := o.Gateway
-	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins
+	gw.Now, gw.Log, gw.Auth, gw.AllowedOrigins, gw.Guard = s.ex.Now, s.log, authenticator{s}, o.AllowedOrigins, s.tokenGuard
 	gw.OnConnect = func(ci ws.ClientInfo) {
 		s.log.Info("WebSocket client connected", "source", "websocket", "client", ci.ID, "addr", ci.RemoteAddr)
 	}
@@ -306,6 +315,9 @@ func (s *Server) register() error {
 	if kr, ok := o.BusAccess.(keyRejecter); ok {
 		s.registerKeyRejection(h.Gateway, kr)
 	}
+	if ke, ok := o.BusAccess.(keyEnroller); ok {
+		s.registerEnrolment(h.Gateway, ke)
+	}
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)
@@ -324,7 +336,7 @@ func (s *Server) register() error {
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
-		Sessions: mot, Arms: newArmKinematics(s.firmware).Arm,
+		Sessions: mot, Arms: newArmKinematics(s.firmware).Arm, Unreachable: s.adoption.Unreachable,
 	}); err != nil {
 		return err
 	}
@@ -351,7 +363,7 @@ func (s *Server) register() error {
 	}
 	if o.FoxgloveAddr != "" {
 		if s.foxglove, err = foxglove.Register(h, foxglove.Options{
-			Auth: authenticator{s}, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
+			Auth: authenticator{s}, Guard: s.tokenGuard, AllowedOrigins: o.AllowedOrigins, Name: "saint-os " + o.Version,
 		}); err != nil {
 			return err
 		}

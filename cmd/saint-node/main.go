@@ -2,15 +2,21 @@
 // role. It boots, checks the server for firmware, then resumes its stored
 // role or announces itself unadopted until the server adopts it.
 //
-// It connects to the bus with an nkey it makes at first boot
-// (STATE-DIR/bus.nk, 0600) and logs its public key: the server's adopt
-// page shows the key each unadopted node connects with, and adoption
-// grants that key the role's subjects. The bus is TLS: the node pins the
-// server's CA on first contact (STATE-DIR/bus-ca.pem), announces its
-// fingerprint for the adopt page, and refuses a server with another CA
-// (delete the file after reinstalling the server).
+// It connects to the bus with the nkey it was enrolled with
+// (STATE-DIR/bus.nk, 0600, written by flash_node.sh; made at first boot
+// when there is none) and logs its public key and its fingerprint at every
+// boot: the server's adopt page shows the key each unadopted node connects
+// with and asks the operator for the fingerprint, and adoption grants that
+// key the role's subjects. It never stops reconnecting, refused or not
+// (another device may hold its id for a while), and its status says what
+// kept it off the bus. The bus is TLS: an enrolled node connects
+// only to a server whose CA has the fingerprint in STATE-DIR/bus-ca.sha256,
+// and logs every other server it refused. A node that was not enrolled
+// trusts the CA it pinned before (STATE-DIR/bus-ca.pem), or, with
+// --trust-first-server (a lab), pins the CA of the first server that
+// answers; without either it connects to no server.
 //
-//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
+//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]] [--trust-first-server]
 //	saint-node safe-outputs [--state-dir DIR] [--hal pi|sim]
 //
 // safe-outputs is saint-node.service's ExecStopPost=: once the node process
@@ -43,6 +49,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,6 +64,7 @@ import (
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/node/selfupdate"
+	"github.com/saint-os/saint/roles/rolespec"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -69,13 +77,6 @@ var version = "0.1.0"
 // -ldflags "-X main.firmwareKey=ed25519:...". With a key (built in or
 // --firmware-key) the node installs only images that key signed.
 var firmwareKey = ""
-
-// Bus credentials in the state directory: the node's nkey seed, and the
-// server's CA it pinned on first contact.
-const (
-	busKeyFile = "bus.nk"
-	busCAFile  = "bus-ca.pem"
-)
 
 func main() {
 	if err := run(); err != nil {
@@ -99,6 +100,7 @@ func run() error {
 	verbose := flag.Bool("v", false, "debug logging")
 	keyFile := flag.String("firmware-key", "", "a release public key file (saintctl firmware keygen's .pub) to trust besides the built-in one")
 	allowUnsigned := flag.Bool("allow-unsigned-firmware", false, "without any trusted release key, install firmware on its sha256 alone (development only)")
+	trustFirst := flag.Bool("trust-first-server", false, "a node not enrolled with its server's CA (flash_node.sh) pins the CA of the first server that answers (lab use only)")
 	rtMode := rtFlag("auto")
 	flag.Var(&rtMode, "rt", "real-time control loop: true, false or auto (on for the balance role on a Pi)")
 	update := addSelfUpdateFlags()
@@ -160,7 +162,7 @@ func run() error {
 	}
 	// The node's bus identity: made at first boot, kept in the state
 	// directory; the server grants it its role's subjects at adoption.
-	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, busKeyFile))
+	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, natsbus.NodeKeyFile))
 	if err != nil {
 		return err
 	}
@@ -169,14 +171,31 @@ func run() error {
 	if nodeID == "" {
 		nodeID = b.Info().NodeID
 	}
-	log.Info("bus key", "node", nodeID, "key", pub)
-	// The server's TLS CA, pinned on first contact.
-	pin, err := natsbus.PinCA(filepath.Join(*stateDir, busCAFile), log)
+	// On the console (and the serial log, the journal) at every boot: the
+	// operator compares it with the key the adopt page shows, which is the
+	// one the bus authenticated under this node's id. A device that took
+	// the id shows another.
+	log.Info("bus key: check the adopt page shows this key (fingerprint) before adopting this node",
+		"node", nodeID, "fingerprint", natsbus.KeyFingerprint(pub), "key", pub)
+	pin, err := serverCA(*stateDir, *trustFirst, log)
 	if err != nil {
 		return err
 	}
+	ex := executor.New(nil)
+	// The link's state reaches the node once it exists: its status says
+	// what kept it off the bus. Connect retries for ever (a server not up
+	// yet, a device holding this node's id for a while).
+	var linked atomic.Pointer[node.Node]
+	onLink := func(l natsbus.Link) {
+		n := linked.Load()
+		if n == nil {
+			return
+		}
+		up, detail := l.Up, describeLink(l)
+		ex.Post(func() { n.BusLink(up, detail) })
+	}
 	bc, err := natsbus.Connect(url, &natsbus.Options{Name: natsbus.NodeClientName(nodeID), Key: key, InboxPrefix: natsbus.NodeInboxPrefix(nodeID),
-		TLS: pin.TLS(), RetryConnect: true, Bus: bus.Options{Logger: log}})
+		TLS: pin.TLS(), RetryConnect: true, OnLink: onLink, Bus: bus.Options{Logger: log}})
 	if err != nil {
 		return err
 	}
@@ -186,7 +205,6 @@ func run() error {
 		return err
 	}
 
-	ex := executor.New(nil)
 	realTime := &realTime{ex: ex, log: log}
 	if rtMode == "true" {
 		// Run below is on this goroutine, so this is the executor's thread.
@@ -201,7 +219,7 @@ func run() error {
 		Fetcher: &fetch.Client{Host: busHost(url)},
 		RoleStarted: func(role string) {
 			// On the executor, so on the thread that runs Run.
-			if rtMode == "auto" && *hal == "pi" && realTimeRoles[role] {
+			if spec, _ := rolespec.Lookup(role); rtMode == "auto" && *hal == "pi" && spec.RealTime {
 				realTime.enter("role " + role)
 			}
 		},
@@ -209,6 +227,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	linked.Store(n)
 	log.Info("saint-node starting", "node", n.ID(), "version", version, "hal", *hal, "server", url)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -281,6 +300,36 @@ func trustedFirmwareKeys(builtIn, file string) ([]ed25519.PublicKey, error) {
 	return keys, nil
 }
 
+// serverCA is the node's trust in its server's CA: the fingerprint it was
+// enrolled with, the CA it pinned, or with trustFirst the first server's.
+// How it trusts is logged at every boot, loudly when it is not enrolled.
+func serverCA(stateDir string, trustFirst bool, log *slog.Logger) (*natsbus.CAPin, error) {
+	enrolled, err := natsbus.ReadCAFingerprintFile(filepath.Join(stateDir, natsbus.NodeEnrolledCAFile))
+	if err != nil {
+		return nil, fmt.Errorf("enrolment: %w (flash the node again to enrol it)", err)
+	}
+	pin, err := natsbus.OpenCAPin(natsbus.CAPinOptions{
+		File: filepath.Join(stateDir, natsbus.NodeCAFile), Enrolled: enrolled, TrustFirst: trustFirst, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch pin.Mode() {
+	case "enrolled":
+		log.Info("bus: enrolled: connecting only to the server whose CA has this fingerprint", "ca_sha256", enrolled)
+		if trustFirst {
+			log.Warn("bus: --trust-first-server is ignored: this node is enrolled")
+		}
+	case "pinned":
+		log.Warn("bus: not enrolled: trusting the CA this node pinned on first contact; enrol it (flash_node.sh) so that first contact is authenticated", "ca_sha256", pin.Fingerprint())
+	case "trust-first-server":
+		log.Warn("bus: NOT ENROLLED, --trust-first-server: this node will pin the CA of the first server that answers, whoever runs it (lab use only; enrol robot nodes with flash_node.sh)")
+	default:
+		log.Error("bus: not enrolled and no --trust-first-server: no server will be trusted; enrol this node (flash_node.sh, saintctl nodes enrol) or, in a lab, start it with --trust-first-server")
+	}
+	return pin, nil
+}
+
 // busHost is the host of the bus URL (nats://HOST:PORT): the server, as
 // this node reaches it.
 func busHost(raw string) string {
@@ -290,11 +339,6 @@ func busHost(raw string) string {
 	}
 	return u.Hostname()
 }
-
-// realTimeRoles are the roles whose control loop --rt=auto puts in
-// real-time mode: the balancing base closes its loop at 1 kHz and falls over
-// when it stalls.
-var realTimeRoles = map[string]bool{"balance": true}
 
 // rtFlag is --rt: a boolean flag (plain --rt means true) that also takes
 // "auto".
@@ -340,5 +384,27 @@ func (r *realTime) enter(why string) {
 	r.log.Info("real-time mode", "because", why, "got", rep.String())
 	if w := rep.Warning(); w != "" {
 		r.log.Warn(w, "systemd", rt.UnitSettings)
+	}
+}
+
+// describeLink says how the bus link is for the node's status: what
+// keeps it down, or what kept it down before it came back ("" when it
+// came back at the first attempt).
+func describeLink(l natsbus.Link) string {
+	why := "no error"
+	if l.Err != nil {
+		why = l.Err.Error()
+	}
+	switch {
+	case !l.Up && l.Attempts == 0:
+		return why + "; reconnecting"
+	case !l.Up:
+		return fmt.Sprintf("%s; %d attempts in %s, still trying", why, l.Attempts, l.Down.Round(time.Second))
+	case l.Attempts == 0:
+		// Back at the first attempt (the server applying new permissions
+		// at adoption closes the connection): nothing to tell.
+		return ""
+	default:
+		return fmt.Sprintf("after %d failed attempts in %s (the last: %s)", l.Attempts, l.Down.Round(100*time.Millisecond), why)
 	}
 }

@@ -14,6 +14,16 @@ type Throttle struct {
 	// source whose window opened first is forgotten to make room (its
 	// held-back count is lost, not its next report).
 	MaxSources int
+	// Flush, if set, is called once a window that held events back has
+	// lasted Window (measured in real time from the first held-back
+	// event, so the count is told even if the source falls silent): the
+	// window is closed, r tells its count, and the source's next event
+	// opens a new window. Without Flush the count waits for that event.
+	Flush func(source string, r Report)
+
+	// after schedules the flushes; nil is time.AfterFunc (tests replace
+	// it to run them by hand).
+	after func(time.Duration, func())
 
 	mu   sync.Mutex
 	srcs map[string]*window
@@ -45,6 +55,9 @@ func (t *Throttle) Record(source string, now time.Time) (Report, bool) {
 	w := t.srcs[source]
 	if w != nil && now.Sub(w.start) < t.Window {
 		w.count++
+		if w.count == 1 && t.Flush != nil {
+			t.schedule(max(t.Window-now.Sub(w.start), 0), func() { t.flush(source, w) })
+		}
 		return Report{}, false
 	}
 	var r Report
@@ -66,4 +79,26 @@ func (t *Throttle) forgetOldest() {
 		}
 	}
 	delete(t.srcs, oldest)
+}
+
+// flush closes source's window w, if it is still open with events held
+// back, and tells Flush.
+func (t *Throttle) flush(source string, w *window) {
+	t.mu.Lock()
+	if t.srcs[source] != w || w.count == 0 {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.srcs, source)
+	r := Report{HeldBack: w.count, Since: w.start}
+	t.mu.Unlock()
+	t.Flush(source, r)
+}
+
+func (t *Throttle) schedule(d time.Duration, f func()) {
+	if t.after != nil {
+		t.after(d, f)
+		return
+	}
+	time.AfterFunc(d, f)
 }

@@ -50,3 +50,29 @@ func TestThrottleForgetsTheOldestSourceWhenFull(t *testing.T) {
 		t.Errorf("%d sources tracked, want at most 3", len(th.srcs))
 	}
 }
+
+// With Flush set, a window that held events back is closed and told when
+// its time is up, though the source sends nothing more.
+func TestThrottleFlushesAQuietSourcesCount(t *testing.T) {
+	flushed := make(chan Report, 4)
+	th := Throttle{Window: 20 * time.Millisecond, MaxSources: 8, Flush: func(src string, r Report) {
+		if src == "a" {
+			flushed <- r
+		}
+	}}
+	t0 := time.Now()
+	th.Record("a", t0)
+	th.Record("a", t0)
+	th.Record("a", t0)
+	select {
+	case r := <-flushed:
+		if r.HeldBack != 2 || !r.Since.Equal(t0) {
+			t.Errorf("flushed %+v, want 2 held back since %v", r, t0)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held-back count was never flushed")
+	}
+	if r, ok := th.Record("a", t0); !ok || r.HeldBack != 0 {
+		t.Errorf("after the flush: %+v %v, want a new window with nothing held back", r, ok)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,7 +80,7 @@ func TestFileRotatesAndSurvivesRestart(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files := l.Files()
+	files := l.tierFiles(tierInfo)
 	if len(files) != 3 {
 		t.Fatalf("files %v: want 3 kept", files)
 	}
@@ -163,5 +164,164 @@ func TestSlogHandler(t *testing.T) {
 	}
 	if !bytes.Contains(console.Bytes(), []byte("Node adopted")) {
 		t.Error("the console handler did not get the record")
+	}
+}
+
+// A flood of info events (a loop of connections) pushes out older info
+// only: the last warning is still queried after it, in memory, on disk
+// and after a restart, while both tiers stay within their bounds.
+func TestInfoFloodNeverPushesOutAWarning(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Dir: dir, RingSize: 100, RingBytes: 8 << 10, MaxFileBytes: 4 << 10, Files: 3, Now: fakeClock()}
+	l, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Add(Event{Level: "ERROR", Source: "tracks", Message: "motor driver fault"})
+	warn := l.Add(Event{Level: "WARN", Source: "websocket", Message: "failed login from 10.0.0.9: wrong API token"})
+	for i := range 20000 {
+		l.Add(Event{Source: "websocket", Message: fmt.Sprintf("WebSocket client %d connected", i)})
+	}
+	check := func(l *Log, when string) {
+		t.Helper()
+		evs, _ := l.Query(Filter{Level: "WARN", Limit: 1})
+		if len(evs) != 1 || evs[0].Seq != warn.Seq {
+			t.Fatalf("%s: newest warning %+v, want seq %d", when, evs, warn.Seq)
+		}
+		all, total := l.Query(Filter{Limit: MaxLogLimit})
+		if total > 2*o.RingSize {
+			t.Errorf("%s: %d events in memory, want at most %d a tier", when, total, o.RingSize)
+		}
+		var infoBytes int
+		for _, e := range all {
+			if e.Level == "INFO" {
+				b, _ := json.Marshal(e)
+				infoBytes += len(b) + 1
+			}
+		}
+		if int64(infoBytes) > o.RingBytes {
+			t.Errorf("%s: %d bytes of info in memory, over the %d bound", when, infoBytes, o.RingBytes)
+		}
+		// The unfiltered view still shows the warnings, after the info.
+		var levels []string
+		for _, e := range all {
+			if e.Level != "INFO" {
+				levels = append(levels, e.Level)
+			}
+		}
+		if fmt.Sprint(levels) != "[WARN ERROR]" {
+			t.Errorf("%s: warnings in the unfiltered view %v, want [WARN ERROR]", when, levels)
+		}
+	}
+	check(l, "after the flood")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(l.tierFiles(tierInfo)); got != o.Files {
+		t.Errorf("%d info files, want %d (the flood rotates them)", got, o.Files)
+	}
+	for _, p := range l.Files() {
+		if fi, _ := os.Stat(p); fi.Size() > o.MaxFileBytes {
+			t.Errorf("%s is %d bytes, over %d", p, fi.Size(), o.MaxFileBytes)
+		}
+	}
+	l2, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	check(l2, "after a restart")
+}
+
+// Warnings rotate among themselves only, and never before info: an info
+// flood of any length leaves the warning files as they were.
+func TestRotationNeverDropsAWarningBeforeInfo(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Dir: dir, MaxFileBytes: 1 << 10, Files: 2, Now: fakeClock()}
+	l, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		l.Add(Event{Level: "WARN", Message: fmt.Sprintf("warning %d", i)})
+	}
+	for i := range 5000 {
+		l.Add(Event{Message: fmt.Sprintf("info %d", i)})
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := l.Export(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []uint64
+	var warnings []string
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("export line %q: %v", sc.Text(), err)
+		}
+		seqs = append(seqs, e.Seq)
+		if e.Level == "WARN" {
+			warnings = append(warnings, e.Message)
+		}
+	}
+	if fmt.Sprint(warnings) != "[warning 0 warning 1 warning 2]" {
+		t.Errorf("exported warnings %q, want all three", warnings)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] <= seqs[i-1] {
+			t.Fatalf("export out of order at %d: %d after %d", i, seqs[i], seqs[i-1])
+		}
+	}
+	// The flood may outrun the disk (info lines are then dropped from
+	// the files, not from memory), but it rotates the first info away.
+	if seqs[0] != 1 || seqs[3] <= 4 {
+		t.Errorf("export starts %v: want the warnings 1-3, then info after the first rotated away", seqs[:4])
+	}
+}
+
+// Files from before the tiers hold warnings and info together: a warning
+// read back from one lands among the warnings.
+func TestOldMixedFileLoadsIntoTiers(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	lines = append(lines, `{"seq":1,"time":"2026-01-20T14:32:00Z","level":"WARN","source":"x","message":"old warning"}`)
+	for i := 2; i <= 50; i++ {
+		lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-20T14:32:00Z","level":"INFO","source":"x","message":"old info"}`, i))
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(Options{Dir: dir, RingSize: 10, Now: fakeClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if evs, _ := l.Query(Filter{Level: "WARN"}); len(evs) != 1 || evs[0].Message != "old warning" {
+		t.Errorf("warnings after load %+v, want the old warning", evs)
+	}
+	if e := l.Add(Event{}); e.Seq != 51 {
+		t.Errorf("seq after load %d, want 51", e.Seq)
+	}
+}
+
+// An event larger than MaxEventBytes keeps the start of its message and
+// says how large it was; what is stored stays within the bound.
+func TestOversizedEventIsCut(t *testing.T) {
+	l, _ := Open(Options{MaxEventBytes: 1024})
+	big := strings.Repeat("é", 4000)
+	e := l.Add(Event{Level: "WARN", Message: big, Attrs: map[string]string{"blob": big}})
+	b, _ := json.Marshal(e)
+	if len(b) > 1024 {
+		t.Errorf("stored event is %d bytes, want at most 1024", len(b))
+	}
+	if !strings.HasPrefix(big, strings.TrimSuffix(e.Message, "…")) || e.Attrs["truncated"] == "" || e.Attrs["blob"] != "" {
+		t.Errorf("cut event: message %d bytes, attrs %v", len(e.Message), e.Attrs)
+	}
+	if evs, _ := l.Query(Filter{}); len(evs) != 1 || evs[0].Message != e.Message {
+		t.Error("the ring does not hold the cut event")
 	}
 }

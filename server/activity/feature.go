@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,8 +110,9 @@ func (f *logFeature) getActivityLog(_ context.Context, _ *ws.Client, raw json.Ra
 
 // serveLogs is GET /api/logs (behind authentication):
 //
-//   - ?download=1 sends every log file, oldest first, as one NDJSON
-//     attachment (activity.log);
+//   - ?download=1 sends every event the log files hold (both tiers,
+//     merged by sequence number), oldest first, as one NDJSON attachment
+//     (activity.log);
 //   - otherwise the newest matching events (limit, offset, level, source,
 //     node, search, after_seq as get_activity_log) as NDJSON, oldest
 //     first; with follow=1 the response stays open and each new matching
@@ -234,27 +233,7 @@ func (f *logFeature) serveLogs(w http.ResponseWriter, r *http.Request) {
 func (f *logFeature) downloadLogs(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="activity.log"`)
-	files := f.log.Files()
-	if len(files) == 0 {
-		// No data directory: the ring is all there is.
-		evs, _ := f.log.Query(Filter{Limit: 1 << 30})
-		for i := len(evs) - 1; i >= 0; i-- {
-			b, _ := json.Marshal(evs[i])
-			_, _ = w.Write(append(b, '\n'))
-		}
-		return
-	}
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		_, err = io.Copy(w, f)
-		_ = f.Close()
-		if err != nil {
-			return
-		}
-	}
+	_ = f.log.Export(w)
 }
 
 func (f *logFeature) openStream() chan struct{} {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +13,9 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -46,6 +47,10 @@ type Unadopted struct {
 	// authenticated bus only): the admin compares it with the one the
 	// node prints before adopting it.
 	BusKey string `json:"bus_key,omitempty"`
+	// BusKeyEnrolled is true when BusKey is the key the node was enrolled
+	// with before its first boot (flash_node.sh): the server knew it
+	// before the node connected, so it is the node's own.
+	BusKeyEnrolled bool `json:"bus_key_enrolled"`
 }
 
 // Adopted is an adopted node. The fields above Online are persisted.
@@ -61,7 +66,17 @@ type Adopted struct {
 	Online     bool            `json:"online"`
 	LastSeen   time.Time       `json:"last_seen,omitzero"`
 	LastStatus *msg.NodeStatus `json:"last_status,omitempty"`
+	// NeedsAdoption says why the node, adopted here, must be adopted
+	// again: the bus holds no grant of its role for its key (the grants
+	// file was lost), so it gets none of its commands whatever it reports.
+	// Its LastStatus then reads StateNeedsAdoption, never ACTIVE.
+	NeedsAdoption string `json:"needs_adoption,omitempty"`
 }
+
+// StateNeedsAdoption is the state the server shows for an adopted node
+// the bus does not grant its role (Adopted.NeedsAdoption), in place of
+// the one it reports.
+const StateNeedsAdoption = "NEEDS_ADOPTION"
 
 // Options configures a Manager.
 type Options struct {
@@ -101,6 +116,13 @@ type Access interface {
 	Role(id string) (role, instance string, ok bool)
 	// NodeKey is the public key node id connects with, "" if unknown.
 	NodeKey(id string) string
+}
+
+// Enrolments is an Access that knows the keys nodes were enrolled with
+// before their first boot (busaccess.Authority).
+type Enrolments interface {
+	// Enrolled reports whether key is the one node id was enrolled with.
+	Enrolled(id, key string) bool
 }
 
 // Manager is the server's adoption manager:
@@ -155,15 +177,16 @@ func (m *Manager) load() error {
 	if m.o.DataDir == "" {
 		return nil
 	}
-	data, err := os.ReadFile(m.registryPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Adopted
+	found, err := persist.ReadJSON(m.registryPath(), &list)
+	if !found {
 		return nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, persist.ErrDamaged) {
 		return fmt.Errorf("adoption: %w", err)
 	}
-	var list []*Adopted
-	if err := json.Unmarshal(data, &list); err != nil {
+	if err != nil {
+		// Empty and null too: a registry with no node is written "[]".
 		// A damaged registry must not keep the server from starting: it is
 		// kept aside for repair, and the nodes come back into the registry
 		// as they validate their stored roles.
@@ -314,9 +337,12 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 		m.log.Warn("bad node status", "topic", topic, "node_id", st.NodeID)
 		return
 	}
-	m.status[st.NodeID] = st
 	now := m.o.Exec.Now()
 	a, ok := m.adopted[st.NodeID]
+	if ok {
+		st = m.checkGranted(a, st)
+	}
+	m.status[st.NodeID] = st
 	switch {
 	case ok && st.State == msg.StateUnadopted && now.Sub(a.AdoptedAt) >= adoptionSettle:
 		// Reset behind the server's back (button held).
@@ -343,6 +369,62 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 	if st.State != msg.StateUnadopted {
 		delete(m.unadopted, st.NodeID)
 	}
+}
+
+// checkGranted is what the server shows of st, the status of adopted
+// node a: on an authenticated bus a node whose key is not granted its
+// role receives none of its commands, so it is shown as needing adoption
+// whatever state it reports. It sets a.NeedsAdoption, and reports the
+// change once as an error event.
+func (m *Manager) checkGranted(a *Adopted, st msg.NodeStatus) msg.NodeStatus {
+	if st.State == msg.StateUnadopted || m.granted(a.NodeID, a.Role, a.Instance) {
+		a.NeedsAdoption = ""
+		return st
+	}
+	why := fmt.Sprintf("%s reports %s as %s but the bus does not grant its key that role: it receives none of its commands; reset it and adopt it again",
+		a.NodeID, st.State, msg.RoleKey(a.Role, a.Instance))
+	if lost := m.grantsLost(); lost != "" {
+		why += " (" + lost + ")"
+	}
+	if a.NeedsAdoption == "" {
+		m.o.OnEvent("ERROR", a.NodeID, why)
+	}
+	a.NeedsAdoption = why
+	st.State, st.Message = StateNeedsAdoption, why
+	return st
+}
+
+// Unreachable says why commands to router target ("head", "arms.left",
+// "arms.left.pose") cannot reach its node: every node adopted into that
+// role is shown as needing adoption (Adopted.NeedsAdoption). It is ""
+// otherwise, with no such node too. Run it on Options.Exec.
+func (m *Manager) Unreachable(target string) string {
+	parts := strings.Split(target, ".")
+	role, inst := parts[0], ""
+	if len(parts) > 1 {
+		inst = parts[1]
+	}
+	want := msg.RoleKey(role, inst)
+	why := ""
+	for _, a := range m.adopted {
+		if msg.RoleKey(a.Role, a.Instance) != want {
+			continue
+		}
+		if a.NeedsAdoption == "" {
+			return ""
+		}
+		why = a.NeedsAdoption
+	}
+	return why
+}
+
+// grantsLost says why the bus's grants were not trusted at start, "" if
+// they were (or there is no authority).
+func (m *Manager) grantsLost() string {
+	if l, ok := m.o.Access.(interface{ GrantsLost() string }); ok {
+		return l.GrantsLost()
+	}
+	return ""
 }
 
 // granted reports whether the bus lets node id act as role (instance):
@@ -419,6 +501,9 @@ func (m *Manager) Unadopted() []*Unadopted {
 		if m.o.Access != nil {
 			u.BusKey = m.o.Access.NodeKey(u.NodeID)
 		}
+		if e, ok := m.o.Access.(Enrolments); ok && u.BusKey != "" {
+			u.BusKeyEnrolled = e.Enrolled(u.NodeID, u.BusKey)
+		}
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
@@ -476,7 +561,7 @@ func (m *Manager) declared(role, instance string) error {
 	if instance != "" {
 		what += " " + instance
 	}
-	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
+	return &ParamError{Field: "role", Message: fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
 }
 
 // declaredList names the declared roles for an error: each role once, in
@@ -510,46 +595,59 @@ func (m *Manager) declaredList() string {
 	return strings.Join(names, ", ")
 }
 
-// ParamError is a request error that names the parameter at fault.
-type ParamError struct {
-	Field   string
-	Message string
-}
+// ParamError is a request error that names the parameter at fault: the
+// project's field error, which the WebSocket gateway reports with its
+// field.
+type ParamError = fielderr.Error
 
-func (e *ParamError) Error() string { return e.Field + ": " + e.Message }
-
-// NormalizeRole accepts "arms" with instance "left", or the key
-// "arms_left", and checks the instance fits the role.
+// NormalizeRole accepts a role with its instance ("arms", "left"), or a
+// Sides role's key ("arms_left"), and checks the instance fits the role.
 func NormalizeRole(role, instance string) (string, string, error) {
-	if role == "arms_left" || role == "arms_right" {
-		if instance != "" && "arms_"+instance != role {
-			return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+	for _, s := range rolespec.Table() {
+		if s.Instances != rolespec.Sides {
+			continue
 		}
-		return "arms", role[len("arms_"):], nil
+		for _, side := range []string{rolespec.Left, rolespec.Right} {
+			if role != rolespec.Key(s.Name, side) {
+				continue
+			}
+			if instance != "" && instance != side {
+				return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%q contradicts role %q", instance, role)}
+			}
+			return s.Name, side, nil
+		}
 	}
-	known := false
-	for _, r := range msg.Roles() {
-		known = known || r == role
+	spec, ok := rolespec.Lookup(role)
+	if !ok {
+		return "", "", &ParamError{Field: "role", Message: fmt.Sprintf("%q is not a role; want one of %s", role, knownRoles())}
 	}
-	if !known {
-		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance, limb (with an instance)", role)}
-	}
-	if role == msg.RoleLimb {
-		if !msg.ValidLimbInstance(instance) {
-			return "", "", &ParamError{"instance", fmt.Sprintf("limb needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", instance)}
+	if spec.Instances == rolespec.Single {
+		if instance != "" {
+			return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("role %s has no instances, got %q", role, instance)}
 		}
 		return role, instance, nil
 	}
-	if role == msg.RoleArms {
-		if instance != "left" && instance != "right" {
-			return "", "", &ParamError{"instance", fmt.Sprintf("arms needs instance \"left\" or \"right\", got %q", instance)}
-		}
-		return role, instance, nil
-	}
-	if instance != "" {
-		return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
+	if !spec.ValidInstance(instance) {
+		return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%s needs %s, got %q", role, spec.InstanceRule(), instance)}
 	}
 	return role, instance, nil
+}
+
+// knownRoles lists the roles NormalizeRole takes, as an error's "want":
+// "head, arms (with instance left or right), arms_left, arms_right, …".
+func knownRoles() string {
+	var names []string
+	for _, s := range rolespec.Table() {
+		switch s.Instances {
+		case rolespec.Sides:
+			names = append(names, s.Name+" (with instance left or right)", rolespec.Key(s.Name, rolespec.Left), rolespec.Key(s.Name, rolespec.Right))
+		case rolespec.Named:
+			names = append(names, s.Name+" (with an instance)")
+		default:
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Adopt adopts an unadopted node: it calls the node's adopt service, which
@@ -558,7 +656,7 @@ func NormalizeRole(role, instance string) (string, string, error) {
 // on the executor.
 func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
@@ -570,17 +668,17 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		return
 	}
 	if a, ok := m.adopted[req.NodeID]; ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
 		return
 	}
 	if cur, ok := m.adopting[req.NodeID]; ok {
 		// A second adoption would change the node's grant and the role
 		// its configuration fetch is checked against under the first.
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
 		return
 	}
 	if _, ok := m.unadopted[req.NodeID]; !ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
 		return
 	}
 	for _, a := range m.adopted {
@@ -593,14 +691,14 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		if _, ver, _, err := m.o.Firmware.RoleConfig(role, inst); err == nil {
 			req.ConfigVersion = ver
 		} else {
-			done(msg.AdoptNodeResponse{}, &ParamError{"role", err.Error()})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "role", Message: err.Error()})
 			return
 		}
 	}
 	display := req.DisplayName
 	if m.o.Access != nil {
 		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != "" && cur != req.BusKey {
-			done(msg.AdoptNodeResponse{}, &ParamError{"bus_key", fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "bus_key", Message: fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
 			return
 		}
 		// The node needs its role's subjects before it starts the role;
@@ -666,28 +764,23 @@ func (m *Manager) callNode(service string, req msg.AdoptNodeRequest, deadline ti
 	})
 }
 
+// defaultDisplayName is the name of a node adopted without one: its
+// role's (rolespec), "Arms L", "Limb leg left".
 func defaultDisplayName(role, instance string) string {
-	names := map[string]string{"head": "Head", "arms": "Arms", "tracks": "Tracks", "console": "Console", "balance": "Balance"}
-	n := names[role]
-	switch instance {
-	case "left":
-		n += " L"
-	case "right":
-		n += " R"
-	}
-	return n
+	s, _ := rolespec.Lookup(role)
+	return s.DefaultDisplayName(instance)
 }
 
 // Reset resets a node through its reset service and forgets its adoption.
 func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	_, adopted := m.adopted[req.NodeID]
 	_, unadopted := m.unadopted[req.NodeID]
 	if !adopted && !unadopted {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", "unknown node " + req.NodeID})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: "unknown node " + req.NodeID})
 		return
 	}
 	bus.CallAsyncJSON(m.o.Bus, msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.ResetNodeResponse, err error) {
@@ -720,10 +813,10 @@ func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeRespons
 func (m *Manager) SetDisplayName(id, name string) error {
 	a, ok := m.adopted[id]
 	if !ok {
-		return &ParamError{"node_id", "no adopted node " + id}
+		return &ParamError{Field: "node_id", Message: "no adopted node " + id}
 	}
 	if name == "" || len(name) > 64 {
-		return &ParamError{"display_name", "want 1–64 characters"}
+		return &ParamError{Field: "display_name", Message: "want 1–64 characters"}
 	}
 	a.DisplayName = name
 	return m.save()
@@ -857,6 +950,12 @@ func (m *Manager) serveValidate(name string, req msg.ValidateRoleRequest, reply 
 	}
 	migrate := false
 	if !m.granted(req.NodeID, role, inst) {
+		if lost := m.grantsLost(); lost != "" {
+			// The grants were lost, not never made: the key this node
+			// connects with now is no proof it is the node adopted.
+			reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("%s is not adopted on this server's bus (%s): adopt it again", req.NodeID, lost)}, nil)
+			return
+		}
 		if !ok {
 			reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("%s is not adopted on this server's bus: adopt it again", req.NodeID)}, nil)
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -32,6 +35,9 @@ func TestNormalizeRole(t *testing.T) {
 		{"arms", "", "", "", "instance"},
 		{"arms", "middle", "", "", "instance"},
 		{"head", "left", "", "", "instance"},
+		{"limb", "leg_left", "limb", "leg_left", ""},
+		{"limb", "", "", "", "instance"},
+		{"limb_leg_left", "", "", "", "role"},
 		{"wings", "", "", "", "role"},
 		{"", "", "", "", "role"},
 	} {
@@ -44,6 +50,44 @@ func TestNormalizeRole(t *testing.T) {
 			t.Errorf("NormalizeRole(%q, %q) error %v, want one naming %s", tc.role, tc.inst, err, tc.field)
 		case tc.field == "" && (r != tc.wantRole || i != tc.wantInst):
 			t.Errorf("NormalizeRole(%q, %q) = %q %q, want %q %q", tc.role, tc.inst, r, i, tc.wantRole, tc.wantInst)
+		}
+	}
+}
+
+// A node found ACTIVE in any role of the table is registered under its
+// role's display name: none is left without a name (the limb was, when
+// the names were a list of their own).
+func TestEveryRoleGetsADisplayName(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	m, err := New(Options{Exec: ex, Bus: b, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := ex.RunFor(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i, s := range rolespec.Table() {
+		inst := map[rolespec.Instances]string{rolespec.Sides: rolespec.Left, rolespec.Named: "leg_left"}[s.Instances]
+		id := fmt.Sprintf("n%d", i)
+		want[id] = map[string]string{rolespec.Limb: "Limb leg left", rolespec.Arms: "Arms L"}[s.Name]
+		if want[id] == "" {
+			want[id] = s.DisplayName
+		}
+		_ = b.Publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: msg.StateActive, Role: s.Name, Instance: inst})
+	}
+	if err := ex.RunFor(context.Background(), 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for id, name := range want {
+		if _, a, _ := m.Lookup(id); a == nil || a.DisplayName != name || name == "" {
+			t.Errorf("%s: adopted %+v, want display name %q", id, a, name)
 		}
 	}
 }
@@ -156,19 +200,50 @@ func TestDamagedRegistryMovedAside(t *testing.T) {
 // Whatever adopted.json holds, the manager starts: the file is taken or
 // moved aside, never a panic or a refusal to start.
 func FuzzRegistryFile(f *testing.F) {
-	f.Add([]byte(`[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`))
+	good := `[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`
+	f.Add([]byte(good))
 	f.Add([]byte(`[{"node_id":"n1","role":"he`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(" null\n"))
+	f.Add([]byte(``))
+	f.Add([]byte("\n"))
 	f.Add([]byte(`[null]`))
 	f.Add([]byte(`[{"node_id":"../x","role":"head"},{"node_id":"n1","role":"wings"}]`))
 	f.Add([]byte(`[null, {"node_id": 5}]`))
+	for _, n := range []int{1, 2, len(good) / 2, len(good) - 1} {
+		f.Add([]byte(good[:n]))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "adopted.json"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir}); err != nil {
+		var errorEvents int
+		m, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir,
+			OnEvent: func(level, _, _ string) {
+				if level == "ERROR" {
+					errorEvents++
+				}
+			}})
+		if err != nil {
 			t.Fatalf("registry %q stopped the manager: %v", data, err)
+		}
+		var list []*Adopted
+		if persist.DecodeJSON(data, &list) != nil {
+			// Null, empty, truncated and garbled alike: kept aside, told,
+			// and nothing taken from it.
+			if _, err := os.Stat(filepath.Join(dir, "adopted.json")); !os.IsNotExist(err) {
+				t.Fatalf("damaged registry %q left in place", data)
+			}
+			if aside, _ := filepath.Glob(filepath.Join(dir, "adopted.json.corrupt-*")); len(aside) != 1 {
+				t.Fatalf("damaged registry %q: copies kept %v, want one", data, aside)
+			}
+			if errorEvents == 0 {
+				t.Fatalf("damaged registry %q taken without an error event", data)
+			}
+			if n := len(m.Adopted()); n != 0 {
+				t.Fatalf("damaged registry %q gave %d adopted nodes", data, n)
+			}
 		}
 	})
 }

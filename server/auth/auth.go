@@ -122,16 +122,40 @@ func BearerToken(r *http.Request) string {
 
 // Middleware lets a request through to next when required() is false or it
 // carries a valid bearer token; otherwise it answers 401 with a
-// WWW-Authenticate challenge.
-func (t *Tokens) Middleware(required func() bool, next http.Handler) http.Handler {
+// WWW-Authenticate challenge. Tokens are checked through guard: from an
+// address waiting after wrong tokens, a request with a token is answered
+// 429 with Retry-After, whatever the token. A request with no token is
+// not a guess and is not counted.
+func (t *Tokens) Middleware(required func() bool, guard *Guard, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if required() && !t.Valid(BearerToken(r)) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="saint"`)
-			http.Error(w, "unauthorized: send Authorization: Bearer <api token>", http.StatusUnauthorized)
+		if !required() {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		tok := BearerToken(r)
+		if tok != "" {
+			v := guard.Check(RemoteHost(r), "http", tok, t.Valid)
+			if v.RetryAfter > 0 {
+				Refuse(w, v)
+				return
+			}
+			if v.OK {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="saint"`)
+		http.Error(w, "unauthorized: send Authorization: Bearer <api token>", http.StatusUnauthorized)
 	})
+}
+
+// RemoteHost is the address a request came from, without its port.
+func RemoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // LoopbackOnly reports whether a listen address ("127.0.0.1:8000",

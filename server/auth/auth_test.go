@@ -77,7 +77,7 @@ func TestOpenRejectsShortToken(t *testing.T) {
 func TestMiddleware(t *testing.T) {
 	a, _ := Open(t.TempDir())
 	required := true
-	h := a.Middleware(func() bool { return required }, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := a.Middleware(func() bool { return required }, NewGuard(GuardOptions{}), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("secret"))
 	}))
 	for _, tc := range []struct {

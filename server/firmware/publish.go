@@ -1,6 +1,7 @@
 package firmware
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/saint-os/saint/fwsign"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
 )
 
@@ -37,21 +40,15 @@ var hardwareRevPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}$`)
 var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
 // FieldError is a release that cannot be published, naming the field at
-// fault and what was expected of it.
-type FieldError struct {
-	Field   string
-	Problem string
-	// Conflict marks a version that is valid but not newer than the one
-	// published: the request was well formed, the repository's state
-	// refuses it.
-	Conflict bool
-}
+// fault and what was expected of it: the project's field error.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+// ErrNotNewer is the cause of the version's FieldError when the version
+// is valid but not newer than the one published: the request was well
+// formed, the repository's state refuses it.
+var ErrNotNewer = errors.New("not newer than the published release")
 
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // Validate checks the fields a publisher sets: version, release_date,
 // min_hardware_rev. Checksum and size are computed from the image.
@@ -142,9 +139,11 @@ func (r *Repository) publish(image releaseImage, rel Release) (*Manifest, error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.manifest != nil && r.problem == "" {
-		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c <= 0 {
-			return nil, &FieldError{Field: "version", Conflict: true,
-				Problem: fmt.Sprintf("%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)}
+		// An older release goes back only with the release key's
+		// downgrade permission, which writeRelease verifies.
+		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c == 0 || c < 0 && rel.DowngradeSignature == "" {
+			return nil, &FieldError{Field: "version", Err: ErrNotNewer,
+				Message: fmt.Sprintf("%s is not newer than the current %s (an older release needs the release key's downgrade permission: saintctl firmware upload --allow-downgrade)", rel.Version, r.manifest.Firmware.Version)}
 		}
 	}
 	m, err := writeRelease(r.dir, r.configs, image, rel)
@@ -165,6 +164,11 @@ func writeRelease(dir string, configs map[string]roleConfig, image releaseImage,
 	rel.SizeBytes = image.size
 	if rel.Signature != "" || rel.SigningKey != "" {
 		if err := VerifyRelease(rel); err != nil {
+			return nil, fmt.Errorf("firmware: %w", err)
+		}
+	}
+	if rel.DowngradeSignature != "" {
+		if err := VerifyDowngrade(rel); err != nil {
 			return nil, fmt.Errorf("firmware: %w", err)
 		}
 	}
@@ -291,4 +295,37 @@ func linkOrCopy(src, dst string) error {
 
 func writeFile(p string, data []byte, perm os.FileMode) error {
 	return persist.WriteFile(p, data, perm)
+}
+
+// PermitDowngrade signs, with the release key, a downgrade permission for
+// the release dir publishes and writes it into its manifest.json
+// (atomically): nodes that have installed a newer version then take this
+// one when an update is forced. version must be the published one, and
+// the release must be signed by the same key. A running server reads the
+// manifest when it starts.
+func PermitDowngrade(dir string, key ed25519.PrivateKey, version string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestPath)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("firmware: %s: %w", path, err)
+	}
+	if m.Firmware.Version != version {
+		return nil, fmt.Errorf("firmware: %w", fieldErr("version", "%s publishes %s, not %s", dir, m.Firmware.Version, version))
+	}
+	if want := fwsign.EncodePublic(key.Public().(ed25519.PublicKey)); m.Firmware.SigningKey != want {
+		return nil, fmt.Errorf("firmware: %w", fieldErr("signing_key", "release %s is signed by %q, not by this key (%s): sign the release and its downgrade permission with the same key", version, m.Firmware.SigningKey, want))
+	}
+	SignDowngrade(key, &m.Firmware)
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	if err := writeFile(path, append(out, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return &m, nil
 }

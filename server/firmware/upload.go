@@ -122,6 +122,9 @@ func (r *Repository) UploadHandler(opts UploadOptions) http.Handler {
 			Changelog:      fields["changelog"],
 			Signature:      fields["signature"],
 			SigningKey:     fields["signing_key"],
+			// An older version than the current one is published only
+			// with the release key's permission (publish checks it).
+			DowngradeSignature: fields["downgrade_signature"],
 		}
 		if rel.ReleaseDate == "" {
 			rel.ReleaseDate = opts.Now().UTC().Format("2006-01-02")
@@ -352,7 +355,7 @@ func refuse(w http.ResponseWriter, err error) {
 			Message: fmt.Sprintf("image: the request is larger than the %d bytes this server accepts", tooBig.Limit)})
 	case errors.As(err, &fe):
 		code := http.StatusBadRequest
-		if fe.Conflict {
+		if errors.Is(fe, ErrNotNewer) {
 			code = http.StatusConflict
 		}
 		writeJSON(w, code, UploadError{Status: "error", Field: fe.Field, Message: fe.Error()})

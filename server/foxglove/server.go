@@ -41,6 +41,9 @@ type Options struct {
 	// Auth checks the API token; nil, or Required() false, lets every
 	// client in (Listen then allows loopback addresses only).
 	Auth ws.Authenticator
+	// Guard throttles wrong tokens per address; the server passes the
+	// one its other listeners use. Nil makes one for this server.
+	Guard *auth.Guard
 	// AllowedOrigins are browser origins allowed besides the server's own
 	// host and Foxglove's web app (https://app.foxglove.dev).
 	AllowedOrigins []string
@@ -183,6 +186,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Guard == nil {
+		o.Guard = auth.NewGuard(auth.GuardOptions{Log: o.Log})
 	}
 	if len(o.Topics) == 0 {
 		o.Topics = []string{record.AllTopics}
@@ -429,7 +435,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := token(r)
 	if s.authRequired() {
-		if tok == "" || !s.o.Auth.Valid(tok) {
+		ok := false
+		if tok != "" {
+			v := s.o.Guard.Check(auth.RemoteHost(r), "foxglove", tok, s.o.Auth.Valid)
+			if v.RetryAfter > 0 {
+				auth.Refuse(w, v)
+				return
+			}
+			ok = v.OK
+		}
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saint", error="invalid_token"`)
 			http.Error(w, "unauthorized: give the API token as ?token=TOKEN or an Authorization: Bearer header", http.StatusUnauthorized)
 			return

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -19,7 +18,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/internal/persource"
+	"github.com/saint-os/saint/server/auth"
 )
 
 // Request is a client message. Type
@@ -54,6 +55,9 @@ type ErrorBody struct {
 	Code    string `json:"code"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// RetryAfter is how many seconds to wait before trying again, for
+	// an auth message from an address waiting after wrong tokens.
+	RetryAfter int `json:"retry_after,omitempty"`
 }
 
 // State is a state update pushed to subscribers.
@@ -79,6 +83,8 @@ type Error struct {
 	Code    string
 	Field   string
 	Message string
+	// RetryAfter is in whole seconds (ErrorBody.RetryAfter).
+	RetryAfter int
 }
 
 func (e *Error) Error() string {
@@ -88,10 +94,10 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// ParamError returns an invalid-parameter error naming field.
-func ParamError(field, format string, args ...any) error {
-	return &Error{Code: CodeInvalidParam, Field: field, Message: fmt.Sprintf(format, args...)}
-}
+// ParamError returns an invalid-parameter error naming field: a
+// *fielderr.Error, as every package's field errors are, which the gateway
+// answers with CodeInvalidParam and the field.
+func ParamError(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // Handler runs a request. params is the raw "params" object (never nil:
 // absent params arrive as {}). The returned value becomes "data".
@@ -106,13 +112,23 @@ type Options struct {
 	// Now stamps state updates; nil means time.Now (edge code).
 	Now func() time.Time
 	Log *slog.Logger
-	// OnConnect / OnDisconnect are told of clients coming and going.
+	// OnConnect / OnDisconnect are told of authenticated sessions coming
+	// and going: OnConnect of a client authenticated on connecting (bearer
+	// header, or authentication off), OnDisconnect of one that was
+	// authenticated when it left. Sessions that end without
+	// authenticating are not told one by one: the gateway logs them per
+	// address per minute with their count, so a loop of them cannot push
+	// the real events out of the activity log.
 	OnConnect, OnDisconnect func(ClientInfo)
 
 	// Auth checks API tokens. Nil, or Required() false, lets every client
 	// in; otherwise a client must present the token (auth message or
 	// bearer header) before anything but "auth" is answered.
 	Auth Authenticator
+	// Guard throttles wrong tokens per address, on the bearer header and
+	// the auth message alike; the server passes the one its other
+	// listeners use. Nil makes one for this gateway.
+	Guard *auth.Guard
 	// AllowedOrigins are the browser origins ("http://robot.local")
 	// allowed besides the server's own host. Requests without an Origin
 	// header (programs, not browsers) are always allowed.
@@ -158,8 +174,10 @@ type Authenticator interface {
 type Gateway struct {
 	o        Options
 	upgrader websocket.Upgrader
-	// failures aggregates failed logins for the activity log.
-	failures persource.Throttle // failed logins by address
+	// anonSessions and anonAbuse aggregate, per address per minute, the
+	// sessions that ended without authenticating and the
+	// unauthenticated clients cut off for abuse.
+	anonSessions, anonAbuse *persource.Events
 	// open counts the connections held (reserved before the upgrade)
 	// per remote address, and openTotal all of them.
 	connMu    sync.Mutex
@@ -214,19 +232,29 @@ func New(o Options) *Gateway {
 	if o.AuthTimeout <= 0 {
 		o.AuthTimeout = 30 * time.Second
 	}
+	if o.Guard == nil {
+		o.Guard = auth.NewGuard(auth.GuardOptions{Log: o.Log})
+	}
 	g := &Gateway{
 		o:        o,
 		handlers: map[string]Handler{},
 		clients:  map[*Client]struct{}{},
 		topics:   map[string]bool{},
 		events:   map[string]bool{},
-		// One failed-login event per address per minute; at most 1024
-		// addresses tracked at once.
-		failures: persource.Throttle{Window: time.Minute, MaxSources: 1024},
+		// At most 1024 addresses tracked at once.
+		anonSessions: persource.NewEvents(o.Log, slog.LevelInfo, time.Minute, 1024, eventsPerMinute,
+			"WebSocket sessions closed without authenticating", "source", "websocket"),
+		anonAbuse: persource.NewEvents(o.Log, slog.LevelWarn, time.Minute, 1024, eventsPerMinute,
+			"unauthenticated WebSocket clients cut off", "source", "websocket"),
 	}
 	g.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: g.checkOrigin}
 	return g
 }
+
+// eventsPerMinute bounds the per-address lines of each kind of
+// unauthenticated event (sessions, cut-offs) per minute across all
+// addresses; the rest of the minute's are summed in one line.
+const eventsPerMinute = 20
 
 // DefaultMaxMessage is the default request size limit: commands are small,
 // firmware goes over HTTP.
@@ -448,28 +476,6 @@ func (g *Gateway) unreserve(addr string) {
 	}
 }
 
-// loginFailed records a wrong token from addr, logging one warning per
-// address per minute with the count, so that a loop of wrong tokens
-// cannot push the real events out of the activity log.
-func (g *Gateway) loginFailed(addr string) {
-	if text := failedLoginEvent(&g.failures, addr, g.o.Now()); text != "" {
-		g.o.Log.Warn(text, "addr", addr, "source", "websocket")
-	}
-}
-
-// failedLoginEvent counts a failed login from addr at now in th and
-// returns the event to log, "" while addr's window is open.
-func failedLoginEvent(th *persource.Throttle, addr string, now time.Time) string {
-	r, ok := th.Record(addr, now)
-	switch {
-	case !ok:
-		return ""
-	case r.HeldBack > 0:
-		return fmt.Sprintf("%d more failed logins from %s since %s: wrong API token", r.HeldBack+1, addr, r.Since.UTC().Format(time.TimeOnly))
-	}
-	return fmt.Sprintf("failed login from %s: wrong API token", addr)
-}
-
 // ServeHTTP upgrades the connection and serves the client until it leaves.
 //
 // A bearer token on the upgrade request authenticates the client at once; a
@@ -479,17 +485,22 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	gen := g.sessionGen
 	g.mu.RUnlock()
 	authed := !g.authRequired()
-	if tok := bearerToken(r); tok != "" {
-		if g.o.Auth != nil && !g.o.Auth.Valid(tok) {
-			host, _, _ := net.SplitHostPort(r.RemoteAddr)
-			g.loginFailed(host)
+	host := auth.RemoteHost(r)
+	if tok := bearerToken(r); tok != "" && g.o.Auth != nil {
+		v := g.o.Guard.Check(host, "websocket", tok, g.o.Auth.Valid)
+		if v.RetryAfter > 0 {
+			auth.Refuse(w, v)
+			return
+		}
+		if !v.OK {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saint", error="invalid_token"`)
 			http.Error(w, "unauthorized: wrong API token", http.StatusUnauthorized)
 			return
 		}
 		authed = true
+	} else if tok != "" {
+		authed = true
 	}
-	host, _, _ := net.SplitHostPort(r.RemoteAddr)
 	if code, why := g.reserve(host); code != 0 {
 		w.Header().Set("Retry-After", "10")
 		http.Error(w, why, code)
@@ -515,7 +526,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if stale && authed {
 		c.closeWith(websocket.ClosePolicyViolation, reason)
 	}
-	if g.o.OnConnect != nil {
+	if authed && g.o.OnConnect != nil {
 		g.o.OnConnect(c.Info())
 	}
 	if !authed {
@@ -533,7 +544,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	delete(g.clients, c)
 	g.mu.Unlock()
-	if g.o.OnDisconnect != nil {
+	switch {
+	case !c.authed.Load():
+		g.anonSessions.Record(host, time.Now(), "WebSocket session from "+host+" closed without authenticating")
+	case g.o.OnDisconnect != nil:
 		g.o.OnDisconnect(c.Info())
 	}
 }
@@ -679,7 +693,7 @@ func (c *Client) readLoop() {
 		if !c.allow() {
 			c.rejected++
 			if c.rejected >= c.g.o.AbuseLimit {
-				c.g.o.Log.Warn("websocket client over its rate limit; disconnecting", "client", c.id, "addr", c.addr, "source", "websocket")
+				c.warn("websocket client over its rate limit; disconnecting")
 				c.refuse(websocket.ClosePolicyViolation, "rate limit exceeded")
 				return
 			}
@@ -710,6 +724,16 @@ func (c *Client) readLoop() {
 			}
 		}
 	}
+}
+
+// warn logs why the client is cut off: an authenticated client's own
+// event, an unauthenticated one's aggregated per address.
+func (c *Client) warn(msg string) {
+	if c.authed.Load() {
+		c.g.o.Log.Warn(msg, "client", c.id, "addr", c.addr, "source", "websocket")
+		return
+	}
+	c.g.anonAbuse.Record(c.addr, time.Now(), "unauthenticated "+msg, "client", c.id)
 }
 
 // refuse sends a close frame from the read loop and then discards what the
@@ -798,6 +822,12 @@ func (c *Client) handle(data []byte) {
 	}
 	if err != nil {
 		c.reply(errorResponse(req.ID, err))
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeRateLimited && req.Type == "auth" {
+			// The address waits after wrong tokens: end the session
+			// (1013, try again later), as HTTP answers 429.
+			c.closeWith(websocket.CloseTryAgainLater, e.Message)
+		}
 		return
 	}
 	switch req.Type {
@@ -826,8 +856,12 @@ func (c *Client) authenticate(ctx context.Context, req Request) (any, error) {
 		if req.Token == "" {
 			return nil, ParamError("token", "required")
 		}
-		if !c.g.o.Auth.Valid(req.Token) {
-			c.g.loginFailed(c.addr)
+		v := c.g.o.Guard.Check(c.addr, "websocket", req.Token, c.g.o.Auth.Valid)
+		if v.RetryAfter > 0 {
+			return nil, &Error{Code: CodeRateLimited, Field: "token", RetryAfter: v.RetryAfterSeconds(),
+				Message: fmt.Sprintf("too many wrong API tokens from %s: retry in %d s", c.addr, v.RetryAfterSeconds())}
+		}
+		if !v.OK {
 			return nil, &Error{Code: CodeUnauthorized, Field: "token", Message: "wrong API token"}
 		}
 	}
@@ -858,12 +892,12 @@ func orEmpty(v any) any {
 func errorResponse(id json.RawMessage, err error) Response {
 	body := &ErrorBody{Code: CodeFailed, Message: err.Error()}
 	var e *Error
-	var fe interface{ ParamField() string }
+	var fe *fielderr.Error
 	switch {
 	case errors.As(err, &e):
-		body.Code, body.Field, body.Message = e.Code, e.Field, e.Error()
+		body.Code, body.Field, body.Message, body.RetryAfter = e.Code, e.Field, e.Error(), e.RetryAfter
 	case errors.As(err, &fe):
-		body.Code, body.Field = CodeInvalidParam, fe.ParamField()
+		body.Code, body.Field = CodeInvalidParam, fe.Field
 	case errors.Is(err, context.DeadlineExceeded):
 		body.Message = "timed out: " + err.Error()
 	}
@@ -983,7 +1017,7 @@ func (c *Client) reply(r Response) {
 	default:
 		// The client is not reading its responses: cut it off rather than
 		// let its queue grow.
-		c.g.o.Log.Warn("websocket client too slow; disconnecting", "client", c.id, "addr", c.addr)
+		c.warn("websocket client too slow; disconnecting")
 		c.close()
 	}
 }

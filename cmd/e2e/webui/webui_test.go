@@ -976,8 +976,30 @@ func TestTokenLogin(t *testing.T) {
 	p.click("#login-form button[type=submit]")
 	p.until("wrong token refused", `document.querySelector('#conn-state').dataset.state === 'login' &&
 		document.querySelector('#login .form-error').textContent.includes('wrong API token')`)
-	p.setValue("#login-token", token)
-	p.click("#login-form button[type=submit]")
+	// Four more make five: this address must wait (1 s), and the form
+	// says so, for the right token too; once the wait is over the right
+	// token logs in.
+	submit := func(tok, want string) {
+		t.Helper()
+		p.eval(`document.querySelector('#login .form-error').textContent = ''`)
+		p.setValue("#login-token", tok)
+		p.click("#login-form button[type=submit]")
+		p.until(want, fmt.Sprintf(`document.querySelector('#conn-state').dataset.state === 'login' &&
+			document.querySelector('#login .form-error').textContent.includes(%q)`, want))
+	}
+	for i := range 4 {
+		submit(strings.Repeat(fmt.Sprint(i+1), 64), "wrong API token")
+	}
+	submit(token, "retry in")
+	bustest.CheckFor(t, 20*time.Second, 300*time.Millisecond, func() error {
+		p.setValue("#login-token", token)
+		p.click("#login-form button[type=submit]")
+		p.until("answered", `document.querySelector('#conn-state').dataset.state !== 'connecting'`)
+		if st := p.eval(`document.querySelector('#conn-state').dataset.state`); st != "online" {
+			return fmt.Errorf("the right token after the wait: %s, %q", st, p.eval(`document.querySelector('#login .form-error').textContent`))
+		}
+		return nil
+	})
 	p.until("logged in", `document.querySelector('#conn-state').dataset.state === 'online' && document.querySelector('#login').hidden`)
 	p.do("dashboard", chromedp.WaitVisible(chromedp.CSS("#system-status dd")))
 	p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#system-status dd")))
