@@ -392,7 +392,15 @@ func (r *rehearsal) checkServer(ctx context.Context) error {
 }
 
 func (r *rehearsal) flashNode(ctx context.Context) error {
-	_, err := r.host(ctx, nil, "deploy/scripts/flash_node.sh", "--host", target, "--key-dir", r.keyDir(), "--args", nodeArgs)
+	// Enrolment goes through the server's WebSocket API: here its forward
+	// on the host's loopback, not 192.168.10.1, which only the guest has.
+	tokenFile := filepath.Join(r.work, "token")
+	if err := os.WriteFile(tokenFile, []byte(r.token+"\n"), 0o600); err != nil {
+		return err
+	}
+	_, err := r.host(ctx, []string{"SAINTCTL=" + filepath.Join(r.src, "bin/linux-amd64/saintctl")},
+		"deploy/scripts/flash_node.sh", "--host", target, "--key-dir", r.keyDir(),
+		"--id", nodeID, "--api", "ws://"+r.vm.HostAddr(9090)+"/saint", "--token-file", tokenFile, "--args", nodeArgs)
 	return err
 }
 
