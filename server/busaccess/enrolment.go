@@ -185,20 +185,13 @@ func (a *Authority) noteUnenrolled(key, name, host string) {
 	_, enrolled := a.enrolled[id]
 	_, granted := a.grants[id]
 	inUse := len(a.enrolled) > 0
-	events := a.events
+	unenrolled := a.unenrolled
 	a.mu.Unlock()
 	if !isNode || client || enrolled || granted || !inUse {
 		return
 	}
-	r, ok := a.unenrolled.Record(host, a.o.Now())
-	if !ok {
-		return
-	}
-	text := fmt.Sprintf("node %s connected from %s with key %s, which was not enrolled: it trusted the first server it met (--trust-first-server) or is not one of the robot's nodes; compare the key with the one the node prints before adopting it", id, host, key)
-	if r.HeldBack > 0 {
-		text = fmt.Sprintf("%d more connections of nodes that were not enrolled from %s since %s (the last: node %s, key %s)", r.HeldBack+1, host, r.Since.UTC().Format(time.TimeOnly), id, key)
-	}
-	events.Warn(text, "source", "bus", "addr", host, "node", id)
+	unenrolled.Record(host, a.o.Now(), fmt.Sprintf("node %s connected from %s with key %s, which was not enrolled: it trusted the first server it met (--trust-first-server) or is not one of the robot's nodes; compare the key with the one the node prints before adopting it", id, host, key),
+		"node", id)
 }
 
 func (a *Authority) enrolledPath() string { return filepath.Join(a.o.Dir, enrolledFile) }
