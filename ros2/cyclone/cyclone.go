@@ -158,7 +158,12 @@ var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 
 // NewParticipant joins DDS domain domain.
 func NewParticipant(domain uint32) (*Participant, error) {
-	h := C.dds_create_participant(C.dds_domainid_t(domain), nil, nil)
+	return newParticipant(domain, nil)
+}
+
+// newParticipant creates the participant with qos (nil: the defaults).
+func newParticipant(domain uint32, qos *C.dds_qos_t) (*Participant, error) {
+	h := C.dds_create_participant(C.dds_domainid_t(domain), qos, nil)
 	if h < 0 {
 		return nil, ddsErr(fmt.Sprintf("create participant in domain %d (check CYCLONEDDS_URI)", domain), h)
 	}

@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// MaxDomain is the highest ROS 2 domain id; governance and permissions
-// cover domains 0 to MaxDomain, so one keystore serves any ROS_DOMAIN_ID.
-const MaxDomain = 232
+// MaxDomain is the highest domain id governance and permissions cover
+// (from 0), so that one keystore serves any ROS_DOMAIN_ID: 230, the
+// highest Cyclone DDS's access control accepts (ROS 2 allows up to 232,
+// whose ports collide on Linux anyway).
+const MaxDomain = 230
 
 // Policy is what an enclave may do on the ROS 2 graph. Each list holds
 // absolute ROS names or DDS Security patterns of them ("/saint/tracks/*":
