@@ -171,17 +171,20 @@ func TestPermissionsMangleROSNames(t *testing.T) {
 	doc := string(data)
 	publish := doc[strings.Index(doc, "<publish>"):strings.Index(doc, "</publish>")]
 	subscribe := doc[strings.Index(doc, "<subscribe>"):strings.Index(doc, "</subscribe>")]
-	for _, w := range []string{"<topic>rt/saint/tracks/estop</topic>", "<topic>rq/saint/nodes/adoptRequest</topic>", "<topic>ros_discovery_info</topic>"} {
+	// What every ROS 2 node needs comes too.
+	for _, w := range []string{"<topic>rt/saint/tracks/estop</topic>", "<topic>rq/saint/nodes/adoptRequest</topic>", "<topic>ros_discovery_info</topic>",
+		"<topic>rt/rosout</topic>", "<topic>rr/*/set_parametersReply</topic>"} {
 		if !strings.Contains(publish, w) {
 			t.Errorf("publish lacks %s:\n%s", w, publish)
 		}
 	}
-	for _, w := range []string{"<topic>rt/*</topic>", "<topic>rr/saint/nodes/adoptReply</topic>", "<topic>ros_discovery_info</topic>"} {
+	for _, w := range []string{"<topic>rt/*</topic>", "<topic>rr/saint/nodes/adoptReply</topic>", "<topic>ros_discovery_info</topic>",
+		"<topic>rt/parameter_events</topic>", "<topic>rq/*/get_parametersRequest</topic>"} {
 		if !strings.Contains(subscribe, w) {
 			t.Errorf("subscribe lacks %s:\n%s", w, subscribe)
 		}
 	}
-	if strings.Contains(publish, "cmd_vel") || strings.Contains(publish, "rt/*") || strings.Contains(doc, "rq/*") {
+	if strings.Contains(publish, "cmd_vel") || strings.Contains(publish, "<topic>rt/*</topic>") || strings.Contains(doc, "<topic>rq/*Request</topic>") || strings.Contains(doc, "<topic>rr/*Reply</topic>") {
 		t.Errorf("the permissions allow more than the policy:\n%s", doc)
 	}
 	for _, w := range []string{"<subject_name>CN=/viewer</subject_name>", "<default>DENY</default>", "<max>230</max>"} {

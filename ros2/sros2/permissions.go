@@ -59,11 +59,23 @@ func mangle(names []string, prefix, suffix string) []string {
 	return out
 }
 
-// DDS topic names of what the policy allows, ros_discovery_info (the
-// ROS 2 graph every rmw node publishes and reads) included.
+// nodeServices are the parameter services every ROS 2 node answers.
+var nodeServices = []string{"describe_parameters", "get_parameter_types", "get_parameters", "list_parameters",
+	"set_parameters", "set_parameters_atomically"}
+
+// DDS topic names of what the policy allows, and what every ROS 2 node
+// needs whatever it does (else rclcpp cannot create it): the graph
+// (ros_discovery_info), /rosout, /parameter_events and its own parameter
+// services.
 func (p Policy) ddsTopics() (publish, subscribe []string) {
 	if p.everything() {
 		return []string{"*"}, []string{"*"}
+	}
+	publish = append(publish, "ros_discovery_info", "rt/rosout", "rt/parameter_events")
+	subscribe = append(subscribe, "ros_discovery_info", "rt/parameter_events")
+	for _, s := range nodeServices {
+		publish = append(publish, "rr/*/"+s+"Reply")
+		subscribe = append(subscribe, "rq/*/"+s+"Request")
 	}
 	publish = append(publish, mangle(p.Publish, "rt", "")...)
 	publish = append(publish, mangle(p.Call, "rq", "Request")...)
@@ -71,8 +83,6 @@ func (p Policy) ddsTopics() (publish, subscribe []string) {
 	subscribe = append(subscribe, mangle(p.Subscribe, "rt", "")...)
 	subscribe = append(subscribe, mangle(p.Call, "rr", "Reply")...)
 	subscribe = append(subscribe, mangle(p.Serve, "rq", "Request")...)
-	publish = append(publish, "ros_discovery_info")
-	subscribe = append(subscribe, "ros_discovery_info")
 	return publish, subscribe
 }
 
