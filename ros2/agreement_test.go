@@ -106,6 +106,7 @@ var noGoType = map[string]string{
 	"saint_os/NamedValue":      "a bus map[string]float32 is a NamedValue[] in ROS 2",
 	"sensor_msgs/Imu":          "the bridge builds it from the balance base's state",
 	"sensor_msgs/BatteryState": "the bridge builds it from PowerState",
+	"rosgraph_msgs/Clock":      "the bridge builds it from the simulation clock (bridge.SimClock)",
 }
 
 // busOnly are JSON fields of the Go types that stay on the bus: the

@@ -871,6 +871,14 @@ func TestAdoptionLifecycle(t *testing.T) {
 		}
 		return c.checkActive(tracks.id, "tracks", restarted)
 	})
+	// The unadopted nodes are listed again once they announce to the
+	// restarted server, which can be a few announcement periods later.
+	bustest.CheckFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+		if err := c.checkUnadopted(arms.id, restarted); err != nil {
+			return err
+		}
+		return c.checkUnadopted(bare.id, restarted)
+	})
 	for _, n := range []*node{head, tracks, arms, bare} {
 		if err := n.exited(); err != nil {
 			t.Errorf("nodes must outlive a server restart: %v", err)

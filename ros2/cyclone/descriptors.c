@@ -3,6 +3,7 @@
 #include "builtin_interfaces.h"
 #include "geometry_msgs.h"
 #include "nav_msgs.h"
+#include "rosgraph_msgs.h"
 #include "saint_os.h"
 #include "sensor_msgs.h"
 #include "std_msgs.h"
@@ -24,6 +25,7 @@ static const struct {
   {"geometry_msgs::msg::dds_::TwistWithCovariance_", &geometry_msgs_msg_dds__TwistWithCovariance__desc},
   {"geometry_msgs::msg::dds_::Vector3_", &geometry_msgs_msg_dds__Vector3__desc},
   {"nav_msgs::msg::dds_::Odometry_", &nav_msgs_msg_dds__Odometry__desc},
+  {"rosgraph_msgs::msg::dds_::Clock_", &rosgraph_msgs_msg_dds__Clock__desc},
   {"saint_os::msg::dds_::ArmCommand_", &saint_os_msg_dds__ArmCommand__desc},
   {"saint_os::msg::dds_::ArmState_", &saint_os_msg_dds__ArmState__desc},
   {"saint_os::msg::dds_::BalanceState_", &saint_os_msg_dds__BalanceState__desc},
