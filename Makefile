@@ -81,12 +81,12 @@ mujoco-deps:
 	fi
 
 ## ros2-deps: Eclipse Cyclone DDS (the ROS 2 bridge, saint-ros2, links it; idlc for go generate ./ros2)
-## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client); installed with apt-get
-## when missing and run as root
-ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++
+## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client), openssl (the SROS2
+## keystore test checks its signatures with it); installed with apt-get when missing and run as root
+ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++ openssl
 ros2-deps:
 	@if [ -f /usr/include/dds/dds.h ] && command -v idlc >/dev/null && [ -d /usr/include/fastdds ] \
-		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null; then :; \
+		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null && command -v openssl >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "ros2-deps: installing $(ROS2_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(ROS2_PACKAGES) >/dev/null; \

@@ -162,10 +162,16 @@ var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 // object guard (typeguard.c) is not what libddsc calls: without it any
 // peer on the domain could crash the process.
 func NewParticipant(domain uint32) (*Participant, error) {
+	return newParticipant(domain, nil)
+}
+
+// newParticipant creates the participant with qos (nil: the defaults),
+// behind the same type object guard.
+func newParticipant(domain uint32, qos *C.dds_qos_t) (*Participant, error) {
 	if !C.saint_typeguard_installed() {
 		return nil, errors.New("cyclone: the type object guard is not in place (the executable does not export ddsi_type_add_typeobj to libddsc): a DDS peer with int8/uint8 types could crash this process")
 	}
-	h := C.dds_create_participant(C.dds_domainid_t(domain), nil, nil)
+	h := C.dds_create_participant(C.dds_domainid_t(domain), qos, nil)
 	if h < 0 {
 		return nil, ddsErr(fmt.Sprintf("create participant in domain %d (check CYCLONEDDS_URI)", domain), h)
 	}
