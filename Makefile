@@ -81,17 +81,18 @@ mujoco-deps:
 	fi
 
 ## ros2-deps: Eclipse Cyclone DDS (the ROS 2 bridge, saint-ros2, links it; idlc for go generate ./ros2)
-## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client); installed with apt-get
+## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client), urdfdom's check_urdf (the
+## URDF models' test); installed with apt-get
 ## when missing and run as root
-ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++
+ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++ liburdfdom-tools
 ros2-deps:
 	@if [ -f /usr/include/dds/dds.h ] && command -v idlc >/dev/null && [ -d /usr/include/fastdds ] \
-		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null; then :; \
+		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null && command -v check_urdf >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "ros2-deps: installing $(ROS2_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(ROS2_PACKAGES) >/dev/null; \
 	elif [ -f /usr/include/dds/dds.h ]; then \
-		echo "ros2-deps: Fast DDS, fastddsgen or g++ missing (not root: not installing); the Fast DDS interop test will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
+		echo "ros2-deps: Fast DDS, fastddsgen, g++ or check_urdf missing (not root: not installing); the Fast DDS interop test and the URDF check will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
 	else \
 		echo "ros2-deps: the ROS 2 bridge needs Cyclone DDS to compile (not root: not installing). Install: sudo apt-get install $(ROS2_PACKAGES)" >&2; exit 1; \
 	fi
