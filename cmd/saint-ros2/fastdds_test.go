@@ -198,7 +198,8 @@ func (c *client) topics(want map[string]bool) map[string]bool {
 
 // referenceNames are the DDS topics of the reference robot's bridge as
 // ros2/bridge records them (its TestReferenceRobotBridgeIsUnchanged),
-// with the robot namespace ns ("/robot_7", "" for none): with limbs, the
+// and the robot model's (/robot_description, /tf, /tf_static), with the
+// robot namespace ns ("/robot_7", "" for none): with limbs, the
 // robot-wide ones alone and every limb's middleware names instead of the
 // reference robot's roles.
 func referenceNames(t *testing.T, ns string, limbs []string) map[string]bool {
@@ -212,6 +213,10 @@ func referenceNames(t *testing.T, ns string, limbs []string) map[string]bool {
 		if limbs == nil || !underReferenceRole(n) {
 			out[n[:2]+ns+n[2:]] = true
 		}
+	}
+	// The robot's model, as robot_state_publisher and tf2 name it.
+	for _, n := range []string{bridge.RobotDescriptionTopic, bridge.TFTopic, bridge.TFStaticTopic} {
+		out["rt"+ns+n] = true
 	}
 	for _, l := range limbs {
 		p := ns + "/saint/limb/" + l

@@ -170,7 +170,7 @@ func run() error {
 	go func() { _ = ex.Run(exCtx) }()
 
 	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
-		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot),
+		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Model: bridge.ModelOf(robot),
 		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err
