@@ -12,8 +12,8 @@ import (
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/mem"
-	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/ros2"
