@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps foxglove-screenshot ros2-snapshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -137,6 +137,12 @@ $(GOBIN)/staticcheck-$(STATICCHECK_VERSION):
 	cp $(GOBIN)/staticcheck $@
 
 lint: vet staticcheck
+
+## ros2-snapshot: docs/ros2/model-from-tf.png — the reference robot drawn with gonum/plot from the
+## /robot_description, /tf_static and /tf that saint-sim --ros2 publishes (cmd/saint-ros2 TestModelOverROS2);
+## not rviz2, which Debian does not package
+ros2-snapshot: ros2-deps
+	SAINT_ROS2_SNAPSHOT=$(CURDIR)/docs/ros2/model-from-tf.png $(GO) test -count=1 -run 'TestModelOverROS2$$' ./cmd/saint-ros2/
 
 ## foxglove-screenshot: docs/screenshots/foxglove.png — Foxglove Studio's open-source web app (npm, installed
 ## into a temporary directory) in headless Chromium, connected to saint-sim --adopt with docs/foxglove/saint.json

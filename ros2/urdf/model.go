@@ -73,6 +73,9 @@ func rpyQuat(rpy mgl64.Vec3) mgl64.Quat {
 		Mul(mgl64.QuatRotate(rpy[0], mgl64.Vec3{1, 0, 0}))
 }
 
+// Pose is the visual's frame in its link's.
+func (v Visual) Pose() Transform { return Transform{Translation: v.Origin, Rotation: rpyQuat(v.RPY)} }
+
 // Visual is a shape drawn in a link's frame: a box (Size), a cylinder
 // along its z axis (Radius, Length) or a sphere (Radius).
 type Visual struct {
@@ -260,7 +263,28 @@ type xmlRobot struct {
 }
 
 type xmlLink struct {
-	Name string `xml:"name,attr"`
+	Name    string `xml:"name,attr"`
+	Visuals []struct {
+		Origin *struct {
+			XYZ string `xml:"xyz,attr"`
+			RPY string `xml:"rpy,attr"`
+		} `xml:"origin"`
+		Geometry struct {
+			Box *struct {
+				Size string `xml:"size,attr"`
+			} `xml:"box"`
+			Cylinder *struct {
+				Radius float64 `xml:"radius,attr"`
+				Length float64 `xml:"length,attr"`
+			} `xml:"cylinder"`
+			Sphere *struct {
+				Radius float64 `xml:"radius,attr"`
+			} `xml:"sphere"`
+		} `xml:"geometry"`
+		Material *struct {
+			Name string `xml:"name,attr"`
+		} `xml:"material"`
+	} `xml:"visual"`
 }
 
 type xmlJoint struct {
@@ -287,8 +311,9 @@ type xmlJoint struct {
 	} `xml:"limit"`
 }
 
-// Parse reads a URDF's links and joints (not its visuals): what its
-// kinematics need. The root is the one link no joint has as its child.
+// Parse reads a URDF's links, with their boxes, cylinders and spheres
+// (meshes are skipped), and joints. The root is the one link no joint has
+// as its child.
 func Parse(data []byte) (*Robot, error) {
 	var x xmlRobot
 	if err := xml.Unmarshal(data, &x); err != nil {
@@ -297,7 +322,10 @@ func Parse(data []byte) (*Robot, error) {
 	r := &Robot{Name: x.Name}
 	children := map[string]bool{}
 	for _, xj := range x.Joints {
-		j := Joint{Name: xj.Name, Type: xj.Type, Parent: xj.Parent.Link, Child: xj.Child.Link, Axis: mgl64.Vec3{1, 0, 0}}
+		j := Joint{Name: xj.Name, Type: xj.Type, Parent: xj.Parent.Link, Child: xj.Child.Link}
+		if j.Moves() {
+			j.Axis = mgl64.Vec3{1, 0, 0} // URDF's default
+		}
 		var err error
 		if xj.Origin != nil {
 			if j.Origin, err = parseVec(xj.Origin.XYZ); err == nil {
@@ -332,7 +360,37 @@ func Parse(data []byte) (*Robot, error) {
 		r.Joints = append(r.Joints, j)
 	}
 	for _, xl := range x.Links {
-		r.Links = append(r.Links, Link{Name: xl.Name})
+		l := Link{Name: xl.Name}
+		for _, xv := range xl.Visuals {
+			var v Visual
+			var err error
+			if xv.Origin != nil {
+				if v.Origin, err = parseVec(xv.Origin.XYZ); err == nil {
+					v.RPY, err = parseVec(xv.Origin.RPY)
+				}
+			}
+			g := xv.Geometry
+			switch {
+			case err != nil:
+			case g.Box != nil:
+				v.Shape = "box"
+				v.Size, err = parseVec(g.Box.Size)
+			case g.Cylinder != nil:
+				v.Shape, v.Radius, v.Length = "cylinder", g.Cylinder.Radius, g.Cylinder.Length
+			case g.Sphere != nil:
+				v.Shape, v.Radius = "sphere", g.Sphere.Radius
+			default:
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("urdf: link %q visual: %w", xl.Name, err)
+			}
+			if xv.Material != nil {
+				v.Colour = xv.Material.Name
+			}
+			l.Visuals = append(l.Visuals, v)
+		}
+		r.Links = append(r.Links, l)
 		if !children[xl.Name] {
 			if r.Root != "" {
 				return nil, fmt.Errorf("urdf: links %q and %q both have no parent", r.Root, xl.Name)

@@ -42,11 +42,14 @@ func Reference() *Robot {
 		link := side.name + "_sprocket"
 		r.Links = append(r.Links, Link{Name: link, Visuals: []Visual{{
 			Shape: "cylinder", RPY: mgl64.Vec3{math.Pi / 2, 0, 0}, Radius: base.SprocketRadius, Length: 0.08, Colour: "joint",
-		}, {
-			// The track's run along the floor, in the sprocket's frame
-			// (it turns with it, as a wheel would be drawn).
-			Shape: "box", Size: mgl64.Vec3{base.ContactLength, 0.08, 0.02}, Origin: mgl64.Vec3{0, 0, -base.SprocketRadius + 0.01}, Colour: "joint",
 		}}})
+		// The track: a belt around the sprocket's height over the patch
+		// on the floor, part of the hull (it does not turn with the
+		// sprocket).
+		r.Links[0].Visuals = append(r.Links[0].Visuals, Visual{
+			Shape: "box", Origin: mgl64.Vec3{0, side.y * base.Gauge / 2, base.SprocketRadius},
+			Size: mgl64.Vec3{base.ContactLength + 2*base.SprocketRadius, 0.08, 2 * base.SprocketRadius}, Colour: "joint",
+		})
 		r.Joints = append(r.Joints, Joint{
 			Name: side.name + "_track", Type: Continuous, Parent: "base_link", Child: link,
 			Origin: mgl64.Vec3{0, side.y * base.Gauge / 2, base.SprocketRadius}, Axis: mgl64.Vec3{0, 1, 0},

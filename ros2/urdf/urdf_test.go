@@ -214,3 +214,19 @@ func TestParseRefusesBrokenModels(t *testing.T) {
 		}
 	}
 }
+
+// TestParseReadsWhatMarshalWrites: a model written and read back is the
+// same model, visuals included.
+func TestParseReadsWhatMarshalWrites(t *testing.T) {
+	for _, r := range Robots() {
+		back, err := Parse(r.Marshal())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Name != r.Name || back.Root != r.Root || !slices.EqualFunc(back.Links, r.Links, func(a, b Link) bool {
+			return a.Name == b.Name && slices.Equal(a.Visuals, b.Visuals)
+		}) || !slices.Equal(back.Joints, r.Joints) {
+			t.Errorf("%s read back differs from the model", r.Name)
+		}
+	}
+}
