@@ -474,6 +474,7 @@ func TestFlashNodeDryRun(t *testing.T) {
 			t.Errorf("flash_node.sh plan lacks %q:\n%s", want, out)
 		}
 	}
+	checkEnrolment(t, out, "pi-serial", "nodes enrol pi-serial --out ")
 	// A damaged image is refused before anything is copied.
 	if err := os.WriteFile(image, []byte("node imagf"), 0o755); err != nil {
 		t.Fatal(err)
@@ -482,9 +483,75 @@ func TestFlashNodeDryRun(t *testing.T) {
 	if err == nil || !strings.Contains(out, "does not match") || strings.Contains(out, "copy ") {
 		t.Errorf("damaged image: %v\n%s", err, out)
 	}
-	for _, bad := range [][]string{{"--host", "pi@n", "--image", image, "--can", "can0"}, {"--host", "pi@n", "--server", "192.168.10.1"}} {
+	for _, bad := range [][]string{{"--host", "pi@n", "--image", image, "--can", "can0"}, {"--host", "pi@n", "--server", "192.168.10.1"},
+		{"--host", "pi@n", "--image", image, "--id", "pi 1"}, {"--host", "pi@n", "--image", image, "--api", "http://server/saint"}} {
 		if out, err := dryRun(t, "scripts/flash_node.sh", bad...); err == nil {
 			t.Errorf("flash_node.sh %q accepted:\n%s", bad, out)
+		}
+	}
+}
+
+// checkEnrolment checks a flash_node.sh plan enrols the node before it
+// first starts: the key registered with the server (saintctl nodes enrol,
+// run as enrolArgs), the key and the CA fingerprint installed in its state
+// directory for the service's user, any CA it pinned before removed, and
+// only then the service started.
+func checkEnrolment(t *testing.T, out, id, enrolArgs string) {
+	t.Helper()
+	order := []string{
+		"saintctl --server ws://192.168.10.1:9090/saint " + enrolArgs,
+		"enrol/bus.nk ",
+		"install -m 0600 -o saint -g saint /tmp/saint-node-install/bus.nk /var/lib/saint/bus.nk",
+		"install -m 0644 -o saint -g saint /tmp/saint-node-install/bus-ca.sha256 /var/lib/saint/bus-ca.sha256 && rm -f /var/lib/saint/bus-ca.pem",
+		"systemctl daemon-reload && systemctl enable --now saint-node",
+		"Enrolled as " + id,
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(out[at:], want)
+		if i < 0 {
+			t.Errorf("flash_node.sh plan lacks %q after position %d (the enrolment in order):\n%s", want, at, out)
+			return
+		}
+		at += i + len(want)
+	}
+	if strings.Contains(out, "--trust-first-server") {
+		t.Errorf("an enrolled node is given --trust-first-server:\n%s", out)
+	}
+}
+
+// With an id, a token and the CA fingerprint, flash_node.sh enrols the
+// node under that id and has saintctl check the server's CA; with
+// --trust-first-server it enrols nothing and says so.
+func TestFlashNodeEnrolment(t *testing.T) {
+	dir := t.TempDir()
+	image := filepath.Join(dir, "saint_node.img")
+	if err := os.WriteFile(image, []byte("node image"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fp := strings.Repeat("ab", 32)
+	out, err := dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--id", "head-1",
+		"--token-file", "/etc/saint/token", "--ca-sha256", fp)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkEnrolment(t, out, "head-1", "--token-file /etc/saint/token nodes enrol head-1 --out ")
+	if !strings.Contains(out, "--ca-sha256 "+fp) || strings.Contains(out, "/proc/cpuinfo") {
+		t.Errorf("with --id and --ca-sha256: the plan reads the serial or does not check the CA:\n%s", out)
+	}
+
+	out, err = dryRun(t, "scripts/flash_node.sh", "--host", "pi@node1", "--image", image, "--trust-first-server", "--args", "--reset-pin 21")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, unwanted := range []string{"nodes enrol", "bus.nk", "/proc/cpuinfo"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("--trust-first-server plan has %q:\n%s", unwanted, out)
+		}
+	}
+	for _, want := range []string{`SAINT_NODE_ARGS="--trust-first-server --reset-pin 21"`, "WARNING: --trust-first-server"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--trust-first-server plan lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -7,7 +7,9 @@
 // Its life is a small state machine (Next is the transition table): BOOT
 // checks for firmware with the server and installs an offered image
 // (UPDATING; an image whose sha256 does not match is refused and the node
-// runs on); a stored role is validated with the server and started
+// runs on; so is a signed image older than the newest this node has run or
+// installed, its anti-rollback floor, unless the offer carries the release
+// key's downgrade permission for that version); a stored role is validated with the server and started
 // (ACTIVE); without one the node is UNADOPTED and announces itself twice
 // a second on its own /saint/nodes/{id}/announce (which the server relays
 // on /saint/nodes/unadopted); the server's adopt call takes it through

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -113,4 +114,66 @@ func (s *Store) addRejected(r RejectedFirmware) error {
 // install an image that was rolled back once.
 func (s *Store) ForgetRejectedFirmware() error {
 	return persist.Remove(s.path(firmwareRejected))
+}
+
+// firmwareFloor is the anti-rollback floor, beside firmware/ rather than in
+// it: a factory reset clears firmware/, never the floor.
+const firmwareFloor = "firmware_floor.yaml"
+
+// FirmwareFloor is firmware_floor.yaml: the highest firmware version this
+// node has ever run or installed. An offer older than it is refused unless
+// it carries the release key's downgrade permission for its version.
+type FirmwareFloor struct {
+	Version string `yaml:"version"`
+	// At is when it was raised to Version (RFC 3339).
+	At string `yaml:"raised_at"`
+}
+
+// FirmwareFloor returns the anti-rollback floor; ok is false when none is
+// recorded yet. A damaged file is an error: the caller refuses every
+// downgrade until the floor is written again.
+func (s *Store) FirmwareFloor() (f FirmwareFloor, ok bool, err error) {
+	data, err := os.ReadFile(s.path(firmwareFloor))
+	if errors.Is(err, os.ErrNotExist) {
+		return f, false, nil
+	}
+	if err != nil {
+		return f, false, fmt.Errorf("node: %w", err)
+	}
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		return f, false, fmt.Errorf("node: %s: %w", firmwareFloor, err)
+	}
+	if strings.TrimSpace(f.Version) == "" {
+		return f, false, fmt.Errorf("node: %s: version: missing (the file is empty or damaged)", firmwareFloor)
+	}
+	return f, true, nil
+}
+
+// RaiseFirmwareFloor records version as the floor when it is newer than
+// the recorded one (compare orders versions), atomically: write, fsync,
+// rename. It returns the floor in force afterwards. A damaged floor file
+// is an error and is left as it is (MoveFirmwareFloorAside).
+func (s *Store) RaiseFirmwareFloor(version, at string, compare func(a, b string) int) (FirmwareFloor, error) {
+	cur, ok, err := s.FirmwareFloor()
+	if err != nil {
+		return cur, err
+	}
+	if ok && compare(version, cur.Version) <= 0 {
+		return cur, nil
+	}
+	f := FirmwareFloor{Version: version, At: at}
+	data, err := yaml.Marshal(f)
+	if err != nil {
+		return cur, fmt.Errorf("node: %w", err)
+	}
+	if err := persist.WriteFile(s.path(firmwareFloor), data, 0o644); err != nil {
+		return cur, err
+	}
+	return f, nil
+}
+
+// MoveFirmwareFloorAside keeps a damaged floor file for inspection under
+// another name (persist.MoveAside) so that a new floor can be written.
+func (s *Store) MoveFirmwareFloorAside(now time.Time) (string, error) {
+	return persist.MoveAside(s.path(firmwareFloor), now)
 }

@@ -114,6 +114,10 @@ type Node struct {
 	state   State
 	message string
 	version string
+	// floor is the anti-rollback floor: the newest version this node has
+	// run or installed (Store.FirmwareFloor). Older offers need the
+	// release key's downgrade permission.
+	floor   string
 	started time.Time
 	gen     uint64 // bumped on every reboot; async results of an older boot are dropped
 
@@ -209,6 +213,7 @@ func (n *Node) start() {
 	if err := n.ensureIdentity(); err != nil {
 		n.log.Warn("identity not saved", "err", err)
 	}
+	n.loadFloor()
 	for _, s := range []struct {
 		name string
 		h    bus.ServiceHandler
@@ -364,6 +369,14 @@ func (n *Node) checkFirmware(gen uint64) {
 			n.checkRole(gen)
 			return
 		}
+		if err := n.checkRollback(resp); err != nil {
+			// A rollback to an older image: nothing is downloaded.
+			n.setMessage("firmware %s refused: %v; still running %s", resp.Version, err, n.version)
+			n.log.Error("firmware downgrade refused", "version", resp.Version, "floor", n.floor, "err", err)
+			n.publishStatus()
+			n.checkRole(gen)
+			return
+		}
 		n.fire(EvUpdateAvailable)
 		n.setMessage("downloading firmware %s", resp.Version)
 		if n.o.Fetcher != nil && resp.URL != "" {
@@ -377,6 +390,52 @@ func (n *Node) checkFirmware(gen uint64) {
 		}
 		n.download(gen, resp, append(make([]byte, 0, resp.SizeBytes), part...))
 	})
+}
+
+// loadFloor reads the anti-rollback floor and raises it to the running
+// version. A damaged floor file is moved aside and logged; the floor is
+// then the running version.
+func (n *Node) loadFloor() {
+	if _, _, err := n.store.FirmwareFloor(); err != nil {
+		aside, merr := n.store.MoveFirmwareFloorAside(n.o.Exec.Now())
+		n.log.Error("firmware floor damaged; moved aside, the floor is now the running version", "err", err, "moved_to", aside, "move_err", merr)
+	}
+	n.floor = n.version
+	n.raiseFloor(n.version)
+}
+
+// raiseFloor makes version the anti-rollback floor if it is newer than the
+// floor, on disk and in memory (the memory holds even when the disk
+// fails).
+func (n *Node) raiseFloor(version string) {
+	if fwsign.CompareVersions(version, n.floor) > 0 {
+		n.floor = version
+	}
+	f, err := n.store.RaiseFirmwareFloor(version, n.o.Exec.Now().UTC().Format(time.RFC3339), fwsign.CompareVersions)
+	if err != nil {
+		n.log.Error("firmware floor not saved", "version", version, "err", err)
+		return
+	}
+	if fwsign.CompareVersions(f.Version, n.floor) > 0 {
+		n.floor = f.Version
+	}
+}
+
+// FirmwareFloor is the anti-rollback floor: the newest firmware version
+// this node has run or installed. Call it on the executor.
+func (n *Node) FirmwareFloor() string { return n.floor }
+
+// checkRollback refuses an offer older than the floor unless it carries
+// the release key's downgrade permission for its version.
+func (n *Node) checkRollback(offer msg.FirmwareCheckResponse) error {
+	if fwsign.CompareVersions(offer.Version, n.floor) >= 0 {
+		return nil
+	}
+	if err := fwsign.VerifyDowngrade(n.o.FirmwareKeys, offer.Version, offer.DowngradeSignature); err != nil {
+		return fmt.Errorf("%s is older than %s, the newest firmware this node has installed: %w", offer.Version, n.floor, err)
+	}
+	n.log.Warn("firmware downgrade permitted by the release key", "version", offer.Version, "floor", n.floor)
+	return nil
 }
 
 // checkSignature checks an offer's signature against the trusted release
@@ -530,6 +589,9 @@ func (n *Node) applyFirmware(gen uint64, want msg.FirmwareCheckResponse, path st
 		// which on a real node re-executes and does not return.
 		_ = n.store.SetForceFirmware(false)
 		_ = n.store.ForgetRejectedFirmware()
+		// The floor rises with every version installed, before a real
+		// node re-executes into it.
+		n.raiseFloor(want.Version)
 	}
 	if err == nil && n.o.Updater != nil {
 		err = n.o.Updater.Apply(path, want.Version)

@@ -39,6 +39,8 @@ type fakeServer struct {
 	sum     string // published checksum (may lie)
 	url     string // offered URL, "" for none (bus chunks only)
 	sig     string // offered signature, "" for none
+	// downgrade is the offered downgrade permission, "" for none.
+	downgrade string
 
 	checks      []msg.FirmwareCheckRequest
 	downloads   int
@@ -64,7 +66,7 @@ func (f *fakeServer) serve(b bus.Bus, ex *executor.Executor) {
 	}
 	must(bus.ServeJSON(b, msg.ServiceFirmwareCheck, ex, func(req msg.FirmwareCheckRequest, reply func(msg.FirmwareCheckResponse, error)) {
 		f.checks = append(f.checks, req)
-		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig}
+		resp := msg.FirmwareCheckResponse{Version: f.version, ChecksumSHA256: f.sum, SizeBytes: int64(len(f.image)), URL: f.url, Signature: f.sig, DowngradeSignature: f.downgrade}
 		resp.UpdateAvailable = f.version != "" && (req.Force || req.CurrentVersion != f.version)
 		reply(resp, nil)
 	}))
@@ -120,6 +122,8 @@ type rig struct {
 	rolesStarted  []string
 	fetcher       node.Fetcher // set before boot for HTTP downloads
 	firmwareKeys  []ed25519.PublicKey
+	// version is the firmware the node boots as; "" is 1.0.0.
+	version string
 }
 
 func newRig(t *testing.T, profile simboard.Profile) *rig {
@@ -159,7 +163,11 @@ func newRigWith(t *testing.T, profile simboard.Profile, edit func(*rig)) *rig {
 // boot starts a node process on the rig's board and state directory.
 func (r *rig) boot() {
 	r.t.Helper()
-	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: "1.0.0", Fetcher: r.fetcher,
+	version := r.version
+	if version == "" {
+		version = "1.0.0"
+	}
+	n, err := node.New(node.Options{Exec: r.ex, Bus: r.broker.Connect(nil), Board: r.board, StateDir: r.dir, FirmwareVersion: version, Fetcher: r.fetcher,
 		FirmwareKeys: r.firmwareKeys,
 		RoleStarted:  func(role string) { r.rolesStarted = append(r.rolesStarted, role) }})
 	if err != nil {

@@ -52,6 +52,11 @@ type InstalledFirmware struct {
 //	firmware/rejected.yaml images rolled back, not to be installed again unforced
 //	firmware/trial.yaml  an image on trial (see node/selfupdate)
 //	firmware/download.part, download.yaml  a download in progress
+//	firmware_floor.yaml  the newest firmware version ever run or installed:
+//	                     older offers need a downgrade permission (kept
+//	                     through a factory reset)
+//	bus.nk, bus-ca.sha256, bus-ca.pem  the node's bus key, the server CA it
+//	                     was enrolled with, the CA it met (saint-node)
 type Store struct {
 	dir string
 }

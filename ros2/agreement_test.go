@@ -118,13 +118,14 @@ var noGoType = map[string]string{
 // server fills them for its nodes, and a ROS 2 client has no business
 // setting them.
 var busOnly = map[string]string{
-	"saint_os/AdoptNode_Request.config":         "the server sends the role configuration to the node",
-	"saint_os/AdoptNode_Request.config_version": "the server sends the role configuration to the node",
-	"saint_os/AdoptNode_Request.assigned_by":    "the server records who adopted the node",
-	"saint_os/AdoptNode_Request.server_address": "the server tells the node where it is",
-	"saint_os/NodeGPIOStatus.bus_ca_sha256":     "the bus's TLS CA the node pinned, for the adopt page; not part of the ROS 2 interface",
-	"saint_os/SystemStatus.bus_ca_sha256":       "the bus's TLS CA, for comparing with what nodes pinned; not part of the ROS 2 interface",
-	"saint_os/SessionStatus.session":            "a node middleware's tag of its latest session, by which the root middleware follows its node sessions; the root's own session_status has none",
+	"saint_os/AdoptNode_Request.config":                   "the server sends the role configuration to the node",
+	"saint_os/AdoptNode_Request.config_version":           "the server sends the role configuration to the node",
+	"saint_os/AdoptNode_Request.assigned_by":              "the server records who adopted the node",
+	"saint_os/AdoptNode_Request.server_address":           "the server tells the node where it is",
+	"saint_os/NodeGPIOStatus.bus_ca_sha256":               "the bus's TLS CA the node pinned, for the adopt page; not part of the ROS 2 interface",
+	"saint_os/SystemStatus.bus_ca_sha256":                 "the bus's TLS CA, for comparing with what nodes pinned; not part of the ROS 2 interface",
+	"saint_os/FirmwareCheck_Response.downgrade_signature": "the release key's permission for a node to go back to an older version: only the nodes' own firmware check uses it, and a ROS 2 client installs no firmware",
+	"saint_os/SessionStatus.session":                      "a node middleware's tag of its latest session, by which the root middleware follows its node sessions; the root's own session_status has none",
 }
 
 func TestInterfacesAgreeWithBusTypes(t *testing.T) {

@@ -711,3 +711,83 @@ func TestRejectNodeKeyOverTheAPI(t *testing.T) {
 	}
 	again.nc.Close()
 }
+
+// A node's key enrolled over the WebSocket API (what saintctl nodes enrol
+// and flash_node.sh do) is listed, and the adopt list marks the node that
+// connects with it as enrolled; one that was not enrolled is not marked.
+// Keys that cannot be enrolled are refused on bus_key.
+func TestEnrolNodeOverTheAPI(t *testing.T) {
+	ar := newAuthRobot(t, map[string]simboard.Profile{"head-1": simboard.Head, "spare-1": simboard.Bare})
+	c := dialWS(t, "ws://"+ar.srv.Addrs()["ws"]+"/saint", ar.srv.Token())
+	headKey, _ := ar.nodeKey(t, "head-1").PublicKey()
+	type row struct {
+		NodeID   string `json:"node_id"`
+		BusKey   string `json:"bus_key"`
+		Enrolled bool   `json:"bus_key_enrolled"`
+	}
+	unadopted := func() (map[string]row, error) {
+		var l struct {
+			Nodes []row `json:"nodes"`
+		}
+		r := c.call("list_unadopted", nil)
+		if err := json.Unmarshal(r.Data, &l); err != nil {
+			return nil, err
+		}
+		out := map[string]row{}
+		for _, n := range l.Nodes {
+			out[n.NodeID] = n
+		}
+		if len(out) != 2 {
+			return out, fmt.Errorf("unadopted %+v, want head-1 and spare-1", l.Nodes)
+		}
+		return out, nil
+	}
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		_, err := unadopted()
+		return err
+	})
+
+	var enrolled struct {
+		Success  bool   `json:"success"`
+		CASHA256 string `json:"ca_sha256"`
+	}
+	c.ok("enrol_node", map[string]any{"node_id": "head-1", "bus_key": headKey}, &enrolled)
+	if !enrolled.Success {
+		t.Fatalf("enrol_node: %+v", enrolled)
+	}
+	bustest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		un, err := unadopted()
+		if err != nil {
+			return err
+		}
+		if h := un["head-1"]; h.BusKey != headKey || !h.Enrolled {
+			return fmt.Errorf("head-1 listed as %+v, want enrolled with %s", h, headKey)
+		}
+		if s := un["spare-1"]; s.BusKey == "" || s.Enrolled {
+			return fmt.Errorf("spare-1 listed as %+v, want its key and not enrolled", s)
+		}
+		return nil
+	})
+	var list struct {
+		Nodes []busaccess.Enrolment `json:"nodes"`
+	}
+	c.ok("list_enrolled_nodes", nil, &list)
+	if len(list.Nodes) != 1 || list.Nodes[0].NodeID != "head-1" || list.Nodes[0].Key != headKey {
+		t.Errorf("list_enrolled_nodes %+v", list)
+	}
+	for _, p := range []map[string]any{
+		{"node_id": "head-2", "bus_key": headKey},
+		{"node_id": "head-2", "bus_key": "SUAKEY"},
+	} {
+		if r := c.call("enrol_node", p); r.Status == "ok" || r.Error.Field != "bus_key" {
+			t.Errorf("enrol_node %v: %+v, want refused on bus_key", p, r)
+		}
+	}
+	if r := c.call("enrol_node", map[string]any{"node_id": "no such id", "bus_key": headKey}); r.Status == "ok" || r.Error.Field != "node_id" {
+		t.Errorf("enrol_node with a bad id: %+v", r)
+	}
+	c.ok("unenrol_node", map[string]any{"node_id": "head-1"}, nil)
+	if r := c.call("unenrol_node", map[string]any{"node_id": "head-1"}); r.Status == "ok" || r.Error.Field != "node_id" {
+		t.Errorf("unenrolling twice: %+v", r)
+	}
+}

@@ -315,6 +315,9 @@ func (s *Server) register() error {
 	if kr, ok := o.BusAccess.(keyRejecter); ok {
 		s.registerKeyRejection(h.Gateway, kr)
 	}
+	if ke, ok := o.BusAccess.(keyEnroller); ok {
+		s.registerEnrolment(h.Gateway, ke)
+	}
 	firmware.Register(h, s.firmware, o.FirmwareUpload)
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)

@@ -162,6 +162,10 @@ type FirmwareCheckResponse struct {
 	// ChecksumSHA256 and SizeBytes (package fwsign), base64; empty for an
 	// unsigned image, which a node with a trusted release key refuses.
 	Signature string `json:"signature,omitempty"`
+	// DowngradeSignature is the release key's permission to go back to
+	// Version (fwsign.SignDowngrade), base64: a node that has installed a
+	// newer version refuses the offer without it.
+	DowngradeSignature string `json:"downgrade_signature,omitempty"`
 }
 
 // FirmwareDownloadRequest is FirmwareDownload.srv's request. The image is

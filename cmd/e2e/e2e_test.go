@@ -286,7 +286,7 @@ func newNode(t *testing.T, root, id, hw string, s *server) *node {
 	t.Helper()
 	n := &node{id: id, stateDir: filepath.Join(root, id)}
 	n.proc = startProc(t, root, id, bin.node,
-		"--server", s.natsURL(), "--hal", "sim", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
+		"--server", s.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", hw, "--id", id, "--state-dir", n.stateDir,
 		// Built without a release key, the test's nodes take the test's
 		// unsigned images (signed_firmware_test.go builds one with a key).
 		"--allow-unsigned-firmware")
@@ -337,12 +337,14 @@ type (
 		Peripherals     []peripheral `json:"peripherals"`
 		BusKey          string       `json:"bus_key"`
 		BusCA           string       `json:"bus_ca_sha256"`
+		BusKeyEnrolled  bool         `json:"bus_key_enrolled"`
 	}
 	nodeStatus struct {
 		NodeID          string  `json:"node_id"`
 		State           string  `json:"state"`
 		Role            string  `json:"role"`
 		FirmwareVersion string  `json:"firmware_version"`
+		Message         string  `json:"message"`
 		Timestamp       float64 `json:"timestamp"` // seconds since the Unix epoch
 	}
 	adoptedNode struct {
@@ -868,6 +870,14 @@ func TestAdoptionLifecycle(t *testing.T) {
 			return err
 		}
 		return c.checkActive(tracks.id, "tracks", restarted)
+	})
+	// The unadopted nodes are listed again once they announce to the
+	// restarted server, which can be a few announcement periods later.
+	bustest.CheckFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+		if err := c.checkUnadopted(arms.id, restarted); err != nil {
+			return err
+		}
+		return c.checkUnadopted(bare.id, restarted)
 	})
 	for _, n := range []*node{head, tracks, arms, bare} {
 		if err := n.exited(); err != nil {

@@ -158,7 +158,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 	proxy = newTCPProxy(t, srv.natsAddr)
 	n := &node{id: "e2e-link-tracks", stateDir: filepath.Join(root, "e2e-link-tracks")}
 	n.proc = startProc(t, root, n.id, bin.node,
-		"--server", "nats://"+proxy.addr(), "--hal", "sim", "--sim-hw", "tracks", "--id", n.id, "--state-dir", n.stateDir,
+		"--server", "nats://"+proxy.addr(), "--hal", "sim", "--trust-first-server", "--sim-hw", "tracks", "--id", n.id, "--state-dir", n.stateDir,
 		"--allow-unsigned-firmware")
 
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")

@@ -18,7 +18,7 @@ func TestRobotIDAcrossProcesses(t *testing.T) {
 	srv := newServer(t, root, "--robot-id", "7")
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
 	node := func(id string, extra ...string) {
-		args := append([]string{"--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "head", "--id", id,
+		args := append([]string{"--server", srv.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", "head", "--id", id,
 			"--state-dir", filepath.Join(root, id)}, extra...)
 		startProc(t, root, id, bin.node, args...)
 	}

@@ -82,7 +82,7 @@ func TestArm64FirmwareRuns(t *testing.T) {
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
 
 	const id = "qemu-head"
-	args := append(run, image, "--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "head",
+	args := append(run, image, "--server", srv.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", "head",
 		"--id", id, "--state-dir", filepath.Join(root, id))
 	t.Logf("running %v", args)
 	node := startProc(t, root, id, args[0], args[1:]...)

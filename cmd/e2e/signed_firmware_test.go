@@ -36,7 +36,7 @@ func TestOnlySignedFirmwareIsInstalled(t *testing.T) {
 	srv := newServer(t, root)
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
 	n := &node{id: "signed", stateDir: filepath.Join(root, "signed")}
-	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "head",
+	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", "head",
 		"--id", n.id, "--state-dir", n.stateDir)
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if _, err := c.checkRunning(n.id, "1.0.0", time.Time{}); err != nil {

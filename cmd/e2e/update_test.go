@@ -148,7 +148,7 @@ func TestFirmwareSelfUpdate(t *testing.T) {
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
 	n := &node{id: "updater", stateDir: filepath.Join(root, "updater")}
 	// v1 is the flashed binary, the launcher every (re)start runs.
-	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--sim-hw", "bare",
+	n.proc = startProc(t, root, n.id, v1, "--server", srv.natsURL(), "--hal", "sim", "--trust-first-server", "--sim-hw", "bare",
 		"--id", n.id, "--state-dir", n.stateDir, "--healthy-after", "1s", "--trial-timeout", "20s",
 		"--allow-unsigned-firmware")
 	start := time.Now()

@@ -2,15 +2,18 @@
 // role. It boots, checks the server for firmware, then resumes its stored
 // role or announces itself unadopted until the server adopts it.
 //
-// It connects to the bus with an nkey it makes at first boot
-// (STATE-DIR/bus.nk, 0600) and logs its public key: the server's adopt
-// page shows the key each unadopted node connects with, and adoption
-// grants that key the role's subjects. The bus is TLS: the node pins the
-// server's CA on first contact (STATE-DIR/bus-ca.pem), announces its
-// fingerprint for the adopt page, and refuses a server with another CA
-// (delete the file after reinstalling the server).
+// It connects to the bus with the nkey it was enrolled with
+// (STATE-DIR/bus.nk, 0600, written by flash_node.sh; made at first boot
+// when there is none) and logs its public key: the server's adopt page
+// shows the key each unadopted node connects with, and adoption grants
+// that key the role's subjects. The bus is TLS: an enrolled node connects
+// only to a server whose CA has the fingerprint in STATE-DIR/bus-ca.sha256,
+// and logs every other server it refused. A node that was not enrolled
+// trusts the CA it pinned before (STATE-DIR/bus-ca.pem), or, with
+// --trust-first-server (a lab), pins the CA of the first server that
+// answers; without either it connects to no server.
 //
-//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]]
+//	saint-node --server nats://HOST:4222 --hal sim|pi [--id ID] [--state-dir DIR] [--sim-hw PROFILE] [--rt[=true|false|auto]] [--trust-first-server]
 //	saint-node safe-outputs [--state-dir DIR] [--hal pi|sim]
 //
 // safe-outputs is saint-node.service's ExecStopPost=: once the node process
@@ -70,13 +73,6 @@ var version = "0.1.0"
 // --firmware-key) the node installs only images that key signed.
 var firmwareKey = ""
 
-// Bus credentials in the state directory: the node's nkey seed, and the
-// server's CA it pinned on first contact.
-const (
-	busKeyFile = "bus.nk"
-	busCAFile  = "bus-ca.pem"
-)
-
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "saint-node:", err)
@@ -99,6 +95,7 @@ func run() error {
 	verbose := flag.Bool("v", false, "debug logging")
 	keyFile := flag.String("firmware-key", "", "a release public key file (saintctl firmware keygen's .pub) to trust besides the built-in one")
 	allowUnsigned := flag.Bool("allow-unsigned-firmware", false, "without any trusted release key, install firmware on its sha256 alone (development only)")
+	trustFirst := flag.Bool("trust-first-server", false, "a node not enrolled with its server's CA (flash_node.sh) pins the CA of the first server that answers (lab use only)")
 	rtMode := rtFlag("auto")
 	flag.Var(&rtMode, "rt", "real-time control loop: true, false or auto (on for the balance role on a Pi)")
 	update := addSelfUpdateFlags()
@@ -160,7 +157,7 @@ func run() error {
 	}
 	// The node's bus identity: made at first boot, kept in the state
 	// directory; the server grants it its role's subjects at adoption.
-	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, busKeyFile))
+	key, err := natsbus.LoadOrCreateKey(filepath.Join(*stateDir, natsbus.NodeKeyFile))
 	if err != nil {
 		return err
 	}
@@ -170,8 +167,7 @@ func run() error {
 		nodeID = b.Info().NodeID
 	}
 	log.Info("bus key", "node", nodeID, "key", pub)
-	// The server's TLS CA, pinned on first contact.
-	pin, err := natsbus.PinCA(filepath.Join(*stateDir, busCAFile), log)
+	pin, err := serverCA(*stateDir, *trustFirst, log)
 	if err != nil {
 		return err
 	}
@@ -279,6 +275,36 @@ func trustedFirmwareKeys(builtIn, file string) ([]ed25519.PublicKey, error) {
 		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// serverCA is the node's trust in its server's CA: the fingerprint it was
+// enrolled with, the CA it pinned, or with trustFirst the first server's.
+// How it trusts is logged at every boot, loudly when it is not enrolled.
+func serverCA(stateDir string, trustFirst bool, log *slog.Logger) (*natsbus.CAPin, error) {
+	enrolled, err := natsbus.ReadCAFingerprintFile(filepath.Join(stateDir, natsbus.NodeEnrolledCAFile))
+	if err != nil {
+		return nil, fmt.Errorf("enrolment: %w (flash the node again to enrol it)", err)
+	}
+	pin, err := natsbus.OpenCAPin(natsbus.CAPinOptions{
+		File: filepath.Join(stateDir, natsbus.NodeCAFile), Enrolled: enrolled, TrustFirst: trustFirst, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch pin.Mode() {
+	case "enrolled":
+		log.Info("bus: enrolled: connecting only to the server whose CA has this fingerprint", "ca_sha256", enrolled)
+		if trustFirst {
+			log.Warn("bus: --trust-first-server is ignored: this node is enrolled")
+		}
+	case "pinned":
+		log.Warn("bus: not enrolled: trusting the CA this node pinned on first contact; enrol it (flash_node.sh) so that first contact is authenticated", "ca_sha256", pin.Fingerprint())
+	case "trust-first-server":
+		log.Warn("bus: NOT ENROLLED, --trust-first-server: this node will pin the CA of the first server that answers, whoever runs it (lab use only; enrol robot nodes with flash_node.sh)")
+	default:
+		log.Error("bus: not enrolled and no --trust-first-server: no server will be trusted; enrol this node (flash_node.sh, saintctl nodes enrol) or, in a lab, start it with --trust-first-server")
+	}
+	return pin, nil
 }
 
 // busHost is the host of the bus URL (nats://HOST:PORT): the server, as

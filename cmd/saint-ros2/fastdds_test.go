@@ -501,7 +501,7 @@ func TestFastDDSOverNATS(t *testing.T) {
 		"--nats", "127.0.0.1:0", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--firmware-http", "127.0.0.1:0",
 		"--livelink", "off")
 	for _, n := range []struct{ id, hw string }{{"ros-tracks", "tracks"}, {"ros-head", "head"}} {
-		startNode(t, filepath.Join(dir, "saint-node"), "--server", srv["nats"], "--hal", "sim", "--sim-hw", n.hw,
+		startNode(t, filepath.Join(dir, "saint-node"), "--server", srv["nats"], "--hal", "sim", "--trust-first-server", "--sim-hw", n.hw,
 			"--id", n.id, "--state-dir", filepath.Join(root, n.id))
 	}
 	proctest.Start(t, filepath.Join(dir, "saint-ros2"), "--nats", srv["nats"], "--nats-key", filepath.Join(root, "server", "bus", "ros2.nk"),

@@ -93,6 +93,7 @@ func run() error {
 	mdnsIface := flag.String("mdns", "", "advertise the server by multicast DNS as HOSTNAME.local (the system.hostname setting) and _saint._tcp: \"auto\" on every interface that is up, or comma-separated interface names (e.g. wlan0); empty disables (saint-server.service sets auto)")
 	foxgloveAddr := flag.String("foxglove", "", "serve the Foxglove WebSocket protocol here, e.g. :8765, behind the API token (empty: none)")
 	recordDir := flag.String("record", "", "record every bus topic to MCAP files in this directory from the start (saintctl record start|stop works without it, into DATA/recordings)")
+	requireEnrolment := flag.Bool("require-enrolment", false, "refuse nodes on the bus that were neither enrolled before their first boot (flash_node.sh) nor adopted")
 	allowUnsigned := flag.Bool("allow-unsigned", false, "offer nodes firmware images that no release key signed (development only: nodes built with a release key refuse them anyway)")
 	recordMaxMB := flag.Float64("record-max-mb", 512, "with --record: start a new file after this many megabytes (0: no limit)")
 	recordMaxMin := flag.Float64("record-max-minutes", 30, "with --record: start a new file after this many minutes (0: no limit)")
@@ -131,7 +132,8 @@ func run() error {
 	if ns, err = bus.RobotNamespace(ns); err != nil {
 		return err
 	}
-	access, err := busaccess.New(busaccess.Options{Dir: filepath.Join(*dataDir, "bus"), Namespace: ns, Log: log.With("component", "busaccess")})
+	access, err := busaccess.New(busaccess.Options{Dir: filepath.Join(*dataDir, "bus"), Namespace: ns, Log: log.With("component", "busaccess"),
+		RequireEnrolment: *requireEnrolment})
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,15 @@
 //
 //	saintctl [--server URL] nodes list          adopted and unadopted nodes
 //	saintctl [--server URL] nodes unadopted     unadopted nodes with GPIO status (JSON)
+//	saintctl [--server URL] nodes enrol NODE --out DIR [--ca-sha256 HEX]   a node's key and its server's CA, before first boot
+//	saintctl [--server URL] nodes enrolled      the enrolled nodes (JSON)
 //	saintctl [--server URL] adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
 //	saintctl [--server URL] reset NODE [--factory]
 //	saintctl [--server URL] info NODE
 //	saintctl [--server URL] call TYPE ACTION [JSON-PARAMS]
 //	saintctl [--server URL] balance CMD [ARGS...]   the balancing base's debug console
-//	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
+//	saintctl firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE [--allow-downgrade]]
+//	saintctl firmware sign-downgrade --sign-key FILE --version V [--out DIR]
 //	saintctl firmware keygen [--out DIR] [--name NAME]
 //	saintctl firmware pubkey --key FILE
 //	saintctl firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--sign-key FILE]
@@ -53,13 +56,20 @@ const usage = `usage: saintctl [--server URL] [--token T | --token-file F] [--ti
 commands:
   nodes list                      adopted and unadopted nodes
   nodes unadopted                 unadopted nodes with their GPIO status, as JSON
+  nodes enrol NODE --out DIR [--ca-sha256 HEX]
+                                  before a node's first boot: write its bus key and the server's CA
+                                  fingerprint to DIR (its state directory) and register the key
+  nodes enrolled                  the enrolled nodes and the server's CA fingerprint, as JSON
   adopt NODE ROLE [--instance left|right] [--name NAME] [--bus-key KEY]
   reset NODE [--factory]
   info NODE                       everything the server knows of a node, as JSON
   call TYPE ACTION [JSON]         any WebSocket API request, e.g. call management firmware_status
                                   (robot control: call command/head move '{"pan":45}')
   balance CMD [ARGS...]           the balancing base's debug console: balance help, balance status
-  firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]
+  firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE [--allow-downgrade]]
+  firmware sign-downgrade --sign-key FILE --version V [--out DIR]
+                                  the release key's permission for nodes that ran a newer version to
+                                  go back to V: printed, and written into DIR's manifest
   firmware keygen [--out DIR] [--name NAME]   a new Ed25519 release key (NAME.key, NAME.pub)
   firmware pubkey --key FILE      the key's public half as saint-node's -ldflags take it
   firmware upload FILE --version V [--server http://HOST[:PORT]] [--token T] [--sign-key FILE] [--changelog TEXT]
@@ -129,8 +139,12 @@ func run(args []string, out io.Writer) error {
 			return listNodes(ctx, c, out)
 		case "unadopted":
 			return printCall(ctx, c, out, "management", "list_unadopted", nil)
+		case "enrol":
+			return enrolNode(ctx, c, out, os.Stderr, rest[2:])
+		case "enrolled":
+			return printCall(ctx, c, out, "management", "list_enrolled_nodes", nil)
 		}
-		return fmt.Errorf("nodes %s: want list or unadopted", sub)
+		return fmt.Errorf("nodes %s: want list, unadopted, enrol or enrolled", sub)
 	case "adopt":
 		f := flag.NewFlagSet("adopt", flag.ContinueOnError)
 		inst := f.String("instance", "", "left or right, for arms")
@@ -359,9 +373,12 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	if len(args) > 0 && (args[0] == "keygen" || args[0] == "pubkey") {
 		return firmwareKeys(args, out)
 	}
+	if len(args) > 0 && args[0] == "sign-downgrade" {
+		return signDowngrade(args[1:], out)
+	}
 	if len(args) == 0 || args[0] != "publish" {
-		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE]\n" +
-			"       firmware keygen [--out DIR] [--name NAME]\n       firmware pubkey --key FILE\n       " + uploadUsage)
+		return errors.New("usage: firmware publish --image FILE --version V [--configs DIR] [--out DIR] [--sign-key FILE [--allow-downgrade]]\n" +
+			"       firmware keygen [--out DIR] [--name NAME]\n       firmware pubkey --key FILE\n       " + signDowngradeUsage + "\n       " + uploadUsage)
 	}
 	f := flag.NewFlagSet("firmware publish", flag.ContinueOnError)
 	image := f.String("image", "", "node binary to publish (required)")
@@ -373,11 +390,15 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	date := f.String("date", time.Now().UTC().Format("2006-01-02"), "release date")
 	arch := f.String("check-arch", "", "refuse an image that is not a static ELF executable for this GOARCH (arm64, amd64)")
 	signKey := f.String("sign-key", "", "release private key (firmware keygen) to sign the image with; nodes built with its public key install only signed images")
+	allowDowngrade := f.Bool("allow-downgrade", false, "with --sign-key: also sign a downgrade permission for this version, so that nodes that have installed a newer one take it when an update is forced")
 	if err := f.Parse(args[1:]); err != nil {
 		return err
 	}
 	if *image == "" || *version == "" {
 		return errors.New("firmware publish: --image and --version are required")
+	}
+	if *allowDowngrade && *signKey == "" {
+		return errors.New("firmware publish: --allow-downgrade needs --sign-key: the permission is signed with the release key")
 	}
 	data, err := os.ReadFile(*image)
 	if err != nil {
@@ -393,6 +414,9 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 			return fmt.Errorf("firmware publish: --sign-key: %w", err)
 		}
 		firmware.SignRelease(key, data, &rel)
+		if *allowDowngrade {
+			firmware.SignDowngrade(key, &rel)
+		}
 	}
 	m, err := firmware.Publish(*dir, *configs, data, rel)
 	if err != nil {
@@ -401,6 +425,9 @@ func firmwareCmd(args []string, out io.Writer, token string) error {
 	signed := "unsigned"
 	if m.Firmware.Signature != "" {
 		signed = "signed by " + m.Firmware.SigningKey
+	}
+	if m.Firmware.DowngradeSignature != "" {
+		signed += ", downgrade permitted"
 	}
 	fmt.Fprintf(out, "published firmware %s (%d bytes, sha256 %s, %s) to %s\n", m.Firmware.Version, m.Firmware.SizeBytes, m.Firmware.ChecksumSHA256, signed, *dir)
 	return nil

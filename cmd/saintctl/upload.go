@@ -22,7 +22,7 @@ import (
 	"github.com/saint-os/saint/server/firmware"
 )
 
-const uploadUsage = "usage: firmware upload FILE --version V [--server URL] [--token T] [--sign-key FILE] [--changelog TEXT] [--min-hardware-rev R] [--date YYYY-MM-DD]"
+const uploadUsage = "usage: firmware upload FILE --version V [--server URL] [--token T] [--sign-key FILE [--allow-downgrade]] [--changelog TEXT] [--min-hardware-rev R] [--date YYYY-MM-DD]"
 
 // progressMinBytes is the size from which an upload reports its progress.
 const progressMinBytes = 1 << 20
@@ -40,6 +40,7 @@ func firmwareUpload(args []string, token string, out, progress io.Writer) error 
 	date := f.String("date", "", "release date YYYY-MM-DD (server default: today)")
 	timeout := f.Duration("timeout", 10*time.Minute, "give up after this long")
 	signKey := f.String("sign-key", "", "release private key (saintctl firmware keygen) to sign the image with")
+	allowDowngrade := f.Bool("allow-downgrade", false, "with --sign-key: also sign a downgrade permission for this version, so that the server publishes it though it is older than the current one and nodes that have installed a newer one take it when an update is forced")
 	pos, err := parseInterleaved(f, args)
 	if err != nil {
 		return err
@@ -73,6 +74,11 @@ func firmwareUpload(args []string, token string, out, progress io.Writer) error 
 		}
 		fields["signing_key"] = fwsign.EncodePublic(key.Public().(ed25519.PublicKey))
 		fields["signature"] = fwsign.Sign(key, *version, sum, size)
+		if *allowDowngrade {
+			fields["downgrade_signature"] = fwsign.SignDowngrade(key, *version)
+		}
+	} else if *allowDowngrade {
+		return errors.New("--allow-downgrade needs --sign-key: the permission is signed with the release key")
 	}
 
 	// The body is streamed: the image is read from disk as it is sent.

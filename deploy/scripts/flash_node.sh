@@ -4,8 +4,13 @@
 # installs the published node firmware as /usr/local/bin/saint-node, the
 # saint-node service with its rollback hook, watchdog and safe-outputs
 # step, systemd's hardware watchdog, the device groups, I2C and SPI, and
-# optional CAN interfaces. The node then boots, checks the server
-# for firmware and announces itself unadopted; adopt it in the web UI.
+# optional CAN interfaces. Before the node's first boot it enrols it: it
+# makes the node's bus key, registers it with the server (saintctl nodes
+# enrol, over the server's WebSocket API) and writes the key and the
+# fingerprint of the server's bus CA to the node's /var/lib/saint, so the
+# node connects only to that server and the server knows its key. The node
+# then boots, checks the server for firmware and announces itself
+# unadopted; adopt it in the web UI, where it is marked enrolled.
 #
 #   deploy/scripts/flash_node.sh --host pi@192.168.10.23 [options]
 #
@@ -26,13 +31,38 @@
 #                        GPIO13 (dtoverlay=pwm-2chan in config.txt, Pi 4 and
 #                        Pi 5; the head node); reboot the node afterwards
 #   --factory            forget the node's role and installed firmware
+# Enrolment:
+#   --id ID              the node's id (default: read from the Pi, pi-<serial>)
+#   --api URL            the server's WebSocket API (default
+#                        ws://SERVER-HOST:9090/saint, the host of --server)
+#   --token-file FILE    the server's API token (its DATA/api_token); default
+#                        $SAINT_TOKEN
+#   --ca-sha256 HEX      the server's bus CA fingerprint as saint-server logs
+#                        it at start: nothing is enrolled if the server at
+#                        --api has another
+#   --trust-first-server do not enrol: the node pins the CA of the first
+#                        server that answers (lab use only)
 #
 # SAINT_DRY_RUN=1 prints the commands instead of running them; SSH_OPTS
-# passes options to ssh and scp. See docs/deploy.md.
+# passes options to ssh and scp; SAINTCTL is the saintctl command (default:
+# saintctl on the PATH, else bin/saintctl, else built from this checkout).
+# See docs/deploy.md.
 set -eu
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# remote_read runs a shell command line on $TARGET and prints its output;
+# a dry run prints the command on stderr and a placeholder.
+remote_read() {
+	if [ "${SAINT_DRY_RUN:-0}" = 1 ]; then
+		printf 'remote %s: %s\n' "$TARGET" "$*" >&2
+		echo serial
+		return 0
+	fi
+	# shellcheck disable=SC2086 # SSH_OPTS is a list of options
+	printf '%s\n' "$*" | ssh $SSH_OPTS "$TARGET" sudo sh -e
+}
 
 TARGET=
 IMAGE=
@@ -44,6 +74,11 @@ PWM=0
 RELEASE_KEY=
 KEY_DIR=${SAINT_KEY_DIR:-}
 SSH_OPTS=${SSH_OPTS:-}
+NODE_ID=
+API=
+TOKEN_FILE=
+CA_SHA256=
+TRUST_FIRST=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +91,11 @@ while [ $# -gt 0 ]; do
 	--release-key) RELEASE_KEY=${2:?--release-key needs a file}; shift 2 ;;
 	--key-dir) KEY_DIR=${2:?--key-dir needs a directory}; shift 2 ;;
 	--pwm) PWM=1; shift ;;
+	--id) NODE_ID=${2:?--id needs a node id}; shift 2 ;;
+	--api) API=${2:?--api needs a URL}; shift 2 ;;
+	--token-file) TOKEN_FILE=${2:?--token-file needs a file}; shift 2 ;;
+	--ca-sha256) CA_SHA256=${2:?--ca-sha256 needs the fingerprint}; shift 2 ;;
+	--trust-first-server) TRUST_FIRST=1; shift ;;
 	-h | --help) sed -n '/^set -eu$/q;3,$p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -73,8 +113,25 @@ for spec in $CAN; do
 	esac
 done
 
+case $NODE_ID in
+*[!A-Za-z0-9_-]*) die "--id $NODE_ID: want letters, digits, '-' or '_'" ;;
+esac
+if [ -z "$API" ]; then
+	host=${SERVER#nats://}
+	API="ws://${host%:*}:9090/saint"
+fi
+case $API in
+ws://* | wss://*) ;;
+*) die "--api $API: want ws://HOST:PORT/saint" ;;
+esac
+if [ "$TRUST_FIRST" = 1 ]; then
+	echo "flash_node.sh: WARNING: --trust-first-server: the node is not enrolled and pins the CA of the first server that answers, whoever runs it (lab use only)" >&2
+	NODE_ARGS="--trust-first-server${NODE_ARGS:+ $NODE_ARGS}"
+fi
+
 ROOT=$(repo_root)
 cd "$ROOT"
+SAINTCTL=${SAINTCTL:-}
 [ -n "$IMAGE" ] || IMAGE=firmware/current/saint_node.img
 [ -r "$IMAGE" ] || die "$IMAGE not found: run make firmware first, or pass --image"
 if [ -r "$IMAGE.sha256" ]; then
@@ -133,9 +190,38 @@ if [ "${SAINT_DRY_RUN:-0}" = 1 ]; then
 	sed 's/^/  | /' "$STAGE/saint-node.env"
 fi
 
+# Enrolment, before the node's first boot: its key and the server's CA.
+ENROL_FILES=
+if [ "$TRUST_FIRST" = 0 ]; then
+	if [ -z "$NODE_ID" ]; then
+		# The id the node takes from its board: pi-<SoC serial>.
+		serial=$(remote_read "sed -n 's/^Serial[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo")
+		[ -n "$serial" ] || die "$TARGET: no Serial in /proc/cpuinfo; give the node's id with --id"
+		# Lower case, as the node's board takes it.
+		NODE_ID=pi-$(printf '%s' "$serial" | tr 'A-F' 'a-f')
+	fi
+	if [ -z "$SAINTCTL" ]; then
+		if command -v saintctl >/dev/null; then
+			SAINTCTL=saintctl
+		elif [ -x bin/saintctl ]; then
+			SAINTCTL=$ROOT/bin/saintctl
+		else
+			SAINTCTL=$STAGE/saintctl
+			run go build -o "$SAINTCTL" ./cmd/saintctl
+		fi
+	fi
+	set -- --server "$API"
+	[ -z "$TOKEN_FILE" ] || set -- "$@" --token-file "$TOKEN_FILE"
+	set -- "$@" nodes enrol "$NODE_ID" --out "$STAGE/enrol"
+	[ -z "$CA_SHA256" ] || set -- "$@" --ca-sha256 "$CA_SHA256"
+	run "$SAINTCTL" "$@"
+	ENROL_FILES="$STAGE/enrol/bus.nk $STAGE/enrol/bus-ca.sha256"
+fi
+
 REMOTE_STAGE=/tmp/saint-node-install
 remote "rm -rf $REMOTE_STAGE && mkdir -p $REMOTE_STAGE && chown \$SUDO_USER $REMOTE_STAGE"
-copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/systemd/saint-watchdog.conf deploy/scripts/can-up.sh "$STAGE/saint-node.env"
+# shellcheck disable=SC2086 # ENROL_FILES is a list of paths without spaces
+copy "$REMOTE_STAGE/" "$IMAGE" deploy/systemd/saint-node.service deploy/systemd/saint-watchdog.conf deploy/scripts/can-up.sh "$STAGE/saint-node.env" $ENROL_FILES
 if [ -n "$RELEASE_KEY" ]; then
 	cp "$RELEASE_KEY" "$STAGE/saint-release.pub"
 	copy "$REMOTE_STAGE/" "$STAGE/saint-release.pub"
@@ -161,12 +247,19 @@ remote "install -D -m 0644 $REMOTE_STAGE/saint-watchdog.conf /etc/systemd/system
 if [ -n "$RELEASE_KEY" ]; then
 	remote "install -D -m 0644 $REMOTE_STAGE/saint-release.pub /etc/saint/saint-release.pub"
 fi
+if [ -n "$ENROL_FILES" ]; then
+	# The enrolment replaces any CA the node pinned before.
+	remote "install -d -m 0750 -o saint -g saint /var/lib/saint && install -m 0600 -o saint -g saint $REMOTE_STAGE/bus.nk /var/lib/saint/bus.nk && install -m 0644 -o saint -g saint $REMOTE_STAGE/bus-ca.sha256 /var/lib/saint/bus-ca.sha256 && rm -f /var/lib/saint/bus-ca.pem"
+fi
 if [ "$FACTORY" = 1 ]; then
 	remote "rm -rf /var/lib/saint/role.yaml /var/lib/saint/role_config.yaml /var/lib/saint/firmware"
 fi
 remote "systemctl daemon-reload && systemctl enable --now saint-node"
 remote "rm -rf $REMOTE_STAGE"
 echo "node provisioned on $TARGET: $(basename "$IMAGE") as /usr/local/bin/saint-node, server $SERVER."
+if [ -n "$ENROL_FILES" ]; then
+	echo "Enrolled as $NODE_ID: it connects only to the server at $API, which knows its key."
+fi
 echo "It announces itself unadopted within seconds: adopt it in the web UI (Nodes) or with saintctl adopt."
 if [ "$PWM" = 1 ]; then
 	echo "Hardware PWM takes effect after a reboot: ssh $TARGET sudo reboot"

@@ -46,6 +46,10 @@ type Unadopted struct {
 	// authenticated bus only): the admin compares it with the one the
 	// node prints before adopting it.
 	BusKey string `json:"bus_key,omitempty"`
+	// BusKeyEnrolled is true when BusKey is the key the node was enrolled
+	// with before its first boot (flash_node.sh): the server knew it
+	// before the node connected, so it is the node's own.
+	BusKeyEnrolled bool `json:"bus_key_enrolled"`
 }
 
 // Adopted is an adopted node. The fields above Online are persisted.
@@ -101,6 +105,13 @@ type Access interface {
 	Role(id string) (role, instance string, ok bool)
 	// NodeKey is the public key node id connects with, "" if unknown.
 	NodeKey(id string) string
+}
+
+// Enrolments is an Access that knows the keys nodes were enrolled with
+// before their first boot (busaccess.Authority).
+type Enrolments interface {
+	// Enrolled reports whether key is the one node id was enrolled with.
+	Enrolled(id, key string) bool
 }
 
 // Manager is the server's adoption manager:
@@ -418,6 +429,9 @@ func (m *Manager) Unadopted() []*Unadopted {
 	for _, u := range m.unadopted {
 		if m.o.Access != nil {
 			u.BusKey = m.o.Access.NodeKey(u.NodeID)
+		}
+		if e, ok := m.o.Access.(Enrolments); ok && u.BusKey != "" {
+			u.BusKeyEnrolled = e.Enrolled(u.NodeID, u.BusKey)
 		}
 		out = append(out, u)
 	}

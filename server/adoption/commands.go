@@ -77,13 +77,15 @@ type unadoptedView struct {
 	// BusKey is the public nkey the node connects with, on an
 	// authenticated bus.
 	BusKey string `json:"bus_key,omitempty"`
+	// BusKeyEnrolled: BusKey is the key the node was enrolled with.
+	BusKeyEnrolled bool `json:"bus_key_enrolled"`
 }
 
 func (s *commands) listUnadopted(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
 	var rows []unadoptedView
 	err := s.h.Do(ctx, func() {
 		for _, u := range s.m.Unadopted() {
-			rows = append(rows, unadoptedView{u.Status, u.FirstSeen, u.LastSeen, u.BusKey})
+			rows = append(rows, unadoptedView{u.Status, u.FirstSeen, u.LastSeen, u.BusKey, u.BusKeyEnrolled})
 		}
 	})
 	if rows == nil {

@@ -61,6 +61,10 @@ type Options struct {
 	// the subjects a node is granted are inside it.
 	Namespace string
 	Log       *slog.Logger
+	// RequireEnrolment refuses every node key that was neither enrolled
+	// (Enrol) nor adopted: a robot whose nodes are all flashed with
+	// enrolment lets no other device onto the bus as a node.
+	RequireEnrolment bool
 	// Now is the wall clock, nil for time.Now: certificates' validity,
 	// grants' dates and damaged files' names are real-world time, not the
 	// executor's.
@@ -102,6 +106,10 @@ type Authority struct {
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
 	conns    map[string][]uint64     // public key → connection ids
 	rejected map[string]*Rejection   // by key: refused whatever id it gives
+	// enrolled are the nodes registered before their first boot, by id.
+	enrolled map[string]*Enrolment
+	// unenrolled paces the events of nodes connecting without enrolment.
+	unenrolled persource.Throttle
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -136,7 +144,8 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
-		rejected: map[string]*Rejection{},
+		rejected: map[string]*Rejection{}, enrolled: map[string]*Enrolment{},
+		unenrolled: persource.Throttle{Window: time.Minute, MaxSources: 1024},
 		// One refusal event per source address per minute; at most 1024
 		// addresses tracked at once.
 		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
@@ -155,6 +164,9 @@ func New(o Options) (*Authority, error) {
 		return nil, err
 	}
 	if err := a.loadRejected(); err != nil {
+		return nil, err
+	}
+	if err := a.loadEnrolled(); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -259,6 +271,7 @@ func (a *Authority) Check(c natsserver.ClientAuthentication) bool {
 		return false
 	}
 	c.RegisterUser(&natsserver.User{Username: o.Nkey, Permissions: perms})
+	a.noteUnenrolled(o.Nkey, o.Name, host)
 	return true
 }
 
@@ -308,6 +321,9 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 	if !isNode || !msg.ValidNodeID(id) {
 		return nil, fmt.Sprintf("unknown key %s, and not a node (connection name %q, want \"saint-node <id>\")", key, name)
 	}
+	if why := a.enrolmentRefusal(id, key); why != "" {
+		return nil, why
+	}
 	for other, g := range a.grants {
 		if g.Key == key && other != id {
 			return nil, fmt.Sprintf("key %s is adopted as node %s, not %s", key, other, id)
@@ -318,6 +334,9 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 			return nil, fmt.Sprintf("node %s is adopted with another key than %s (reset it on the server to adopt it anew)", id, key)
 		}
 		return rolePermissions(a.subjects, id, g.Role, g.Instance), ""
+	}
+	if _, enrolled := a.enrolled[id]; !enrolled && a.o.RequireEnrolment {
+		return nil, fmt.Sprintf("node %s is not enrolled and the server requires enrolment (key %s refused): flash it with enrolment (flash_node.sh)", id, key)
 	}
 	if why := a.enrol(id, key, host, cid); why != "" {
 		return nil, why

@@ -37,6 +37,18 @@
 //     closing the node's connection, which reconnects at once under the
 //     new permissions.
 //
+// Enrolment (Enrol, the WebSocket API's enrol_node, which flash_node.sh
+// calls through saintctl nodes enrol) registers a node's key before its
+// first boot, kept in enrolled.json: from then on the node id connects
+// with that key only, and the key under that id only, so no device can
+// hold an enrolled node's id, even while the node is away; the adopt list
+// marks the node's key as enrolled. While any node is enrolled, a node
+// connecting with a key that was not (a lab node trusting the first server
+// it meets, or a stranger) is an activity-log warning, one per source
+// address per minute; with Options.RequireEnrolment such a key is refused.
+// A damaged enrolled.json stops the server from starting, as a damaged
+// rejected.json does.
+//
 // A key the Authority does not know is refused, as is a node id whose
 // adoption belongs to another key. Refusals are reported once per source
 // address per minute with their count (LogEventsTo, through

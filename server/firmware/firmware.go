@@ -44,6 +44,10 @@ type Release struct {
 	// the keys they trust, not against SigningKey.
 	Signature  string `json:"signature,omitempty"`
 	SigningKey string `json:"signing_key,omitempty"`
+	// DowngradeSignature is the release key's permission for nodes that
+	// have installed a newer version to go back to this one
+	// (fwsign.SignDowngrade), base64; without it they refuse this release.
+	DowngradeSignature string `json:"downgrade_signature,omitempty"`
 }
 
 // ConfigVersion is a role configuration's version and checksum.
@@ -218,6 +222,11 @@ func (r *Repository) signatureProblem(rel Release) string {
 	if err := VerifyRelease(rel); err != nil {
 		return err.Error()
 	}
+	if rel.DowngradeSignature != "" {
+		if err := VerifyDowngrade(rel); err != nil {
+			return err.Error()
+		}
+	}
 	return ""
 }
 
@@ -250,6 +259,25 @@ func VerifyRelease(rel Release) error {
 	}
 	if err := fwsign.Verify([]ed25519.PublicKey{key}, rel.Version, rel.ChecksumSHA256, rel.SizeBytes, rel.Signature); err != nil {
 		return fieldErr("signature", "%v (signed by %s)", err, rel.SigningKey)
+	}
+	return nil
+}
+
+// SignDowngrade adds to rel the release key's permission for nodes that
+// have installed a newer version to go back to rel's (fwsign.SignDowngrade).
+func SignDowngrade(key ed25519.PrivateKey, rel *Release) {
+	rel.DowngradeSignature = fwsign.SignDowngrade(key, rel.Version)
+}
+
+// VerifyDowngrade checks rel's downgrade permission against its own
+// SigningKey: that the manifest is whole (the nodes check their own keys).
+func VerifyDowngrade(rel Release) error {
+	key, err := fwsign.ParsePublic(rel.SigningKey)
+	if err != nil {
+		return fieldErr("signing_key", "%v", err)
+	}
+	if err := fwsign.VerifyDowngrade([]ed25519.PublicKey{key}, rel.Version, rel.DowngradeSignature); err != nil {
+		return fieldErr("downgrade_signature", "%v (signed by %s)", err, rel.SigningKey)
 	}
 	return nil
 }
@@ -311,6 +339,8 @@ func (r *Repository) Check(req msg.FirmwareCheckRequest) msg.FirmwareCheckRespon
 		Changelog:      rel.Changelog,
 		URL:            r.imageURL(),
 		Signature:      rel.Signature,
+		// Nodes that ran a newer version need it to take this one.
+		DowngradeSignature: rel.DowngradeSignature,
 	}
 	if rel.MinHardwareRev != "" && req.HardwareRev != "" && CompareVersions(req.HardwareRev, rel.MinHardwareRev) < 0 {
 		resp.Message = fmt.Sprintf("firmware %s needs hardware rev %s or later; this node is %s", rel.Version, rel.MinHardwareRev, req.HardwareRev)
@@ -415,41 +445,6 @@ func (r *Repository) Handler() http.Handler {
 	})
 }
 
-// CompareVersions compares dotted versions numerically ("1.10.0" > "1.9.2";
-// a leading "v" is ignored; missing parts count as 0; non-numeric parts
-// compare as strings).
-func CompareVersions(a, b string) int {
-	pa := strings.Split(strings.TrimPrefix(a, "v"), ".")
-	pb := strings.Split(strings.TrimPrefix(b, "v"), ".")
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		var x, y string
-		if i < len(pa) {
-			x = pa[i]
-		}
-		if i < len(pb) {
-			y = pb[i]
-		}
-		nx, ex := strconv.Atoi(orZero(x))
-		ny, ey := strconv.Atoi(orZero(y))
-		if ex == nil && ey == nil {
-			if nx != ny {
-				if nx < ny {
-					return -1
-				}
-				return 1
-			}
-			continue
-		}
-		if c := strings.Compare(x, y); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
-}
+// CompareVersions compares dotted versions numerically (fwsign.CompareVersions,
+// which nodes use too).
+func CompareVersions(a, b string) int { return fwsign.CompareVersions(a, b) }

@@ -1,6 +1,7 @@
 package firmware
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/persist"
 )
 
@@ -142,9 +144,11 @@ func (r *Repository) publish(image releaseImage, rel Release) (*Manifest, error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.manifest != nil && r.problem == "" {
-		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c <= 0 {
+		// An older release goes back only with the release key's
+		// downgrade permission, which writeRelease verifies.
+		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c == 0 || c < 0 && rel.DowngradeSignature == "" {
 			return nil, &FieldError{Field: "version", Conflict: true,
-				Problem: fmt.Sprintf("%s is not newer than the current %s", rel.Version, r.manifest.Firmware.Version)}
+				Problem: fmt.Sprintf("%s is not newer than the current %s (an older release needs the release key's downgrade permission: saintctl firmware upload --allow-downgrade)", rel.Version, r.manifest.Firmware.Version)}
 		}
 	}
 	m, err := writeRelease(r.dir, r.configs, image, rel)
@@ -165,6 +169,11 @@ func writeRelease(dir string, configs map[string]roleConfig, image releaseImage,
 	rel.SizeBytes = image.size
 	if rel.Signature != "" || rel.SigningKey != "" {
 		if err := VerifyRelease(rel); err != nil {
+			return nil, fmt.Errorf("firmware: %w", err)
+		}
+	}
+	if rel.DowngradeSignature != "" {
+		if err := VerifyDowngrade(rel); err != nil {
 			return nil, fmt.Errorf("firmware: %w", err)
 		}
 	}
@@ -291,4 +300,37 @@ func linkOrCopy(src, dst string) error {
 
 func writeFile(p string, data []byte, perm os.FileMode) error {
 	return persist.WriteFile(p, data, perm)
+}
+
+// PermitDowngrade signs, with the release key, a downgrade permission for
+// the release dir publishes and writes it into its manifest.json
+// (atomically): nodes that have installed a newer version then take this
+// one when an update is forced. version must be the published one, and
+// the release must be signed by the same key. A running server reads the
+// manifest when it starts.
+func PermitDowngrade(dir string, key ed25519.PrivateKey, version string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestPath)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("firmware: %s: %w", path, err)
+	}
+	if m.Firmware.Version != version {
+		return nil, fmt.Errorf("firmware: %w", fieldErr("version", "%s publishes %s, not %s", dir, m.Firmware.Version, version))
+	}
+	if want := fwsign.EncodePublic(key.Public().(ed25519.PublicKey)); m.Firmware.SigningKey != want {
+		return nil, fmt.Errorf("firmware: %w", fieldErr("signing_key", "release %s is signed by %q, not by this key (%s): sign the release and its downgrade permission with the same key", version, m.Firmware.SigningKey, want))
+	}
+	SignDowngrade(key, &m.Firmware)
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("firmware: %w", err)
+	}
+	if err := writeFile(path, append(out, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return &m, nil
 }

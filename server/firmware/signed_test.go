@@ -95,3 +95,57 @@ func TestSignedReleases(t *testing.T) {
 		t.Errorf("publishing a release whose signature is for other bytes: %v, want a signature field error", err)
 	}
 }
+
+// A release published with the release key's downgrade permission offers
+// it to nodes with the image, so that nodes that ran a newer version take
+// it when an update is forced; a permission for another version is
+// refused by Publish, and one edited into the manifest is not offered.
+func TestDowngradePermissionIsOffered(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := []byte("image-v0.2.5")
+	rel := Release{Version: "0.2.5", ReleaseDate: "2026-11-22"}
+	SignRelease(priv, image, &rel)
+	SignDowngrade(priv, &rel)
+	dir := t.TempDir()
+	if _, err := Publish(dir, roles, image, rel); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := repo.Check(msg.FirmwareCheckRequest{NodeID: "n", CurrentVersion: "0.3.0", Force: true})
+	if !resp.UpdateAvailable {
+		t.Fatalf("forced check: %+v", resp)
+	}
+	if err := fwsign.VerifyDowngrade([]ed25519.PublicKey{pub}, "0.2.5", resp.DowngradeSignature); err != nil {
+		t.Errorf("the offer's downgrade permission: %v", err)
+	}
+
+	bad := rel
+	bad.DowngradeSignature = fwsign.SignDowngrade(priv, "0.2.4")
+	var fe *FieldError
+	if _, err := Publish(t.TempDir(), roles, image, bad); !errors.As(err, &fe) || fe.Field != "downgrade_signature" {
+		t.Errorf("publishing a permission for another version: %v, want a downgrade_signature field error", err)
+	}
+	mpath := filepath.Join(dir, ManifestPath)
+	var m Manifest
+	data, _ := os.ReadFile(mpath)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m.Firmware.DowngradeSignature = bad.DowngradeSignature
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(mpath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if resp := repo.Check(msg.FirmwareCheckRequest{NodeID: "n", CurrentVersion: "0.1.0"}); resp.UpdateAvailable || !strings.Contains(resp.Message, "downgrade") {
+		t.Errorf("a manifest with another version's permission: %+v, want not offered, saying why", resp)
+	}
+}

@@ -122,6 +122,9 @@ func (r *Repository) UploadHandler(opts UploadOptions) http.Handler {
 			Changelog:      fields["changelog"],
 			Signature:      fields["signature"],
 			SigningKey:     fields["signing_key"],
+			// An older version than the current one is published only
+			// with the release key's permission (publish checks it).
+			DowngradeSignature: fields["downgrade_signature"],
 		}
 		if rel.ReleaseDate == "" {
 			rel.ReleaseDate = opts.Now().UTC().Format("2006-01-02")

@@ -2,6 +2,7 @@ package firmware
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/fwsign"
 )
 
 func asFieldError(err error, fe **FieldError) bool { return errors.As(err, fe) }
@@ -371,4 +374,48 @@ func TestUploadHandlerClearsStaleStaging(t *testing.T) {
 	}
 	r.UploadHandler(UploadOptions{})
 	checkNothingStaged(t, r)
+}
+
+// An upload older than the current release is published only with the
+// release key's downgrade permission for its version: without one it is a
+// conflict (409), with one for another version a field error (400).
+func TestUploadOlderNeedsTheDowngradePermission(t *testing.T) {
+	r, srv := uploadRig(t)
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := fakeELF(elf.EM_AARCH64, false, "the older release")
+	signed := func(version, downgrade string) map[string]string {
+		return map[string]string{
+			"version": version, "sha256": sum(image),
+			"signing_key":         fwsign.EncodePublic(priv.Public().(ed25519.PublicKey)),
+			"signature":           fwsign.Sign(priv, version, sum(image), int64(len(image))),
+			"downgrade_signature": downgrade,
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		fields map[string]string
+		code   int
+		field  string
+	}{
+		{"no permission", signed("0.9.0", ""), 409, "version"},
+		{"a permission for another version", signed("0.9.0", fwsign.SignDowngrade(priv, "0.8.0")), 400, "downgrade_signature"},
+	} {
+		body, ct := multipartBody(t, c.fields, image)
+		if code, _, bad := post(t, srv.URL, ct, body); code != c.code || bad.Field != c.field {
+			t.Errorf("%s: %d on %q (%s), want %d on %q", c.name, code, bad.Field, bad.Message, c.code, c.field)
+		}
+		if v := r.Status().Firmware.Version; v != "1.0.0" {
+			t.Fatalf("%s: the repository publishes %s", c.name, v)
+		}
+	}
+	body, ct := multipartBody(t, signed("0.9.0", fwsign.SignDowngrade(priv, "0.9.0")), image)
+	if code, res, bad := post(t, srv.URL, ct, body); code != http.StatusCreated || res.Firmware.DowngradeSignature == "" {
+		t.Fatalf("with the permission: %d %+v %+v", code, res, bad)
+	}
+	if st := r.Status(); st.Firmware.Version != "0.9.0" || !st.Available {
+		t.Errorf("with the permission: publishing %+v", st)
+	}
 }

@@ -105,6 +105,9 @@ func TestAdoptPageRejectsAKey(t *testing.T) {
 	if got := p.eval(`document.querySelector('#reject-key').closest('.card').textContent`); !strings.Contains(got, squatterKey) {
 		t.Fatalf("the adopt page does not show the device's key %s: %q", squatterKey, got)
 	}
+	if got := p.eval(`document.querySelector('#adopt-enrolment').textContent`); !strings.HasPrefix(got, "not enrolled") {
+		t.Errorf("the adopt page's enrolment for the device's key: %q, want not enrolled", got)
+	}
 	p.click("#reject-key")
 	p.click("#confirm-ok")
 	p.until("back on the nodes page", `location.hash === '#/nodes'`)
@@ -118,5 +121,49 @@ func TestAdoptPageRejectsAKey(t *testing.T) {
 	})
 	if _, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: natsbus.NodeClientName("arm-10"), Key: squatter, InboxPrefix: natsbus.NodeInboxPrefix("arm-10")}); err == nil {
 		t.Error("the rejected key connected again under another id")
+	}
+
+	// A node enrolled before its first boot: the page says its key is the
+	// enrolled one.
+	enrolled, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrolledKey, _ := enrolled.PublicKey()
+	if err := auth.Enrol("arm-11", enrolledKey); err != nil {
+		t.Fatal(err)
+	}
+	node, err := natsbus.Connect(ns.ClientURL(), &natsbus.Options{Name: natsbus.NodeClientName("arm-11"), Key: enrolled, InboxPrefix: natsbus.NodeInboxPrefix("arm-11")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Close() })
+	go func() {
+		for {
+			_ = node.Publish(msg.NodeAnnounceTopic("arm-11"), msg.NodeGPIOStatus{NodeID: "arm-11", HardwareRev: "Pi 5", FirmwareVersion: "1.0.0"})
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	bustest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+		var listed bool
+		if err := srv.Exec().Do(t.Context(), func() {
+			for _, u := range srv.Adoption().Unadopted() {
+				listed = listed || u.NodeID == "arm-11" && u.BusKeyEnrolled
+			}
+		}); err != nil {
+			return err
+		}
+		if !listed {
+			return fmt.Errorf("arm-11 not listed with its enrolled key")
+		}
+		return nil
+	})
+	p.open("http://"+srv.Addrs()["http"]+"/#/nodes/adopt/arm-11", "#adopt-enrolment")
+	if got := p.eval(`document.querySelector('#adopt-enrolment').textContent`); !strings.HasPrefix(got, "enrolled") {
+		t.Errorf("the adopt page's enrolment for an enrolled node: %q", got)
 	}
 }

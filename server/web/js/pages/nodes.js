@@ -374,7 +374,11 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
       // Compare with the key the node logs and the CA in the system status
       // before adopting a node on a shared network.
       ['Bus key', node.bus_key], ['Server CA it pinned (SHA-256)', node.bus_ca_sha256],
-    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '–')]));
+      // Enrolled when flashed: the server knew the key before the node
+      // connected, so no other device can hold this id.
+      ['Enrolment', node.bus_key ? (node.bus_key_enrolled ? 'enrolled: the key this node was flashed with'
+        : 'not enrolled: compare the key with the one the node prints at start') : ''],
+    ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', k === 'Enrolment' ? { id: 'adopt-enrolment', class: node.bus_key_enrolled ? '' : 'alert' } : {}, v || '–')]));
     // A key that is not the one the node logs at start: a device took the
     // node's id first. Rejecting it disconnects and refuses that device, and
     // frees the id for the node's own key.
