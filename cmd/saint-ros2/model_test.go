@@ -86,7 +86,8 @@ func chain(tree map[string]tfEntry, root, frame string) (urdf.Transform, bool) {
 // With the left arm sent to a target pose, the /tf transforms stamped as
 // a /joint_states sample, chained through /tf_static, put the gripper
 // where the kinematics put it for that sample's joint angles (1e-9 m),
-// and odom → base_link arrives from the odometry. With
+// odom → base_link arrives from the odometry, and every link of the model
+// is placed (each moving joint is in the robot's joint states). With
 // SAINT_ROS2_SNAPSHOT=file.png it draws what it received with gonum/plot
 // (docs/ros2/model-from-tf.png: make ros2-snapshot).
 func TestModelOverROS2(t *testing.T) {
@@ -238,6 +239,13 @@ func TestModelOverROS2(t *testing.T) {
 		return false
 	})
 	tree["base_link"] = odom["base_link"]
+	// Every joint of the model moved by the robot's joint states: each
+	// link is on the tree from odom, as rviz2 needs to draw it.
+	for _, l := range model.Links {
+		if _, ok := chain(tree, "odom", l.Name); !ok {
+			t.Errorf("no transform places link %s in odom (its joint is in no /joint_states)", l.Name)
+		}
+	}
 	if out := os.Getenv("SAINT_ROS2_SNAPSHOT"); out != "" {
 		if err := drawModel(out, model, tree); err != nil {
 			t.Fatal(err)
