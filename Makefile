@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps foxglove-screenshot ros2-snapshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps kernelcheck foxglove-screenshot ros2-snapshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -15,7 +15,7 @@ run: viz-deps
 
 ## test: every test (unit, conformance, multi-process end to end, every fuzz target on its seeds and
 ## committed corpus), vet and staticcheck, then a short fuzzing run of the parsers of untrusted input
-test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps vet staticcheck
+test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
 	$(MAKE) fuzz
@@ -107,6 +107,27 @@ qemu-deps:
 	else \
 		echo "qemu-deps: qemu-user-static missing (not root: not installing); the arm64 firmware test will skip. Install: sudo apt-get install qemu-user-static"; \
 	fi
+
+## rehearsal-deps: QEMU's x86 system emulator, Debian's own amd64 kernel and a static busybox, with
+## which the tests boot a real Linux kernel (internal/qemuvm; kernelcheck runs the real CAN, V4L2,
+## serial and I²C backends against its simulated devices); installed with apt-get when missing and
+## run as root, otherwise those tests skip and say why
+REHEARSAL_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
+rehearsal-deps:
+	@if [ "$$(go env GOARCH)" != amd64 ] || { command -v qemu-system-x86_64 >/dev/null \
+		&& ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1; }; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "rehearsal-deps: installing $(REHEARSAL_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(REHEARSAL_PACKAGES) >/dev/null; \
+	else \
+		echo "rehearsal-deps: qemu-system-x86_64, Debian's amd64 kernel or busybox-static missing (not root: not installing); the real-kernel tests will skip. Install: sudo apt-get install $(REHEARSAL_PACKAGES)"; \
+	fi
+
+## kernelcheck: the real drivers against a real kernel: boots Debian's kernel under QEMU with vcan,
+## vivid, i2c-stub and two serial ports fed RC frames, and runs cmd/internal/kernelcheck in it
+## (docs/rehearsal.md lists the checks)
+kernelcheck: rehearsal-deps
+	$(GO) test -count=1 -run '^TestRealKernel$$' -v ./cmd/internal/kernelcheck/
 
 ## shellcheck-deps: shellcheck, with which deploy's TestScriptsPassShellcheck lints the deployment
 ## scripts; installed with apt-get when missing and run as root. A target of its own, not in

@@ -254,6 +254,16 @@ func TestROS2Unit(t *testing.T) {
 	if one(t, u, "Service", "NoNewPrivileges") != "yes" || one(t, u, "Service", "ProtectSystem") != "strict" {
 		t.Error("the bridge unit is not hardened (NoNewPrivileges, ProtectSystem=strict)")
 	}
+	// A crashed bridge comes back, however often it crashes.
+	if got := one(t, u, "Service", "Restart"); got != "on-failure" && got != "always" {
+		t.Errorf("saint-ros2's Restart=%s, want on-failure: a crashed bridge must be restarted", got)
+	}
+	if one(t, u, "Service", "RestartSec") == "" {
+		t.Error("saint-ros2 has no RestartSec=: a bridge crashing at start would be restarted in a tight loop")
+	}
+	if got := one(t, u, "Unit", "StartLimitIntervalSec"); got != "0" {
+		t.Errorf("saint-ros2's StartLimitIntervalSec=%s, want 0: systemd must not give up restarting a bridge a peer keeps crashing", got)
+	}
 }
 
 func TestUnitsVerify(t *testing.T) {

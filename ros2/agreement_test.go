@@ -112,6 +112,7 @@ var noGoType = map[string]string{
 	"rmw_dds_common/Gid":                     "ROS 2's graph information, which the bridge writes about itself",
 	"rmw_dds_common/NodeEntitiesInfo":        "ROS 2's graph information, which the bridge writes about itself",
 	"rmw_dds_common/ParticipantEntitiesInfo": "ROS 2's graph information, which the bridge writes about itself",
+	"rosgraph_msgs/Clock":                    "the bridge builds it from the simulation clock (bridge.SimClock)",
 }
 
 // busOnly are JSON fields of the Go types that stay on the bus: the

@@ -35,7 +35,7 @@ func CompileC(idlDir, outDir string, files []string) error {
 		}
 	}
 	for _, f := range files {
-		cmd := exec.Command("idlc", "-l", "c", "-x", "final", "-I", ".", "-o", ".", f)
+		cmd := exec.Command("idlc", "-l", "c", "-x", "final", "-t", "-I", ".", "-o", ".", f)
 		cmd.Dir = work
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("ros2: idlc %s: %v\n%s", f, err, out)

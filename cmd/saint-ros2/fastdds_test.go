@@ -52,7 +52,7 @@ func buildFastDDSClient(t *testing.T) string {
 		}
 		idl, _ := filepath.Abs(filepath.Join("..", "..", "ros2", "idl"))
 		gen := exec.Command("fastddsgen", "-d", dir, "-I", ".", "-replace",
-			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl",
+			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl", "rosgraph_msgs.idl",
 			"tf2_msgs.idl", "rmw_dds_common.idl")
 		gen.Dir = idl
 		if out, err := gen.CombinedOutput(); err != nil || strings.Contains(string(out), "ERROR") {
@@ -338,6 +338,7 @@ func TestFastDDSInterop(t *testing.T) {
 	// The reference robot's bridge carries every name it always has: each
 	// role's, the root's, the robot-wide ones.
 	bridged := referenceNames(t, "", nil)
+	bridged["rt/clock"] = true // the simulation's clock (docs/ros2.md, Time)
 	names := c.topics(bridged)
 	t.Logf("Fast DDS: %d topics discovered", len(names))
 	checkTopics(t, names, bridged)
@@ -474,6 +475,7 @@ func TestFastDDSHumanoid(t *testing.T) {
 	// robot-wide names, none of the reference robot's head, arms, tracks,
 	// console or balancing base.
 	want := referenceNames(t, "/robot_7", []string{"leg_left", "leg_right", "arm_left", "arm_right", "neck"})
+	want["rt/clock"] = true // the simulation's clock, the domain's, outside /robot_7
 	names := c.topics(want)
 	t.Logf("Fast DDS: %d topics discovered", len(names))
 	for n := range names {

@@ -98,6 +98,7 @@ func run() error {
 	robotID := flag.String("robot-id", "", "the robot's namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus as the ROS 2 names /robot_<id>/… (default: the robot configuration's robot_id; empty: none)")
 	robotType := bringup.RegisterFlags(flag.CommandLine)
 	configDir := flag.String("config", "", "with --robot-type: the configuration tree holding robot_config/ (saint-server's DATA/config; default: the built-in fixtures)")
+	simClock := flag.Bool("sim-clock", false, "the bus carries a simulation's clock (saint-sim --ros2 sets this): follow it from "+bridge.SimClockTopic+", publish it on /clock and stamp on it (on the wall clock when the simulation runs at real-time speed)")
 	addrFile := flag.String("addr-file", "", "write {\"nats\", \"domain\"} here as JSON once bridging")
 	verbose := flag.Bool("v", false, "debug logging")
 	showVersion := flag.Bool("version", false, "print the version and exit")
@@ -169,7 +170,11 @@ func run() error {
 	defer stopExec()
 	go func() { _ = ex.Run(exCtx) }()
 
-	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log,
+	clock := bridge.WallClock
+	if *simClock {
+		clock = bridge.SimClock
+	}
+	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log, Clock: clock,
 		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Model: bridge.ModelOf(robot),
 		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
@@ -197,7 +202,7 @@ func run() error {
 		}
 	}
 	log.Info("ROS 2 bridge running", "nats", *natsURL, "domain", domain, "cyclonedds_uri_set", os.Getenv("CYCLONEDDS_URI") != "",
-		"roles", strings.Join(bridge.RolesOf(robot), ","), "motor_nodes", strings.Join(bridge.MotorNodesOf(robot), ","))
+		"sim_clock", *simClock, "roles", strings.Join(bridge.RolesOf(robot), ","), "motor_nodes", strings.Join(bridge.MotorNodesOf(robot), ","))
 
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()

@@ -139,6 +139,29 @@ func loopbackDDS(t *testing.T) uint32 {
 	return domain
 }
 
+// drainN returns the next n samples of ch.
+func drainN(t *testing.T, ch <-chan map[string]any, n int) []map[string]any {
+	t.Helper()
+	for { // what is queued is old: take fresh samples
+		select {
+		case <-ch:
+			continue
+		default:
+		}
+		break
+	}
+	var out []map[string]any
+	for len(out) < n {
+		select {
+		case v := <-ch:
+			out = append(out, v)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d samples of %d", len(out), n)
+		}
+	}
+	return out
+}
+
 // odomSpeed drains ch and returns the last forward speed and x.
 func odomSpeed(ch <-chan map[string]any) (v, x float64, n int) {
 	for {
@@ -180,6 +203,21 @@ func TestSimulationOverROS2(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("no saint_os/HeadState on rt/saint/head/state")
+	}
+
+	// Paced to the wall clock (--speed 1), the stamps and /clock are
+	// wall-clock time, not the simulation's clock (which starts at
+	// 2026-01-01): within a generous window of this process's clock.
+	clk := readClock(t, p)
+	waitFor(t, 10*time.Second, "/clock", func() bool { _, n, _ := clk.now(); return n > 0 })
+	for _, o := range drainN(t, odom, 5) {
+		stamp := rosTime(o["header"].(map[string]any)["stamp"])
+		if d := time.Since(stamp); d < -2*time.Second || d > 2*time.Second {
+			t.Errorf("odometry stamped %v at wall-clock time %v: want wall-clock stamps at --speed 1", stamp, time.Now().UTC())
+		}
+	}
+	if c, _, _ := clk.now(); time.Since(c).Abs() > 2*time.Second {
+		t.Errorf("/clock %v at wall-clock time %v: want the wall clock at --speed 1", c, time.Now().UTC())
 	}
 
 	// (a) Twist at 10 Hz: odometry reports the commanded speed.

@@ -218,7 +218,7 @@ func run() error {
 	}
 
 	if *runROS2 {
-		stopROS2, err := startROS2(ctx, st, robot, *configDir, ros2Bin, strings.Fields(*ros2Args), log)
+		stopROS2, err := startROS2(ctx, st, robot, *configDir, ros2Bin, *speed, strings.Fields(*ros2Args), log)
 		if err != nil {
 			return err
 		}

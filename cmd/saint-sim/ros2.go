@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
@@ -18,8 +19,11 @@ import (
 // startROS2 gives the simulation's in-process bus a NATS broker on
 // loopback, relays the ROS 2 bridge's topics and services between them,
 // and runs saint-ros2 (the binary bin) on that broker as a child process
-// that dies with saint-sim (internal/childproc). A bridge that
-// fails leaves the simulation running. stop undoes it all.
+// that dies with saint-sim (internal/childproc). A bridge that crashes
+// (a fault in its DDS library) is started again after a backoff
+// (bridge.Launch); one that stops by itself is not. The simulation keeps
+// running either way.
+// stop undoes it all.
 //
 // The broker authenticates as saint-server's does: keys made for this run
 // and a TLS CA made for this run in a temporary directory, the relay with
@@ -28,7 +32,11 @@ import (
 // With a robot configuration (robot, of robotType in configDir) the bridge
 // and the relay carry its roles' names and its motor groups' node
 // middlewares only: saint-ros2 gets the same --robot-type and --config.
-func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir, bin string, args []string, log *slog.Logger) (stop func(), err error) {
+//
+// The bridge follows the simulation's clock (--sim-clock): the relay
+// publishes it, with the wall-clock time when speed is 1 (paced to the
+// wall clock), and the bridge publishes /clock and stamps accordingly.
+func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, configDir, bin string, speed float64, args []string, log *slog.Logger) (stop func(), err error) {
 	keyDir, err := os.MkdirTemp("", "saint-sim-bus-")
 	if err != nil {
 		return nil, fmt.Errorf("--ros2: %w", err)
@@ -72,6 +80,11 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	if id := st.RobotID(); id != "" {
 		args = append([]string{"--robot-id", id}, args...)
 	}
+	args = append([]string{"--sim-clock"}, args...)
+	var wallClock func() time.Time
+	if speed == 1 {
+		wallClock = time.Now // paced to the wall clock: stamps are wall-clock time
+	}
 	if robot != nil {
 		args = append([]string{"--robot-type", robot.Type, "--config", configDir}, args...)
 	}
@@ -82,7 +95,7 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	var stopRelay func()
 	if err := st.Exec.Do(ctx, func() {
 		stopRelay, err = bridge.Relay(bridge.RelayOptions{Robot: st.Connect(), Remote: remote, Exec: st.Exec, NodeIDs: ids,
-			Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Log: log})
+			Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), WallClock: wallClock, Log: log})
 	}); err != nil || stopRelay == nil {
 		nb.Close()
 		local.Shutdown()
@@ -93,8 +106,9 @@ func startROS2(ctx context.Context, st *stack.Stack, robot *bringup.Robot, confi
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := bridge.Launch(bctx, bin, append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...), log); err != nil {
-			log.Error("ROS 2 bridge failed; the simulation keeps running", "err", err)
+		if err := bridge.Launch(bctx, bridge.LaunchOptions{Bin: bin, Log: log,
+			Args: append([]string{"--nats", local.ClientURL(), "--nats-key", access.KeyFile(busaccess.ROS2KeyFile), "--nats-ca", access.KeyFile(busaccess.CAFile)}, args...)}); err != nil {
+			log.Error("the ROS 2 bridge stopped; the simulation keeps running", "err", err)
 		}
 	}()
 	return func() {

@@ -20,6 +20,12 @@
 //     on the RP1) and machines without a bcm283x get an error naming the
 //     pin; servos that need more channels go on a PCA9685 over I²C.
 //   - I²C and SPI through i2creg and spireg (/dev/i2c-N, /dev/spidevB.C).
+//     OpenI2C (and Host.I2C) asks the adapter what it can do (I2C_FUNCS):
+//     one that moves only SMBus transfers, such as a PC's SMBus controller
+//     or the kernel's i2c-stub, has no I2C_RDWR, so SMBus carries the
+//     transactions instead, each as the SMBus transfer that puts the same
+//     bytes on the wire (a register read is "read word data"). OpenI2C needs
+//     no GPIO chip, so it serves machines that have none.
 //
 // # Edge timestamps
 //

@@ -17,6 +17,7 @@ import (
 	"periph.io/x/host/v3/gpioioctl"
 
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/i2c"
 )
 
 // ErrNoGPIOChip is returned by Open on a machine without a GPIO character
@@ -145,24 +146,50 @@ func bcm283xPin(bcm int) pgpio.PinIO {
 	return p
 }
 
-// I2CBus is an opened I²C bus; Close releases /dev/i2c-N.
+// I2CBus is an opened I²C bus; Close releases /dev/i2c-N. It implements
+// i2c.Bus.
 type I2CBus struct {
-	*I2C
+	bus   i2c.Bus // *I2C, or *SMBus for an SMBus-only adapter
 	close func() error
 }
+
+// Tx implements i2c.Bus.
+func (b *I2CBus) Tx(addr uint16, w, r []byte) error { return b.bus.Tx(addr, w, r) }
+
+func (b *I2CBus) String() string { return fmt.Sprint(b.bus) }
 
 // Close releases the bus.
 func (b *I2CBus) Close() error { return b.close() }
 
-// I2C opens /dev/i2c-<bus>.
-func (h *Host) I2C(bus int) (*I2CBus, error) {
+// I2C opens /dev/i2c-<bus>; see OpenI2C.
+func (h *Host) I2C(bus int) (*I2CBus, error) { return OpenI2C(bus) }
+
+// OpenI2C opens /dev/i2c-<bus>. It needs no GPIO, so it also serves
+// machines without a GPIO character device. An adapter that does plain I²C
+// (a Raspberry Pi's) is driven through periph's I2C_RDWR transfers; one that
+// offers only SMBus transfers (a PC's SMBus controller, the kernel's
+// i2c-stub) through SMBus, which carries the register reads and writes
+// chips make (see SMBus).
+func OpenI2C(bus int) (*I2CBus, error) {
 	name := strconv.Itoa(bus)
+	sm, closeSM, err := openSMBus(bus, name)
+	if err != nil {
+		return nil, fmt.Errorf("periph: I²C bus %d: %w", bus, err)
+	}
+	if sm != nil {
+		return &I2CBus{bus: sm, close: closeSM}, nil
+	}
+	if _, err := host.Init(); err != nil {
+		return nil, fmt.Errorf("periph: host drivers: %w", err)
+	}
 	b, err := i2creg.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("periph: I²C bus %d: %w", bus, err)
 	}
-	return &I2CBus{I2C: NewI2C(b, name), close: b.Close}, nil
+	return &I2CBus{bus: NewI2C(b, name), close: b.Close}, nil
 }
+
+var _ i2c.Bus = (*I2CBus)(nil)
 
 // SPIConn is an opened SPI device; Close releases /dev/spidevB.C.
 type SPIConn struct {

@@ -86,6 +86,10 @@ type Options struct {
 	// transforms of its links on /tf and /tf_static, as
 	// robot_state_publisher does; nil publishes none.
 	Model *urdf.Robot
+	// Clock is the clock the bus's times are on: WallClock (the robot) or
+	// SimClock (saint-sim, whose relay publishes SimClockTopic). See
+	// ClockMode.
+	Clock ClockMode
 	// CallTimeout bounds a service call on the bus; 0 means 5 s.
 	CallTimeout time.Duration
 	Log         *slog.Logger
@@ -108,6 +112,7 @@ type Bridge struct {
 	mu    sync.Mutex
 	subs  []bus.Subscription
 	nodes map[string]Writer // node status writers by bus topic
+	clock rosClock          // on the executor only
 	stats struct{ out, in, calls, rejected atomic.Uint64 }
 }
 
@@ -142,7 +147,11 @@ func New(o Options) (*Bridge, error) {
 			return nil, err
 		}
 	}
-	return &Bridge{o: o, ns: ns, reg: reg, log: o.Log.With("component", "ros2"), nodes: map[string]Writer{}}, nil
+	if o.Clock != WallClock && o.Clock != SimClock {
+		return nil, fmt.Errorf("bridge: Options.Clock %d: want WallClock or SimClock", o.Clock)
+	}
+	return &Bridge{o: o, ns: ns, reg: reg, log: o.Log.With("component", "ros2"), nodes: map[string]Writer{},
+		clock: rosClock{mode: o.Clock}}, nil
 }
 
 // Stats returns the counts so far. Safe from any goroutine.
@@ -153,6 +162,11 @@ func (b *Bridge) Stats() Stats {
 // Start creates the DDS endpoints and the bus subscriptions of every
 // bridged topic and service.
 func (b *Bridge) Start() error {
+	if b.o.Clock == SimClock && b.o.Filter.Bridged(ClockTopic) {
+		if err := b.startClock(); err != nil {
+			return err
+		}
+	}
 	for _, t := range b.topics() {
 		if !b.o.Filter.Bridged(t.Name) {
 			continue
@@ -308,6 +322,9 @@ func (b *Bridge) out(t Topic, m *ros2.Message, w Writer, bm bus.Msg) {
 	if err == nil && t.ToROS != nil {
 		v, err = t.ToROS(v)
 	}
+	if err == nil && !b.restamp(m, v) {
+		return // the simulation's clock is not known yet: no stamp to give
+	}
 	var cdr []byte
 	if err == nil {
 		cdr, err = b.reg.Encode(m, v, nil)
@@ -390,6 +407,7 @@ func (b *Bridge) startService(s Service) error {
 // reply, which carries the request's header.
 func (b *Bridge) call(s Service, svc *ros2.Service, w Writer, req map[string]any, hdr ros2.RequestHeader) {
 	reply := func(resp map[string]any) {
+		b.restamp(svc.Response, resp) // unchanged while the clock is unknown: an answer is better than none
 		cdr, err := b.reg.Encode(svc.Response, resp, &hdr)
 		if err == nil {
 			err = w.Write(cdr)

@@ -59,7 +59,8 @@ func (b *Bridge) startModel(r *urdf.Robot) error {
 			return err
 		}
 		// Static transforms hold at any time for tf2, whatever their
-		// stamp: they are written once, stamped zero.
+		// stamp: they are written once, stamped zero (not mapped by the
+		// clock rule: no time is meant).
 		var fixed []any
 		for _, j := range r.Joints {
 			if !j.Moves() {
@@ -82,7 +83,13 @@ func (b *Bridge) startModel(r *urdf.Robot) error {
 		return err
 	}
 	write := func(transforms []any) {
-		cdr, err := b.reg.Encode(tfm, map[string]any{"transforms": transforms}, nil)
+		v := map[string]any{"transforms": transforms}
+		// The stamps follow the bridge's clock rule, as /joint_states's
+		// and the odometry's do (docs/ros2.md, Time).
+		if !b.restamp(tfm, v) {
+			return
+		}
+		cdr, err := b.reg.Encode(tfm, v, nil)
 		if err == nil {
 			err = tf.Write(cdr)
 		}

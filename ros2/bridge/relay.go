@@ -61,18 +61,32 @@ type RelayOptions struct {
 	Roles, MotorNodes []string
 	// CallTimeout bounds a relayed service call; 0 means 5 s.
 	CallTimeout time.Duration
-	Log         *slog.Logger
+	// ClockPeriod is how often, in the executor's (simulated) time, the
+	// simulation's clock goes to the bridge on SimClockTopic (the bridge
+	// runs with Options.Clock SimClock); 0 means 10 ms.
+	ClockPeriod time.Duration
+	// WallClock, set when the simulation is paced to the wall clock
+	// (real-time speed), reads the wall clock: each clock sample then
+	// carries the wall-clock time of its instant, on which the bridge
+	// stamps.
+	WallClock func() time.Time
+	Log       *slog.Logger
 }
 
 // Relay carries a bridge's endpoints between two buses: the bridge's
 // state topics from Robot to Remote, its commands from Remote to Robot,
-// and its service calls from Remote to Robot. saint-sim, whose robot
+// and its service calls from Remote to Robot; and it publishes the
+// simulation's clock (the executor's) on Remote's SimClockTopic every
+// ClockPeriod. saint-sim, whose robot
 // runs on an in-process bus, uses it to give saint-ros2 a NATS broker.
 // The payloads are passed through as they are. Call it on Exec's
 // goroutine or before Exec runs; stop undoes it.
 func Relay(o RelayOptions) (stop func(), err error) {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 5 * time.Second
+	}
+	if o.ClockPeriod <= 0 {
+		o.ClockPeriod = 10 * time.Millisecond
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -128,5 +142,21 @@ func Relay(o RelayOptions) (stop func(), err error) {
 		}
 		subs = append(subs, s)
 	}
-	return stop, nil
+	publishClock := func() {
+		sample := SimClockSample{Time: msg.TimeOf(o.Exec.Now())}
+		if o.WallClock != nil {
+			w := msg.TimeOf(o.WallClock())
+			sample.Wall = &w
+		}
+		if err := o.Remote.Publish(SimClockTopic, sample); err != nil {
+			o.Log.Debug("relay: publishing the simulation clock failed", "err", err)
+		}
+	}
+	publishClock()
+	clock := o.Exec.Every(o.ClockPeriod, publishClock)
+	unsubscribe := stop
+	return func() {
+		clock.Stop()
+		unsubscribe()
+	}, nil
 }

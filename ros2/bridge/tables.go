@@ -407,7 +407,7 @@ func (b *Bridge) balanceIMU(v map[string]any) (map[string]any, error) {
 		noAccel[i] = 0.0
 	}
 	noAccel[0] = -1.0
-	stamp := msg.TimeOf(b.o.Exec.Now())
+	stamp := msg.TimeOf(b.busNow())
 	return map[string]any{
 		"header":                         map[string]any{"stamp": map[string]any{"sec": float64(stamp.Sec), "nanosec": float64(stamp.Nanosec)}, "frame_id": "base_link"},
 		"orientation":                    map[string]any{"x": 0.0, "y": math.Sin(pitch / 2), "z": 0.0, "w": math.Cos(pitch / 2)},

@@ -7,6 +7,7 @@ package cyclone
 #include "dds/dds.h"
 #include "dds/ddsi/ddsi_cdrstream.h"
 #include "descriptors.h"
+#include "typeguard.h"
 
 #define SAINT_XCDR1 1
 
@@ -115,6 +116,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -195,8 +197,13 @@ var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 // that has it.
 const UserData = "enclave=/;"
 
-// NewParticipant joins DDS domain domain.
+// NewParticipant joins DDS domain domain. It refuses to when the type
+// object guard (typeguard.c) is not what libddsc calls: without it any
+// peer on the domain could crash the process.
 func NewParticipant(domain uint32) (*Participant, error) {
+	if !C.saint_typeguard_installed() {
+		return nil, errors.New("cyclone: the type object guard is not in place (the executable does not export ddsi_type_add_typeobj to libddsc): a DDS peer with int8/uint8 types could crash this process")
+	}
 	ud := C.CString(UserData)
 	defer C.free(unsafe.Pointer(ud))
 	h := C.saint_participant(C.dds_domainid_t(domain), ud)
@@ -218,6 +225,21 @@ func NewParticipant(domain uint32) (*Participant, error) {
 		readers: map[C.dds_attach_t]*Reader{}, nextID: 1, done: make(chan struct{})}
 	go p.loop()
 	return p, nil
+}
+
+// GUIDPrefix is the participant's GUID prefix, the first 12 bytes of the
+// GUID every entity of the participant has: how other participants and
+// logs (Cyclone's type guard's "participant=") name it.
+func (p *Participant) GUIDPrefix() ([12]byte, error) {
+	var g C.dds_guid_t
+	var prefix [12]byte
+	if rc := C.dds_get_guid(p.h, &g); rc < 0 {
+		return prefix, ddsErr("get participant GUID", rc)
+	}
+	for i := range prefix {
+		prefix[i] = byte(g.v[i])
+	}
+	return prefix, nil
 }
 
 // Close deletes the participant and everything it created, and waits

@@ -4,6 +4,7 @@
 #include "geometry_msgs.h"
 #include "nav_msgs.h"
 #include "rmw_dds_common.h"
+#include "rosgraph_msgs.h"
 #include "saint_os.h"
 #include "sensor_msgs.h"
 #include "std_msgs.h"
@@ -30,6 +31,7 @@ static const struct {
   {"rmw_dds_common::msg::dds_::Gid_", &rmw_dds_common_msg_dds__Gid__desc},
   {"rmw_dds_common::msg::dds_::NodeEntitiesInfo_", &rmw_dds_common_msg_dds__NodeEntitiesInfo__desc},
   {"rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_", &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc},
+  {"rosgraph_msgs::msg::dds_::Clock_", &rosgraph_msgs_msg_dds__Clock__desc},
   {"saint_os::msg::dds_::ArmCommand_", &saint_os_msg_dds__ArmCommand__desc},
   {"saint_os::msg::dds_::ArmState_", &saint_os_msg_dds__ArmState__desc},
   {"saint_os::msg::dds_::BalanceState_", &saint_os_msg_dds__BalanceState__desc},

@@ -11,6 +11,17 @@
 // a sample, so malformed bytes are refused rather than read out of
 // bounds.
 //
+// The types carry no XTypes type information (idlc -t): endpoints match
+// remote ones by type name, as rmw_cyclonedds_cpp's do, and the
+// participant never asks a peer for its type object. Cyclone DDS 0.10
+// crashes resolving a type object with XTypes 1.3's int8/uint8 kinds
+// (eclipse-cyclonedds#1554), which newer DDS implementations write for
+// ROS 2's int8, uint8 and byte fields; and since 0.10 takes a TypeLookup
+// reply for any type a peer announced, asked for or not, typeguard.c
+// stands in for libddsc's ddsi_type_add_typeobj and refuses such objects,
+// logging the participants that announced the type. NewParticipant fails
+// when the guard is not in place.
+//
 // The participant is a ROS 2 participant to ROS 2's graph tools: its
 // USER_DATA is "enclave=/;" (UserData), and AnnounceNode publishes on
 // ros_discovery_info the node it holds with the GIDs of its readers and
