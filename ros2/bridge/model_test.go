@@ -12,8 +12,10 @@ import (
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/mem"
+
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/fixtures"
+	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/ros2"
@@ -23,6 +25,11 @@ import (
 )
 
 func newModelRig(t *testing.T, model *urdf.Robot, roles []string) *rig {
+	t.Helper()
+	return newModelRigOn(t, model, roles, bridge.WallClock)
+}
+
+func newModelRigOn(t *testing.T, model *urdf.Robot, roles []string, mode bridge.ClockMode) *rig {
 	t.Helper()
 	reg, err := ros2.Load()
 	if err != nil {
@@ -34,7 +41,7 @@ func newModelRig(t *testing.T, model *urdf.Robot, roles []string) *rig {
 	go func() { _ = ex.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	r := &rig{t: t, ex: ex, bus: mem.New(), dds: ddstest.New(), reg: reg}
-	r.br, err = bridge.New(bridge.Options{Bus: r.bus, Exec: ex, DDS: r.dds, Registry: reg, Model: model, Roles: roles, CallTimeout: time.Second})
+	r.br, err = bridge.New(bridge.Options{Bus: r.bus, Exec: ex, DDS: r.dds, Registry: reg, Model: model, Roles: roles, Clock: mode, CallTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +258,36 @@ func TestModelOfRobot(t *testing.T) {
 		if m := bridge.ModelOf(robot); m == nil || m.Name != want {
 			t.Errorf("%s: model %v, want %s", typ, m, want)
 		}
+	}
+}
+
+// TestModelTFFollowsTheClock: in simulation paced to the wall clock, /tf
+// is stamped as /saint/tracks/odom is (the wall-clock time of the
+// simulation's instant), and nothing goes on /tf before the simulation's
+// clock is known.
+func TestModelTFFollowsTheClock(t *testing.T) {
+	r := newModelRigOn(t, urdf.Reference(), nil, bridge.SimClock)
+	sim := clock.Epoch().Add(90 * time.Second)
+	if err := r.bus.Publish(msg.TopicTracksOdom, odometryAt(sim)); err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Date(2026, time.November, 29, 1, 30, 0, 250_000_000, time.UTC)
+	w := msg.TimeOf(wall)
+	if err := r.bus.Publish(bridge.SimClockTopic, bridge.SimClockSample{Time: msg.TimeOf(sim), Wall: &w}); err != nil {
+		t.Fatal(err)
+	}
+	checkFor(t, "/clock", func() bool { return len(r.dds.Written("rt/clock")) == 1 })
+	if n := len(r.dds.Written("rt/tf")); n != 0 {
+		t.Fatalf("%d /tf messages before the clock was known", n)
+	}
+	if err := r.bus.Publish(msg.TopicTracksOdom, odometryAt(sim.Add(1500*time.Millisecond))); err != nil {
+		t.Fatal(err)
+	}
+	checkFor(t, "odom -> base_link on /tf", func() bool { return len(r.dds.Written("rt/tf")) == 1 })
+	tf := r.decodeLast("rt/tf", "tf2_msgs/TFMessage")
+	got := stampOf(tf["transforms"].([]any)[0].(map[string]any))
+	odom := stampOf(r.decodeLast("rt/saint/tracks/odom", "nav_msgs/Odometry"))
+	if want := wall.Add(1500 * time.Millisecond); !got.Equal(want) || !odom.Equal(want) {
+		t.Errorf("/tf stamp %v, odometry %v: want both %v", got, odom, want)
 	}
 }
