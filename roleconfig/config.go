@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/internal/fielderr"
+	"github.com/saint-os/saint/roles/rolespec"
 )
 
 // GPIOFunction is one entry of a role's gpio_mapping: a named function
@@ -125,7 +125,8 @@ type Config struct {
 }
 
 // Parse decodes and validates a role configuration. Errors name the line
-// and the field at fault (a *FieldError for validation failures).
+// and the field at fault (a *FieldError in a *FileError for validation
+// failures).
 func Parse(data []byte) (*Config, error) {
 	return ParseFile("", data)
 }
@@ -139,18 +140,18 @@ const MaxFileBytes = 256 << 10
 // and the line, "tracks.yaml:41: gpio_mapping.left_rpwm.pin: ...".
 func ParseFile(file string, data []byte) (*Config, error) {
 	if len(data) > MaxFileBytes {
-		return nil, &FieldError{File: file, Message: fmt.Sprintf("%d bytes, more than the %d a role configuration may have", len(data), MaxFileBytes)}
+		return nil, fileErr(file, 0, "", fmt.Sprintf("%d bytes, more than the %d a role configuration may have", len(data), MaxFileBytes))
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, fileErr(file, yamlErrorLine(err), "", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	var c Config
 	if len(root.Content) == 0 {
-		return nil, &FieldError{File: file, Line: 1, Field: "role", Message: "missing (the file is empty)"}
+		return nil, fileErr(file, 1, "role", "missing (the file is empty)")
 	}
 	if err := root.Content[0].Decode(&c); err != nil {
-		return nil, &FieldError{File: file, Line: yamlErrorLine(err), Message: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, fileErr(file, yamlErrorLine(err), "", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	c.file, c.root = file, root.Content[0]
 	if err := c.Validate(); err != nil {
@@ -159,17 +160,23 @@ func ParseFile(file string, data []byte) (*Config, error) {
 	return &c, nil
 }
 
-// FieldError is a configuration error: the file (when known), the line,
-// the dotted field ("gpio_mapping.pan_servo.pin", "i2c_devices[1].address")
-// and what was expected.
-type FieldError struct {
-	File    string
-	Line    int
-	Field   string
-	Message string
+// FieldError is a configuration field's error: the dotted field
+// ("gpio_mapping.pan_servo.pin", "i2c_devices[1].address", "" for the
+// file as a whole) and what was expected. It is the project's field
+// error; a configuration's are wrapped in a *FileError, which places them
+// in the file.
+type FieldError = fielderr.Error
+
+// FileError places an error in a configuration file: the file (when
+// known) and the line (0 when unknown) of a *FieldError, as os.PathError
+// places an error at a path.
+type FileError struct {
+	File string
+	Line int
+	Err  error
 }
 
-func (e *FieldError) Error() string {
+func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString("roleconfig: ")
 	if e.File != "" {
@@ -182,12 +189,16 @@ func (e *FieldError) Error() string {
 	} else if e.File != "" {
 		b.WriteString(" ")
 	}
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
+	b.WriteString(e.Err.Error())
 	return b.String()
+}
+
+// Unwrap returns the *FieldError.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// fileErr is a *FieldError for field placed at file and line.
+func fileErr(file string, line int, field, message string) error {
+	return &FileError{File: file, Line: line, Err: &FieldError{Field: field, Message: message}}
 }
 
 // yamlErrorLine digs the line number out of a yaml.v3 error ("yaml: line
@@ -241,10 +252,11 @@ func (c *Config) Line(field string) int {
 	return line
 }
 
-// Errorf returns a *FieldError for field, with its file and line: what a
-// role returns when a parameter of its configuration is wrong.
+// Errorf returns a *FieldError for field, in a *FileError with its file
+// and line: what a role returns when a parameter of its configuration is
+// wrong.
 func (c *Config) Errorf(field, format string, args ...any) error {
-	return &FieldError{File: c.file, Line: c.Line(field), Field: field, Message: fmt.Sprintf(format, args...)}
+	return fileErr(c.file, c.Line(field), field, fmt.Sprintf(format, args...))
 }
 
 // Between checks a number of the configuration: v must lie in [min, max].
@@ -278,24 +290,21 @@ func splitField(field string) []string {
 	return strings.Split(field, ".")
 }
 
-// knownRoles are the role names a configuration may carry.
-var knownRoles = []string{"head", "arms", "tracks", "console", "balance", "limb"}
-
 // Validate checks the fields every role relies on; the error is a
 // *FieldError.
 func (c *Config) Validate() error {
 	bad := func(field, format string, args ...any) error { return c.Errorf(field, format, args...) }
 	if c.Role == "" {
-		return bad("role", "missing: one of %s", strings.Join(knownRoles, ", "))
+		return bad("role", "missing: one of %s", strings.Join(rolespec.Names(), ", "))
 	}
-	if !slices.Contains(knownRoles, c.Role) {
-		return bad("role", "%q is not one of %s", c.Role, strings.Join(knownRoles, ", "))
+	spec, ok := rolespec.Lookup(c.Role)
+	if !ok {
+		return bad("role", "%q is not one of %s", c.Role, strings.Join(rolespec.Names(), ", "))
 	}
-	if c.Role == "arms" && c.Instance != "left" && c.Instance != "right" {
-		return bad("instance", "an arms configuration needs instance left or right, got %q", c.Instance)
-	}
-	if c.Role == "limb" && !msg.ValidLimbInstance(c.Instance) {
-		return bad("instance", "a limb configuration needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", c.Instance)
+	// A single role reads no instance, so whatever one says is not
+	// checked.
+	if spec.Instances != rolespec.Single && !spec.ValidInstance(c.Instance) {
+		return bad("instance", "a %s configuration needs %s, got %q", c.Role, spec.InstanceRule(), c.Instance)
 	}
 	if c.Version == "" {
 		return bad("version", "missing: the configuration's version, such as \"1.0.0\"")

@@ -92,14 +92,15 @@ func TestBadConfigs(t *testing.T) {
 				t.Fatalf("accepted:\n%s", data)
 			}
 			var fe *FieldError
-			if !errors.As(err, &fe) {
-				t.Fatalf("%v is not a *FieldError", err)
+			var le *FileError
+			if !errors.As(err, &fe) || !errors.As(err, &le) {
+				t.Fatalf("%v is not a *FieldError in a *FileError", err)
 			}
-			if fe.File != "head.yaml" || fe.Field != tc.field || !strings.Contains(err.Error(), tc.wantInMsg) {
-				t.Errorf("got %v (file %q field %q), want field %q and %q", err, fe.File, fe.Field, tc.field, tc.wantInMsg)
+			if le.File != "head.yaml" || fe.Field != tc.field || !strings.Contains(err.Error(), tc.wantInMsg) {
+				t.Errorf("got %v (file %q field %q), want field %q and %q", err, le.File, fe.Field, tc.field, tc.wantInMsg)
 			}
-			if tc.line > 0 && fe.Line != tc.line {
-				t.Errorf("line %d, want %d: %v", fe.Line, tc.line, err)
+			if tc.line > 0 && le.Line != tc.line {
+				t.Errorf("line %d, want %d: %v", le.Line, tc.line, err)
 			}
 			if !strings.HasPrefix(err.Error(), "roleconfig: head.yaml:") {
 				t.Errorf("%q does not start with the file", err)
@@ -177,7 +178,8 @@ func TestPWMOutputs(t *testing.T) {
 			}
 			_, err := ParseFile("head.yaml", []byte(data))
 			var fe *FieldError
-			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.want) || fe.Line == 0 {
+			var le *FileError
+			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &le) || le.Line == 0 {
 				t.Errorf("got %v, want field %s with %q and a line", err, tc.field, tc.want)
 			}
 		})

@@ -16,8 +16,19 @@ import (
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
+	"github.com/saint-os/saint/roles/rolespec"
 	simboard "github.com/saint-os/saint/sim/board"
 )
+
+// The firmware's constructors are the role table's roles, no more and no
+// fewer: a role added to one and not the other fails here.
+func TestBuiltinIsTheRoleTable(t *testing.T) {
+	want := rolespec.Names()
+	slices.Sort(want)
+	if got := roles.Builtin().Names(); !slices.Equal(got, want) {
+		t.Errorf("roles.Builtin() has %v, the role table %v", got, want)
+	}
+}
 
 // Every role a configuration may name is in the firmware, each New a fresh
 // instance, and an unknown name says which ones are known.

@@ -4,10 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/saint-os/saint/internal/fielderr"
 )
 
 // The encapsulation header of XCDR1 little-endian data (CDR_LE), the
@@ -22,18 +25,32 @@ type RequestHeader struct {
 	Seq  int64
 }
 
-// FieldError says which field of a sample is wrong and why.
-type FieldError struct {
-	Type  string // "geometry_msgs/Twist"
-	Field string // "linear.x"
-	Err   string
+// FieldError says which field of a sample is wrong ("linear.x", "" for
+// the sample as a whole) and why: the project's field error. Encode and
+// Decode wrap it in a *SampleError naming the message type.
+type FieldError = fielderr.Error
+
+// SampleError places an error in a sample of a message type, as
+// os.PathError places one at a path.
+type SampleError struct {
+	Type string // "geometry_msgs/Twist"
+	Err  error
 }
 
-func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("ros2: %s: %s", e.Type, e.Err)
+func (e *SampleError) Error() string {
+	var fe *FieldError
+	if errors.As(e.Err, &fe) && fe.Field != "" {
+		return fmt.Sprintf("ros2: %s field %s: %s", e.Type, fe.Field, fe.Message)
 	}
-	return fmt.Sprintf("ros2: %s field %s: %s", e.Type, e.Field, e.Err)
+	return fmt.Sprintf("ros2: %s: %s", e.Type, e.Err)
+}
+
+// Unwrap returns the *FieldError.
+func (e *SampleError) Unwrap() error { return e.Err }
+
+// sampleErr is a *FieldError for field of a sample of typ.
+func sampleErr(typ, field, format string, args ...any) error {
+	return &SampleError{Type: typ, Err: &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}}
 }
 
 // Encode serializes v, a bus payload decoded from JSON (objects as
@@ -49,7 +66,7 @@ func (r *Registry) Encode(m *Message, v any, hdr *RequestHeader) ([]byte, error)
 	copy(e.buf, encapsulationLE[:])
 	obj, ok := v.(map[string]any)
 	if !ok && v != nil {
-		return nil, &FieldError{Type: e.top, Err: fmt.Sprintf("want an object, got %s", kindOf(v))}
+		return nil, sampleErr(e.top, "", "want an object, got %s", kindOf(v))
 	}
 	if m.Kind == "srv" {
 		var h RequestHeader
@@ -81,7 +98,7 @@ func (e *encoder) align(n int) {
 }
 
 func (e *encoder) fail(path, format string, args ...any) error {
-	return &FieldError{Type: e.top, Field: path, Err: fmt.Sprintf(format, args...)}
+	return sampleErr(e.top, path, format, args...)
 }
 
 func join(path, name string) string {
@@ -391,7 +408,7 @@ type decoder struct {
 }
 
 func (d *decoder) fail(path, format string, args ...any) error {
-	return &FieldError{Type: d.top, Field: path, Err: fmt.Sprintf(format, args...)}
+	return sampleErr(d.top, path, format, args...)
 }
 
 // fixed aligns to n and takes n bytes.

@@ -1,6 +1,10 @@
 package msg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/saint-os/saint/roles/rolespec"
+)
 
 // Topic and service names of the node protocol, in slash form.
 const (
@@ -98,48 +102,30 @@ func NodeGPIOProbeService(nodeID string) string { return "/saint/node/" + nodeID
 // used by the server's trigger_update to make a node check firmware now.
 func NodeUpdateService(nodeID string) string { return "/saint/node/" + nodeID + "/update" }
 
-// Roles the generic node can be adopted into.
+// Roles the generic node can be adopted into (roles/rolespec's table).
 const (
-	RoleHead    = "head"
-	RoleArms    = "arms"
-	RoleTracks  = "tracks"
-	RoleConsole = "console"
-	RoleBalance = "balance"
+	RoleHead    = rolespec.Head
+	RoleArms    = rolespec.Arms
+	RoleTracks  = rolespec.Tracks
+	RoleConsole = rolespec.Console
+	RoleBalance = rolespec.Balance
 	// RoleLimb is a humanoid's limb (roles/limb), with an instance naming
 	// it: leg_left, arm_right, neck ….
-	RoleLimb = "limb"
+	RoleLimb = rolespec.Limb
 )
 
 // Roles lists every role in the order the UI shows them.
-func Roles() []string {
-	return []string{RoleHead, RoleArms, RoleTracks, RoleConsole, RoleBalance, RoleLimb}
-}
+func Roles() []string { return rolespec.Names() }
 
 // ValidLimbInstance reports whether s can name a limb role's instance: a
 // lower-case letter, then lower-case letters, digits and '_' (it is a
 // topic name segment and part of the role key, "limb_leg_left").
-func ValidLimbInstance(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' || len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func ValidLimbInstance(s string) bool { return rolespec.ValidName(s) }
 
 // RoleKey is the configuration name of a role instance: "head",
 // "arms_left", "arms_right", "tracks" ... (the file names under the
 // firmware tree's configs/).
-func RoleKey(role, instance string) string {
-	if instance == "" {
-		return role
-	}
-	return role + "_" + instance
-}
+func RoleKey(role, instance string) string { return rolespec.Key(role, instance) }
 
 // TopicPrefix is where a role instance publishes: "/saint/head",
 // "/saint/arms/left".
@@ -174,8 +160,8 @@ const (
 	TopicHeadSensors = "/saint/head/sensors"
 
 	// ArmLeft and ArmRight are the arms instances.
-	ArmLeft  = "left"
-	ArmRight = "right"
+	ArmLeft  = rolespec.Left
+	ArmRight = rolespec.Right
 
 	// TopicTracksOdom carries Odometry.
 	TopicTracksOdom = "/saint/tracks/odom"

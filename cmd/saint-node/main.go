@@ -60,6 +60,7 @@ import (
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/node/fetch"
 	"github.com/saint-os/saint/node/selfupdate"
+	"github.com/saint-os/saint/roles/rolespec"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -197,7 +198,7 @@ func run() error {
 		Fetcher: &fetch.Client{Host: busHost(url)},
 		RoleStarted: func(role string) {
 			// On the executor, so on the thread that runs Run.
-			if rtMode == "auto" && *hal == "pi" && realTimeRoles[role] {
+			if spec, _ := rolespec.Lookup(role); rtMode == "auto" && *hal == "pi" && spec.RealTime {
 				realTime.enter("role " + role)
 			}
 		},
@@ -316,11 +317,6 @@ func busHost(raw string) string {
 	}
 	return u.Hostname()
 }
-
-// realTimeRoles are the roles whose control loop --rt=auto puts in
-// real-time mode: the balancing base closes its loop at 1 kHz and falls over
-// when it stalls.
-var realTimeRoles = map[string]bool{"balance": true}
 
 // rtFlag is --rt: a boolean flag (plain --rt means true) that also takes
 // "auto".

@@ -70,16 +70,18 @@ type Options struct {
 	// console's — are bridged only when it is listed; the root
 	// middleware's names, the nodes', the router's and the server's
 	// always are. RolesOf gives a robot configuration's; nil means
-	// DefaultRoles (the reference robot's), an empty list none. A role
-	// the bridge has no names of its own for (a humanoid's limb) is
-	// reached through its motor group's middleware (MotorNodes).
+	// DefaultRoles (the reference robot's), an empty list none. A listed
+	// role that serves a motor middleware (roles/rolespec) has its
+	// middleware's names bridged, MotorNodes listing it or not: a
+	// humanoid's limb, for which the bridge has no other names, is
+	// reached through it.
 	Roles []string
 	// MotorNodes are the prefixes of the node middlewares whose names the
 	// bridge carries beside the root's: request_control, release_control,
 	// reset_zero, get_available_motors, control_command, joint_states and
 	// session_status under each ("/saint/limb/leg_left/joint_states").
 	// MotorNodesOf gives a robot configuration's; nil means
-	// DefaultMotorNodes, an empty list none.
+	// DefaultMotorNodes, an empty list none beyond the Roles' own.
 	MotorNodes []string
 	// Model is the robot's URDF model (urdf.Reference, urdf.Humanoid):
 	// when set, the bridge publishes it on /robot_description and the

@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/roles/rolespec"
 )
 
 // DefaultMotorNodes are the node middlewares of the robot's default motor
@@ -36,10 +38,22 @@ func prefixesOf(gs []bringup.MotorGroup) []string {
 // ROS 2 name segments.
 var motorNodePrefix = regexp.MustCompile(`^/saint/[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)?$`)
 
-// motorNodes are the node middlewares bridged.
+// motorNodes are the node middlewares bridged: Options.MotorNodes, then
+// the middleware of each bridged role that serves one (rolespec's
+// MotorMiddleware) not among them. A role has no other names of its own
+// when the bridge has none for it (a humanoid's limb), so its middleware
+// is how it is reached, whether or not it is also a motor group.
 func (b *Bridge) motorNodes() []string {
-	if b.o.MotorNodes == nil {
-		return DefaultMotorNodes()
+	nodes := b.o.MotorNodes
+	if nodes == nil {
+		nodes = DefaultMotorNodes()
 	}
-	return b.o.MotorNodes
+	out := slices.Clone(nodes)
+	for _, r := range b.roles() {
+		spec, _ := rolespec.Lookup(r[0])
+		if p := msg.TopicPrefix(r[0], r[1]); spec.MotorMiddleware && spec.ValidInstance(r[1]) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -239,3 +239,35 @@ func lineSet(s string) map[string]bool {
 	}
 	return out
 }
+
+// A role listed without a motor group of its own is still reached
+// through its middleware when its role serves one: a limb among Roles
+// only gets its joint_states, control_command and request_control (the
+// limb had no names at all when its role topics were a list of their
+// own), a console none.
+func TestRoleReachedThroughItsMiddleware(t *testing.T) {
+	dds := ddstest.New()
+	br, err := bridge.New(bridge.Options{Bus: mem.New(), Exec: executor.New(nil), DDS: dds,
+		Roles: []string{"/saint/limb/neck", "/saint/console"}, MotorNodes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br.Stop()
+	names := map[string]bool{}
+	for _, n := range dds.Topics() {
+		names[rosName(n)] = true
+	}
+	for _, want := range []string{"/saint/limb/neck/joint_states", "/saint/limb/neck/control_command", "/saint/limb/neck/session_status"} {
+		if !names[want] {
+			t.Errorf("%s not bridged", want)
+		}
+	}
+	for n := range names {
+		if strings.HasPrefix(n, "/saint/console/") && strings.Contains(n, "joint_states") {
+			t.Errorf("%s bridged: the console has no middleware", n)
+		}
+	}
+}

@@ -6,17 +6,7 @@ import (
 	"math"
 
 	"github.com/saint-os/saint/bus/msg"
-)
-
-// Limits of the commands the bridge accepts, the same as the WebSocket
-// API's: a command outside them is refused, not clamped.
-const (
-	MaxLinear  = 10.0 // m/s, tracks
-	MaxAngular = 20.0 // rad/s, tracks
-	MaxJoints  = 16   // joints of an arm command
-	// MaxPoseDistance bounds a target pose's position, metres (the
-	// router's pose targets' limit).
-	MaxPoseDistance = 5.0
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Frames a target pose may be given in: the robot's (base_link, or an
@@ -201,8 +191,8 @@ func inRange(field string, v, lo, hi float64) error {
 }
 
 // routerInput is a command for the router from source ros2.
-func routerInput(target, command string, values map[string]float32) (string, any, error) {
-	return msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceROS2, Target: target, Command: command, Values: values}, nil
+func routerInput(output, command string, values map[string]float32) (string, any, error) {
+	return msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceROS2, Target: output, Command: command, Values: values}, nil
 }
 
 // cmdVel turns a geometry_msgs/Twist into the tracks' drive: forward
@@ -210,13 +200,13 @@ func routerInput(target, command string, values map[string]float32) (string, any
 // move sideways, up or roll, so the other components are ignored.
 func cmdVel(v map[string]any) (string, any, error) {
 	lin, ang := num(v, "linear", "x"), num(v, "angular", "z")
-	if err := inRange("linear.x", lin, -MaxLinear, MaxLinear); err != nil {
+	if err := inRange("linear.x", lin, -target.MaxLinear, target.MaxLinear); err != nil {
 		return "", nil, err
 	}
-	if err := inRange("angular.z", ang, -MaxAngular, MaxAngular); err != nil {
+	if err := inRange("angular.z", ang, -target.MaxAngular, target.MaxAngular); err != nil {
 		return "", nil, err
 	}
-	return routerInput("tracks", "drive", map[string]float32{"linear": float32(lin), "angular": float32(ang)})
+	return routerInput(target.Tracks, target.CommandDrive, map[string]float32{"linear": float32(lin), "angular": float32(ang)})
 }
 
 // estop engages (active true) or releases the emergency stop, through the
@@ -226,7 +216,7 @@ func estop(v map[string]any) (string, any, error) {
 	if a, _ := v["active"].(bool); a {
 		enable = 1
 	}
-	return routerInput("", "estop", map[string]float32{"enable": enable})
+	return routerInput("", target.CommandEStop, map[string]float32{"enable": enable})
 }
 
 func headCommand(v map[string]any) (string, any, error) {
@@ -234,7 +224,7 @@ func headCommand(v map[string]any) (string, any, error) {
 	for _, c := range []struct {
 		f      string
 		lo, hi float64
-	}{{"pan", -180, 180}, {"tilt", -90, 90}, {"roll", -45, 45}, {"speed", 0, 1}, {"jaw", 0, 1}} {
+	}{{"pan", -target.MaxPan, target.MaxPan}, {"tilt", -target.MaxTilt, target.MaxTilt}, {"roll", -target.MaxRoll, target.MaxRoll}, {"speed", 0, 1}, {"jaw", 0, 1}} {
 		x := num(v, c.f)
 		if err := inRange(c.f, x, c.lo, c.hi); err != nil {
 			return "", nil, err
@@ -244,7 +234,7 @@ func headCommand(v map[string]any) (string, any, error) {
 	if vals["speed"] == 0 {
 		delete(vals, "speed") // 0 is the message's default: the head's own speed
 	}
-	return routerInput("head", "move", vals)
+	return routerInput(target.Head, target.CommandMove, vals)
 }
 
 // headCamera turns the head camera's stream on or off, through the
@@ -254,19 +244,19 @@ func headCamera(v map[string]any) (string, any, error) {
 	if on, _ := v["enable"].(bool); on {
 		enable = 1
 	}
-	return routerInput("head", "camera", map[string]float32{"enable": enable})
+	return routerInput(target.Head, target.CommandCamera, map[string]float32{"enable": enable})
 }
 
 func armCommand(side string) func(map[string]any) (string, any, error) {
 	return func(v map[string]any) (string, any, error) {
 		pos, _ := v["target_positions"].([]any)
-		if len(pos) == 0 || len(pos) > MaxJoints {
-			return "", nil, fmt.Errorf("target_positions: want 1 to %d joint angles in degrees, got %d", MaxJoints, len(pos))
+		if len(pos) == 0 || len(pos) > target.MaxJoints {
+			return "", nil, fmt.Errorf("target_positions: want 1 to %d joint angles in degrees, got %d", target.MaxJoints, len(pos))
 		}
 		vals := map[string]float32{}
 		for i, p := range pos {
 			x := num(map[string]any{"p": p}, "p")
-			if err := inRange(fmt.Sprintf("target_positions[%d]", i), x, -360, 360); err != nil {
+			if err := inRange(fmt.Sprintf("target_positions[%d]", i), x, -target.MaxJointAngle, target.MaxJointAngle); err != nil {
 				return "", nil, err
 			}
 			vals[fmt.Sprintf("joint_%d", i)] = float32(x)
@@ -281,7 +271,7 @@ func armCommand(side string) func(map[string]any) (string, any, error) {
 		if im, _ := v["immediate"].(bool); im {
 			vals["immediate"] = 1
 		}
-		return routerInput("arms."+side, "move", vals)
+		return routerInput(target.Arm(side), target.CommandMove, vals)
 	}
 }
 
@@ -310,7 +300,7 @@ func armTargetPose(side string) func(map[string]any) (string, any, error) {
 		}
 		for _, c := range []string{"x", "y", "z"} {
 			x := num(v, "pose", "position", c)
-			if err := inRange("pose.position."+c, x, -MaxPoseDistance, MaxPoseDistance); err != nil {
+			if err := inRange("pose.position."+c, x, -target.MaxPoseDistance, target.MaxPoseDistance); err != nil {
 				return "", nil, err
 			}
 			vals[c] = float32(x)
@@ -332,7 +322,7 @@ func armTargetPose(side string) func(map[string]any) (string, any, error) {
 				vals[c] = float32(q[i] / n)
 			}
 		}
-		return routerInput("arms."+side+".pose", "move", vals)
+		return routerInput(target.ArmPose(side), target.CommandMove, vals)
 	}
 }
 
@@ -342,14 +332,14 @@ func gripperCommand(side string) func(map[string]any) (string, any, error) {
 		if err := inRange("position", p, 0, 1); err != nil {
 			return "", nil, err
 		}
-		if err := inRange("force", f, 0, 1000); err != nil {
+		if err := inRange("force", f, 0, target.MaxGripperForce); err != nil {
 			return "", nil, err
 		}
 		vals := map[string]float32{"gripper": float32(p)}
 		if f > 0 {
 			vals["gripper_force"] = float32(f)
 		}
-		return routerInput("arms."+side, "gripper", vals)
+		return routerInput(target.Arm(side), target.CommandGripper, vals)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -490,7 +492,7 @@ func (m *Manager) declared(role, instance string) error {
 	if instance != "" {
 		what += " " + instance
 	}
-	return &ParamError{"role", fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
+	return &ParamError{Field: "role", Message: fmt.Sprintf("robot type %s has no %s: its robot configuration declares %s", m.o.RobotType, what, m.declaredList())}
 }
 
 // declaredList names the declared roles for an error: each role once, in
@@ -524,46 +526,59 @@ func (m *Manager) declaredList() string {
 	return strings.Join(names, ", ")
 }
 
-// ParamError is a request error that names the parameter at fault.
-type ParamError struct {
-	Field   string
-	Message string
-}
+// ParamError is a request error that names the parameter at fault: the
+// project's field error, which the WebSocket gateway reports with its
+// field.
+type ParamError = fielderr.Error
 
-func (e *ParamError) Error() string { return e.Field + ": " + e.Message }
-
-// NormalizeRole accepts "arms" with instance "left", or the key
-// "arms_left", and checks the instance fits the role.
+// NormalizeRole accepts a role with its instance ("arms", "left"), or a
+// Sides role's key ("arms_left"), and checks the instance fits the role.
 func NormalizeRole(role, instance string) (string, string, error) {
-	if role == "arms_left" || role == "arms_right" {
-		if instance != "" && "arms_"+instance != role {
-			return "", "", &ParamError{"instance", fmt.Sprintf("%q contradicts role %q", instance, role)}
+	for _, s := range rolespec.Table() {
+		if s.Instances != rolespec.Sides {
+			continue
 		}
-		return "arms", role[len("arms_"):], nil
+		for _, side := range []string{rolespec.Left, rolespec.Right} {
+			if role != rolespec.Key(s.Name, side) {
+				continue
+			}
+			if instance != "" && instance != side {
+				return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%q contradicts role %q", instance, role)}
+			}
+			return s.Name, side, nil
+		}
 	}
-	known := false
-	for _, r := range msg.Roles() {
-		known = known || r == role
+	spec, ok := rolespec.Lookup(role)
+	if !ok {
+		return "", "", &ParamError{Field: "role", Message: fmt.Sprintf("%q is not a role; want one of %s", role, knownRoles())}
 	}
-	if !known {
-		return "", "", &ParamError{"role", fmt.Sprintf("%q is not a role; want one of head, arms (with instance left or right), arms_left, arms_right, tracks, console, balance, limb (with an instance)", role)}
-	}
-	if role == msg.RoleLimb {
-		if !msg.ValidLimbInstance(instance) {
-			return "", "", &ParamError{"instance", fmt.Sprintf("limb needs an instance naming the limb (leg_left, arm_right, neck: lower-case letters, digits, '_'), got %q", instance)}
+	if spec.Instances == rolespec.Single {
+		if instance != "" {
+			return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("role %s has no instances, got %q", role, instance)}
 		}
 		return role, instance, nil
 	}
-	if role == msg.RoleArms {
-		if instance != "left" && instance != "right" {
-			return "", "", &ParamError{"instance", fmt.Sprintf("arms needs instance \"left\" or \"right\", got %q", instance)}
-		}
-		return role, instance, nil
-	}
-	if instance != "" {
-		return "", "", &ParamError{"instance", fmt.Sprintf("role %s has no instances, got %q", role, instance)}
+	if !spec.ValidInstance(instance) {
+		return "", "", &ParamError{Field: "instance", Message: fmt.Sprintf("%s needs %s, got %q", role, spec.InstanceRule(), instance)}
 	}
 	return role, instance, nil
+}
+
+// knownRoles lists the roles NormalizeRole takes, as an error's "want":
+// "head, arms (with instance left or right), arms_left, arms_right, …".
+func knownRoles() string {
+	var names []string
+	for _, s := range rolespec.Table() {
+		switch s.Instances {
+		case rolespec.Sides:
+			names = append(names, s.Name+" (with instance left or right)", rolespec.Key(s.Name, rolespec.Left), rolespec.Key(s.Name, rolespec.Right))
+		case rolespec.Named:
+			names = append(names, s.Name+" (with an instance)")
+		default:
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Adopt adopts an unadopted node: it calls the node's adopt service, which
@@ -572,7 +587,7 @@ func NormalizeRole(role, instance string) (string, string, error) {
 // on the executor.
 func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	role, inst, err := NormalizeRole(req.Role, req.Instance)
@@ -584,17 +599,17 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		return
 	}
 	if a, ok := m.adopted[req.NodeID]; ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is already adopted as %s; reset it first", req.NodeID, msg.RoleKey(a.Role, a.Instance))})
 		return
 	}
 	if cur, ok := m.adopting[req.NodeID]; ok {
 		// A second adoption would change the node's grant and the role
 		// its configuration fetch is checked against under the first.
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%s is being adopted as %s; wait for that to finish", req.NodeID, cur)})
 		return
 	}
 	if _, ok := m.unadopted[req.NodeID]; !ok {
-		done(msg.AdoptNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
+		done(msg.AdoptNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("no unadopted node %s is announcing itself", req.NodeID)})
 		return
 	}
 	for _, a := range m.adopted {
@@ -607,14 +622,14 @@ func (m *Manager) Adopt(req msg.AdoptNodeRequest, done func(msg.AdoptNodeRespons
 		if _, ver, _, err := m.o.Firmware.RoleConfig(role, inst); err == nil {
 			req.ConfigVersion = ver
 		} else {
-			done(msg.AdoptNodeResponse{}, &ParamError{"role", err.Error()})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "role", Message: err.Error()})
 			return
 		}
 	}
 	display := req.DisplayName
 	if m.o.Access != nil {
 		if cur := m.o.Access.NodeKey(req.NodeID); req.BusKey != "" && cur != "" && cur != req.BusKey {
-			done(msg.AdoptNodeResponse{}, &ParamError{"bus_key", fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
+			done(msg.AdoptNodeResponse{}, &ParamError{Field: "bus_key", Message: fmt.Sprintf("%s now connects with key %s, not %s: compare the new key with the one the node logs before adopting it", req.NodeID, cur, req.BusKey)})
 			return
 		}
 		// The node needs its role's subjects before it starts the role;
@@ -680,28 +695,23 @@ func (m *Manager) callNode(service string, req msg.AdoptNodeRequest, deadline ti
 	})
 }
 
+// defaultDisplayName is the name of a node adopted without one: its
+// role's (rolespec), "Arms L", "Limb leg left".
 func defaultDisplayName(role, instance string) string {
-	names := map[string]string{"head": "Head", "arms": "Arms", "tracks": "Tracks", "console": "Console", "balance": "Balance"}
-	n := names[role]
-	switch instance {
-	case "left":
-		n += " L"
-	case "right":
-		n += " R"
-	}
-	return n
+	s, _ := rolespec.Lookup(role)
+	return s.DefaultDisplayName(instance)
 }
 
 // Reset resets a node through its reset service and forgets its adoption.
 func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeResponse, error)) {
 	if !msg.ValidNodeID(req.NodeID) {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", fmt.Sprintf("%q is not a node id", req.NodeID)})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: fmt.Sprintf("%q is not a node id", req.NodeID)})
 		return
 	}
 	_, adopted := m.adopted[req.NodeID]
 	_, unadopted := m.unadopted[req.NodeID]
 	if !adopted && !unadopted {
-		done(msg.ResetNodeResponse{}, &ParamError{"node_id", "unknown node " + req.NodeID})
+		done(msg.ResetNodeResponse{}, &ParamError{Field: "node_id", Message: "unknown node " + req.NodeID})
 		return
 	}
 	bus.CallAsyncJSON(m.o.Bus, msg.NodeResetService(req.NodeID), req, m.o.CallTimeout, m.o.Exec, func(resp msg.ResetNodeResponse, err error) {
@@ -734,10 +744,10 @@ func (m *Manager) Reset(req msg.ResetNodeRequest, done func(msg.ResetNodeRespons
 func (m *Manager) SetDisplayName(id, name string) error {
 	a, ok := m.adopted[id]
 	if !ok {
-		return &ParamError{"node_id", "no adopted node " + id}
+		return &ParamError{Field: "node_id", Message: "no adopted node " + id}
 	}
 	if name == "" || len(name) > 64 {
-		return &ParamError{"display_name", "want 1–64 characters"}
+		return &ParamError{Field: "display_name", Message: "want 1–64 characters"}
 	}
 	a.DisplayName = name
 	return m.save()

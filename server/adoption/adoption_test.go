@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
 
@@ -32,6 +34,9 @@ func TestNormalizeRole(t *testing.T) {
 		{"arms", "", "", "", "instance"},
 		{"arms", "middle", "", "", "instance"},
 		{"head", "left", "", "", "instance"},
+		{"limb", "leg_left", "limb", "leg_left", ""},
+		{"limb", "", "", "", "instance"},
+		{"limb_leg_left", "", "", "", "role"},
 		{"wings", "", "", "", "role"},
 		{"", "", "", "", "role"},
 	} {
@@ -44,6 +49,44 @@ func TestNormalizeRole(t *testing.T) {
 			t.Errorf("NormalizeRole(%q, %q) error %v, want one naming %s", tc.role, tc.inst, err, tc.field)
 		case tc.field == "" && (r != tc.wantRole || i != tc.wantInst):
 			t.Errorf("NormalizeRole(%q, %q) = %q %q, want %q %q", tc.role, tc.inst, r, i, tc.wantRole, tc.wantInst)
+		}
+	}
+}
+
+// A node found ACTIVE in any role of the table is registered under its
+// role's display name: none is left without a name (the limb was, when
+// the names were a list of their own).
+func TestEveryRoleGetsADisplayName(t *testing.T) {
+	ex := executor.NewVirtual()
+	b := mem.New()
+	m, err := New(Options{Exec: ex, Bus: b, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Post(func() {
+		if err := m.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := ex.RunFor(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i, s := range rolespec.Table() {
+		inst := map[rolespec.Instances]string{rolespec.Sides: rolespec.Left, rolespec.Named: "leg_left"}[s.Instances]
+		id := fmt.Sprintf("n%d", i)
+		want[id] = map[string]string{rolespec.Limb: "Limb leg left", rolespec.Arms: "Arms L"}[s.Name]
+		if want[id] == "" {
+			want[id] = s.DisplayName
+		}
+		_ = b.Publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: msg.StateActive, Role: s.Name, Instance: inst})
+	}
+	if err := ex.RunFor(context.Background(), 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for id, name := range want {
+		if _, a, _ := m.Lookup(id); a == nil || a.DisplayName != name || name == "" {
+			t.Errorf("%s: adopted %+v, want display name %q", id, a, name)
 		}
 	}
 }

@@ -60,15 +60,6 @@ func requireNodeID(raw json.RawMessage) (string, error) {
 	return p.NodeID, nil
 }
 
-// paramErr turns a ParamError into the gateway's error.
-func paramErr(err error) error {
-	var pe *ParamError
-	if errors.As(err, &pe) {
-		return ws.ParamError(pe.Field, "%s", pe.Message)
-	}
-	return err
-}
-
 // unadoptedView is one row of list_unadopted.
 type unadoptedView struct {
 	msg.NodeGPIOStatus
@@ -161,7 +152,7 @@ func (s *commands) adoptNode(ctx context.Context, _ *ws.Client, raw json.RawMess
 		s.m.Adopt(req, finish)
 	})
 	if err != nil {
-		return nil, paramErr(err)
+		return nil, err
 	}
 	if !resp.Success {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: "adoption refused by " + req.NodeID + ": " + resp.Message}
@@ -181,7 +172,7 @@ func (s *commands) resetNode(ctx context.Context, _ *ws.Client, raw json.RawMess
 		s.m.Reset(req, finish)
 	})
 	if err != nil {
-		return nil, paramErr(err)
+		return nil, err
 	}
 	if !resp.Success {
 		return nil, &ws.Error{Code: ws.CodeFailed, Message: "reset refused by " + req.NodeID + ": " + resp.Message}
@@ -261,7 +252,7 @@ func (s *commands) setNodeName(ctx context.Context, _ *ws.Client, raw json.RawMe
 		return nil, e
 	}
 	if err != nil {
-		return nil, paramErr(err)
+		return nil, err
 	}
 	return map[string]string{"node_id": p.NodeID, "display_name": strings.TrimSpace(p.DisplayName)}, nil
 }

@@ -8,20 +8,14 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
+	"github.com/saint-os/saint/roles/rolespec"
 )
 
-// commandTopics are, per role, the topics under the role's prefix that
-// others send it: the node subscribes to them and may not publish on them
-// (a node cannot forge its own commands either). The console's alerts are
-// the server's to send: each names the node that raised it on its own
-// alert topic.
-var commandTopics = map[string][]string{
-	msg.RoleHead:    {"cmd", "camera.cmd"},
-	msg.RoleArms:    {"cmd", "gripper.cmd"},
-	msg.RoleTracks:  {"cmd_vel", "estop"},
-	msg.RoleBalance: {"cmd_vel", "estop", "arm"},
-	msg.RoleConsole: {"display", "alerts"},
-}
+// A role's command topics (rolespec.RoleSpec.CommandTopics) are the
+// topics under its prefix that others send it: the node subscribes to
+// them and may not publish on them (a node cannot forge its own commands
+// either). The console's alerts are the server's to send: each names the
+// node that raised it on its own alert topic.
 
 // motorCommand is the motor middleware's command topic (head and arms), at
 // "<prefix>.control_command" or, with a robot id, one level deeper.
@@ -122,7 +116,11 @@ func rolePermissions(s subjects, id, role, instance string) *natsserver.Permissi
 		// naming this node.
 		s.topic(msg.NodeAlertTopic(id)),
 	)
-	for _, c := range append(commandTopics[role], motorCommand...) {
+	spec, _ := rolespec.Lookup(role)
+	for _, c := range spec.CommandTopics {
+		p.Publish.Deny = append(p.Publish.Deny, s.topic(msg.TopicPrefix(role, instance)+"/"+c))
+	}
+	for _, c := range motorCommand {
 		p.Publish.Deny = append(p.Publish.Deny, prefix+"."+c)
 	}
 	p.Subscribe.Allow = append(p.Subscribe.Allow,
@@ -151,24 +149,25 @@ func consoleReads(s subjects) []string {
 }
 
 // CommandSubjects are the NATS subjects, in namespace, of the roles'
-// command topics: what only the server (and the tools and bridge) may
-// publish, and what a forged reply subject would aim at. Arms are listed
-// with the instances "left" and "right".
+// command topics (rolespec's table, and the control_command of a role with
+// a motor middleware): what only the server (and the tools and bridge)
+// may publish, and what a forged reply subject would aim at. A role with
+// sides is listed with "left" and "right"; a role with named instances
+// with the wildcard "*" in the instance's place.
 func CommandSubjects(namespace string) []string {
 	s := newSubjects(namespace)
 	var out []string
-	for _, role := range msg.Roles() {
-		instances := []string{""}
-		if role == msg.RoleArms {
-			instances = []string{"left", "right"}
-		}
+	for _, spec := range rolespec.Table() {
+		instances := map[rolespec.Instances][]string{
+			rolespec.Single: {""}, rolespec.Sides: {rolespec.Left, rolespec.Right}, rolespec.Named: {"+"},
+		}[spec.Instances]
 		for _, in := range instances {
-			prefix := s.topic(msg.TopicPrefix(role, in))
-			for _, c := range commandTopics[role] {
-				out = append(out, prefix+"."+c)
+			prefix := msg.TopicPrefix(spec.Name, in)
+			for _, c := range spec.CommandTopics {
+				out = append(out, s.topic(prefix+"/"+c))
 			}
-			if role == msg.RoleHead || role == msg.RoleArms || role == msg.RoleLimb {
-				out = append(out, prefix+"."+msg.MotorControlCommand)
+			if spec.MotorMiddleware {
+				out = append(out, s.topic(prefix+"/"+msg.MotorControlCommand))
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/fwsign"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
 )
 
@@ -39,21 +40,15 @@ var hardwareRevPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}$`)
 var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
 // FieldError is a release that cannot be published, naming the field at
-// fault and what was expected of it.
-type FieldError struct {
-	Field   string
-	Problem string
-	// Conflict marks a version that is valid but not newer than the one
-	// published: the request was well formed, the repository's state
-	// refuses it.
-	Conflict bool
-}
+// fault and what was expected of it: the project's field error.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+// ErrNotNewer is the cause of the version's FieldError when the version
+// is valid but not newer than the one published: the request was well
+// formed, the repository's state refuses it.
+var ErrNotNewer = errors.New("not newer than the published release")
 
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // Validate checks the fields a publisher sets: version, release_date,
 // min_hardware_rev. Checksum and size are computed from the image.
@@ -147,8 +142,8 @@ func (r *Repository) publish(image releaseImage, rel Release) (*Manifest, error)
 		// An older release goes back only with the release key's
 		// downgrade permission, which writeRelease verifies.
 		if c := CompareVersions(rel.Version, r.manifest.Firmware.Version); c == 0 || c < 0 && rel.DowngradeSignature == "" {
-			return nil, &FieldError{Field: "version", Conflict: true,
-				Problem: fmt.Sprintf("%s is not newer than the current %s (an older release needs the release key's downgrade permission: saintctl firmware upload --allow-downgrade)", rel.Version, r.manifest.Firmware.Version)}
+			return nil, &FieldError{Field: "version", Err: ErrNotNewer,
+				Message: fmt.Sprintf("%s is not newer than the current %s (an older release needs the release key's downgrade permission: saintctl firmware upload --allow-downgrade)", rel.Version, r.manifest.Firmware.Version)}
 		}
 	}
 	m, err := writeRelease(r.dir, r.configs, image, rel)

@@ -355,7 +355,7 @@ func refuse(w http.ResponseWriter, err error) {
 			Message: fmt.Sprintf("image: the request is larger than the %d bytes this server accepts", tooBig.Limit)})
 	case errors.As(err, &fe):
 		code := http.StatusBadRequest
-		if fe.Conflict {
+		if errors.Is(fe, ErrNotNewer) {
 			code = http.StatusConflict
 		}
 		writeJSON(w, code, UploadError{Status: "error", Field: fe.Field, Message: fe.Error()})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -186,12 +187,12 @@ func paramError(err error, path string) error {
 	}
 	field := ""
 	var we *ws.Error
-	var fe interface{ ParamField() string }
+	var fe *fielderr.Error
 	switch {
 	case errors.As(err, &we):
 		field = we.Field
 	case errors.As(err, &fe):
-		field = fe.ParamField()
+		field = fe.Field
 	}
 	text := errorText(err)
 	if field != "" && field == path {

@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -73,7 +74,10 @@ type Group struct {
 func DefaultGroups() []Group { return groupsFrom(bringup.DefaultMotorGroups()) }
 
 // drivesRole says whether a role's motors are speed-controlled drives.
-func drivesRole(role string) bool { return role == msg.RoleTracks || role == msg.RoleBalance }
+func drivesRole(role string) bool {
+	s, _ := rolespec.Lookup(role)
+	return s.Drives
+}
 
 // Options configures the feature.
 type Options struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/motors"
 	"github.com/saint-os/saint/server/router"
+	"github.com/saint-os/saint/server/router/target"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -556,5 +557,29 @@ func TestRouterRefusedAtTheNode(t *testing.T) {
 	}
 	if err != nil {
 		t.Errorf("hold after the client let go: %v", err)
+	}
+}
+
+// Every output target's motor group (package target) is one of the
+// default groups, and every default group is behind some target: a
+// target whose group were misspelt would hold nothing.
+func TestTargetsMotorGroupsAreGroups(t *testing.T) {
+	groups := map[string]bool{}
+	for _, g := range motors.DefaultGroups() {
+		groups[g.Name] = false
+	}
+	for _, s := range target.Table() {
+		if s.MotorGroup == "" {
+			continue
+		}
+		if _, ok := groups[s.MotorGroup]; !ok {
+			t.Errorf("target %s: motor group %q is not a default group", s.Name, s.MotorGroup)
+		}
+		groups[s.MotorGroup] = true
+	}
+	for g, behind := range groups {
+		if !behind {
+			t.Errorf("motor group %s is behind no target", g)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/router"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // RouterTimeout is the timeout of the router's sessions: the router sends
@@ -24,25 +25,6 @@ type refusal struct {
 	at  time.Time
 }
 
-// outputGroup is the motor group behind a router target, "" for none. An
-// arm's joint and pose targets share its group: one of them drives the arm
-// at a time.
-func outputGroup(target string) string {
-	switch target {
-	case router.TargetHead:
-		return "head"
-	case router.TargetArmsLeft, router.TargetArmsLeftPose:
-		return "arms_left"
-	case router.TargetArmsRight, router.TargetArmsRightPose:
-		return "arms_right"
-	case router.TargetTracks:
-		return "tracks"
-	case router.TargetBalance:
-		return "balance"
-	}
-	return ""
-}
-
 // Hold takes the motor group behind a router output for the router
 // (router.OutputSessions) with a real session: a root session, client
 // "router (<target>)", holding a node session at the group's middleware
@@ -56,32 +38,32 @@ func outputGroup(target string) string {
 // timed it out, the e-stop) is taken again before the next message goes.
 // Outputs without a motor group (the console), or whose group has not
 // reported its motors, hold nothing.
-func (m *Motors) Hold(target string) error {
-	g := m.group(outputGroup(target))
+func (m *Motors) Hold(output string) error {
+	g := m.group(target.MotorGroup(output))
 	if g == nil || len(g.local) == 0 {
 		return nil // no motors known there: nothing to hold
 	}
 	switch s := g.session; {
 	case m.estop != "":
 		return fmt.Errorf("the emergency stop (%s) is latched", m.estop)
-	case s != nil && s.router == target && s.granted:
+	case s != nil && s.router == output && s.granted:
 		return nil
-	case s != nil && s.router == target:
+	case s != nil && s.router == output:
 		return router.ErrHoldPending
 	case s != nil:
 		return fmt.Errorf("motors of %s are held by client %q", g.Name, s.client)
 	}
-	if r, ok := m.routerRefused[target]; ok {
+	if r, ok := m.routerRefused[output]; ok {
 		if m.h.Exec.Now().Sub(r.at) < RouterRetry {
 			return errors.New(r.why)
 		}
-		delete(m.routerRefused, target)
+		delete(m.routerRefused, output)
 	}
 	uuid, err := newUUID(m.o.Rand)
 	if err != nil {
 		return err
 	}
-	client := "router (" + target + ")"
+	client := "router (" + output + ")"
 	// When the router lets go, joints finish their last command and hold
 	// (KEEP_MODE), drives stop (DAMPING_MODE): what the roles did when a
 	// route ended before sessions.
@@ -89,10 +71,10 @@ func (m *Motors) Hold(target string) error {
 	if g.Drives {
 		behavior = msg.BehaviorDamping
 	}
-	s := &session{uuid: uuid, client: client, router: target, behavior: behavior, timeoutMS: RouterTimeout, mode: "ROLE", groups: []*group{g}}
+	s := &session{uuid: uuid, client: client, router: output, behavior: behavior, timeoutMS: RouterTimeout, mode: "ROLE", groups: []*group{g}}
 	m.take(s, msg.RequestControlRequest{Client: client, TimeoutMS: RouterTimeout, Behavior: behavior, RoleCommands: true}, func(failure string) {
 		if failure != "" {
-			m.routerRefused[target] = refusal{why: failure, at: m.h.Exec.Now()}
+			m.routerRefused[output] = refusal{why: failure, at: m.h.Exec.Now()}
 		}
 	})
 	return router.ErrHoldPending
@@ -101,9 +83,9 @@ func (m *Motors) Hold(target string) error {
 // Release ends the router's session of an output's motor group: the node
 // applies its release behaviour (the head and the arms finish their last
 // command and hold, the tracks and the base stop).
-func (m *Motors) Release(target string) {
-	g := m.group(outputGroup(target))
-	if g == nil || g.session == nil || g.session.router != target {
+func (m *Motors) Release(output string) {
+	g := m.group(target.MotorGroup(output))
+	if g == nil || g.session == nil || g.session.router != output {
 		return
 	}
 	s := g.session

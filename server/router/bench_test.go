@@ -10,6 +10,7 @@ import (
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // BenchmarkSubmitToPublish measures a WebSocket head move from Submit to
@@ -24,7 +25,7 @@ func BenchmarkSubmitToPublish(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	in := wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 45, "tilt": -15, "speed": 0.5})
+	in := wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 45, "tilt": -15, "speed": 0.5})
 	submit := func() { _ = rg.r.Submit(in) }
 	b.ReportAllocs()
 	b.ResetTimer()

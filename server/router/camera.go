@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -170,7 +171,7 @@ func (r *Router) headCamera(ctx context.Context, c *ws.Client, params json.RawMe
 		return nil, ws.ParamError("holder", "only %q, with enable false, got %q", AutostartHolder, p.Holder)
 	}
 	caller := ws.CallerOf(ctx, c)
-	in := Input{Source: msg.SourceWebSocket, Holder: caller.Name, Target: TargetHead, Command: CommandCamera,
+	in := Input{Source: msg.SourceWebSocket, Holder: caller.Name, Target: target.Head, Command: target.CommandCamera,
 		Values: map[string]float64{"enable": 0}}
 	if on {
 		in.Values["enable"] = 1
@@ -196,5 +197,5 @@ func (r *Router) headCamera(ctx context.Context, c *ws.Client, params json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"target": TargetHead, "command": CommandCamera, "enable": on, "holders": holders}, nil
+	return map[string]any{"target": target.Head, "command": target.CommandCamera, "enable": on, "holders": holders}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // cameraRoutes pass WebSocket and ROS 2 commands through.
@@ -39,7 +40,7 @@ func TestCameraHolders(t *testing.T) {
 		if on {
 			v = 1
 		}
-		if err := rg.submit(Input{Source: source, Holder: holder, Target: TargetHead, Command: CommandCamera,
+		if err := rg.submit(Input{Source: source, Holder: holder, Target: target.Head, Command: target.CommandCamera,
 			Values: map[string]float64{"enable": v}}); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestCameraBackOnAfterHeadRestart(t *testing.T) {
 		rg.reset()
 		return out
 	}
-	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: TargetHead, Command: CommandCamera,
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: target.Head, Command: target.CommandCamera,
 		Values: map[string]float64{"enable": 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestCameraBackOnAfterHeadRestart(t *testing.T) {
 		t.Fatalf("the head came back with the held camera off: sent %v, want on once", got)
 	}
 	state(true)
-	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: TargetHead, Command: CommandCamera,
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: "websocket client 3", Target: target.Head, Command: target.CommandCamera,
 		Values: map[string]float64{"enable": 0}}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestCameraAutostartHolds(t *testing.T) {
 		if on {
 			v = 1
 		}
-		if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: holder, Target: TargetHead, Command: CommandCamera,
+		if err := rg.submit(Input{Source: msg.SourceWebSocket, Holder: holder, Target: target.Head, Command: target.CommandCamera,
 			Values: map[string]float64{"enable": v}}); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -22,18 +23,10 @@ import (
 // and get_status, preview, get_blending, set_blending, get_targets). Call it once, from any
 // goroutine, before clients connect.
 func (r *Router) RegisterCommands(g *ws.Gateway) {
-	g.HandleCommand("head", "move", r.headMove)
-	g.HandleCommand("head", "home", r.headHome)
-	g.HandleCommand("head", "camera", r.headCamera)
-	g.HandleCommand("arms", "move", r.armsMove)
-	g.HandleCommand("arms", "home", r.armsHome)
-	g.HandleCommand("arms", "gripper", r.armsGripper)
-	g.HandleCommand("arms", "move_pose", r.armsMovePose)
-	g.HandleCommand("tracks", "drive", r.tracksDrive)
-	g.HandleCommand("tracks", "stop", r.tracksStop)
+	for _, c := range r.targetCommands() {
+		g.HandleCommand(c.target, c.action, c.h)
+	}
 	g.HandleCommand("tracks", "estop", r.estopCommand)
-	g.HandleCommand("balance", "drive", r.balanceDrive)
-	g.HandleCommand("balance", "stop", r.balanceStop)
 	g.HandleCommand("system", "estop", r.estopCommand)
 
 	g.Handle("router", "get_targets", r.getTargets)
@@ -51,6 +44,52 @@ func (r *Router) RegisterCommands(g *ws.Gateway) {
 	g.Handle("router", "load_preset", r.loadPresetCmd)
 	g.Handle("router", "save_preset", r.savePresetCmd)
 	g.Handle("router", "delete_preset", r.deletePresetCmd)
+}
+
+// targetCommand is a WebSocket command that drives an output target.
+type targetCommand struct {
+	target, action string
+	h              ws.Handler
+}
+
+// targetCommands are the commands of the target table (target.Table):
+// every drive target's drive and stop are the same two handlers, the
+// head's and the arms' commands, whose parameters are their own, the
+// handlers below. A command in the table with no handler panics here, at
+// registration.
+func (r *Router) targetCommands() []targetCommand {
+	own := map[[2]string]ws.Handler{
+		{"head", target.CommandMove}:     r.headMove,
+		{"head", target.CommandHome}:     r.headHome,
+		{"head", target.CommandCamera}:   r.headCamera,
+		{"arms", target.CommandMove}:     r.armsMove,
+		{"arms", target.CommandHome}:     r.armsHome,
+		{"arms", target.CommandGripper}:  r.armsGripper,
+		{"arms", target.CommandMovePose}: r.armsMovePose,
+	}
+	var out []targetCommand
+	seen := map[[2]string]bool{}
+	for _, t := range target.Table() {
+		for _, action := range t.Commands {
+			k := [2]string{t.Command, action}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			h := own[k]
+			switch action {
+			case target.CommandDrive:
+				h = r.drive(t.Name)
+			case target.CommandStop:
+				h = r.stop(t.Name)
+			}
+			if h == nil {
+				panic(fmt.Sprintf("router: target %s's command %s %s has no handler", t.Name, t.Command, action))
+			}
+			out = append(out, targetCommand{t.Command, action, h})
+		}
+	}
+	return out
 }
 
 // decodeStrict decodes params into v, refusing unknown fields, so a
@@ -107,12 +146,12 @@ func same(names ...string) []param {
 // propertyParams reads the parameters ps of a command on target: each one
 // present must be a number within its property's limits (Targets), and
 // becomes that property's value.
-func (r *Router) propertyParams(params json.RawMessage, target string, ps ...param) (Values, error) {
+func (r *Router) propertyParams(params json.RawMessage, name string, ps ...param) (Values, error) {
 	var raw map[string]json.RawMessage
 	if err := ws.DecodeParams(params, &raw); err != nil {
 		return nil, err
 	}
-	t := r.targets[target]
+	t := r.targets[name]
 	v := Values{}
 	for _, p := range ps {
 		b, ok := raw[p.name]
@@ -139,7 +178,7 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 	var res map[string]any
 	var err error
 	if derr := r.ex.Do(ctx, func() {
-		if r.estop.active && in.Command != CommandStop && in.Command != CommandCamera {
+		if r.estop.active && in.Command != target.CommandStop && in.Command != target.CommandCamera {
 			err = &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf(
 				"emergency stop engaged by %s is latched; release it with tracks estop {\"enable\": false}", r.estop.source)}
 			return
@@ -174,11 +213,11 @@ func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMess
 		}
 		return nil, err
 	}
-	vals, err := r.propertyParams(params, TargetHead, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
+	vals, err := r.propertyParams(params, target.Head, same("pan", "tilt", "roll", "speed", "jaw", "eyes_pan", "eyes_tilt")...)
 	if err != nil {
 		return nil, err
 	}
-	return r.motion(ctx, Input{Target: TargetHead, Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: target.Head, Command: target.CommandMove, Values: vals})
 }
 
 func hasKey(v Values, k string) bool { _, ok := v[k]; return ok }
@@ -199,12 +238,12 @@ func present(params json.RawMessage, names ...string) (bool, error) {
 }
 
 func (r *Router) headHome(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	vals, err := r.propertyParams(params, TargetHead, same("speed")...)
+	vals, err := r.propertyParams(params, target.Head, same("speed")...)
 	if err != nil {
 		return nil, err
 	}
 	vals["pan"], vals["tilt"], vals["roll"] = 0, 0, 0
-	return r.motion(ctx, Input{Target: TargetHead, Command: CommandHome, Values: vals})
+	return r.motion(ctx, Input{Target: target.Head, Command: target.CommandHome, Values: vals})
 }
 
 // enableParam reads an "enable/disable" parameter in any of its spellings:
@@ -239,16 +278,16 @@ func enableParam(params json.RawMessage, def *bool) (bool, error) {
 func armTargets(arm string, both bool) ([]string, error) {
 	switch arm {
 	case msg.ArmLeft:
-		return []string{TargetArmsLeft}, nil
+		return []string{target.ArmsLeft}, nil
 	case msg.ArmRight:
-		return []string{TargetArmsRight}, nil
+		return []string{target.ArmsRight}, nil
 	case "both":
 		if both {
-			return []string{TargetArmsLeft, TargetArmsRight}, nil
+			return []string{target.ArmsLeft, target.ArmsRight}, nil
 		}
 	case "":
 		if both {
-			return []string{TargetArmsLeft, TargetArmsRight}, nil
+			return []string{target.ArmsLeft, target.ArmsRight}, nil
 		}
 		return nil, fieldErr("arm", "required: left or right")
 	}
@@ -271,8 +310,8 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Positions) == 0 || len(p.Positions) > MaxJoints {
-		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", MaxJoints, len(p.Positions))
+	if len(p.Positions) == 0 || len(p.Positions) > target.MaxJoints {
+		return nil, fieldErr("positions", "want 1 to %d joint angles in degrees, got %d", target.MaxJoints, len(p.Positions))
 	}
 	joint, _ := r.targets[targets[0]].Property(indexed("joint", 0))
 	vals := Values{}
@@ -288,8 +327,8 @@ func (r *Router) armsMove(ctx context.Context, _ *ws.Client, params json.RawMess
 // armJointsMove moves an arm target to the joint values in vals (degrees,
 // already checked), at the command's optional speed: the end of both
 // arms move and arms move_pose.
-func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, target string, vals Values, immediate bool) (any, error) {
-	speed, err := r.propertyParams(params, target, same("speed")...)
+func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, name string, vals Values, immediate bool) (any, error) {
+	speed, err := r.propertyParams(params, name, same("speed")...)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +338,7 @@ func (r *Router) armJointsMove(ctx context.Context, params json.RawMessage, targ
 	if immediate {
 		vals["immediate"] = 1
 	}
-	return r.motion(ctx, Input{Target: target, Command: CommandMove, Values: vals})
+	return r.motion(ctx, Input{Target: name, Command: target.CommandMove, Values: vals})
 }
 
 // HomeJoints is how many joints arms home sets to 0 when the router has
@@ -327,7 +366,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		var n int
 		if err := r.ex.Do(ctx, func() {
 			n = HomeJoints
-			for i := MaxJoints - 1; i >= n; i-- {
+			for i := target.MaxJoints - 1; i >= n; i-- {
 				if _, ok := r.outputs[t].last[indexed("joint", i)]; ok {
 					n = i + 1
 					break
@@ -343,7 +382,7 @@ func (r *Router) armsHome(ctx context.Context, _ *ws.Client, params json.RawMess
 		for k, v := range speed {
 			vals[k] = v
 		}
-		res, err := r.motion(ctx, Input{Target: t, Command: CommandHome, Values: vals})
+		res, err := r.motion(ctx, Input{Target: t, Command: target.CommandHome, Values: vals})
 		if err != nil {
 			return nil, err
 		}
@@ -373,56 +412,48 @@ func (r *Router) armsGripper(ctx context.Context, _ *ws.Client, params json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return r.motion(ctx, Input{Target: targets[0], Command: CommandGripper, Values: vals})
+	return r.motion(ctx, Input{Target: targets[0], Command: target.CommandGripper, Values: vals})
 }
 
-func (r *Router) tracksDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
-		if err == nil {
-			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
-		}
-		return nil, err
-	}
-	vals, err := r.propertyParams(params, TargetTracks, same("linear", "angular")...)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range r.targets[TargetTracks].Stop {
-		if !hasKey(vals, k) {
-			vals[k] = v
+// drive is the drive command of a drive target (the tracks, the
+// balancing base): the velocities given, the target's stop values for
+// those not given. The balancing base follows it while it is armed and
+// the commands keep coming (within its 500 ms command timeout), capped by
+// its speed limit.
+func (r *Router) drive(name string) ws.Handler {
+	t := r.targets[name]
+	var props, want []string
+	for _, p := range t.Properties {
+		if _, ok := t.Stop[p.Name]; ok {
+			props = append(props, p.Name)
+			want = append(want, p.Name+" ("+p.Unit+")")
 		}
 	}
-	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandDrive, Values: vals})
+	return func(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
+		if ok, err := present(params, props...); err != nil || !ok {
+			if err == nil {
+				err = fieldErr(props[0], "want %s", strings.Join(want, " and/or "))
+			}
+			return nil, err
+		}
+		vals, err := r.propertyParams(params, name, same(props...)...)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range t.Stop {
+			if !hasKey(vals, k) {
+				vals[k] = v
+			}
+		}
+		return r.motion(ctx, Input{Target: name, Command: target.CommandDrive, Values: vals})
+	}
 }
 
-// balanceDrive is tracks drive for the balancing base: the base follows it
-// while it is armed and the commands keep coming (within its 500 ms
-// command timeout), capped by its speed limit.
-func (r *Router) balanceDrive(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	if ok, err := present(params, "linear", "angular"); err != nil || !ok {
-		if err == nil {
-			err = fieldErr("linear", "want linear (m/s) and/or angular (rad/s)")
-		}
-		return nil, err
+// stop is the stop command of a drive target: its stop values.
+func (r *Router) stop(name string) ws.Handler {
+	return func(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {
+		return r.motion(ctx, Input{Target: name, Command: target.CommandStop, Values: clone(r.targets[name].Stop)})
 	}
-	vals, err := r.propertyParams(params, TargetBalance, same("linear", "angular")...)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range r.targets[TargetBalance].Stop {
-		if !hasKey(vals, k) {
-			vals[k] = v
-		}
-	}
-	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandDrive, Values: vals})
-}
-
-func (r *Router) balanceStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	return r.motion(ctx, Input{Target: TargetBalance, Command: CommandStop, Values: clone(r.targets[TargetBalance].Stop)})
-}
-
-func (r *Router) tracksStop(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {
-	return r.motion(ctx, Input{Target: TargetTracks, Command: CommandStop, Values: clone(r.targets[TargetTracks].Stop)})
 }
 
 // estopCommand is tracks estop and system estop: {"enable": true} (or no
@@ -453,7 +484,7 @@ func (r *Router) estopCommand(ctx context.Context, _ *ws.Client, params json.Raw
 // properties with units, limits and defaults, its bus topics and message
 // types. The web UI's route editor builds its choices from it.
 func (r *Router) getTargets(context.Context, *ws.Client, json.RawMessage) (any, error) {
-	return map[string]any{"targets": Targets(), "any": TargetAny}, nil
+	return map[string]any{"targets": Targets(), "any": target.Any}, nil
 }
 
 func (r *Router) listRoutes(ctx context.Context, _ *ws.Client, _ json.RawMessage) (any, error) {

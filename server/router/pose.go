@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 	"github.com/saint-os/saint/server/ws"
 )
 
@@ -122,9 +123,9 @@ func (r *Router) arm(side string) (kinematics.Arm, error) {
 // the next solution's seed.
 func (r *Router) bindPoseTargets() {
 	for _, side := range []string{msg.ArmLeft, msg.ArmRight} {
-		name, joints := TargetArmsLeftPose, TargetArmsLeft
+		name, joints := target.ArmsLeftPose, target.ArmsLeft
 		if side == msg.ArmRight {
-			name, joints = TargetArmsRightPose, TargetArmsRight
+			name, joints = target.ArmsRightPose, target.ArmsRight
 		}
 		if t := r.targets[name]; t != nil {
 			t.encode = r.poseEncoder(side, name, joints)

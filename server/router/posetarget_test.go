@@ -14,6 +14,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // vrRoutes: a LiveLink transform subject drives the left gripper's pose,
@@ -152,7 +153,7 @@ func TestPoseTargetBaseFrameAndPositionOnly(t *testing.T) {
 	rg := newRig(t, vrRoutes)
 	want := arm.Forward([]float64{-0.4, 0.6, -1.2, 0.9, 0})
 	b := want.Position.Sub(arm.Mount)
-	if err := rg.submit(wsCmd(TargetArmsRightPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1, "speed": 0.3})); err != nil {
+	if err := rg.submit(wsCmd(target.ArmsRightPose, target.CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1, "speed": 0.3})); err != nil {
 		t.Fatal(err)
 	}
 	cmds := decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmRight))
@@ -165,7 +166,7 @@ func TestPoseTargetBaseFrameAndPositionOnly(t *testing.T) {
 	// A zero quaternion (ROS 2's unset orientation) asks for the position
 	// only too.
 	rg.reset()
-	if err := rg.submit(wsCmd(TargetArmsRightPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1,
+	if err := rg.submit(wsCmd(target.ArmsRightPose, target.CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2], PropertyBaseFrame: 1,
 		"qw": 0, "qx": 0, "qy": 0, "qz": 0})); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestPoseTargetIsGivenWhole(t *testing.T) {
 	first := arm.Forward([]float64{0.3, 0.8, -1.1, 0.4, 0.2})
 	b := first.Position.Sub(arm.Mount)
 	q := mgl64.Mat4ToQuat(first.Rotation.Mat4())
-	if err := rg.submit(wsCmd(TargetArmsLeftPose, CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2],
+	if err := rg.submit(wsCmd(target.ArmsLeftPose, target.CommandMove, map[string]float64{"x": b[0], "y": b[1], "z": b[2],
 		"qw": q.W, "qx": q.V[0], "qy": q.V[1], "qz": q.V[2], PropertyBaseFrame: 1})); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestPoseTargetIsGivenWhole(t *testing.T) {
 	// A position only, in the robot frame, from a route driving x, y, z.
 	second := arm.Forward([]float64{-0.4, 0.5, -0.9, -0.6, 0.8})
 	rg.reset()
-	if err := rg.submit(Input{Source: msg.SourceWebSocket, Target: TargetArmsLeftPose, Command: CommandMove,
+	if err := rg.submit(Input{Source: msg.SourceWebSocket, Target: target.ArmsLeftPose, Command: target.CommandMove,
 		Values: map[string]float64{"x": second.Position[0], "y": second.Position[1], "z": second.Position[2]}}); err != nil {
 		t.Fatal(err)
 	}

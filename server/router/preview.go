@@ -1,6 +1,7 @@
 package router
 
 import (
+	"github.com/saint-os/saint/server/router/target"
 	"sort"
 	"time"
 )
@@ -58,7 +59,7 @@ func (r *Router) Preview(rt Route) Preview {
 	}
 	if rt.Mapping.Passthrough {
 		targets := []string{rt.Output.Target}
-		if rt.Output.Target == TargetAny {
+		if rt.Output.Target == target.Any {
 			targets = r.names
 		}
 		for _, t := range targets {
@@ -67,7 +68,7 @@ func (r *Router) Preview(rt Route) Preview {
 				continue
 			}
 			for k, v := range c.values {
-				if rt.Output.Target == TargetAny {
+				if rt.Output.Target == target.Any {
 					k = t + "." + k
 				}
 				p.Values[k] = v

@@ -14,6 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/internal/fielderr"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Route is one routing rule, in the format of docs/router.md: where the
@@ -49,7 +51,7 @@ type RouteInput struct {
 // RouteOutput is the output a route drives.
 type RouteOutput struct {
 	// Target is a routable target of Targets() ("head", "arms.left",
-	// "tracks" ...), or TargetAny ("*": the target each command names;
+	// "tracks" ...), or target.Any ("*": the target each command names;
 	// passthrough only).
 	Target string `json:"target" yaml:"target"`
 }
@@ -238,27 +240,18 @@ func (m *Map) Apply(v float64) float64 {
 }
 
 // FieldError is a configuration or parameter error naming the field at
-// fault ("routes[2].mapping[0].clamp") and what was expected. The
-// WebSocket gateway reports Field as the error's field.
-type FieldError struct {
-	Field   string
-	Message string
-}
+// fault ("routes[2].mapping[0].clamp") and what was expected: the
+// project's field error, which the WebSocket gateway reports with its
+// field.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ParamField names the field for the WebSocket gateway's error response.
-func (e *FieldError) ParamField() string { return e.Field }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // prefixed puts prefix in front of the field of a FieldError.
 func prefixed(prefix string, err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &FieldError{Field: joinField(prefix, fe.Field), Message: fe.Message}
+		return &FieldError{Field: joinField(prefix, fe.Field), Message: fe.Message, Err: fe.Err}
 	}
 	return err
 }
@@ -339,14 +332,14 @@ func (r *Route) Validate() error {
 	if t == "" {
 		return fieldErr("output.target", "required; want %s or * (passthrough)", strings.Join(TargetNames(), ", "))
 	}
-	var target *Target
-	if t == TargetAny {
+	var out *Target
+	if t == target.Any {
 		if !r.Mapping.Passthrough {
 			return fieldErr("output.target", "\"*\" needs mapping \"passthrough\": a mapped route drives one target")
 		}
 	} else {
 		var err error
-		if target, err = newTargetTable().routable("output.target", t); err != nil {
+		if out, err = newTargetTable().routable("output.target", t); err != nil {
 			return err
 		}
 	}
@@ -357,7 +350,7 @@ func (r *Route) Validate() error {
 		return fieldErr("mapping", "want at least one mapping, or \"passthrough\"")
 	}
 	for i := range r.Mapping.List {
-		if err := r.Mapping.List[i].validate(target); err != nil {
+		if err := r.Mapping.List[i].validate(out); err != nil {
 			return prefixed("mapping["+strconv.Itoa(i)+"]", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/kinematics"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Options configures a Router.
@@ -107,7 +108,7 @@ type Input struct {
 	// Holder is who, within Source, sent the input, for a source with
 	// many users that each hold something of their own: the WebSocket
 	// client or the Foxglove server holding the head camera on
-	// (CommandCamera). Empty for a source that is one party (ros2, rc).
+	// (target.CommandCamera). Empty for a source that is one party (ros2, rc).
 	Holder string
 	// Values are by property name: "channel_2", "headYaw", or for
 	// passthrough the output's own properties ("pan", "linear").
@@ -282,10 +283,10 @@ func (r *Router) Start() error {
 		inputTopic(r, msg.TopicRouterInput, func(in msg.RouterInput) (Input, bool) { return BusInput(in), true }),
 		func() error { return subscribeJSON(r, msg.TopicConsoleOverride, r.consoleOverride) },
 		func() error { return subscribeJSON(r, msg.TopicConsoleInput, r.consoleInput) },
-		limitsTopic(r, TargetHead, msg.TopicPrefix(msg.RoleHead, "")),
-		limitsTopic(r, TargetArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
-		limitsTopic(r, TargetArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
-		limitsTopic(r, TargetTracks, msg.TopicPrefix(msg.RoleTracks, "")),
+		limitsTopic(r, target.Head, msg.TopicPrefix(msg.RoleHead, "")),
+		limitsTopic(r, target.ArmsLeft, msg.TopicPrefix(msg.RoleArms, msg.ArmLeft)),
+		limitsTopic(r, target.ArmsRight, msg.TopicPrefix(msg.RoleArms, msg.ArmRight)),
+		limitsTopic(r, target.Tracks, msg.TopicPrefix(msg.RoleTracks, "")),
 		func() error { return subscribeJSON(r, msg.TopicHeadState, r.headCameraState) },
 	} {
 		if err := sub(); err != nil {
@@ -497,7 +498,7 @@ func (r *Router) Post(in Input) {
 // use Post, or Exec().Do with Submit inside). Every enabled route whose
 // input matches takes it; an input with a Command (a WebSocket command)
 // is sent to its output at once, others at the next tick. Command
-// CommandEStop engages the emergency stop (Values["enable"] absent or
+// target.CommandEStop engages the emergency stop (Values["enable"] absent or
 // non-zero) or releases it (0), whatever the routes. It returns ErrNoRoute
 // when no route took the input.
 func (r *Router) Submit(in Input) error {
@@ -505,7 +506,7 @@ func (r *Router) Submit(in Input) error {
 	if now.IsZero() {
 		now = r.ex.Now()
 	}
-	if in.Command == CommandEStop {
+	if in.Command == target.CommandEStop {
 		if v, ok := in.Values["enable"]; ok && v == 0 {
 			r.ClearEStop(in.Source)
 		} else {
@@ -522,29 +523,29 @@ func (r *Router) Submit(in Input) error {
 			continue
 		}
 		if rt.Mapping.Passthrough {
-			target := rt.Output.Target
-			if target == TargetAny {
-				target = in.Target
+			out := rt.Output.Target
+			if out == target.Any {
+				out = in.Target
 			}
-			if _, ok := r.outputs[target]; !ok {
+			if _, ok := r.outputs[out]; !ok {
 				continue
 			}
 			matched = true
 			r.lastInput[rt.ID] = now
-			if in.Command == CommandCamera {
-				if target == TargetHead {
+			if in.Command == target.CommandCamera {
+				if out == target.Head {
 					flush = appendOnce(flush, "camera")
 				}
 				continue
 			}
-			c := r.contribution(rt, target, now)
+			c := r.contribution(rt, out, now)
 			for k, v := range in.Values {
 				c.values[k] = v
 			}
 			c.at = now
 			r.takeEStop(rt, c)
 			if in.Command != "" {
-				flush = appendOnce(flush, target)
+				flush = appendOnce(flush, out)
 			}
 			continue
 		}
@@ -583,20 +584,11 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// Commands a passthrough input may carry (the WebSocket API's robot
-// control actions that produce motion or a device change).
-const (
-	CommandMove    = "move"
-	CommandHome    = "home"
-	CommandCamera  = "camera"
-	CommandGripper = "gripper"
-	CommandDrive   = "drive"
-	CommandStop    = "stop"
-	CommandEStop   = "estop"
-)
-
+// commandNames are the commands a passthrough input may carry (the
+// WebSocket API's robot control actions that produce motion or a device
+// change, package target's).
 func commandNames() []string {
-	return []string{CommandMove, CommandHome, CommandCamera, CommandGripper, CommandDrive, CommandStop, CommandEStop}
+	return []string{target.CommandMove, target.CommandHome, target.CommandCamera, target.CommandGripper, target.CommandDrive, target.CommandStop, target.CommandEStop}
 }
 
 func knownCommand(c string) bool {
@@ -625,10 +617,10 @@ func matches(rt *Route, in *Input) bool {
 	if !rt.Mapping.Passthrough {
 		return in.Command == ""
 	}
-	if rt.Output.Target != TargetAny && in.Target != "" && in.Target != rt.Output.Target {
+	if rt.Output.Target != target.Any && in.Target != "" && in.Target != rt.Output.Target {
 		return false
 	}
-	if rt.Output.Target == TargetAny && in.Target == "" {
+	if rt.Output.Target == target.Any && in.Target == "" {
 		return false
 	}
 	if len(ri.CommandTypes) == 0 {

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 func TestHeadMoveReachesHeadAtOnce(t *testing.T) {
 	rg := newRig(t, fmt.Sprintf(headRoutes, "priority"))
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 45, "tilt": -15, "speed": 0.5})); err != nil {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 45, "tilt": -15, "speed": 0.5})); err != nil {
 		t.Fatal(err)
 	}
 	hs := rg.heads()
@@ -48,7 +49,7 @@ func TestHigherPriorityOverridesAndTimeoutHandsOver(t *testing.T) {
 		t.Fatalf("face capture alone: head %v, want pan 10", hs)
 	}
 	// WebSocket (200) overrides LiveLink (100) while it is fresh.
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 50})); err != nil {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 50})); err != nil {
 		t.Fatal(err)
 	}
 	rg.reset()
@@ -90,7 +91,7 @@ func TestBlendRampsMonotonically(t *testing.T) {
 	// WebSocket holds pan 50 for a second (commands every 100 ms).
 	first := rg.ex.Now().Add(100 * time.Millisecond)
 	stopWS := rg.every(100*time.Millisecond, func() Input {
-		return wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 50})
+		return wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 50})
 	})
 	rg.run(time.Second)
 	stopWS()
@@ -145,7 +146,7 @@ func TestAdditiveSumsActiveRoutes(t *testing.T) {
 	stop := rg.every(20*time.Millisecond, func() Input { return face(map[string]float64{"headYaw": 10}) })
 	defer stop()
 	rg.run(50 * time.Millisecond)
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 5, "tilt": 20})); err != nil {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 5, "tilt": 20})); err != nil {
 		t.Fatal(err)
 	}
 	rg.run(50 * time.Millisecond)
@@ -164,7 +165,7 @@ func TestAdditiveSumsActiveRoutes(t *testing.T) {
 
 func TestTracksStopWhenSourceTimesOut(t *testing.T) {
 	rg := newRig(t, fmt.Sprintf(headRoutes, "priority"))
-	if err := rg.submit(wsCmd(TargetTracks, CommandDrive, map[string]float64{"linear": 0.5, "angular": 0.1})); err != nil {
+	if err := rg.submit(wsCmd(target.Tracks, target.CommandDrive, map[string]float64{"linear": 0.5, "angular": 0.1})); err != nil {
 		t.Fatal(err)
 	}
 	rg.run(2 * time.Second)
@@ -206,7 +207,7 @@ func TestEStopWinsAndLatches(t *testing.T) {
 	// A safety source engages the e-stop: zero velocity and the estop
 	// topic at once, before any tick.
 	rg.reset()
-	if err := rg.submit(Input{Source: msg.SourceSafety, Command: CommandEStop}); err != nil {
+	if err := rg.submit(Input{Source: msg.SourceSafety, Command: target.CommandEStop}); err != nil {
 		t.Fatal(err)
 	}
 	if tw := rg.twists(); len(tw) != 1 || tw[0] != (msg.Twist{}) {
@@ -220,7 +221,7 @@ func TestEStopWinsAndLatches(t *testing.T) {
 	}
 	// Nothing moves while it is latched, whatever the priority: RC keeps
 	// driving, WebSocket commands the head.
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 30})); err != nil {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 30})); err != nil {
 		t.Fatal(err)
 	}
 	rg.run(2 * time.Second)
@@ -278,7 +279,7 @@ func TestStateMachineInRouteStatus(t *testing.T) {
 	}
 	stop := rg.every(20*time.Millisecond, func() Input { return face(map[string]float64{"headYaw": 1}) })
 	rg.run(100 * time.Millisecond)
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 2})); err != nil {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 2})); err != nil {
 		t.Fatal(err)
 	}
 	rg.run(time.Second)
@@ -293,7 +294,7 @@ func TestStateMachineInRouteStatus(t *testing.T) {
 	for _, s := range rg.statuses() {
 		if s.State == msg.RouterBlending {
 			for _, o := range s.Outputs {
-				if o.Target == TargetHead && fmt.Sprint(o.RouteIDs) == "[websocket_direct facecap_to_head]" && o.State == msg.RouterBlending {
+				if o.Target == target.Head && fmt.Sprint(o.RouteIDs) == "[websocket_direct facecap_to_head]" && o.State == msg.RouterBlending {
 					found = true
 				}
 			}
@@ -310,7 +311,7 @@ func TestNoRouteAndDisabledRoutes(t *testing.T) {
 		t.Fatalf("input no route takes: %v, want ErrNoRoute", err)
 	}
 	rg.do(func() { rg.r.routes[rg.r.routeIndex("websocket_direct")].Enabled = false })
-	if err := rg.submit(wsCmd(TargetHead, CommandMove, map[string]float64{"pan": 1})); !errors.Is(err, ErrNoRoute) {
+	if err := rg.submit(wsCmd(target.Head, target.CommandMove, map[string]float64{"pan": 1})); !errors.Is(err, ErrNoRoute) {
 		t.Fatalf("command to a disabled route: %v, want ErrNoRoute", err)
 	}
 	if len(rg.heads()) != 0 {
@@ -346,7 +347,7 @@ func TestBusInputsFeedTheRouter(t *testing.T) {
 	if len(rg.estops()) != 0 {
 		t.Fatal("an RC state in failsafe was routed")
 	}
-	publish(msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceSafety, Command: CommandEStop, Values: map[string]float32{"enable": 1}})
+	publish(msg.TopicRouterInput, msg.RouterInput{Source: msg.SourceSafety, Command: target.CommandEStop, Values: map[string]float32{"enable": 1}})
 	if es := rg.estops(); len(es) != 1 || !es[0].Active {
 		t.Fatalf("RouterInput estop on the bus: %v", es)
 	}
@@ -354,14 +355,14 @@ func TestBusInputsFeedTheRouter(t *testing.T) {
 
 func TestArmsAndGripperOutputs(t *testing.T) {
 	rg := newRig(t, fmt.Sprintf(headRoutes, "priority"))
-	if err := rg.submit(wsCmd(TargetArmsRight, CommandMove, map[string]float64{"joint_0": 10, "joint_2": -5, "speed": 0.5})); err != nil {
+	if err := rg.submit(wsCmd(target.ArmsRight, target.CommandMove, map[string]float64{"joint_0": 10, "joint_2": -5, "speed": 0.5})); err != nil {
 		t.Fatal(err)
 	}
 	arms := decodeAll[msg.ArmCommand](rg, msg.ArmCmdTopic(msg.ArmRight))
 	if len(arms) != 1 || fmt.Sprint(arms[0].TargetPositions) != "[10 0 -5]" || arms[0].SpeedFactor != 0.5 {
 		t.Fatalf("arm commands %+v, want [10 0 -5] at 0.5", arms)
 	}
-	if err := rg.submit(wsCmd(TargetArmsRight, CommandGripper, map[string]float64{"gripper": 0.25, "gripper_force": 5})); err != nil {
+	if err := rg.submit(wsCmd(target.ArmsRight, target.CommandGripper, map[string]float64{"gripper": 0.25, "gripper_force": 5})); err != nil {
 		t.Fatal(err)
 	}
 	gr := decodeAll[msg.GripperCommand](rg, msg.GripperCmdTopic(msg.ArmRight))
@@ -389,7 +390,7 @@ func TestConsoleOverrideOutranksRoutesButNotSafety(t *testing.T) {
 	defer stopRC()
 	rg.run(100 * time.Millisecond)
 	// The console takes over, and keeps sending.
-	override := msg.ConsoleOverride{Active: true, Target: TargetTracks, Values: map[string]float32{"linear": 0.1}}
+	override := msg.ConsoleOverride{Active: true, Target: target.Tracks, Values: map[string]float32{"linear": 0.1}}
 	publish(msg.TopicConsoleOverride, override)
 	rg.reset()
 	for i := 0; i < 5; i++ {
@@ -402,7 +403,7 @@ func TestConsoleOverrideOutranksRoutesButNotSafety(t *testing.T) {
 		}
 	}
 	// Released, the RC transmitter has the tracks again at once.
-	publish(msg.TopicConsoleOverride, msg.ConsoleOverride{Active: false, Target: TargetTracks})
+	publish(msg.TopicConsoleOverride, msg.ConsoleOverride{Active: false, Target: target.Tracks})
 	if tw := rg.twists(); tw[len(tw)-1].Linear.X != 0.8 {
 		t.Fatalf("after the console released: %+v, want linear 0.8", tw[len(tw)-1])
 	}

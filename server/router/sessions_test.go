@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // fakeSessions records Hold and Release (a run of holds as one), refusing
@@ -45,7 +46,7 @@ func TestOutputSessions(t *testing.T) {
 	rg := newRigOpts(t, Options{Sessions: fs})
 	head := func(pan float64) {
 		rg.do(func() {
-			if err := rg.r.Submit(Input{Source: msg.SourceWebSocket, Target: TargetHead, Command: "move", Values: map[string]float64{"pan": pan}}); err != nil {
+			if err := rg.r.Submit(Input{Source: msg.SourceWebSocket, Target: target.Head, Command: "move", Values: map[string]float64{"pan": pan}}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -93,7 +94,7 @@ func TestOutputSessionPending(t *testing.T) {
 	var events []string
 	rg := newRigOpts(t, Options{Sessions: fs, OnEvent: func(level, m string) { events = append(events, m) }})
 	rg.do(func() {
-		if err := rg.r.Submit(Input{Source: msg.SourceWebSocket, Target: TargetHead, Command: "move", Values: map[string]float64{"pan": 10}}); err != nil {
+		if err := rg.r.Submit(Input{Source: msg.SourceWebSocket, Target: target.Head, Command: "move", Values: map[string]float64{"pan": 10}}); err != nil {
 			t.Fatal(err)
 		}
 	})

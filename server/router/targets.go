@@ -7,24 +7,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/kinematics"
-)
-
-// Output targets. Target names are what routes (output.target), console
-// overrides and RouteStatus use.
-const (
-	TargetHead      = "head"
-	TargetArmsLeft  = "arms.left"
-	TargetArmsRight = "arms.right"
-	// TargetArmsLeftPose and TargetArmsRightPose drive an arm by its
-	// gripper's pose; the joint angles come from inverse kinematics.
-	TargetArmsLeftPose  = "arms.left.pose"
-	TargetArmsRightPose = "arms.right.pose"
-	TargetTracks        = "tracks"
-	TargetBalance       = "balance"
-	TargetConsole       = "console"
-	// TargetAny is a passthrough route's target: the target each command
-	// names.
-	TargetAny = "*"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // Units of output properties.
@@ -223,23 +206,17 @@ func TargetNames() []string {
 	return out
 }
 
-// MaxEyesPan and MaxEyesTilt bound the head's eyes, degrees.
-const (
-	MaxEyesPan  = 45.0
-	MaxEyesTilt = 30.0
-)
-
 func headTarget() Target {
 	return Target{
-		Name: TargetHead, Label: "Head", Routable: true,
+		Name: target.Head, Label: "Head", Routable: true,
 		Description: "the head's pan, tilt and roll, its jaw and eyes, and its camera stream",
 		Properties: []Property{
-			{Name: "pan", Unit: UnitDegrees, Min: -180, Max: 180, Description: "turn, positive to the left"},
-			{Name: "tilt", Unit: UnitDegrees, Min: -90, Max: 90, Description: "nod, positive up"},
-			{Name: "roll", Unit: UnitDegrees, Min: -45, Max: 45, Description: "tilt sideways"},
+			{Name: "pan", Unit: UnitDegrees, Min: -target.MaxPan, Max: target.MaxPan, Description: "turn, positive to the left"},
+			{Name: "tilt", Unit: UnitDegrees, Min: -target.MaxTilt, Max: target.MaxTilt, Description: "nod, positive up"},
+			{Name: "roll", Unit: UnitDegrees, Min: -target.MaxRoll, Max: target.MaxRoll, Description: "tilt sideways"},
 			{Name: "jaw", Unit: UnitFraction, Min: 0, Max: 1, Description: "jaw opening, 0 closed to 1 open"},
-			{Name: "eyes_pan", Unit: UnitDegrees, Min: -MaxEyesPan, Max: MaxEyesPan, Description: "where the eyes look, positive to the left"},
-			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -MaxEyesTilt, Max: MaxEyesTilt, Description: "where the eyes look, positive up"},
+			{Name: "eyes_pan", Unit: UnitDegrees, Min: -target.MaxEyesPan, Max: target.MaxEyesPan, Description: "where the eyes look, positive to the left"},
+			{Name: "eyes_tilt", Unit: UnitDegrees, Min: -target.MaxEyesTilt, Max: target.MaxEyesTilt, Description: "where the eyes look, positive up"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the head's top speed"},
 			estopProperty(),
 		},
@@ -254,23 +231,20 @@ func headTarget() Target {
 	}
 }
 
-// MaxJoints is how many arm joints (joint_0 … joint_15) a route may drive.
-const MaxJoints = 16
-
 func armTarget(side string) Target {
-	name, label := TargetArmsLeft, "Arms L"
+	name, label := target.Arm(side), "Arms L"
 	if side == msg.ArmRight {
-		name, label = TargetArmsRight, "Arms R"
+		label = "Arms R"
 	}
 	return Target{
 		Name: name, Label: label, Routable: true,
 		Description: "the " + side + " arm's joints and gripper",
 		Properties: []Property{
-			{Name: "joint", Count: MaxJoints, Unit: UnitDegrees, Min: -360, Max: 360, Description: "joint angle"},
+			{Name: "joint", Count: target.MaxJoints, Unit: UnitDegrees, Min: -target.MaxJointAngle, Max: target.MaxJointAngle, Description: "joint angle"},
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
 			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
 			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
-			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: 1000, Description: "grip force limit"},
+			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: target.MaxGripperForce, Description: "grip force limit"},
 			estopProperty(),
 		},
 		Messages: []Message{{msg.ArmCmdTopic(side), "ArmCommand"}, {msg.GripperCmdTopic(side), "GripperCommand"}},
@@ -278,7 +252,7 @@ func armTarget(side string) Target {
 			var out []Publication
 			// The command carries the joints up to the highest one driven.
 			n := -1
-			for i := MaxJoints - 1; i >= 0; i-- {
+			for i := target.MaxJoints - 1; i >= 0; i-- {
 				if _, ok := v[indexed("joint", i)]; ok {
 					n = i
 					break
@@ -300,12 +274,6 @@ func armTarget(side string) Target {
 	}
 }
 
-// MaxPoseDistance bounds a pose target's position, metres from the
-// robot's origin (or the arm's shoulder mount): well beyond any arm's
-// reach, so that a pose out of reach is still taken and the arm reaches
-// towards it.
-const MaxPoseDistance = 5.0
-
 // PropertyBaseFrame is the pose targets' switch that says x, y and z are
 // in the arm's base frame (from its shoulder mount) rather than the
 // robot's.
@@ -318,9 +286,9 @@ const PropertyBaseFrame = "base_frame"
 // kinematics.DefaultArm from the arm straight; a router's (bindPoseTargets)
 // with the arm's own kinematics from the angles it solved last.
 func armPoseTarget(side string) Target {
-	name, label := TargetArmsLeftPose, "Arms L pose"
+	name, label := target.ArmPose(side), "Arms L pose"
 	if side == msg.ArmRight {
-		name, label = TargetArmsRightPose, "Arms R pose"
+		label = "Arms R pose"
 	}
 	q := func(n, d string, def float64) Property {
 		return Property{Name: n, Unit: UnitQuaternion, Min: -1, Max: 1, Default: def, Description: d}
@@ -330,9 +298,9 @@ func armPoseTarget(side string) Target {
 		Description: "the " + side + " arm's gripper pose, robot frame (x forward, y left, z up, m; the gripper's x axis " +
 			"points out of the hand): the joint angles come from inverse kinematics, or the closest the arm reaches",
 		Properties: []Property{
-			{Name: "x", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, forward"},
-			{Name: "y", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, left"},
-			{Name: "z", Unit: UnitMetres, Min: -MaxPoseDistance, Max: MaxPoseDistance, Description: "gripper position, up"},
+			{Name: "x", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, forward"},
+			{Name: "y", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, left"},
+			{Name: "z", Unit: UnitMetres, Min: -target.MaxPoseDistance, Max: target.MaxPoseDistance, Description: "gripper position, up"},
 			q("qw", "gripper orientation quaternion, w (orientation counts once any of qw, qx, qy, qz is driven; all 0: position only)", 1),
 			q("qx", "gripper orientation quaternion, x", 0),
 			q("qy", "gripper orientation quaternion, y", 0),
@@ -341,7 +309,7 @@ func armPoseTarget(side string) Target {
 			{Name: "speed", Unit: UnitFraction, Min: 0, Max: 1, Default: 1, Description: "fraction of the arm's top joint speed"},
 			{Name: "immediate", Unit: UnitSwitch, Min: 0, Max: 1, Description: "go to the positions at once, without a trajectory"},
 			{Name: "gripper", Unit: UnitFraction, Min: 0, Max: 1, Description: "gripper opening, 0 closed to 1 open"},
-			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: 1000, Description: "grip force limit"},
+			{Name: "gripper_force", Unit: UnitNewtons, Min: 0, Max: target.MaxGripperForce, Description: "grip force limit"},
 			estopProperty(),
 		},
 		Messages: []Message{{msg.ArmCmdTopic(side), "ArmCommand"}, {msg.GripperCmdTopic(side), "GripperCommand"}},
@@ -352,20 +320,13 @@ func armPoseTarget(side string) Target {
 	}
 }
 
-// MaxLinear and MaxAngular bound the tracks' velocities (m/s, rad/s); the
-// tracks role applies its own, lower limits.
-const (
-	MaxLinear  = 10.0
-	MaxAngular = 20.0
-)
-
 func tracksTarget() Target {
 	return Target{
-		Name: TargetTracks, Label: "Tracks", Routable: true,
+		Name: target.Tracks, Label: "Tracks", Routable: true,
 		Description: "the tracked base's forward and turning velocity",
 		Properties: []Property{
-			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxLinear, Max: MaxLinear, Description: "forward velocity"},
-			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxAngular, Max: MaxAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -target.MaxLinear, Max: target.MaxLinear, Description: "forward velocity"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -target.MaxAngular, Max: target.MaxAngular, Description: "turn rate, counter-clockwise positive"},
 			estopProperty(),
 		},
 		Messages:   []Message{{msg.TopicTracksCmdVel, "Twist"}},
@@ -379,22 +340,14 @@ func tracksTarget() Target {
 	}
 }
 
-// MaxBalanceLinear and MaxBalanceAngular bound what a route may ask of the
-// balancing base (m/s, rad/s); the base caps it again with its own speed
-// limit (10 % of 2 m/s at power-on) and steer limit.
-const (
-	MaxBalanceLinear  = 2.0
-	MaxBalanceAngular = 2.0
-)
-
 func balanceTarget() Target {
 	return Target{
-		Name: TargetBalance, Label: "Balance", Routable: true,
+		Name: target.Balance, Label: "Balance", Routable: true,
 		Description: "the balancing base's forward and turning velocity and its arm switch; the base decides: it " +
 			"drives only armed, arms only upright and safe, and the Orin's CAN commands come first",
 		Properties: []Property{
-			{Name: "linear", Unit: UnitMetresPerSecond, Min: -MaxBalanceLinear, Max: MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
-			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -MaxBalanceAngular, Max: MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
+			{Name: "linear", Unit: UnitMetresPerSecond, Min: -target.MaxBalanceLinear, Max: target.MaxBalanceLinear, Description: "forward velocity (capped by the base's speed limit)"},
+			{Name: "angular", Unit: UnitRadiansPerSecond, Min: -target.MaxBalanceAngular, Max: target.MaxBalanceAngular, Description: "turn rate, counter-clockwise positive"},
 			{Name: "arm", Unit: UnitSwitch, Min: 0, Max: 1, Description: "held on for 3 s arms the base (if upright and safe), off disarms it"},
 			estopProperty(),
 		},
@@ -416,7 +369,7 @@ func balanceTarget() Target {
 
 func consoleTarget() Target {
 	return Target{
-		Name: TargetConsole, Label: "Console",
+		Name: target.Console, Label: "Console",
 		Description: "the operator console's screen and alerts (text, not values a route maps)",
 		Properties:  []Property{},
 		Messages:    []Message{{msg.TopicConsoleDisplay, "ConsoleDisplay"}, {msg.TopicConsoleAlerts, "ConsoleAlert"}},

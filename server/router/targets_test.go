@@ -8,6 +8,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/router"
+	"github.com/saint-os/saint/server/router/target"
 )
 
 // TestTargetTableIsConsistent: every routable target takes its every
@@ -68,7 +69,7 @@ func TestTargetTableIsConsistent(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []string{router.TargetHead, router.TargetArmsLeft, router.TargetArmsRight, router.TargetTracks, router.TargetBalance, router.TargetConsole} {
+	for _, n := range []string{target.Head, target.ArmsLeft, target.ArmsRight, target.Tracks, target.Balance, target.Console} {
 		if !seen[n] {
 			t.Errorf("target %s missing from the table", n)
 		}
@@ -82,7 +83,7 @@ func TestTargetEncoding(t *testing.T) {
 	for _, tg := range router.Targets() {
 		table[tg.Name] = tg
 	}
-	head := table[router.TargetHead]
+	head := table[target.Head]
 	pubs := head.Encode(router.Values{"pan": 30, "jaw": 0.5})
 	if len(pubs) != 1 || pubs[0].Topic != msg.TopicHeadCmd || pubs[0].Message != (msg.HeadCommand{Pan: 30, Jaw: 0.5, Speed: 1}) {
 		t.Errorf("head encodes %+v, want HeadCommand pan 30, jaw 0.5 at full speed", pubs)
@@ -91,10 +92,10 @@ func TestTargetEncoding(t *testing.T) {
 	if len(pubs) != 1 || pubs[0].Message != (msg.HeadCommand{EyesPan: -12, EyesTilt: 8, Speed: 1}) {
 		t.Errorf("head eyes encode %+v, want HeadCommand eyes -12 / 8", pubs)
 	}
-	if !router.ValidProperty(router.TargetHead, "eyes_pan") || router.ValidProperty(router.TargetHead, "eyes") {
+	if !router.ValidProperty(target.Head, "eyes_pan") || router.ValidProperty(target.Head, "eyes") {
 		t.Error("eyes_pan is not a head property, or a bare eyes is")
 	}
-	left := table[router.TargetArmsLeft]
+	left := table[target.ArmsLeft]
 	pubs = left.Encode(router.Values{"joint_2": 45, "immediate": 1, "gripper": 0.25})
 	if len(pubs) != 2 {
 		t.Fatalf("left arm encodes %+v, want an ArmCommand and a GripperCommand", pubs)
@@ -107,12 +108,12 @@ func TestTargetEncoding(t *testing.T) {
 	if g, ok := pubs[1].Message.(msg.GripperCommand); !ok || pubs[1].Topic != msg.GripperCmdTopic(msg.ArmLeft) || g.Position != 0.25 {
 		t.Errorf("gripper command %+v on %s", pubs[1].Message, pubs[1].Topic)
 	}
-	tracks := table[router.TargetTracks]
+	tracks := table[target.Tracks]
 	pubs = tracks.Encode(tracks.Stop)
 	if len(pubs) != 1 || pubs[0].Topic != msg.TopicTracksCmdVel || pubs[0].Message != (msg.Twist{}) {
 		t.Errorf("tracks stop encodes %+v, want a zero Twist", pubs)
 	}
-	balance := table[router.TargetBalance]
+	balance := table[target.Balance]
 	if !balance.Routable {
 		t.Error("balance is not routable")
 	}
@@ -143,8 +144,8 @@ func TestGetTargetsServesTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := router.Targets()
-	if len(got.Targets) != len(want) || got.Any != router.TargetAny {
-		t.Fatalf("get_targets: %d targets, any %q; want %d, %q", len(got.Targets), got.Any, len(want), router.TargetAny)
+	if len(got.Targets) != len(want) || got.Any != target.Any {
+		t.Fatalf("get_targets: %d targets, any %q; want %d, %q", len(got.Targets), got.Any, len(want), target.Any)
 	}
 	for i, tg := range got.Targets {
 		if tg.Name != want[i].Name || tg.Routable != want[i].Routable || len(tg.Properties) != len(want[i].Properties) || len(tg.Messages) != len(want[i].Messages) {
@@ -155,4 +156,37 @@ func TestGetTargetsServesTheTable(t *testing.T) {
 	if pan.Unit != router.UnitDegrees || pan.Min != -180 || pan.Max != 180 {
 		t.Errorf("head pan %+v", pan)
 	}
+}
+
+// The router's table is package target's, target for target in its
+// order, and every command a target lists is registered (a command
+// without a handler panics at registration).
+func TestRouterTargetsAreTheTargetTable(t *testing.T) {
+	var got, want []string
+	for _, tg := range router.Targets() {
+		got = append(got, tg.Name)
+	}
+	for _, s := range target.Table() {
+		want = append(want, s.Name)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("router.Targets() %v, target.Table() %v", got, want)
+	}
+	for _, s := range target.Drives() {
+		tg := routerTarget(t, s.Name)
+		if len(tg.Stop) == 0 {
+			t.Errorf("%s is driven by drive and stop but has no stop values", s.Name)
+		}
+	}
+}
+
+func routerTarget(t *testing.T, name string) router.Target {
+	t.Helper()
+	for _, tg := range router.Targets() {
+		if tg.Name == name {
+			return tg
+		}
+	}
+	t.Fatalf("no router target %s", name)
+	return router.Target{}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/persist"
 )
 
@@ -61,19 +62,11 @@ func Defaults() Settings {
 
 // FieldError is a validation failure naming the setting at fault by its
 // dotted JSON path ("livelink.data_port", "rc.channels[2].min").
-type FieldError struct {
-	Field   string
-	Message string
-}
+// It is the project's field error, which the WebSocket gateway reports
+// with its field.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ParamField names the field (the WebSocket gateway reports it).
-func (e *FieldError) ParamField() string { return e.Field }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // ValidHostname reports whether h is an RFC 1123 host name.
 func validHostname(h string) bool {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/internal/fielderr"
 	"github.com/saint-os/saint/internal/persource"
 	"github.com/saint-os/saint/server/auth"
 )
@@ -93,10 +94,10 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// ParamError returns an invalid-parameter error naming field.
-func ParamError(field, format string, args ...any) error {
-	return &Error{Code: CodeInvalidParam, Field: field, Message: fmt.Sprintf(format, args...)}
-}
+// ParamError returns an invalid-parameter error naming field: a
+// *fielderr.Error, as every package's field errors are, which the gateway
+// answers with CodeInvalidParam and the field.
+func ParamError(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 // Handler runs a request. params is the raw "params" object (never nil:
 // absent params arrive as {}). The returned value becomes "data".
@@ -891,12 +892,12 @@ func orEmpty(v any) any {
 func errorResponse(id json.RawMessage, err error) Response {
 	body := &ErrorBody{Code: CodeFailed, Message: err.Error()}
 	var e *Error
-	var fe interface{ ParamField() string }
+	var fe *fielderr.Error
 	switch {
 	case errors.As(err, &e):
 		body.Code, body.Field, body.Message, body.RetryAfter = e.Code, e.Field, e.Error(), e.RetryAfter
 	case errors.As(err, &fe):
-		body.Code, body.Field = CodeInvalidParam, fe.ParamField()
+		body.Code, body.Field = CodeInvalidParam, fe.Field
 	case errors.Is(err, context.DeadlineExceeded):
 		body.Message = "timed out: " + err.Error()
 	}

@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/internal/fielderr"
 )
 
 type testClient struct {
@@ -35,6 +38,11 @@ func newGateway(t *testing.T) (*Gateway, *testClient) {
 		return p, nil
 	})
 	g.HandleCommand("head", "home", func(context.Context, *Client, json.RawMessage) (any, error) { return nil, nil })
+	// A package's field error, wrapped on its way up, is answered as
+	// every field error is: invalid_params naming the field.
+	g.Handle("management", "configure", func(context.Context, *Client, json.RawMessage) (any, error) {
+		return nil, fmt.Errorf("applying: %w", &fielderr.Error{Field: "rc.channels[2].min", Message: "want 800 to 2200, got 5"})
+	})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	return g, dialTest(t, srv.URL)
@@ -90,6 +98,7 @@ func TestRequestsAndErrors(t *testing.T) {
 		{"unknown target", `{"id":"g","type":"command","target":"wings","action":"flap"}`, "error", "g", "target", "wings"},
 		{"command ok", `{"id":"h","type":"command","target":"head","action":"home"}`, "ok", "h", "", ""},
 		{"missing type", `{"id":"n"}`, "error", "n", "type", "missing"},
+		{"wrapped field error", `{"id":"f","type":"management","action":"configure"}`, "error", "f", "rc.channels[2].min", "applying: rc.channels[2].min: want 800 to 2200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := c.roundTrip(tc.req)
@@ -112,6 +121,13 @@ func TestRequestsAndErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+	// Field errors, the gateway's own and a package's wrapped, have one
+	// code.
+	for _, req := range []string{`{"id":"m","type":"management","action":"echo"}`, `{"id":"f","type":"management","action":"configure"}`} {
+		if e, _ := c.roundTrip(req)["error"].(map[string]any); e["code"] != CodeInvalidParam {
+			t.Errorf("%s: code %v, want %s", req, e["code"], CodeInvalidParam)
+		}
 	}
 	// The connection survived all of that.
 	if m := c.roundTrip(`{"id":"last","type":"management","action":"echo","params":{"node_id":"n"}}`); m["status"] != "ok" {

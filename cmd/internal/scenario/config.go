@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/roleconfig"
+	"github.com/saint-os/saint/roles/rolespec"
 )
-
-// roleKeys are the role configuration files of the simulated robot.
-var roleKeys = []string{"head", "arms_left", "arms_right", "tracks", "console", "balance"}
 
 // overrideRoleConfigs sets dotted paths in role configuration files
 // (dir/<key>.yaml), keeping the rest of each file (and its comments).
@@ -85,11 +85,27 @@ func setPath(n *yaml.Node, path []string, val *yaml.Node) error {
 	return setPath(child, path[1:], val)
 }
 
-// validateRoleConfigs parses every role configuration of the robot; the
+// validateRoleConfigs parses every role configuration in dir: those of
+// the simulated robot's nodes (stack.Robot), which must be there, and any
+// other whose name is a role key of the table ("limb_leg_left"); the
 // errors name the file, line and field.
 func validateRoleConfigs(dir string) error {
+	keys := []string{}
+	for _, n := range stack.Robot() {
+		keys = append(keys, n.Key())
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		key := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if _, _, err := rolespec.ParseKey(key); err == nil && !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+	}
 	var errs []error
-	for _, key := range roleKeys {
+	for _, key := range keys {
 		file := filepath.Join(dir, key+".yaml")
 		data, err := os.ReadFile(file)
 		if err != nil {

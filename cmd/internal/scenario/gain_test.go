@@ -2,9 +2,12 @@ package scenario
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/saint-os/saint/fixtures"
 )
 
 // A deliberately broken gain in the tracks' speed loop (the integral gain
@@ -88,6 +91,39 @@ func TestBadRoleConfigNamesFileLineField(t *testing.T) {
 	for _, want := range []string{"head.yaml:", "gpio_mapping.pan_servo.pin", "not a BCM GPIO"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: does not say %q", err, want)
+		}
+	}
+}
+
+// Every role configuration beside the robot's own is checked too, a
+// limb's among them (the limb was missing when the keys were a list of
+// their own); a file whose name is no role key is not a role
+// configuration and is left alone.
+func TestEveryRoleConfigIsChecked(t *testing.T) {
+	dir := t.TempDir()
+	if err := fixtures.WriteConfig(dir); err != nil {
+		t.Fatal(err)
+	}
+	roles := filepath.Join(dir, "roles")
+	neck, err := os.ReadFile(filepath.Join(dir, "humanoid", "limb_neck.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"limb_neck.yaml": neck, "notes.yaml": []byte("not: [a role")} {
+		if err := os.WriteFile(filepath.Join(roles, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := validateRoleConfigs(roles); err != nil {
+		t.Fatalf("the fixtures and a limb's: %v", err)
+	}
+	if err := overrideRoleConfigs(roles, map[string]map[string]any{"limb_neck": {"instance": "Neck"}}); err != nil {
+		t.Fatal(err)
+	}
+	err = validateRoleConfigs(roles)
+	for _, want := range []string{"limb_neck.yaml:", "instance", "an instance naming the limb"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a broken limb configuration: %v, want it to say %q", err, want)
 		}
 	}
 }

@@ -67,7 +67,36 @@ func TestPublishConsoleSendsTheDisplayRAM(t *testing.T) {
 	}
 }
 
+// A robot without a console board, or whose console board has no
+// display, gets no frames: nothing is published, before or after stop,
+// which is safe to call.
 func TestPublishConsoleWithoutAConsole(t *testing.T) {
-	stop := PublishConsole(executor.NewVirtual(), mem.New(), oneBoard{}, nil)
-	stop()
+	headBoard, err := simboard.New(&simboard.Options{Profile: simboard.Head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if headBoard.SSD1306() != nil {
+		t.Fatal("the head board has a display: it cannot stand for a console board without one")
+	}
+	for name, boards := range map[string]oneBoard{"no console board": {}, "a console board without a display": {"console": headBoard}} {
+		t.Run(name, func(t *testing.T) {
+			ex := executor.NewVirtual()
+			b := mem.New()
+			var rec bustest.Recorder
+			if _, err := b.Subscribe(ConsoleBusTopic, bus.QoS{}, ex, rec.Handler); err != nil {
+				t.Fatal(err)
+			}
+			stop := PublishConsole(ex, b, boards, nil)
+			if err := ex.RunFor(context.Background(), time.Second); err != nil {
+				t.Fatal(err)
+			}
+			stop()
+			if err := ex.RunFor(context.Background(), time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if n := rec.Len(); n != 0 {
+				t.Errorf("%d console frames published", n)
+			}
+		})
+	}
 }

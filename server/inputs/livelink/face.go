@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/saint-os/saint/internal/fielderr"
 )
 
 // FacePacketVersion is the Live Link Face packet version this receiver
@@ -106,16 +108,9 @@ func (p *FacePacket) Value(name string) (float32, bool) {
 // ends inside a field.
 var ErrShortPacket = errors.New("packet ends early")
 
-// FieldError is a malformed packet or frame, naming the field at fault.
-type FieldError struct {
-	Field   string
-	Message string
-	Err     error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// FieldError is a malformed packet or frame, naming the field at fault:
+// the project's field error.
+type FieldError = fielderr.Error
 
 // ParseFacePacket decodes one Live Link Face datagram. The datagram must
 // be exactly one packet: a short or long one, another version, a blend

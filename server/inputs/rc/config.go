@@ -11,6 +11,7 @@ import (
 
 	"github.com/saint-os/saint/bus/msg"
 	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/internal/fielderr"
 )
 
 // FileName is the receiver's configuration file in the server's
@@ -117,19 +118,11 @@ func DefaultConfig() Config {
 
 // FieldError is a configuration problem naming the field at fault by its
 // path in the file ("rc_receiver.channels[2].min").
-type FieldError struct {
-	Field   string
-	Message string
-}
+// It is the project's field error, which the WebSocket gateway reports
+// with its field.
+type FieldError = fielderr.Error
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ParamField names the field (the WebSocket gateway reports it).
-func (e *FieldError) ParamField() string { return e.Field }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return fielderr.New(field, format, args...) }
 
 func oneOf(field, v string, allowed ...string) error {
 	for _, a := range allowed {
