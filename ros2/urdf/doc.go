@@ -4,7 +4,8 @@
 // the PI Plus–like humanoid (legs, arms and neck on a torso held by a test
 // stand), built from the kinematics package, the one source of the numbers
 // the simulator, the server, the web UI and the arms' inverse kinematics
-// use.
+// use. Joint limits are the built-in robot configurations' joints.yaml
+// limits, which the motor middleware clamps commands to.
 //
 // go generate ./ros2/urdf writes the models as saint.urdf and pi_plus.urdf
 // beside this file; a test fails when they are stale, another runs Debian's

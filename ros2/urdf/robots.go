@@ -1,11 +1,37 @@
 package urdf
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/kinematics"
 )
+
+// The robot types whose built-in joints.yaml gives the models' joint
+// limits.
+const (
+	ReferenceType = "saint-T-0L10A2G3H0W"
+	HumanoidType  = "pi_plus-S-12L8A0G2H0W"
+)
+
+// limitsOf is each joint's lower and upper limit (rad, URDF frame) by
+// robot-wide name, from the built-in configuration of robotType: the
+// limits the motor middleware clamps commands to.
+func limitsOf(robotType string) map[string][2]float64 {
+	r, err := bringup.Resolve(fixtures.Config(), robotType)
+	if err != nil {
+		panic(fmt.Sprintf("urdf: the built-in configuration %s: %v", robotType, err)) // embedded; a test builds both models
+	}
+	out := map[string][2]float64{}
+	for i, n := range r.Joints.JointNames {
+		out[n] = [2]float64{r.Joints.Lower[i], r.Joints.Upper[i]}
+	}
+	return out
+}
 
 // Robots are the models go generate writes: the reference robot's and the
 // humanoid's.
@@ -63,10 +89,11 @@ func Reference() *Robot {
 		Shape: "box", Origin: mgl64.Vec3{0, 0, (hullTop + torsoTop) / 2}, Size: mgl64.Vec3{0.14, 0.36, torsoTop - hullTop}, Colour: "body",
 	}}})
 	r.Joints = append(r.Joints, Joint{Name: "torso_joint", Type: Fixed, Parent: "base_link", Child: "torso"})
+	limits := limitsOf(ReferenceType)
 	for _, side := range []string{"left", "right"} {
-		addArm(r, side, kinematics.DefaultArm(side))
+		addArm(r, side, kinematics.DefaultArm(side), limits)
 	}
-	addHead(r, head)
+	addHead(r, head, limits)
 	return r
 }
 
@@ -75,7 +102,7 @@ func Reference() *Robot {
 // along z, shoulder_lift, elbow and wrist_pitch about y and wrist_roll
 // about x, each link along x, and {side}_gripper at the fingers' centre,
 // its x axis out of the hand.
-func addArm(r *Robot, side string, a kinematics.Arm) {
+func addArm(r *Robot, side string, a kinematics.Arm, limits map[string][2]float64) {
 	mount := "arm_" + side + "_base"
 	r.Links = append(r.Links, Link{Name: mount, Visuals: []Visual{{Shape: "sphere", Radius: 0.035, Colour: "joint"}}})
 	r.Joints = append(r.Joints, Joint{Name: mount + "_joint", Type: Fixed, Parent: "torso", Child: mount, Origin: a.Mount})
@@ -92,10 +119,14 @@ func addArm(r *Robot, side string, a kinematics.Arm) {
 		case kinematics.NumJoints - 1:
 			axis = mgl64.Vec3{1, 0, 0}
 		}
+		lo, hi := a.Lower[i], a.Upper[i]
+		if l, ok := limits[joint]; ok {
+			lo, hi = l[0], l[1]
+		}
 		r.Links = append(r.Links, Link{Name: link, Visuals: segment(along.Mul(a.Links[i]), 0.025, "body")})
 		r.Joints = append(r.Joints, Joint{
 			Name: joint, Type: Revolute, Parent: parent, Child: link, Origin: offset, Axis: axis,
-			Lower: a.Lower[i], Upper: a.Upper[i], Effort: servoEffort, Velocity: servoVelocity,
+			Lower: lo, Upper: hi, Effort: servoEffort, Velocity: servoVelocity,
 		})
 		parent, offset = link, along.Mul(a.Links[i])
 	}
@@ -111,26 +142,26 @@ const headHeight = 0.16
 // addHead adds the head: pan about z, tilt about y (positive looks down),
 // roll about x, all three axes through kinematics.HeadMount, as
 // kinematics.HeadFacing turns the face.
-func addHead(r *Robot, mount mgl64.Vec3) {
+func addHead(r *Robot, mount mgl64.Vec3, limits map[string][2]float64) {
 	parent := "torso"
 	origin := mount
 	for _, j := range []struct {
 		name string
 		axis mgl64.Vec3
-		lo   float64
-		hi   float64
 	}{
-		// The head's servo travel (joints.yaml: head_pan ±π, head_tilt
-		// ±π/2, head_roll ±π/4).
-		{"head_pan", mgl64.Vec3{0, 0, 1}, -math.Pi, math.Pi},
-		{"head_tilt", mgl64.Vec3{0, 1, 0}, -math.Pi / 2, math.Pi / 2},
-		{"head_roll", mgl64.Vec3{1, 0, 0}, -math.Pi / 4, math.Pi / 4},
+		{"head_pan", mgl64.Vec3{0, 0, 1}},
+		{"head_tilt", mgl64.Vec3{0, 1, 0}},
+		{"head_roll", mgl64.Vec3{1, 0, 0}},
 	} {
 		link := j.name + "_link"
+		l, ok := limits[j.name]
+		if !ok {
+			l = [2]float64{-math.Pi, math.Pi}
+		}
 		r.Links = append(r.Links, Link{Name: link})
 		r.Joints = append(r.Joints, Joint{
 			Name: j.name, Type: Revolute, Parent: parent, Child: link, Origin: origin, Axis: j.axis,
-			Lower: j.lo, Upper: j.hi, Effort: servoEffort, Velocity: servoVelocity,
+			Lower: l[0], Upper: l[1], Effort: servoEffort, Velocity: servoVelocity,
 		})
 		parent, origin = link, mgl64.Vec3{}
 	}
@@ -160,6 +191,7 @@ var humanoidLimbs = []struct{ instance, prefix, tip string }{
 // (left_foot, right_hand, head …).
 func Humanoid() *Robot {
 	r := &Robot{Name: "pi_plus", Root: "base_link"}
+	limits := limitsOf(HumanoidType)
 	const shoulders = kinematics.PelvisHeight + 0.30
 	r.Links = append(r.Links, Link{Name: "base_link"}, Link{Name: "torso", Visuals: []Visual{
 		{Shape: "box", Origin: mgl64.Vec3{0, 0, (kinematics.PelvisHeight + shoulders) / 2}, Size: mgl64.Vec3{0.10, 0.22, shoulders - kinematics.PelvisHeight + 0.02}, Colour: "body"},
@@ -182,10 +214,14 @@ func Humanoid() *Robot {
 			if i == 0 {
 				origin = origin.Add(j.Offset)
 			}
+			l, ok := limits[joint]
+			if !ok {
+				l = [2]float64{-math.Pi, math.Pi}
+			}
 			r.Links = append(r.Links, Link{Name: link, Visuals: segment(next, 0.02, "body")})
 			r.Joints = append(r.Joints, Joint{
 				Name: joint, Type: Revolute, Parent: parent, Child: link, Origin: origin, Axis: j.Axis,
-				Lower: -math.Pi, Upper: math.Pi, Effort: actuatorEffort, Velocity: actuatorVelocity,
+				Lower: l[0], Upper: l[1], Effort: actuatorEffort, Velocity: actuatorVelocity,
 			})
 			parent, origin = link, next
 		}

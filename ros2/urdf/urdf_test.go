@@ -230,3 +230,28 @@ func TestParseReadsWhatMarshalWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestJointLimitsAreTheRobotConfigs: each revolute joint's limits are its
+// robot configuration's joints.yaml lower and upper, the limits the motor
+// middleware clamps commands to.
+func TestJointLimitsAreTheRobotConfigs(t *testing.T) {
+	for _, c := range []struct {
+		robot *Robot
+		typ   string
+	}{{Reference(), ReferenceType}, {Humanoid(), HumanoidType}} {
+		limits := limitsOf(c.typ)
+		for _, j := range c.robot.Joints {
+			if j.Type != Revolute {
+				continue
+			}
+			l, ok := limits[j.Name]
+			if !ok {
+				t.Errorf("%s: joint %s is not in %s's joints.yaml", c.robot.Name, j.Name, c.typ)
+				continue
+			}
+			if j.Lower != l[0] || j.Upper != l[1] || j.Lower >= j.Upper {
+				t.Errorf("%s: joint %s limits %g…%g, joints.yaml %g…%g", c.robot.Name, j.Name, j.Lower, j.Upper, l[0], l[1])
+			}
+		}
+	}
+}
