@@ -184,7 +184,7 @@ func run() error {
 		clock = bridge.SimClock
 	}
 	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log, Clock: clock,
-		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot),
+		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Model: bridge.ModelOf(robot),
 		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err
@@ -193,6 +193,17 @@ func run() error {
 		return err
 	}
 	defer br.Stop()
+	// ROS 2's graph: one node, /saint_bridge (in the robot's namespace),
+	// holding every reader and writer of the participant.
+	nodeNamespace := "/"
+	if *robotID != "" {
+		if nodeNamespace, err = bus.RobotNamespace(*robotID); err != nil {
+			return err
+		}
+	}
+	if err := pp.AnnounceNode(nodeNamespace, NodeName); err != nil {
+		return err
+	}
 	if *addrFile != "" {
 		data, _ := json.Marshal(map[string]string{"nats": *natsURL, "domain": strconv.FormatUint(uint64(domain), 10)})
 		if err := os.WriteFile(*addrFile, data, 0o644); err != nil {
@@ -219,6 +230,10 @@ func run() error {
 		}
 	}
 }
+
+// NodeName is the bridge's ROS 2 node name: `ros2 node list` shows
+// /saint_bridge (/robot_7/saint_bridge with --robot-id 7).
+const NodeName = "saint_bridge"
 
 // participant adapts the Cyclone DDS participant to the bridge.
 type participant struct{ p *cyclone.Participant }

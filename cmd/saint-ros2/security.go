@@ -39,7 +39,7 @@ func securityFlags(fs *flag.FlagSet) func() (*cyclone.Security, error) {
 			return nil, fmt.Errorf("--ros2-security: %w", err)
 		}
 		return &cyclone.Security{IdentityCA: e.IdentityCA, Cert: e.Cert, Key: e.Key, PermissionsCA: e.PermissionsCA,
-			Governance: e.Governance, Permissions: e.Permissions}, nil
+			Governance: e.Governance, Permissions: e.Permissions, Enclave: *enclave}, nil
 	}
 }
 

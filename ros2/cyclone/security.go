@@ -23,6 +23,10 @@ type Security struct {
 	PermissionsCA string // permissions_ca.cert.pem
 	Governance    string // governance.p7s
 	Permissions   string // permissions.p7s
+	// Enclave is the enclave's name (e.g. /saint_bridge), which the
+	// participant's USER_DATA carries as ROS 2's middlewares do; "" is
+	// the root enclave, "/".
+	Enclave string
 }
 
 // pluginDirs are where Debian's libddsc0 ships Cyclone DDS's security
@@ -101,5 +105,5 @@ func NewSecureParticipant(domain uint32, sec Security) (*Participant, error) {
 		C.free(unsafe.Pointer(ck))
 		C.free(unsafe.Pointer(cv))
 	}
-	return newParticipant(domain, qos)
+	return newParticipant(domain, qos, enclaveUserData(sec.Enclave))
 }
