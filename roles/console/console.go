@@ -120,10 +120,10 @@ func (c *Console) open() error {
 	err := errors.Join(
 		rolekit.Subscribe(&c.Kit, env.Prefix+"/display", qos, c.onDisplay),
 		rolekit.Subscribe(&c.Kit, env.Prefix+"/alerts", qos, c.onAlert),
-		rolekit.Subscribe(&c.Kit, msg.TopicRouterStatus, qos, c.onRouterStatus),
-		rolekit.Subscribe(&c.Kit, msg.TopicAllNodeStatus, qos, c.onNodeStatus))
+		rolekit.SubscribeState(&c.Kit, msg.TopicRouterStatus, qos, c.onRouterStatus),
+		rolekit.SubscribeState(&c.Kit, msg.TopicAllNodeStatus, qos, c.onNodeStatus))
 	if err == nil && c.cfg.batteryTopic != "" {
-		err = rolekit.Subscribe(&c.Kit, c.cfg.batteryTopic, qos, c.onBattery)
+		err = rolekit.SubscribeState(&c.Kit, c.cfg.batteryTopic, qos, c.onBattery)
 	}
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
@@ -374,20 +374,14 @@ func (c *Console) onNodeStatus(s msg.NodeStatus) {
 	}
 }
 
-// batteryReading is the part of a power topic's message (msg.PowerState's
-// shape) the console shows; Present is nil when the topic does not say.
-type batteryReading struct {
-	Voltage float64 `json:"voltage"`
-	Present *bool   `json:"present"`
-}
-
-// onBattery shows the voltage of a power topic.
-func (c *Console) onBattery(p batteryReading) {
-	if p.Present != nil && !*p.Present {
+// onBattery shows the voltage of a power topic (roles/power's PowerState):
+// none while the monitor does not answer.
+func (c *Console) onBattery(p msg.PowerState) {
+	if !p.Present {
 		c.battery = 0
 		return
 	}
-	c.battery = p.Voltage
+	c.battery = float64(p.Voltage)
 }
 
 // shownAlert is the alert the screen shows: the highest level, newest
