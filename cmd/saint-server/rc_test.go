@@ -9,39 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
-	"golang.org/x/sys/unix"
 
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/hal/serial/serialtest"
 	"github.com/saint-os/saint/server/inputs/rc"
 )
-
-// openPTY opens a pseudo-terminal: the master the test writes frames into,
-// and the path of the slave, the "UART" saint-server reads.
-func openPTY(t *testing.T) (*os.File, string) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here (/dev/ptmx: %v)", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	return m, "/dev/pts/" + strconv.Itoa(n)
-}
 
 // transmitter writes one protocol's frames into the pty master every
 // period, as a receiver on a UART would, until stopped.
@@ -150,7 +129,7 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs saint-server")
 	}
-	master, slave := openPTY(t)
+	master, slave := serialtest.OpenPTY(t)
 	bin := build(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -297,7 +276,7 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 
 	// saintctl rc send, as a technician would use it with a USB serial
 	// adapter: its pty's master is bridged to the server's, the cable.
-	ctlMaster, ctlSlave := openPTY(t)
+	ctlMaster, ctlSlave := serialtest.OpenPTY(t)
 	go func() { _, _ = io.Copy(master, ctlMaster) }()
 	ctl := filepath.Join(dir, "saintctl")
 	if out, err := exec.Command("go", "build", "-o", ctl, "../saintctl").CombinedOutput(); err != nil {
