@@ -31,6 +31,19 @@ func CheckFor(t testing.TB, total, interval time.Duration, f func() error) {
 	t.Fatalf("condition not met after %v: %v", total, err)
 }
 
+// WaitUntil calls ok every 5 ms until it returns true, and fails the test
+// naming what it waited for if that has not happened within total. It is
+// CheckFor for conditions that have no error of their own to report.
+func WaitUntil(t testing.TB, total time.Duration, what string, ok func() bool) {
+	t.Helper()
+	CheckFor(t, total, 5*time.Millisecond, func() error {
+		if ok() {
+			return nil
+		}
+		return fmt.Errorf("waiting for %s", what)
+	})
+}
+
 // RunExecutor returns a wall-clock executor running on its own goroutine
 // until the test ends.
 func RunExecutor(t testing.TB) *executor.Executor {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/hal/executor"
@@ -162,7 +163,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 		"--allow-unsigned-firmware")
 
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		un, err := c.unadopted()
 		if err != nil {
 			return err
@@ -174,7 +175,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 	})
 	adoptedAt := time.Now()
 	c.mustGet("adopt_node", map[string]any{"node_id": n.id, "role": "tracks"}, nil)
-	checkFor(t, 10*time.Second, func() error { return c.checkActive(n.id, "tracks", adoptedAt) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkActive(n.id, "tracks", adoptedAt) })
 
 	key, err := natsbus.ReadKey(filepath.Join(srv.data, "bus", "tools.nk"))
 	if err != nil {
@@ -210,21 +211,6 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 type errNotYet string
 
 func (e errNotYet) Error() string { return string(e) }
-
-func checkFor(t *testing.T, d time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // driveTracks publishes cmd_vel at 0.8 m/s every 100 ms, as the router
 // does for a joystick, until stop is called.
@@ -285,7 +271,7 @@ func TestTracksStopOnANetworkPartition(t *testing.T) {
 	_, proxy, client, states := linkTestSetup(t)
 	stop := driveTracks(client)
 	defer stop()
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
 		if s := states.snapshot(); len(s) < 20 || !s[len(s)-1].MotorsEnabled {
 			if len(s) > 0 {
 				return fmt.Errorf("tracks not driving yet: %d TrackStates, last %+v", len(s), s[len(s)-1])
@@ -298,7 +284,7 @@ func TestTracksStopOnANetworkPartition(t *testing.T) {
 	proxy.setCut(true)
 	time.Sleep(1500 * time.Millisecond)
 	proxy.setCut(false)
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		s := states.snapshot()
 		if len(s) < from+30 || !s[len(s)-1].MotorsEnabled {
 			return errNotYet("no TrackStates from after the partition yet")
@@ -316,7 +302,7 @@ func TestTracksStopWhenTheServerIsKilled(t *testing.T) {
 	skipShort(t)
 	srv, proxy, client, states := linkTestSetup(t)
 	stop := driveTracks(client)
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
 		if s := states.snapshot(); len(s) < 20 || !s[len(s)-1].MotorsEnabled {
 			if len(s) > 0 {
 				return fmt.Errorf("tracks not driving yet: %d TrackStates, last %+v", len(s), s[len(s)-1])
@@ -335,14 +321,14 @@ func TestTracksStopWhenTheServerIsKilled(t *testing.T) {
 	}
 	srv.start()
 	srv.waitUp()
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if !client.IsConnected() {
 			return errNotYet("test client not reconnected")
 		}
 		return client.NATS().Flush()
 	})
 	proxy.setCut(false)
-	checkFor(t, 15*time.Second, func() error {
+	bustest.CheckFor(t, 15*time.Second, 50*time.Millisecond, func() error {
 		s := states.snapshot()
 		if len(s) < from+30 || !s[len(s)-1].MotorsEnabled {
 			return errNotYet("no TrackStates from after the restart yet")

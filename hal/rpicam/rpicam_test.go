@@ -3,7 +3,6 @@ package rpicam_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"image"
 	"image/color"
@@ -16,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/camera"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rpicam"
 )
 
@@ -78,15 +77,6 @@ func fakeTool(t *testing.T, body string) (path, argsFile string) {
 	return path, argsFile
 }
 
-func runExecutor(t *testing.T) *executor.Executor {
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ex
-}
-
 func TestStreamsTheToolsPictures(t *testing.T) {
 	frames := filepath.Join(t.TempDir(), "frames.mjpeg")
 	var all []byte
@@ -97,7 +87,7 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool, argsFile := fakeTool(t, "cat "+frames+"\nexec sleep 60")
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	cam := rpicam.New(rpicam.Options{Command: tool, Index: 1})
 	var mu sync.Mutex
 	var got []camera.Frame
@@ -153,7 +143,7 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 }
 
 func TestToolFailures(t *testing.T) {
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	cfg := camera.Config{Width: 640, Height: 480, FPS: 30}
 	err := rpicam.New(rpicam.Options{Command: filepath.Join(t.TempDir(), "rpicam-vid")}).Open(cfg, ex, func(camera.Frame) {})
 	if err == nil || !strings.Contains(err.Error(), "rpicam-apps") {

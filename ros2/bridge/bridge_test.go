@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -66,14 +67,10 @@ func (r *rig) encode(typ string, v any, hdr *ros2.RequestHeader) []byte {
 	return cdr
 }
 
+// checkFor waits up to 5 s for ok.
 func checkFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	bustest.WaitUntil(t, 5*time.Second, what, ok)
 }
 
 func (r *rig) routerInputs() chan msg.RouterInput {
