@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/foxglove"
@@ -278,13 +279,7 @@ func wsRouter(t testing.TB, c *wsClient, action string, out any) {
 // waitUnadopted waits until node announces itself.
 func waitUnadopted(t testing.TB, c *wsClient, node string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !c.ids("list_unadopted")[node] {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never announced itself", node)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 5*time.Second, node+" to announce itself", func() bool { return c.ids("list_unadopted")[node] })
 }
 
 // BenchmarkFoxgloveGetParameters measures a getParameters of every

@@ -17,18 +17,24 @@ import (
 // with it instead of sleeping a guessed amount.
 func CheckFor(t testing.TB, total, interval time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(total)
 	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
+	if !Poll(total, interval, func() bool { err = f(); return err == nil }) {
+		t.Fatalf("condition not met after %v: %v", total, err)
+	}
+}
+
+// Poll calls ok every interval until it returns true or total has passed,
+// and reports whether it did. It is for the waits whose shortfall the
+// caller reports itself (a benchmark counting what arrived).
+func Poll(total, interval time.Duration, ok func() bool) bool {
+	deadline := time.Now().Add(total)
+	for !ok() {
 		if time.Now().After(deadline) {
-			break
+			return false
 		}
 		time.Sleep(interval)
 	}
-	t.Fatalf("condition not met after %v: %v", total, err)
+	return true
 }
 
 // WaitUntil calls ok every 5 ms until it returns true, and fails the test

@@ -282,6 +282,7 @@ func TestTracksStopOnANetworkPartition(t *testing.T) {
 	})
 	from := len(states.snapshot())
 	proxy.setCut(true)
+	// The partition's length is the stimulus: longer than the link timeout.
 	time.Sleep(1500 * time.Millisecond)
 	proxy.setCut(false)
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
@@ -315,6 +316,7 @@ func TestTracksStopWhenTheServerIsKilled(t *testing.T) {
 	srv.kill()
 	stop()
 	proxy.setCut(true)
+	// The partition's length is the stimulus: longer than the link timeout.
 	time.Sleep(1500 * time.Millisecond)
 	if err := os.Remove(srv.addrFile); err != nil {
 		t.Fatal(err)

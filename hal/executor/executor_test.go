@@ -448,6 +448,7 @@ func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
 		// Once the 1 ms timer has run a few times (through the Waiter),
 		// however late Run starts.
 		for ticks.Load() < 3 {
+			// bustest imports this package, so its tests poll by hand.
 			time.Sleep(time.Millisecond)
 		}
 		e.Post(func() {
@@ -487,6 +488,7 @@ type slowWakeWaiter struct {
 }
 
 func (w *slowWakeWaiter) Wake() {
+	// The slowness is what this fake is for.
 	time.Sleep(20 * time.Millisecond)
 	if w.runReturned.Load() {
 		w.lateWakes.Add(1)
@@ -510,7 +512,7 @@ func TestRunReturnsAfterItsCancelWake(t *testing.T) {
 			w.runReturned.Store(true)
 			errc <- err
 		}()
-		for w.waits.Load() == 0 {
+		for w.waits.Load() == 0 { // polled by hand: bustest imports this package
 			time.Sleep(time.Millisecond)
 		}
 		cancel()

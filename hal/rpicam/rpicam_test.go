@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -101,19 +102,15 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 	if err := cam.Open(camera.Config{Width: 64, Height: 48, FPS: 10}, ex, func(camera.Frame) {}); !errors.Is(err, camera.ErrOpen) {
 		t.Errorf("second Open: %v, want ErrOpen", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	bustest.CheckFor(t, 10*time.Second, 5*time.Millisecond, func() error {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == 3 {
-			break
+		if n != 3 {
+			return fmt.Errorf("%d frames, want 3", n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want 3", n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	mu.Lock()
 	for i, f := range got {
 		r, g, b := f.RGB(32, 24)
@@ -154,13 +151,7 @@ func TestToolFailures(t *testing.T) {
 	if err := cam.Open(cfg, ex, func(camera.Frame) {}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for cam.Err() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("a failing tool is not reported")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 10*time.Second, "the failing tool to be reported", func() bool { return cam.Err() != nil })
 	if err := cam.Err(); !strings.Contains(err.Error(), "no cameras available") {
 		t.Errorf("Err() = %v, want the tool's message", err)
 	}
