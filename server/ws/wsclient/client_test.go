@@ -1,8 +1,9 @@
-package client
+package wsclient
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,7 +86,7 @@ func TestSubscribeCommandAndUpdates(t *testing.T) {
 	if u.Topic != "tracks" || u.Timestamp != 12.5 || !strings.Contains(string(u.Data), `"left_velocity":0.25`) {
 		t.Errorf("update = %+v %s", u, u.Data)
 	}
-	send <- map[string]any{"id": "viz-2", "type": "response", "status": "error", "message": "tracks: e-stop active"}
+	send <- map[string]any{"id": "client-2", "type": "response", "status": "error", "message": "tracks: e-stop active"}
 	send <- map[string]any{"type": "state", "node": "head", "timestamp": 13, "data": json.RawMessage(`{}`)}
 	recv(t, c.Updates()) // the error answer was read before this update
 	if got := c.LastError(); got != "tracks: e-stop active" {
@@ -98,5 +99,53 @@ func TestDialWrongTokenNamesTheStatus(t *testing.T) {
 	_, err := Dial(context.Background(), url, "wrong")
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("Dial with a wrong token: %v, want an error naming HTTP 401", err)
+	}
+}
+
+// Call waits for the answer to its own request, whatever arrives first,
+// and returns an error answer's code, field and message.
+func TestCallWaitsForItsAnswer(t *testing.T) {
+	url, got, send := fakeServer(t, "secret")
+	c, err := DialOptions(context.Background(), url, "secret", Options{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	type result struct {
+		data json.RawMessage
+		err  error
+	}
+	call := func(action string) <-chan result {
+		r := make(chan result, 1)
+		go func() {
+			data, err := c.Call(context.Background(), "management", "", action, nil)
+			r <- result{data, err}
+		}()
+		return r
+	}
+	first := call("list_adopted")
+	m := recv(t, got)
+	if m["type"] != "management" || m["action"] != "list_adopted" || m["id"] != "test-1" {
+		t.Fatalf("sent %v", m)
+	}
+	send <- map[string]any{"type": "state", "node": "tracks", "data": map[string]any{}}
+	send <- map[string]any{"id": "other", "type": "response", "status": "ok", "data": 1}
+	send <- map[string]any{"id": "test-1", "type": "response", "status": "ok", "data": map[string]any{"nodes": []any{}}}
+	if r := recv(t, first); r.err != nil || string(r.data) != `{"nodes":[]}` {
+		t.Errorf("Call = %s, %v", r.data, r.err)
+	}
+	second := call("adopt_node")
+	m = recv(t, got)
+	send <- map[string]any{"id": m["id"], "type": "response", "status": "error", "message": "node_id: missing",
+		"error": map[string]any{"code": "invalid_params", "field": "node_id", "message": "node_id: missing"}}
+	r := recv(t, second)
+	var ce *CallError
+	if !errors.As(r.err, &ce) || ce.Code != "invalid_params" || ce.Field != "node_id" || ce.Message != "node_id: missing" {
+		t.Errorf("error answer: %v, want a CallError naming node_id", r.err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Call(ctx, "management", "", "list_adopted", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Call with an ended context: %v", err)
 	}
 }
