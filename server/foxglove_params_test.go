@@ -254,25 +254,8 @@ func TestFoxgloveParameters(t *testing.T) {
 // into out.
 func wsRouter(t testing.TB, c *wsClient, action string, out any) {
 	t.Helper()
-	if err := c.conn.WriteJSON(map[string]any{"id": "router", "type": "router", "action": action}); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		var r response
-		if err := c.conn.ReadJSON(&r); err != nil {
-			t.Fatal(err)
-		}
-		if r.ID != "router" {
-			continue
-		}
-		if r.Status != "ok" {
-			t.Fatalf("router %s: %s", action, r.Message)
-		}
-		if err := json.Unmarshal(r.Data, out); err != nil {
-			t.Fatal(err)
-		}
-		return
+	if err := c.Call("router", "", action, nil, out); err != nil {
+		t.Fatalf("router %s: %v", action, err)
 	}
 }
 
