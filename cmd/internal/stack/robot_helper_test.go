@@ -58,15 +58,7 @@ func startRobot(t *testing.T, r testRobot) (*Stack, *bringup.Robot, func(time.Du
 	if err := st.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- st.Exec.Run(ctx) }()
-		st.Shutdown()
-		cancel()
-		<-done
-	})
+	shutdownAtEnd(t, st)
 	var adoptErr error
 	if err := st.Exec.Do(ctx, func() { adoptErr = st.AdoptAll(r.Adopt) }); err != nil {
 		t.Fatal(err)
@@ -118,4 +110,18 @@ func startRobot(t *testing.T, r testRobot) (*Stack, *bringup.Robot, func(time.Du
 		}
 	}
 	return st, robot, run
+}
+
+// shutdownAtEnd shuts st down when the test ends, running its executor
+// meanwhile (a held or stopped one would not carry the shutdown out).
+func shutdownAtEnd(tb testing.TB, st *Stack) {
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- st.Exec.Run(ctx) }()
+		st.Shutdown()
+		cancel()
+		<-done
+	})
 }
