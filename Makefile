@@ -33,7 +33,7 @@ FUZZ_TARGETS := server/mdns:FuzzAnswer roleconfig:FuzzParse server/router:FuzzPa
 	server/firmware:FuzzUpload server/firmware:FuzzManifest server/firmware:FuzzCheckExecutable fwsign:FuzzParseAndVerify \
 	server/adoption:FuzzRegistryFile server/settings:FuzzSettingsFile server/settings:FuzzPatch \
 	server/inputs/livelink:FuzzSendersFile node:FuzzStoreFiles server:FuzzRequests server/foxglove:FuzzClientMessage \
-	server/foxglove:FuzzParamMessage
+	server/foxglove:FuzzParamMessage server/busaccess:FuzzGrantsFile server/busaccess:FuzzRejectedFile
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \

@@ -37,9 +37,8 @@ func (s *Store) Path(name string) string { return s.path(name) }
 // PreviousFirmware returns the record of the image kept as previous.img.
 func (s *Store) PreviousFirmware() (InstalledFirmware, bool) {
 	var f InstalledFirmware
-	data, err := os.ReadFile(s.path(firmwarePreviousRecord))
-	if err != nil || yaml.Unmarshal(data, &f) != nil {
-		return f, false
+	if found, err := persist.ReadYAML(s.path(firmwarePreviousRecord), &f); !found || err != nil {
+		return InstalledFirmware{}, false
 	}
 	return f, true
 }

@@ -1,11 +1,13 @@
 package node_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/saint-os/saint/node"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roleconfig"
 )
 
@@ -24,6 +26,13 @@ func FuzzStoreFiles(f *testing.F) {
 	f.Add(uint8(4), []byte("- version: 1.2.0\n  checksum_sha256: ABC\n  reason: crashed\n"))
 	f.Add(uint8(5), []byte("version: 1.2.0\nchecksum_sha256: abc\nsize_bytes: -1\n"))
 	f.Add(uint8(0), []byte("assigned_role: [a, b]\n"))
+	// What a bug, an editor or a torn write leaves: null, nothing, a
+	// truncation, garbage.
+	for which := range storeFiles {
+		for _, d := range []string{"null", "~", "", "\n", "assigned_role: he", "node_id: \"n-", "- version: 1.2.0\n  checksum_sha256: \"AB", "\x00\x00\x00"} {
+			f.Add(uint8(which), []byte(d))
+		}
+	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		dir := t.TempDir()
 		name := storeFiles[int(which)%len(storeFiles)]
@@ -41,7 +50,13 @@ func FuzzStoreFiles(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec, got, ok, err := s.LoadRole(); ok {
+		rec, got, ok, err := s.LoadRole()
+		if errors.Is(err, persist.ErrDamaged) {
+			if _, serr := os.Stat(filepath.Join(dir, "role.yaml")); !os.IsNotExist(serr) {
+				t.Fatalf("a damaged role.yaml (%v) was left in place", err)
+			}
+		}
+		if ok {
 			if err != nil || rec.AssignedRole == "" {
 				t.Fatalf("LoadRole: ok with %+v, %v", rec, err)
 			}
@@ -49,7 +64,13 @@ func FuzzStoreFiles(f *testing.F) {
 				t.Fatalf("LoadRole: configuration does not match checksum %s", rec.ConfigChecksum)
 			}
 		}
-		if id, ok, err := s.LoadIdentity(); ok && err == nil {
+		id, ok, err := s.LoadIdentity()
+		if errors.Is(err, persist.ErrDamaged) {
+			if _, serr := os.Stat(filepath.Join(dir, "identity.yaml")); !os.IsNotExist(serr) {
+				t.Fatalf("a damaged identity.yaml (%v) was left in place", err)
+			}
+		}
+		if ok && err == nil {
 			if err := s.SaveIdentity(id); err != nil {
 				t.Fatal(err)
 			}

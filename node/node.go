@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/saint-os/saint/hal/board"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roleconfig"
 	"github.com/saint-os/saint/roles"
 	"github.com/saint-os/saint/roles/rolekit"
@@ -108,6 +110,10 @@ type Node struct {
 
 	state   State
 	message string
+	// busLink is what the node last knew of its bus link when it was not
+	// plainly up (BusLink): shown in its status while there is no other
+	// message.
+	busLink string
 	version string
 	// floor is the anti-rollback floor: the newest version this node has
 	// run or installed (Store.FirmwareFloor). Older offers need the
@@ -150,6 +156,7 @@ func New(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.now = opts.Exec.Now
 	if opts.FirmwareVersion == "" {
 		opts.FirmwareVersion = "0.0.0"
 	}
@@ -260,6 +267,11 @@ func (n *Node) Stop() {
 
 func (n *Node) ensureIdentity() error {
 	id, ok, err := n.store.LoadIdentity()
+	if errors.Is(err, persist.ErrDamaged) {
+		// Moved aside: written again from the board below.
+		n.log.Error("identity file damaged; writing a new one", "err", err)
+		err = nil
+	}
 	if err != nil || (ok && id.NodeID == n.id) {
 		return err
 	}
@@ -320,6 +332,8 @@ func (n *Node) later(gen uint64, f func(uint64)) {
 func (n *Node) checkRole(gen uint64) {
 	rec, cfgData, ok, err := n.store.LoadRole()
 	if err != nil {
+		// A damaged role.yaml is already moved aside (kept); the node is
+		// unadopted until the server adopts it again.
 		n.log.Error("stored role unusable; clearing it", "err", err)
 		n.setMessage("stored role unusable: %v", err)
 		_ = n.store.ClearRole()
@@ -630,6 +644,34 @@ func (n *Node) resetEdge(ev gpio.EdgeEvent) {
 	}
 }
 
+// BusLink tells the node how its bus link is: down (with why), or up
+// again (with how long it took). The bus client reports it (natsbus
+// Options.OnLink); call it on Options.Exec. When the link is back the node
+// says so at once: its status (carrying what kept it out) and, unadopted,
+// its announcement, so the server sees it again without waiting for the
+// next period.
+func (n *Node) BusLink(up bool, detail string) {
+	if !up {
+		n.busLink = "bus link down: " + detail
+		return
+	}
+	if n.busLink == "" && detail == "" {
+		return
+	}
+	n.busLink = ""
+	if detail != "" {
+		n.busLink = "bus link back: " + detail
+		n.log.Info("bus link back", "detail", detail)
+	}
+	if n.status == nil {
+		return // not started: the first status comes with the start
+	}
+	n.publishStatus()
+	if n.state == msg.StateUnadopted {
+		n.publishGPIOStatus()
+	}
+}
+
 // Status returns the node's current NodeStatus.
 func (n *Node) Status() msg.NodeStatus {
 	info := n.o.Board.Info()
@@ -646,7 +688,7 @@ func (n *Node) Status() msg.NodeStatus {
 		CPUUsage:        float32(met.CPUUsagePct),
 		MemoryUsage:     float32(met.MemoryUsagePct),
 		UptimeSeconds:   n.uptime(),
-		Message:         n.message,
+		Message:         cmp.Or(n.message, n.busLink),
 		Timestamp:       float64(n.o.Exec.Now().UnixNano()) / 1e9,
 	}
 	if n.role != nil {

@@ -655,6 +655,33 @@ func TestRoleWarningsReachTheLogTopic(t *testing.T) {
 	}
 }
 
+// The bus client tells the node how its link is: while down, and once back
+// with what kept it out, the node's status says so; once back it sends
+// its status and (unadopted) its announcement at once, so the server sees
+// it again without waiting for the next period.
+func TestBusLinkInStatus(t *testing.T) {
+	r := newRig(t, simboard.Head)
+	r.run(3 * time.Second)
+	r.node.BusLink(false, "nats: authorization violation; 4 attempts in 2s, still trying")
+	if m := r.node.Status().Message; !strings.Contains(m, "bus link down") || !strings.Contains(m, "authorization violation") {
+		t.Errorf("status message while down: %q", m)
+	}
+	statuses, announced := len(r.statuses), len(r.announcements)
+	r.node.BusLink(true, "after 5 failed attempts in 3s (the last: nats: authorization violation)")
+	r.run(10 * time.Millisecond) // far less than a status or announcement period
+	if len(r.statuses) == statuses || len(r.announcements) == announced {
+		t.Fatalf("back on the bus: %d statuses and %d announcements since, want one of each at once",
+			len(r.statuses)-statuses, len(r.announcements)-announced)
+	}
+	if m := r.statuses[len(r.statuses)-1].Message; !strings.Contains(m, "bus link back") || !strings.Contains(m, "5 failed attempts") {
+		t.Errorf("status message once back: %q", m)
+	}
+	r.node.BusLink(true, "")
+	if m := r.node.Status().Message; m != "" {
+		t.Errorf("status message after a plain reconnection: %q, want none", m)
+	}
+}
+
 // An unadopted node announces each free pin's level as the board reads it,
 // and follows it when it changes: the tracks board's pull-downs hold the
 // bridge enables low, GPIO4 has the SoC's power-on pull-up, and a wire

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -59,6 +60,9 @@ type InstalledFirmware struct {
 //	                     was enrolled with, the CA it met (saint-node)
 type Store struct {
 	dir string
+	// now names the copies of damaged files; a node sets it to its
+	// executor's clock.
+	now func() time.Time
 }
 
 // NewStore returns the store in dir, creating it.
@@ -69,7 +73,9 @@ func NewStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "firmware"), 0o755); err != nil {
 		return nil, fmt.Errorf("node: state directory: %w", err)
 	}
-	return &Store{dir: dir}, nil
+	// A store opened outside a node (tools, tests) names the copies of
+	// damaged files by the wall clock: they are for a person to read.
+	return &Store{dir: dir, now: time.Now}, nil
 }
 
 // Dir returns the store's directory.
@@ -80,17 +86,16 @@ func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
 // LoadRole returns the stored role and its configuration; ok is false when
 // the node has no role. A role.yaml whose configuration is missing or does
 // not match its checksum is an error: the caller treats the node as
-// unadopted and says why.
+// unadopted and says why. A role.yaml that is empty, null, truncated or
+// garbled is moved aside (role.yaml.corrupt-<time>) first, and the error
+// wraps persist.ErrDamaged.
 func (s *Store) LoadRole() (rec RoleRecord, config []byte, ok bool, err error) {
-	data, err := os.ReadFile(s.path("role.yaml"))
-	if errors.Is(err, os.ErrNotExist) {
-		return rec, nil, false, nil
+	found, err := persist.ReadYAML(s.path("role.yaml"), &rec)
+	if !found {
+		return RoleRecord{}, nil, false, nil
 	}
 	if err != nil {
-		return rec, nil, false, fmt.Errorf("node: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &rec); err != nil {
-		return rec, nil, false, fmt.Errorf("node: role.yaml: %w", err)
+		return RoleRecord{}, nil, false, s.moveAside("role.yaml", err)
 	}
 	if rec.AssignedRole == "" {
 		return rec, nil, false, errors.New("node: role.yaml: assigned_role is empty")
@@ -128,19 +133,33 @@ func (s *Store) ClearRole() error {
 	return persist.Remove(s.path("role_config.yaml"))
 }
 
-// LoadIdentity returns identity.yaml; ok is false if there is none.
+// LoadIdentity returns identity.yaml; ok is false if there is none. A
+// damaged identity.yaml (empty, null, truncated, garbled) is moved aside
+// and reported with an error wrapping persist.ErrDamaged: the caller
+// writes a new one from the board.
 func (s *Store) LoadIdentity() (id Identity, ok bool, err error) {
-	data, err := os.ReadFile(s.path("identity.yaml"))
-	if errors.Is(err, os.ErrNotExist) {
-		return id, false, nil
+	found, err := persist.ReadYAML(s.path("identity.yaml"), &id)
+	if !found {
+		return Identity{}, false, nil
 	}
 	if err != nil {
-		return id, false, fmt.Errorf("node: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &id); err != nil {
-		return id, false, fmt.Errorf("node: identity.yaml: %w", err)
+		return Identity{}, false, s.moveAside("identity.yaml", err)
 	}
 	return id, true, nil
+}
+
+// moveAside keeps damaged state file name for inspection
+// (name.corrupt-<time>) and returns why, wrapping err. Read errors that are
+// not damage (permissions, I/O) leave the file where it is.
+func (s *Store) moveAside(name string, err error) error {
+	if !errors.Is(err, persist.ErrDamaged) {
+		return fmt.Errorf("node: %w", err)
+	}
+	moved, mvErr := persist.MoveAside(s.path(name), s.now())
+	if mvErr != nil {
+		return fmt.Errorf("node: %w (and it could not be moved aside: %v)", err, mvErr)
+	}
+	return fmt.Errorf("node: %w; moved to %s", err, filepath.Base(moved))
 }
 
 // SaveIdentity writes identity.yaml.
@@ -219,9 +238,8 @@ func (s *Store) install(staged string, info InstalledFirmware) (string, error) {
 // InstalledFirmware returns the record of the last installed image.
 func (s *Store) InstalledFirmware() (InstalledFirmware, bool) {
 	var f InstalledFirmware
-	data, err := os.ReadFile(s.path(firmwareRecord))
-	if err != nil || yaml.Unmarshal(data, &f) != nil {
-		return f, false
+	if found, err := persist.ReadYAML(s.path(firmwareRecord), &f); !found || err != nil {
+		return InstalledFirmware{}, false
 	}
 	return f, true
 }

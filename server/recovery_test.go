@@ -3,43 +3,64 @@ package server_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/activity"
+	"github.com/saint-os/saint/server/inputs/livelink"
 )
 
-// A server whose adopted.json and settings.json were truncated (a power
-// cut on a file system without the atomic writes, a full disk) still
-// starts: both are moved aside and kept, the errors are in the activity
-// log, and the settings are the defaults.
+// A server whose adopted.json, settings.json and LiveLink allow-list were
+// truncated (a power cut on a file system without the atomic writes, a
+// full disk), emptied or set to null (a bug, a hand edit) still starts:
+// each is moved aside and kept, each is an error in the activity log, the
+// settings are the defaults, no node is taken from the registry and no
+// LiveLink sender is admitted.
 func TestServerStartsWithDamagedStateFiles(t *testing.T) {
-	data := t.TempDir()
-	for name, body := range map[string]string{
-		"adopted.json":  `[{"node_id":"n1","role":"hea`,
-		"settings.json": `{"system":{"server_name":`,
+	for _, damage := range []struct{ name, registry, settings, senders string }{
+		{"truncated", `[{"node_id":"n1","role":"hea`, `{"system":{"server_name":`, `{"allowed":[{"address":"10.0`},
+		{"null", "null", "null", "null"},
+		{"empty", "", "\n", " "},
 	} {
-		if err := os.WriteFile(filepath.Join(data, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv, err := server.New(server.Options{Bus: mem.NewBroker().Connect(nil), ConfigDir: configDir, DataDir: data, NoAuth: true})
-	if err != nil {
-		t.Fatalf("damaged state files stopped the server: %v", err)
-	}
-	for _, name := range []string{"adopted.json", "settings.json"} {
-		if kept, _ := filepath.Glob(filepath.Join(data, name+".corrupt-*")); len(kept) != 1 {
-			t.Errorf("%s: kept copies %v, want one", name, kept)
-		}
-	}
-	var errs []string
-	events, _ := srv.Activity().Query(activity.Filter{Level: "ERROR", Search: "damaged"})
-	for _, e := range events {
-		errs = append(errs, e.Message)
-	}
-	if len(errs) != 2 {
-		t.Errorf("activity log errors about damaged files: %q, want two", errs)
+		t.Run(damage.name, func(t *testing.T) {
+			data := t.TempDir()
+			files := map[string]string{"adopted.json": damage.registry, "settings.json": damage.settings, livelink.SendersFile: damage.senders}
+			for name, body := range files {
+				if err := os.WriteFile(filepath.Join(data, name), []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv, err := server.New(server.Options{Bus: mem.NewBroker().Connect(nil), ConfigDir: configDir, DataDir: data, NoAuth: true})
+			if err != nil {
+				t.Fatalf("damaged state files stopped the server: %v", err)
+			}
+			for name, body := range files {
+				kept, _ := filepath.Glob(filepath.Join(data, name+".corrupt-*"))
+				if len(kept) != 1 {
+					t.Errorf("%s: kept copies %v, want one", name, kept)
+					continue
+				}
+				if b, _ := os.ReadFile(kept[0]); string(b) != body {
+					t.Errorf("%s: the copy holds %q, want %q", name, b, body)
+				}
+			}
+			events, _ := srv.Activity().Query(activity.Filter{Level: "ERROR"})
+			var errs []string
+			for _, e := range events {
+				errs = append(errs, e.Message)
+			}
+			for _, want := range []string{"adopted.json", "settings.json", "LiveLink allow-list"} {
+				if !slices.ContainsFunc(errs, func(m string) bool { return strings.Contains(m, want) }) {
+					t.Errorf("no error in the activity log names %s: %q", want, errs)
+				}
+			}
+			if n := len(srv.Adoption().Adopted()); n != 0 {
+				t.Errorf("%d adopted nodes from a damaged registry", n)
+			}
+		})
 	}
 }
 

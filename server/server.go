@@ -346,7 +346,7 @@ func (s *Server) register() error {
 	// The router reads its routes here, before the executor runs it.
 	if s.router, err = router.Register(h, router.Options{
 		DataDir: o.DataDir, LiveLink: s.liveLink.Registry(), Presets: router.ConfigPresets(o.ConfigDir),
-		Sessions: mot, Arms: newArmKinematics(s.firmware).Arm,
+		Sessions: mot, Arms: newArmKinematics(s.firmware).Arm, Unreachable: s.adoption.Unreachable,
 	}); err != nil {
 		return err
 	}

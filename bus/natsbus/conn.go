@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -16,10 +18,21 @@ import (
 	"github.com/saint-os/saint/bus"
 )
 
-// DefaultReconnectWait is how long a client waits between reconnect
-// attempts when Options.ReconnectWait is 0. It is short because a node
-// whose server restarts should be back within a control period or two.
+// DefaultReconnectWait is how long a client waits between its first
+// reconnect attempts when Options.ReconnectWait is 0. It is short because
+// a node whose server restarts should be back within a control period or
+// two.
 const DefaultReconnectWait = 100 * time.Millisecond
+
+// DefaultMaxReconnectWait bounds the backoff between reconnect attempts
+// when Options.MaxReconnectWait is 0: a node kept out (a server that is
+// down, or one that refuses it while another device holds its id) tries
+// again at least this often, so it is back within seconds once it may be.
+const DefaultMaxReconnectWait = 2 * time.Second
+
+// linkLogEvery bounds how often a client still reconnecting says so in
+// its log.
+const linkLogEvery = 30 * time.Second
 
 // flushTimeout bounds the round trip Subscribe and Close make to the server.
 const flushTimeout = 2 * time.Second
@@ -29,10 +42,20 @@ const flushTimeout = 2 * time.Second
 type Options struct {
 	// Name identifies the client in the server's monitoring ("node pi-a1b2").
 	Name string
-	// ReconnectWait is the pause between reconnect attempts after the
-	// first, which is made at once; 0 means DefaultReconnectWait.
-	// Reconnection never gives up.
+	// ReconnectWait is the pause before the second reconnect attempt (the
+	// first is made at once); each pause after doubles, up to
+	// MaxReconnectWait, and is drawn at random between half and all of
+	// that, so clients refused together do not come back together.
+	// 0 means DefaultReconnectWait. Reconnection never gives up, whatever
+	// the error: a refused authorization (another device holding a node's
+	// id for a while) is retried like a server that is down.
 	ReconnectWait time.Duration
+	// MaxReconnectWait bounds the pauses; 0 means DefaultMaxReconnectWait.
+	MaxReconnectWait time.Duration
+	// OnLink, if set, is told each time the link goes down, each failed
+	// attempt to bring it back, and when it is back. It runs on the
+	// connection's callback goroutine and must not block.
+	OnLink func(Link)
 	// RetryConnect makes Connect succeed even when no server answers yet,
 	// and keep trying in the background: for a node that boots before the
 	// server. Publications made meanwhile are buffered. Without it Connect
@@ -61,6 +84,21 @@ type Options struct {
 	Bus bus.Options
 }
 
+// Link is the state of a client's connection, for Options.OnLink.
+type Link struct {
+	// Up is true once connected (again).
+	Up bool
+	// Attempts counts the failed attempts since the link went down (the
+	// ones it took to come back, when Up).
+	Attempts int
+	// Err is the last error: why the link went down or the last attempt
+	// failed (an authorization refused, a server that does not answer);
+	// when Up, the last error before it came back, or nil.
+	Err error
+	// Down is how long the link has been (or was) down.
+	Down time.Duration
+}
+
 // Conn is a bus.Bus over a NATS connection.
 type Conn struct {
 	*bus.Conn
@@ -78,6 +116,10 @@ func Connect(url string, opts *Options) (*Conn, error) {
 	if o.ReconnectWait <= 0 {
 		o.ReconnectWait = DefaultReconnectWait
 	}
+	if o.MaxReconnectWait <= 0 {
+		o.MaxReconnectWait = DefaultMaxReconnectWait
+	}
+	o.MaxReconnectWait = max(o.MaxReconnectWait, o.ReconnectWait)
 	log := o.Bus.Logger
 	if log == nil {
 		log = slog.Default()
@@ -87,7 +129,7 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		return nil, fmt.Errorf("natsbus: Options.InboxPrefix %q: want it under %q", o.InboxPrefix, replyPrefix)
 	}
 	t := &transport{log: log, pending: make(map[string]func([]byte, error)), refusals: newRefusals(log, refusalWindow)}
-	nc, err := dial(url, o.Name, &o, log, nil)
+	nc, err := dial(url, o.Name, &o, log, nil, o.OnLink)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +138,7 @@ func Connect(url string, opts *Options) (*Conn, error) {
 		// The broker reports a reply it refused on this connection
 		// (a permission violation): counted with the transport's own
 		// refusals, never logged one by one.
-		svc, err := dial(url, o.ServiceName, &o, log, t.refusals.brokerError)
+		svc, err := dial(url, o.ServiceName, &o, log, t.refusals.brokerError, nil)
 		if err != nil {
 			nc.Close()
 			return nil, err
@@ -108,21 +150,29 @@ func Connect(url string, opts *Options) (*Conn, error) {
 
 // dial makes one NATS connection named name with o's key, TLS, inbox and
 // reconnection. onPermission, when set, takes the publish permission
-// violations the server reports instead of the log.
-func dial(url, name string, o *Options, log *slog.Logger, onPermission func(error)) (*nats.Conn, error) {
+// violations the server reports instead of the log; onLink, when set, is
+// told of the link's state (Options.OnLink).
+func dial(url, name string, o *Options, log *slog.Logger, onPermission func(error), onLink func(Link)) (*nats.Conn, error) {
+	lt := &linkTracker{log: log.With("connection", name), onLink: onLink}
 	copts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
+		// nats.go gives up when a server refuses the same authorization
+		// twice. A node must not: while another device holds its id (an
+		// unadopted node rebooting, a squatter) it is refused, and it must
+		// come back by itself once that device has gone.
+		nats.IgnoreAuthErrorAbort(),
 		// The first attempt is at once (a server that closed the connection
-		// to apply new permissions, at adoption, is there), then one every
-		// ReconnectWait. nats.go would otherwise wait before the first
-		// attempt and add up to 1 s of random delay with TLS, made for
+		// to apply new permissions, at adoption, is there), then the pauses
+		// back off with jitter (ReconnectWait). nats.go's own delay would
+		// add up to 1 s of random delay with TLS to every attempt, made for
 		// thousands of clients; a robot has a handful.
 		nats.CustomReconnectDelay(func(attempts int) time.Duration {
-			if attempts <= 1 {
-				return 0
+			// Called before each attempt: attempts-1 have failed.
+			if attempts > 1 {
+				lt.failed(attempts - 1)
 			}
-			return o.ReconnectWait
+			return reconnectDelay(attempts, o.ReconnectWait, o.MaxReconnectWait, mrand.Float64())
 		}),
 		nats.RetryOnFailedConnect(o.RetryConnect),
 		// A pulled cable must be noticed in seconds, not after the default
@@ -130,15 +180,19 @@ func dial(url, name string, o *Options, log *slog.Logger, onPermission func(erro
 		nats.PingInterval(5 * time.Second),
 		nats.MaxPingsOutstanding(3),
 		nats.NoCallbacksAfterClientClose(),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			log.Warn("disconnected from NATS server", "err", err)
-		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("reconnected to NATS server", "server", nc.ConnectedUrlRedacted())
-		}),
-		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+		nats.ConnectHandler(func(*nats.Conn) { lt.up() }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { lt.down(err) }),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { lt.setErr(err) }),
+		nats.ReconnectHandler(func(*nats.Conn) { lt.up() }),
+		nats.ErrorHandler(func(nc *nats.Conn, s *nats.Subscription, err error) {
 			if onPermission != nil && errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(strings.ToLower(err.Error()), "for publish") {
 				onPermission(err)
+				return
+			}
+			if s == nil && !nc.IsConnected() {
+				// A refusal while reconnecting (authorization): the link's
+				// log says it, rate-limited.
+				lt.setErr(err)
 				return
 			}
 			subject := ""
@@ -165,7 +219,127 @@ func dial(url, name string, o *Options, log *slog.Logger, onPermission func(erro
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: connecting to %s as %q: %w", url, name, err)
 	}
+	lt.nc.Store(nc)
 	return nc, nil
+}
+
+// reconnectDelay is the pause before reconnect attempt number attempts
+// (from 1): none before the first, then wait doubled at each attempt up
+// to most, of which r (in [0, 1)) takes between half and all.
+func reconnectDelay(attempts int, wait, most time.Duration, r float64) time.Duration {
+	if attempts <= 1 {
+		return 0
+	}
+	d := wait
+	for i := 2; i < attempts && d < most; i++ {
+		d *= 2
+	}
+	d = min(d, most)
+	return d/2 + time.Duration(float64(d/2)*r)
+}
+
+// linkTracker follows a connection's link for its log and Options.OnLink:
+// the log says when it goes down, at most every linkLogEvery that it is
+// still down (with the attempts and the last error), and when it is back.
+type linkTracker struct {
+	log    *slog.Logger
+	onLink func(Link)
+	nc     atomic.Pointer[nats.Conn] // set once Connect returns
+
+	mu       sync.Mutex
+	isDown   bool
+	since    time.Time // when it went down
+	attempts int       // failed since
+	lastErr  error
+	logged   time.Time // last "still down" line
+}
+
+// down: the link went down with err.
+func (l *linkTracker) down(err error) {
+	now := time.Now()
+	l.mu.Lock()
+	if l.isDown {
+		l.mu.Unlock()
+		return
+	}
+	l.isDown, l.since, l.attempts, l.lastErr, l.logged = true, now, 0, err, now
+	l.mu.Unlock()
+	l.log.Warn("disconnected from NATS server; reconnecting until it lets this client in", "err", err)
+	l.report(Link{Err: err})
+}
+
+// setErr records why the link is still down.
+func (l *linkTracker) setErr(err error) {
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	l.lastErr = err
+	l.mu.Unlock()
+}
+
+// failed: attempts attempts to bring the link back have failed.
+func (l *linkTracker) failed(attempts int) {
+	var err error
+	if nc := l.nc.Load(); nc != nil {
+		// The refusal of the last attempt (authorization), which nats.go
+		// reports through no callback before the first connection.
+		err = nc.LastError()
+	}
+	now := time.Now()
+	l.mu.Lock()
+	first := !l.isDown // the first connection, retried (Options.RetryConnect)
+	if first {
+		l.isDown, l.since = true, now
+	}
+	if err != nil {
+		l.lastErr = err
+	}
+	l.attempts = attempts
+	link := Link{Attempts: attempts, Err: l.lastErr, Down: now.Sub(l.since)}
+	tell := first || now.Sub(l.logged) >= linkLogEvery
+	if tell {
+		l.logged = now
+	}
+	l.mu.Unlock()
+	switch {
+	case first:
+		l.log.Warn("not connected to NATS server yet; retrying until it lets this client in", "err", link.Err)
+	case tell:
+		l.log.Warn("still not connected to NATS server; retrying", "attempts", link.Attempts, "down_for", link.Down.Round(time.Second), "last_err", link.Err)
+	}
+	l.report(link)
+}
+
+// up: the link is (back) up.
+func (l *linkTracker) up() {
+	now := time.Now()
+	l.mu.Lock()
+	was := l.isDown
+	link := Link{Up: true, Attempts: l.attempts, Err: l.lastErr, Down: now.Sub(l.since)}
+	l.isDown, l.attempts, l.lastErr = false, 0, nil
+	l.mu.Unlock()
+	if !was {
+		link = Link{Up: true}
+	}
+	nc := l.nc.Load()
+	server := ""
+	if nc != nil {
+		server = nc.ConnectedUrlRedacted()
+	}
+	switch {
+	case link.Attempts > 0 || link.Err != nil:
+		l.log.Info("connected to NATS server", "server", server, "after_attempts", link.Attempts, "down_for", link.Down.Round(time.Millisecond), "last_err", link.Err)
+	case was:
+		l.log.Info("connected to NATS server", "server", server)
+	}
+	l.report(link)
+}
+
+func (l *linkTracker) report(link Link) {
+	if l.onLink != nil {
+		l.onLink(link)
+	}
 }
 
 // NATS returns the underlying client connection.

@@ -67,6 +67,31 @@ func ReadKey(path string) (nkeys.KeyPair, error) {
 	return kp, nil
 }
 
+// FingerprintLen is how many characters of a public key KeyFingerprint
+// shows after its leading 'U': about 77 bits, more than a device could
+// match by making keys until one starts the same.
+const FingerprintLen = 16
+
+// KeyFingerprint is the short form of public nkey key that a node prints
+// at boot and the adopt page asks the operator to compare: its first
+// FingerprintLen characters after the 'U', in groups of four
+// ("ABCD EFGH IJKL MNOP"). A key too short to have one is returned as
+// it is.
+func KeyFingerprint(key string) string {
+	k := strings.TrimPrefix(key, "U")
+	if len(k) < FingerprintLen {
+		return key
+	}
+	var b strings.Builder
+	for i := 0; i < FingerprintLen; i += 4 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k[i : i+4])
+	}
+	return b.String()
+}
+
 // ServerServicesName is the name of saint-server's service connection
 // (Options.ServiceName): the server's key connecting under it may only
 // receive service requests and answer them in inboxes.

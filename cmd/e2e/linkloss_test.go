@@ -30,6 +30,15 @@ type tcpProxy struct {
 	mu    sync.Mutex
 	cut   bool
 	conns map[net.Conn]bool
+	// forwarded counts the connections forwarded to target.
+	forwarded int
+}
+
+// count is how many connections the proxy has forwarded to its target.
+func (p *tcpProxy) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.forwarded
 }
 
 func newTCPProxy(t *testing.T, target string) *tcpProxy {
@@ -77,6 +86,7 @@ func (p *tcpProxy) forward(c net.Conn) {
 		return
 	}
 	p.conns[c], p.conns[up] = true, true
+	p.forwarded++
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
 	pipe := func(dst, src net.Conn) {

@@ -4,9 +4,12 @@
 //
 // It connects to the bus with the nkey it was enrolled with
 // (STATE-DIR/bus.nk, 0600, written by flash_node.sh; made at first boot
-// when there is none) and logs its public key: the server's adopt page
-// shows the key each unadopted node connects with, and adoption grants
-// that key the role's subjects. The bus is TLS: an enrolled node connects
+// when there is none) and logs its public key and its fingerprint at every
+// boot: the server's adopt page shows the key each unadopted node connects
+// with and asks the operator for the fingerprint, and adoption grants that
+// key the role's subjects. It never stops reconnecting, refused or not
+// (another device may hold its id for a while), and its status says what
+// kept it off the bus. The bus is TLS: an enrolled node connects
 // only to a server whose CA has the fingerprint in STATE-DIR/bus-ca.sha256,
 // and logs every other server it refused. A node that was not enrolled
 // trusts the CA it pinned before (STATE-DIR/bus-ca.pem), or, with
@@ -46,6 +49,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -167,13 +171,31 @@ func run() error {
 	if nodeID == "" {
 		nodeID = b.Info().NodeID
 	}
-	log.Info("bus key", "node", nodeID, "key", pub)
+	// On the console (and the serial log, the journal) at every boot: the
+	// operator compares it with the key the adopt page shows, which is the
+	// one the bus authenticated under this node's id. A device that took
+	// the id shows another.
+	log.Info("bus key: check the adopt page shows this key (fingerprint) before adopting this node",
+		"node", nodeID, "fingerprint", natsbus.KeyFingerprint(pub), "key", pub)
 	pin, err := serverCA(*stateDir, *trustFirst, log)
 	if err != nil {
 		return err
 	}
+	ex := executor.New(nil)
+	// The link's state reaches the node once it exists: its status says
+	// what kept it off the bus. Connect retries for ever (a server not up
+	// yet, a device holding this node's id for a while).
+	var linked atomic.Pointer[node.Node]
+	onLink := func(l natsbus.Link) {
+		n := linked.Load()
+		if n == nil {
+			return
+		}
+		up, detail := l.Up, describeLink(l)
+		ex.Post(func() { n.BusLink(up, detail) })
+	}
 	bc, err := natsbus.Connect(url, &natsbus.Options{Name: natsbus.NodeClientName(nodeID), Key: key, InboxPrefix: natsbus.NodeInboxPrefix(nodeID),
-		TLS: pin.TLS(), RetryConnect: true, Bus: bus.Options{Logger: log}})
+		TLS: pin.TLS(), RetryConnect: true, OnLink: onLink, Bus: bus.Options{Logger: log}})
 	if err != nil {
 		return err
 	}
@@ -183,7 +205,6 @@ func run() error {
 		return err
 	}
 
-	ex := executor.New(nil)
 	realTime := &realTime{ex: ex, log: log}
 	if rtMode == "true" {
 		// Run below is on this goroutine, so this is the executor's thread.
@@ -206,6 +227,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	linked.Store(n)
 	log.Info("saint-node starting", "node", n.ID(), "version", version, "hal", *hal, "server", url)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -362,5 +384,27 @@ func (r *realTime) enter(why string) {
 	r.log.Info("real-time mode", "because", why, "got", rep.String())
 	if w := rep.Warning(); w != "" {
 		r.log.Warn(w, "systemd", rt.UnitSettings)
+	}
+}
+
+// describeLink says how the bus link is for the node's status: what
+// keeps it down, or what kept it down before it came back ("" when it
+// came back at the first attempt).
+func describeLink(l natsbus.Link) string {
+	why := "no error"
+	if l.Err != nil {
+		why = l.Err.Error()
+	}
+	switch {
+	case !l.Up && l.Attempts == 0:
+		return why + "; reconnecting"
+	case !l.Up:
+		return fmt.Sprintf("%s; %d attempts in %s, still trying", why, l.Attempts, l.Down.Round(time.Second))
+	case l.Attempts == 0:
+		// Back at the first attempt (the server applying new permissions
+		// at adoption closes the connection): nothing to tell.
+		return ""
+	default:
+		return fmt.Sprintf("after %d failed attempts in %s (the last: %s)", l.Attempts, l.Down.Round(100*time.Millisecond), why)
 	}
 }

@@ -34,6 +34,31 @@ func TestAuthentication(t *testing.T) {
 	bin := build(t)
 	t.Run("token required", func(t *testing.T) { tokenRequired(t, bin) })
 	t.Run("no-auth refuses a public address", func(t *testing.T) { noAuthRefusesPublicAddress(t, bin) })
+	t.Run("damaged rejected keys refuse to start", func(t *testing.T) { damagedRejectedKeys(t, bin) })
+}
+
+// saint-server does not start on a list of rejected bus keys that reads
+// null, empty or truncated, as on a garbled one: the keys it held would
+// connect again. The file is left as it is for the administrator.
+func damagedRejectedKeys(t *testing.T, bin string) {
+	for _, content := range []string{"null", "", `[{"key":"UA`} {
+		data := t.TempDir()
+		rejected := filepath.Join(data, "bus", "rejected.json")
+		if err := os.MkdirAll(filepath.Dir(rejected), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(rejected, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "--data", data, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--nats", "127.0.0.1:0",
+			"--firmware-http", "", "--power=false").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "rejected.json") {
+			t.Errorf("rejected.json = %q: err %v, output:\n%s", content, err, out)
+		}
+		if b, err := os.ReadFile(rejected); err != nil || string(b) != content {
+			t.Errorf("rejected.json = %q was changed: %q, %v", content, b, err)
+		}
+	}
 }
 
 func tokenRequired(t *testing.T, bin string) {

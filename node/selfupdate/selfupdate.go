@@ -334,8 +334,10 @@ func (u *Updater) loadTrial() (Trial, bool, error) {
 	if err != nil {
 		return t, true, err
 	}
-	if err := yaml.Unmarshal(data, &t); err != nil {
-		return t, true, fmt.Errorf("%s: %w", trialFile, err)
+	// A null or empty record is as unreadable as a torn one: the trial
+	// is taken as failed.
+	if err := persist.DecodeYAML(data, &t); err != nil {
+		return Trial{}, true, fmt.Errorf("%s: %w", trialFile, err)
 	}
 	return t, true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roles/rolekit"
 )
 
@@ -55,7 +56,8 @@ func (b *Balance) loadLevel(st rolekit.State) {
 		return
 	}
 	var rec levelRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
+	// null and empty are no calibration either, and are reported as such.
+	if err := persist.DecodeJSON(data, &rec); err != nil {
 		b.lvl.loadErr = fmt.Errorf("%s: %w", levelFile, err)
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -67,7 +66,17 @@ type Adopted struct {
 	Online     bool            `json:"online"`
 	LastSeen   time.Time       `json:"last_seen,omitzero"`
 	LastStatus *msg.NodeStatus `json:"last_status,omitempty"`
+	// NeedsAdoption says why the node, adopted here, must be adopted
+	// again: the bus holds no grant of its role for its key (the grants
+	// file was lost), so it gets none of its commands whatever it reports.
+	// Its LastStatus then reads StateNeedsAdoption, never ACTIVE.
+	NeedsAdoption string `json:"needs_adoption,omitempty"`
 }
+
+// StateNeedsAdoption is the state the server shows for an adopted node
+// the bus does not grant its role (Adopted.NeedsAdoption), in place of
+// the one it reports.
+const StateNeedsAdoption = "NEEDS_ADOPTION"
 
 // Options configures a Manager.
 type Options struct {
@@ -168,15 +177,16 @@ func (m *Manager) load() error {
 	if m.o.DataDir == "" {
 		return nil
 	}
-	data, err := os.ReadFile(m.registryPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Adopted
+	found, err := persist.ReadJSON(m.registryPath(), &list)
+	if !found {
 		return nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, persist.ErrDamaged) {
 		return fmt.Errorf("adoption: %w", err)
 	}
-	var list []*Adopted
-	if err := json.Unmarshal(data, &list); err != nil {
+	if err != nil {
+		// Empty and null too: a registry with no node is written "[]".
 		// A damaged registry must not keep the server from starting: it is
 		// kept aside for repair, and the nodes come back into the registry
 		// as they validate their stored roles.
@@ -327,9 +337,12 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 		m.log.Warn("bad node status", "topic", topic, "node_id", st.NodeID)
 		return
 	}
-	m.status[st.NodeID] = st
 	now := m.o.Exec.Now()
 	a, ok := m.adopted[st.NodeID]
+	if ok {
+		st = m.checkGranted(a, st)
+	}
+	m.status[st.NodeID] = st
 	switch {
 	case ok && st.State == msg.StateUnadopted && now.Sub(a.AdoptedAt) >= adoptionSettle:
 		// Reset behind the server's back (button held).
@@ -356,6 +369,62 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 	if st.State != msg.StateUnadopted {
 		delete(m.unadopted, st.NodeID)
 	}
+}
+
+// checkGranted is what the server shows of st, the status of adopted
+// node a: on an authenticated bus a node whose key is not granted its
+// role receives none of its commands, so it is shown as needing adoption
+// whatever state it reports. It sets a.NeedsAdoption, and reports the
+// change once as an error event.
+func (m *Manager) checkGranted(a *Adopted, st msg.NodeStatus) msg.NodeStatus {
+	if st.State == msg.StateUnadopted || m.granted(a.NodeID, a.Role, a.Instance) {
+		a.NeedsAdoption = ""
+		return st
+	}
+	why := fmt.Sprintf("%s reports %s as %s but the bus does not grant its key that role: it receives none of its commands; reset it and adopt it again",
+		a.NodeID, st.State, msg.RoleKey(a.Role, a.Instance))
+	if lost := m.grantsLost(); lost != "" {
+		why += " (" + lost + ")"
+	}
+	if a.NeedsAdoption == "" {
+		m.o.OnEvent("ERROR", a.NodeID, why)
+	}
+	a.NeedsAdoption = why
+	st.State, st.Message = StateNeedsAdoption, why
+	return st
+}
+
+// Unreachable says why commands to router target ("head", "arms.left",
+// "arms.left.pose") cannot reach its node: every node adopted into that
+// role is shown as needing adoption (Adopted.NeedsAdoption). It is ""
+// otherwise, with no such node too. Run it on Options.Exec.
+func (m *Manager) Unreachable(target string) string {
+	parts := strings.Split(target, ".")
+	role, inst := parts[0], ""
+	if len(parts) > 1 {
+		inst = parts[1]
+	}
+	want := msg.RoleKey(role, inst)
+	why := ""
+	for _, a := range m.adopted {
+		if msg.RoleKey(a.Role, a.Instance) != want {
+			continue
+		}
+		if a.NeedsAdoption == "" {
+			return ""
+		}
+		why = a.NeedsAdoption
+	}
+	return why
+}
+
+// grantsLost says why the bus's grants were not trusted at start, "" if
+// they were (or there is no authority).
+func (m *Manager) grantsLost() string {
+	if l, ok := m.o.Access.(interface{ GrantsLost() string }); ok {
+		return l.GrantsLost()
+	}
+	return ""
 }
 
 // granted reports whether the bus lets node id act as role (instance):
@@ -881,6 +950,12 @@ func (m *Manager) serveValidate(name string, req msg.ValidateRoleRequest, reply 
 	}
 	migrate := false
 	if !m.granted(req.NodeID, role, inst) {
+		if lost := m.grantsLost(); lost != "" {
+			// The grants were lost, not never made: the key this node
+			// connects with now is no proof it is the node adopted.
+			reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("%s is not adopted on this server's bus (%s): adopt it again", req.NodeID, lost)}, nil)
+			return
+		}
 		if !ok {
 			reply(msg.ValidateRoleResponse{Message: fmt.Sprintf("%s is not adopted on this server's bus: adopt it again", req.NodeID)}, nil)
 			return

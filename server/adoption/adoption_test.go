@@ -16,6 +16,7 @@ import (
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
+	"github.com/saint-os/saint/persist"
 	"github.com/saint-os/saint/roles/rolespec"
 	"github.com/saint-os/saint/server/firmware"
 )
@@ -199,19 +200,50 @@ func TestDamagedRegistryMovedAside(t *testing.T) {
 // Whatever adopted.json holds, the manager starts: the file is taken or
 // moved aside, never a panic or a refusal to start.
 func FuzzRegistryFile(f *testing.F) {
-	f.Add([]byte(`[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`))
+	good := `[{"node_id":"n1","role":"head","display_name":"Head","adopted_at":"2026-01-01T00:00:00Z"}]`
+	f.Add([]byte(good))
 	f.Add([]byte(`[{"node_id":"n1","role":"he`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(" null\n"))
+	f.Add([]byte(``))
+	f.Add([]byte("\n"))
 	f.Add([]byte(`[null]`))
 	f.Add([]byte(`[{"node_id":"../x","role":"head"},{"node_id":"n1","role":"wings"}]`))
 	f.Add([]byte(`[null, {"node_id": 5}]`))
+	for _, n := range []int{1, 2, len(good) / 2, len(good) - 1} {
+		f.Add([]byte(good[:n]))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "adopted.json"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir}); err != nil {
+		var errorEvents int
+		m, err := New(Options{Exec: executor.NewVirtual(), Bus: mem.New(), DataDir: dir,
+			OnEvent: func(level, _, _ string) {
+				if level == "ERROR" {
+					errorEvents++
+				}
+			}})
+		if err != nil {
 			t.Fatalf("registry %q stopped the manager: %v", data, err)
+		}
+		var list []*Adopted
+		if persist.DecodeJSON(data, &list) != nil {
+			// Null, empty, truncated and garbled alike: kept aside, told,
+			// and nothing taken from it.
+			if _, err := os.Stat(filepath.Join(dir, "adopted.json")); !os.IsNotExist(err) {
+				t.Fatalf("damaged registry %q left in place", data)
+			}
+			if aside, _ := filepath.Glob(filepath.Join(dir, "adopted.json.corrupt-*")); len(aside) != 1 {
+				t.Fatalf("damaged registry %q: copies kept %v, want one", data, aside)
+			}
+			if errorEvents == 0 {
+				t.Fatalf("damaged registry %q taken without an error event", data)
+			}
+			if n := len(m.Adopted()); n != 0 {
+				t.Fatalf("damaged registry %q gave %d adopted nodes", data, n)
+			}
 		}
 	})
 }

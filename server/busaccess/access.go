@@ -44,6 +44,15 @@ const (
 	// maxPendingPerHost bounds the unadopted ids connected at once from one
 	// source address, so that one device cannot hold every place.
 	maxPendingPerHost = 16
+	// maxNewKeysPerHost bounds the keys the server has not seen that one
+	// source address may bring in per newKeysWindow as unadopted nodes: a
+	// device whose squatting key was rejected cannot take the id again
+	// at once with key after fresh key. A node brings one key, and a
+	// robot's nodes each have their own address.
+	maxNewKeysPerHost = 8
+	newKeysWindow     = time.Minute
+	// maxNewKeyHosts bounds the addresses whose new keys are counted.
+	maxNewKeyHosts = 1024
 )
 
 // maxConnsPerKey bounds the connection ids remembered per key while no
@@ -106,10 +115,18 @@ type Authority struct {
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
 	conns    map[string][]uint64     // public key → connection ids
 	rejected map[string]*Rejection   // by key: refused whatever id it gives
+	lost     string                  // why the grants file was not trusted at start, "" if it was
+	newKeys  map[string]*keyWindow   // by source address: the new keys it brought lately
 	// enrolled are the nodes registered before their first boot, by id.
 	enrolled map[string]*Enrolment
 	// unenrolled paces the events of nodes connecting without enrolment.
 	unenrolled persource.Throttle
+}
+
+// keyWindow counts the new keys one source address brought since start.
+type keyWindow struct {
+	start time.Time
+	n     int
 }
 
 // pendingNode is an unadopted node id as the bus knows it: the key that
@@ -144,7 +161,7 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
-		rejected: map[string]*Rejection{}, enrolled: map[string]*Enrolment{},
+		rejected: map[string]*Rejection{}, newKeys: map[string]*keyWindow{}, enrolled: map[string]*Enrolment{},
 		unenrolled: persource.Throttle{Window: time.Minute, MaxSources: 1024},
 		// One refusal event per source address per minute; at most 1024
 		// addresses tracked at once.
@@ -200,38 +217,65 @@ func (a *Authority) Attach(ns *natsserver.Server) {
 func (a *Authority) LogEventsTo(l *slog.Logger) {
 	a.mu.Lock()
 	a.events = l
+	lost := a.lost
 	a.mu.Unlock()
+	if lost != "" {
+		// Found before there was an activity log to tell.
+		l.Error(lost, "source", "bus")
+	}
 }
 
 func (a *Authority) grantsPath() string { return filepath.Join(a.o.Dir, grantsFile) }
 
 func (a *Authority) load() error {
-	data, err := os.ReadFile(a.grantsPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Grant
+	found, err := persist.ReadJSON(a.grantsPath(), &list)
+	if !found {
 		return nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, persist.ErrDamaged) {
 		return fmt.Errorf("busaccess: %w", err)
 	}
-	var list []*Grant
-	if err := json.Unmarshal(data, &list); err != nil {
+	if err != nil {
 		// Nothing is granted that cannot be granted again by adopting the
-		// node anew; keep the damaged file for inspection.
+		// node anew; keep the damaged file for inspection. The nodes the
+		// server has adopted are shown as needing adoption (GrantsLost),
+		// never taken in on the key they happen to connect with.
 		aside, rerr := persist.MoveAside(a.grantsPath(), a.o.Now())
 		if rerr != nil {
 			return fmt.Errorf("busaccess: %s is damaged (%v) and could not be moved aside: %w", a.grantsPath(), err, rerr)
 		}
+		a.lost = fmt.Sprintf("the bus grants file %s was damaged (%v) and is kept as %s: every adopted node must be reset and adopted again",
+			a.grantsPath(), errors.Unwrap(err), aside)
 		a.log.Error("bus grants damaged: moved aside; adopted nodes must be reset and adopted again", "file", aside, "err", err)
 		return nil
 	}
 	for _, g := range list {
-		if !msg.ValidNodeID(g.NodeID) || !nkeys.IsValidPublicUserKey(g.Key) {
-			a.log.Error("bus grant dropped: bad node id or key", "node_id", g.NodeID, "key", g.Key)
+		if g == nil || !msg.ValidNodeID(g.NodeID) || !nkeys.IsValidPublicUserKey(g.Key) {
+			a.log.Error("bus grant dropped: bad node id or key", "entry", describeGrant(g))
 			continue
 		}
 		a.grants[g.NodeID] = g
 	}
 	return nil
+}
+
+func describeGrant(g *Grant) string {
+	if g == nil {
+		return "null"
+	}
+	return fmt.Sprintf("node_id %q key %q", g.NodeID, g.Key)
+}
+
+// GrantsLost says why the grants on record cannot be trusted: the
+// grants file was damaged when the Authority opened, so it holds none.
+// It is "" when the grants are intact. The adoption manager then shows the
+// nodes it has adopted as needing adoption rather than ACTIVE, and does
+// not grant a node the key it connects with on its word.
+func (a *Authority) GrantsLost() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lost
 }
 
 // save writes the grants; a.mu is held.
@@ -349,9 +393,11 @@ func (a *Authority) nodePermissions(key, name, host string, cid uint64) (_ *nats
 // connection open: another key connecting under it is refused, so the key
 // the adopt page shows is the one that announces under the id. A key
 // holds one id: connecting under another moves it. A new id needs a place
-// (maxPending, maxPendingPerHost).
+// (maxPending, maxPendingPerHost), and a key the server has not seen a
+// share of its address's budget (maxNewKeysPerHost per newKeysWindow).
 func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 	p := a.pending[id]
+	was := "" // the key that held the id before, once this one takes it
 	if p != nil && p.key != key {
 		if a.live(p) {
 			return fmt.Sprintf("node id %s is connected with another key, %s (key %s refused)", id, p.key, key)
@@ -359,28 +405,75 @@ func (a *Authority) enrol(id, key, host string, cid uint64) (why string) {
 		// A reflashed node, or someone else while the node is away: the
 		// adopt page shows the new key, and an adoption binds the key it
 		// was shown (Grant).
-		a.log.Warn("unadopted node connects with a new key", "node_id", id, "key", key, "was", p.key, "addr", host)
-		delete(a.conns, p.key)
-		p = nil
+		was, p = p.key, nil
+	}
+	// A key the server has seen: the one holding the id, one moving from
+	// another id, or the one the node was enrolled with.
+	known := p != nil
+	if e, ok := a.enrolled[id]; ok && e.Key == key {
+		known = true
 	}
 	for other, q := range a.pending {
 		if q.key == key && other != id {
 			delete(a.pending, other)
+			known = true
 		}
 	}
 	if p == nil {
 		if n := a.connectedFrom(host); n >= maxPendingPerHost {
 			return fmt.Sprintf("%d unadopted nodes are connected from %s already, the most one address may have (node id %s refused)", n, host, id)
 		}
+		if !known {
+			if why := a.countNewKey(host); why != "" {
+				return why + fmt.Sprintf(" (key %s refused as node %s)", key, id)
+			}
+		}
 		if len(a.pending) >= maxPending && !a.evictIdle() {
 			return fmt.Sprintf("%d unadopted nodes are connected already, the most the server keeps (node id %s refused)", maxPending, id)
 		}
 		p = &pendingNode{key: key}
 		a.pending[id] = p
+		if was != "" {
+			a.log.Warn("unadopted node connects with a new key", "node_id", id, "key", key, "was", was, "addr", host)
+			delete(a.conns, was)
+		}
 	}
 	p.host, p.seen = host, a.o.Now()
 	p.conns = a.remember(p.conns, cid)
 	return ""
+}
+
+// countNewKey counts a key the server has not seen, brought by host as
+// an unadopted node, and says why it is refused when host has brought
+// maxNewKeysPerHost already in the current window; a.mu is held.
+func (a *Authority) countNewKey(host string) (why string) {
+	now := a.o.Now()
+	w := a.newKeys[host]
+	if w == nil || now.Sub(w.start) >= newKeysWindow {
+		if w == nil && len(a.newKeys) >= maxNewKeyHosts {
+			a.forgetOldestKeyWindow()
+		}
+		w = &keyWindow{start: now}
+		a.newKeys[host] = w
+	}
+	if w.n >= maxNewKeysPerHost {
+		return fmt.Sprintf("%s brought %d new keys as unadopted nodes since %s, the most one address may per %s",
+			host, w.n, w.start.UTC().Format(time.TimeOnly), newKeysWindow)
+	}
+	w.n++
+	return ""
+}
+
+// forgetOldestKeyWindow makes room in a.newKeys; a.mu is held.
+func (a *Authority) forgetOldestKeyWindow() {
+	var oldest string
+	var at time.Time
+	for h, w := range a.newKeys {
+		if oldest == "" || w.start.Before(at) {
+			oldest, at = h, w.start
+		}
+	}
+	delete(a.newKeys, oldest)
 }
 
 // remember adds connection cid to ids, forgetting the connections that
@@ -683,16 +776,14 @@ func (a *Authority) rejectedPath() string { return filepath.Join(a.o.Dir, reject
 // where it is for the administrator to fix: the keys it holds would
 // otherwise connect again, so the server does not start on it.
 func (a *Authority) loadRejected() error {
-	data, err := os.ReadFile(a.rejectedPath())
-	if errors.Is(err, os.ErrNotExist) {
+	var list []*Rejection
+	found, err := persist.ReadJSON(a.rejectedPath(), &list)
+	if !found {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("busaccess: %w", err)
-	}
-	var list []*Rejection
-	if err := json.Unmarshal(data, &list); err != nil {
-		return fmt.Errorf("busaccess: %s: %w (the keys it lists would be let in again: fix or remove it)", a.rejectedPath(), err)
+		// null and empty too: a file that lists nothing is written "[]".
+		return fmt.Errorf("busaccess: %w (the keys it lists would be let in again: fix or remove it)", err)
 	}
 	for i, r := range list {
 		if r == nil || !nkeys.IsValidPublicUserKey(r.Key) {

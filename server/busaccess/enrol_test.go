@@ -310,18 +310,28 @@ func TestUnadoptedPlacesCannotBeLocked(t *testing.T) {
 	url := ns.ClientURL()
 	tools(t, a, url)
 	base := ns.NATS().NumClients()
+	// One address brings at most 8 new keys a minute
+	// (TestNewKeysPerAddressAreBounded): the clock moves on a minute
+	// every 8 here.
+	fresh := 0
+	budgetedKey := func(t *testing.T) (nkeys.KeyPair, string) {
+		if fresh++; fresh%8 == 0 {
+			clk.jump(time.Minute)
+		}
+		return newKey(t)
+	}
 
 	// Fifteen nodes stay connected from 127.0.0.1.
 	var live []string
 	for i := 0; i < 15; i++ {
 		id := fmt.Sprintf("live-%d", i)
-		kp, _ := newKey(t)
+		kp, _ := budgetedKey(t)
 		dialNode(t, url, id, kp)
 		live = append(live, id)
 	}
 	// Then 300 made-up ids come and go, each closed before the next.
 	for i := 0; i < 300; i++ {
-		kp, _ := newKey(t)
+		kp, _ := budgetedKey(t)
 		c, err := dial(url, kp, natsbus.NodeClientName(fmt.Sprintf("junk-%d", i)))
 		if err != nil {
 			t.Fatalf("junk-%d: %v", i, err)
@@ -335,7 +345,7 @@ func TestUnadoptedPlacesCannotBeLocked(t *testing.T) {
 		})
 	}
 	// A sixteenth stays connected too.
-	kp, _ := newKey(t)
+	kp, _ := budgetedKey(t)
 	dialNode(t, url, "live-15", kp)
 	live = append(live, "live-15")
 	for _, id := range live {
@@ -552,13 +562,73 @@ func TestRejectedKeyIsShutOut(t *testing.T) {
 }
 
 // A damaged list of rejected keys stops the authority from starting: the
-// keys it held would otherwise be let in again.
+// keys it held would otherwise be let in again. Null and empty are damage
+// too (an empty list is written "[]"); the file stays where it is.
 func TestDamagedRejectedKeysRefuseToStart(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "rejected.json"), []byte(`[{"key": 7}`), 0o600); err != nil {
-		t.Fatal(err)
+	for _, content := range []string{`[{"key": 7}`, "null", "", " \n", `[{"key":"UA`} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "rejected.json")
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := busaccess.New(busaccess.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "rejected.json") {
+			t.Errorf("rejected.json = %q: %v, want an error naming it", content, err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != content {
+			t.Errorf("rejected.json = %q was changed: %q, %v", content, b, err)
+		}
 	}
-	if _, err := busaccess.New(busaccess.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "rejected.json") {
-		t.Errorf("a damaged rejected.json: %v, want an error naming it", err)
+}
+
+// One address brings at most 8 keys the server has not seen as unadopted
+// nodes a minute: a device whose squatting key was rejected cannot take
+// the id again at once with key after fresh key. The refusals are one
+// event per address per minute; a key already known (a node reconnecting)
+// is never counted, and a minute on the address may bring new ones again.
+func TestNewKeysPerAddressAreBounded(t *testing.T) {
+	ev := &events{}
+	clk := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	a, ns := plainBroker(t, busaccess.Options{Now: clk.now})
+	a.LogEventsTo(slog.New(ev))
+	url := ns.ClientURL()
+	nodeKP, _ := newKey(t)
+	node := dialNode(t, url, "arm-9", nodeKP)
+	node.nc.Close()
+	for i := 0; i < 7; i++ {
+		kp, _ := newKey(t)
+		c, err := dial(url, kp, natsbus.NodeClientName(fmt.Sprintf("squat-%d", i)))
+		if err != nil {
+			t.Fatalf("new key %d of 8: %v", i+2, err)
+		}
+		c.nc.Close()
 	}
+	for i := 0; i < 3; i++ {
+		kp, _ := newKey(t)
+		if c, err := dial(url, kp, natsbus.NodeClientName("arm-9")); !refused(err) {
+			if c != nil {
+				c.nc.Close()
+			}
+			t.Fatalf("a 9th new key from one address in a minute: %v, want an authorization violation", err)
+		}
+	}
+	got := ev.list()
+	if len(got) != 1 || !strings.Contains(got[0], "127.0.0.1 brought 8 new keys") {
+		t.Fatalf("events: %q, want one naming the address and the limit", got)
+	}
+	// The node's own key is known: it comes back whatever the budget.
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
+		c, err := dial(url, nodeKP, natsbus.NodeClientName("arm-9"))
+		if err != nil {
+			return err
+		}
+		c.nc.Close()
+		return nil
+	})
+	clk.jump(time.Minute)
+	kp, _ := newKey(t)
+	c, err := dial(url, kp, natsbus.NodeClientName("arm-10"))
+	if err != nil {
+		t.Fatalf("a new key a minute on: %v", err)
+	}
+	c.nc.Close()
 }

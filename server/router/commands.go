@@ -183,6 +183,10 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 				"emergency stop engaged by %s is latched; release it with tracks estop {\"enable\": false}", r.estop.source)}
 			return
 		}
+		if why := r.unreachable(in.Target); why != "" && in.Command != target.CommandStop {
+			err = &ws.Error{Code: ws.CodeFailed, Message: fmt.Sprintf("%s %s not sent: %s", in.Target, in.Command, why)}
+			return
+		}
 		if e := r.Submit(in); e != nil {
 			err = &ws.Error{Code: ws.CodeFailed, Field: "action", Message: fmt.Sprintf(
 				"no enabled websocket route forwards %s %s (see the websocket_direct route)", in.Target, in.Command)}
@@ -204,6 +208,14 @@ func (r *Router) motion(ctx context.Context, in Input) (any, error) {
 		return nil, derr
 	}
 	return res, err
+}
+
+// unreachable is Options.Unreachable, "" without one.
+func (r *Router) unreachable(target string) string {
+	if r.o.Unreachable == nil {
+		return ""
+	}
+	return r.o.Unreachable(target)
 }
 
 func (r *Router) headMove(ctx context.Context, _ *ws.Client, params json.RawMessage) (any, error) {

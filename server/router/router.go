@@ -53,6 +53,12 @@ type Options struct {
 	// safe for concurrent use and quick. Nil gives both arms
 	// kinematics.DefaultArm.
 	Arms func(side string) (kinematics.Arm, error)
+	// Unreachable, if set, says why commands to target cannot reach the
+	// node that runs it ("" when they may): a WebSocket motion command is
+	// then refused with that reason rather than answered as sent. It runs
+	// on the executor. The server's says so of a role whose adopted node
+	// the bus does not grant that role (its grants were lost).
+	Unreachable func(target string) string
 }
 
 // OutputSessions holds the motors behind the router's outputs for it, so

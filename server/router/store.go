@@ -119,6 +119,13 @@ func openStore(dataDir string, src fs.FS) (*store, *Config, error) {
 	data, err := os.ReadFile(active)
 	switch {
 	case err == nil:
+		// null and empty are damage like a torn write (a configuration
+		// without routes is written as a mapping): the robot must not start
+		// with its routes gone unnoticed.
+		var whole map[string]any
+		if err := persist.DecodeYAML(data, &whole); err != nil {
+			return nil, nil, fmt.Errorf("router: %s is not a valid routing configuration (fix or remove it): %w", active, err)
+		}
 		cfg, err := ParseConfig(data)
 		if err != nil {
 			return nil, nil, fmt.Errorf("router: %s is not a valid routing configuration (fix or remove it): %w", active, err)

@@ -509,6 +509,15 @@ func TestCorruptFilesNameTheFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), active) || !strings.Contains(err.Error(), "routes[0].output.target") {
 		t.Fatalf("corrupt active.yaml: %v, want an error naming the file and field", err)
 	}
+	// null and empty are as damaged as a wrong field: no start on them.
+	for _, content := range []string{"null", "", "~\n", "routes:\n  - id: x\n    input: {sour"} {
+		if err := os.WriteFile(active, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := router.New(router.Options{Exec: ex, Bus: b, DataDir: dir}); err == nil || !strings.Contains(err.Error(), active) {
+			t.Fatalf("active.yaml = %q: %v, want an error naming the file", content, err)
+		}
+	}
 	if err := os.Remove(active); err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,14 @@ func OpenAt(dir string, now time.Time) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
-	cur, err := merge(Defaults(), withoutLegacy(data))
+	// Empty and null are damage like a torn write: a file of defaults is
+	// written "{...}", never "null".
+	var probe map[string]json.RawMessage
+	err = persist.DecodeJSON(data, &probe)
+	cur := Defaults()
+	if err == nil {
+		cur, err = merge(Defaults(), withoutLegacy(data))
+	}
 	if err == nil {
 		err = cur.Validate()
 	}

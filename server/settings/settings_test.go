@@ -2,6 +2,7 @@ package settings
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/persist"
 )
 
 func TestDefaultsValidate(t *testing.T) {
@@ -175,6 +178,7 @@ func FuzzSettingsFile(f *testing.F) {
 	for _, seed := range []string{
 		`{"system":{"server_name":"SAINT-09","hostname":"saint"},"livelink":{"enabled":true,"external":true,"data_port":6000}}`,
 		`{"rc":{"enabled":true},"auth":{"required":false}}`, `{"livelink":{"data_port":70000}}`, `{"system":`, `[]`, ``,
+		`null`, " null\n", "\n", `{"system":{"server_name":"SAINT-09"}`, `{"system":{"server_na`, `{`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -191,6 +195,10 @@ func FuzzSettingsFile(f *testing.F) {
 		got := s.Get()
 		if err := got.Validate(); err != nil {
 			t.Fatalf("opened settings that do not validate: %v", err)
+		}
+		var doc map[string]json.RawMessage
+		if persist.DecodeJSON(data, &doc) != nil && s.Recovered == "" {
+			t.Fatalf("settings file %q (null, empty, truncated or garbled) opened as if it were whole", data)
 		}
 		if s.Recovered != "" {
 			if !reflect.DeepEqual(got, Defaults()) {

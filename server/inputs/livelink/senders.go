@@ -95,7 +95,8 @@ func (s *Senders) Load() error {
 	var f struct {
 		Allowed []AllowedSender `json:"allowed"`
 	}
-	if err := json.Unmarshal(data, &f); err != nil {
+	// Empty and null are damage too: the list is written {"allowed": []}.
+	if err := persist.DecodeJSON(data, &f); err != nil {
 		return fmt.Errorf("livelink: %s: %w", s.path, err)
 	}
 	allowed := map[string]AllowedSender{}

@@ -1,11 +1,14 @@
 package livelink
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/persist"
 )
 
 func TestSendersLoopbackOnlyWhenAsked(t *testing.T) {
@@ -104,6 +107,7 @@ func FuzzSendersFile(f *testing.F) {
 	for _, seed := range []string{
 		`{"allowed":[{"address":"192.168.4.20","subjects":["iPhone"]}]}`, `{"allowed":[{"address":"::ffff:10.0.0.1"}]}`,
 		`{"allowed":[{"address":"not an address"}]}`, `{"allowed":null}`, `[]`, `{`,
+		`null`, ``, "\n", `{"allowed":[{"address":"192.168.4.20"`, `{"allowed":[{"addr`, `{"allowed":[]}x`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -113,7 +117,13 @@ func FuzzSendersFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		s := NewSenders(path, false)
-		if err := s.Load(); err != nil {
+		var whole map[string]json.RawMessage
+		damaged := persist.DecodeJSON(data, &whole) != nil
+		err := s.Load()
+		if damaged && err == nil {
+			t.Fatalf("allow-list %q (null, empty, truncated or garbled) loaded as if it were whole", data)
+		}
+		if err != nil {
 			if l := s.List(); len(l.Allowed) != 0 {
 				t.Fatalf("a file that does not load admits %+v", l.Allowed)
 			}

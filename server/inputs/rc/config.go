@@ -12,6 +12,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	wire "github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/internal/fielderr"
+	"github.com/saint-os/saint/persist"
 )
 
 // FileName is the receiver's configuration file in the server's
@@ -285,6 +286,12 @@ func Parse(data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return Config{}, fieldErr("rc_receiver", "the file is empty")
 		}
+		return Config{}, fieldErr("rc_receiver", "%v", err)
+	}
+	// A null document decodes as nothing at all: it is as damaged as an
+	// empty file, not the defaults.
+	var whole map[string]any
+	if err := persist.DecodeYAML(data, &whole); err != nil {
 		return Config{}, fieldErr("rc_receiver", "%v", err)
 	}
 	var extra yaml.Node

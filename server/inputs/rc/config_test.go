@@ -58,6 +58,8 @@ func TestParseErrors(t *testing.T) {
 		{"rc_receiver:\n  gpio: {pwm_pins: [12, 40]}\n", "rc_receiver.gpio.pwm_pins[1]"},
 		{"rc_receiver:\n  bogus: 1\n", "rc_receiver"},
 		{"", "rc_receiver"},
+		{"null", "rc_receiver"},
+		{"~\n", "rc_receiver"},
 		{"rc_receiver: {}\n---\nrc_receiver: {}\n", "rc_receiver"},
 	} {
 		_, err := Parse([]byte(tc.yaml))

@@ -349,6 +349,16 @@ export function nodeDetailPage({ api, toast, confirm, go }, view, id) {
   return () => offs.forEach((off) => off());
 }
 
+// sameKey reports whether what the operator typed is key's: its
+// fingerprint as the node prints it at boot (natsbus.KeyFingerprint, the
+// first 16 characters after the 'U' in groups of four), or more of it, or
+// the whole key; spaces and case aside.
+function sameKey(typed, key) {
+  const t = String(typed || '').replace(/[\s-]/g, '').toUpperCase().replace(/^U(?=.{55}$)/, '');
+  const k = String(key || '').replace(/^U/, '');
+  return t.length >= 16 && k.startsWith(t);
+}
+
 export function adoptPage({ api, toast, confirm, go }, view, id) {
   view.append(h('div', { class: 'page-head' }, h('h1', {}, `Adopt Node: ${id}`),
     h('a', { class: 'button', href: '#/nodes' }, 'Cancel')));
@@ -371,13 +381,16 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
       ['Hardware', node.hardware_rev], ['Firmware', node.firmware_version],
       ['CPU temp', node.cpu_temp ? `${node.cpu_temp.toFixed(1)} °C` : ''], ['First seen', ago(node.first_seen, api.serverNow())],
       ['Last seen', ago(node.last_seen, api.serverNow())],
-      // Compare with the key the node logs and the CA in the system status
-      // before adopting a node on a shared network.
-      ['Bus key', node.bus_key], ['Server CA it pinned (SHA-256)', node.bus_ca_sha256],
+      // The key is what the bus authenticated under this id: the operator
+      // compares its fingerprint with the one the node prints at boot
+      // (below). The CA is only what the device says it pinned: a device
+      // that took the id can say the same, so it proves nothing.
+      ['Bus key (authenticated)', node.bus_key],
+      ['Server CA it says it pinned (its own claim, unverified)', node.bus_ca_sha256],
       // Enrolled when flashed: the server knew the key before the node
       // connected, so no other device can hold this id.
       ['Enrolment', node.bus_key ? (node.bus_key_enrolled ? 'enrolled: the key this node was flashed with'
-        : 'not enrolled: compare the key with the one the node prints at start') : ''],
+        : 'not enrolled: type the key fingerprint the node prints at start below') : ''],
     ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', k === 'Enrolment' ? { id: 'adopt-enrolment', class: node.bus_key_enrolled ? '' : 'alert' } : {}, v || '–')]));
     // A key that is not the one the node logs at start: a device took the
     // node's id first. Rejecting it disconnects and refuses that device, and
@@ -391,6 +404,12 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
       } catch (err) { toast(err.message, 'error'); }
     } }, 'Not the node\'s key: reject it')) : null;
     const nameInput = h('input', { id: 'adopt-name', 'data-field': 'display_name', required: true, maxlength: 64 });
+    // On an authenticated bus the operator types the fingerprint the node
+    // printed on its console at boot: adopting binds the key shown above,
+    // so it must be the node's, not a device's that took its id. An
+    // enrolled node's key is the one it was flashed with: nothing to type.
+    const printed = node.bus_key && !node.bus_key_enrolled ? h('input', { id: 'adopt-fingerprint', 'data-field': 'bus_key', required: true, autocomplete: 'off',
+      spellcheck: 'false', placeholder: 'ABCD EFGH IJKL MNOP' }) : null;
     const submit = h('button', { type: 'submit', class: 'primary', id: 'adopt-submit', disabled: true }, 'Adopt');
     let chosen = null;
     let nameTouched = false;
@@ -409,6 +428,11 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
       ev.preventDefault();
       clearErrors(form);
       if (!chosen) { showError(form, { field: 'role', message: 'role: choose a role' }); return; }
+      if (printed && !sameKey(printed.value, node.bus_key)) {
+        showError(form, { field: 'bus_key', message: `bus_key: ${printed.value.trim() ? `"${printed.value.trim()}" is not` : 'type'} the fingerprint ` +
+          'of the key this device connects with (at least 16 characters). If the node printed another, a device took its id: do not adopt it, reject the key.' });
+        return;
+      }
       submit.disabled = true;
       submit.textContent = 'Adopting…';
       try {
@@ -428,6 +452,8 @@ export function adoptPage({ api, toast, confirm, go }, view, id) {
     h('fieldset', { class: 'roles' }, h('legend', {}, 'Role'),
       declaredNote(choices.robotType), radios),
     field('Display name', nameInput),
+    printed ? field('Key fingerprint the node printed at boot', printed,
+      'From the node\'s console or serial log ("bus key: ..." fingerprint=...), never from this page.') : null,
     h('p', { class: 'form-error', role: 'alert' }),
     h('div', { class: 'actions' }, h('a', { class: 'button', href: '#/nodes' }, 'Cancel'), submit));
     view.append(
