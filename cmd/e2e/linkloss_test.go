@@ -16,7 +16,6 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
-	"github.com/saint-os/saint/hal/executor"
 )
 
 // tcpProxy forwards TCP connections from its own address to target until
@@ -204,11 +203,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	states = &trackStates{}
 	if _, err := bus.SubscribeJSON(client, msg.TopicTracksState, bus.QoS{Depth: 10000}, ex, func(_ string, st msg.TrackState) {
 		states.add(st)

@@ -1,7 +1,6 @@
 package bridge_test
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -34,11 +33,7 @@ func newRig(t *testing.T, f bridge.Filter) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	r := &rig{t: t, ex: ex, bus: mem.New(), dds: ddstest.New(), reg: reg}
 	r.br, err = bridge.New(bridge.Options{Bus: r.bus, Exec: ex, DDS: r.dds, Registry: reg, Filter: f, CallTimeout: time.Second})
 	if err != nil {
