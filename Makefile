@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.7.0
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps kernelcheck foxglove-screenshot
+.PHONY: run test fuzz build vet staticcheck lint bench firmware clean viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps kernelcheck foxglove-screenshot ros2-snapshot
 
 ## run: the whole robot in simulation with the web UI on http://localhost:8000 and Foxglove on ws://localhost:8765
 run: viz-deps
@@ -81,17 +81,19 @@ mujoco-deps:
 	fi
 
 ## ros2-deps: Eclipse Cyclone DDS (the ROS 2 bridge, saint-ros2, links it; idlc for go generate ./ros2)
-## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client); installed with apt-get
-## when missing and run as root
-ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++
+## and Fast DDS with fastddsgen and a C++ compiler (the interop test's client), openssl (the SROS2
+## keystore test checks its signatures with it) and urdfdom's check_urdf (the URDF models' test);
+## installed with apt-get when missing and run as root
+ROS2_PACKAGES := cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools g++ openssl liburdfdom-tools
 ros2-deps:
 	@if [ -f /usr/include/dds/dds.h ] && command -v idlc >/dev/null && [ -d /usr/include/fastdds ] \
-		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null; then :; \
+		&& command -v fastddsgen >/dev/null && command -v g++ >/dev/null && command -v openssl >/dev/null \
+		&& command -v check_urdf >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "ros2-deps: installing $(ROS2_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(ROS2_PACKAGES) >/dev/null; \
 	elif [ -f /usr/include/dds/dds.h ]; then \
-		echo "ros2-deps: Fast DDS, fastddsgen or g++ missing (not root: not installing); the Fast DDS interop test will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
+		echo "ros2-deps: Fast DDS, fastddsgen, g++ or check_urdf missing (not root: not installing); the Fast DDS interop test and the URDF check will skip. Install: sudo apt-get install $(ROS2_PACKAGES)"; \
 	else \
 		echo "ros2-deps: the ROS 2 bridge needs Cyclone DDS to compile (not root: not installing). Install: sudo apt-get install $(ROS2_PACKAGES)" >&2; exit 1; \
 	fi
@@ -157,6 +159,12 @@ $(GOBIN)/staticcheck-$(STATICCHECK_VERSION):
 	cp $(GOBIN)/staticcheck $@
 
 lint: vet staticcheck
+
+## ros2-snapshot: docs/ros2/model-from-tf.png — the reference robot drawn with gonum/plot from the
+## /robot_description, /tf_static and /tf that saint-sim --ros2 publishes (cmd/saint-ros2 TestModelOverROS2);
+## not rviz2, which Debian does not package
+ros2-snapshot: ros2-deps
+	SAINT_ROS2_SNAPSHOT=$(CURDIR)/docs/ros2/model-from-tf.png $(GO) test -count=1 -run 'TestModelOverROS2$$' ./cmd/saint-ros2/
 
 ## foxglove-screenshot: docs/screenshots/foxglove.png — Foxglove Studio's open-source web app (npm, installed
 ## into a temporary directory) in headless Chromium, connected to saint-sim --adopt with docs/foxglove/saint.json

@@ -358,3 +358,21 @@ func HeadMount() mgl64.Vec3 { return mgl64.Vec3{0, 0, 0.60} }
 func HeadFacing(pan, tilt float64) mgl64.Vec3 {
 	return mgl64.Vec3{math.Cos(pan) * math.Cos(tilt), math.Sin(pan) * math.Cos(tilt), -math.Sin(tilt)}
 }
+
+// TrackedBase is the reference robot's tracked base: what the simulator's
+// physics (sim/model/tracks) and the robot's URDF model (ros2/urdf) take
+// its size from.
+type TrackedBase struct {
+	Gauge          float64 // between the tracks' centres, m
+	SprocketRadius float64 // the drive sprockets', m
+	ContactLength  float64 // each track's patch on the floor, m
+	Length, Width  float64 // the hull's footprint, m
+}
+
+// DefaultTrackedBase returns the reference robot's base: tracks 0.40 m
+// apart on 0.05 m sprockets, 0.45 m of each on the floor, a 0.6 × 0.45 m
+// hull. The robot frame's origin is on the floor midway between the
+// tracks' patches.
+func DefaultTrackedBase() TrackedBase {
+	return TrackedBase{Gauge: 0.40, SprocketRadius: 0.05, ContactLength: 0.45, Length: 0.6, Width: 0.45}
+}

@@ -103,10 +103,16 @@ var goTypes = map[string]any{
 // noGoType are interfaces that exist only on the ROS 2 side, and the
 // standard messages the bridge converts to rather than mirrors.
 var noGoType = map[string]string{
-	"saint_os/NamedValue":      "a bus map[string]float32 is a NamedValue[] in ROS 2",
-	"sensor_msgs/Imu":          "the bridge builds it from the balance base's state",
-	"sensor_msgs/BatteryState": "the bridge builds it from PowerState",
-	"rosgraph_msgs/Clock":      "the bridge builds it from the simulation clock (bridge.SimClock)",
+	"saint_os/NamedValue":                    "a bus map[string]float32 is a NamedValue[] in ROS 2",
+	"sensor_msgs/Imu":                        "the bridge builds it from the balance base's state",
+	"sensor_msgs/BatteryState":               "the bridge builds it from PowerState",
+	"geometry_msgs/TransformStamped":         "the bridge builds /tf from the URDF model, joint states and odometry",
+	"tf2_msgs/TFMessage":                     "the bridge builds /tf from the URDF model, joint states and odometry",
+	"std_msgs/String":                        "/robot_description: the bridge writes the URDF model",
+	"rmw_dds_common/Gid":                     "ROS 2's graph information, which the bridge writes about itself",
+	"rmw_dds_common/NodeEntitiesInfo":        "ROS 2's graph information, which the bridge writes about itself",
+	"rmw_dds_common/ParticipantEntitiesInfo": "ROS 2's graph information, which the bridge writes about itself",
+	"rosgraph_msgs/Clock":                    "the bridge builds it from the simulation clock (bridge.SimClock)",
 }
 
 // busOnly are JSON fields of the Go types that stay on the bus: the

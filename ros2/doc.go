@@ -4,8 +4,9 @@
 // The folder saint_os/ is a ROS 2 interface package (package.xml,
 // CMakeLists.txt with rosidl_generate_interfaces, msg/ and srv/) that a
 // ROS 2 user builds with colcon; std/ holds the standard messages the robot
-// uses (builtin_interfaces, std_msgs, geometry_msgs, nav_msgs, sensor_msgs),
-// field for field as ROS 2 Humble defines them, without their constants.
+// uses (builtin_interfaces, std_msgs, geometry_msgs, nav_msgs, sensor_msgs,
+// tf2_msgs, and rmw_dds_common's graph messages), field for field as ROS 2
+// Humble defines them, without their constants.
 // Both are embedded, parsed by Load into a Registry, and are the single
 // source of:
 //

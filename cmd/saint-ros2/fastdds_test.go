@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/ros2/bridge"
+	"github.com/saint-os/saint/ros2/cyclone"
 )
 
 // The Fast DDS client (testdata/fastdds/client.cpp), built once with type
@@ -51,7 +53,8 @@ func buildFastDDSClient(t *testing.T) string {
 		}
 		idl, _ := filepath.Abs(filepath.Join("..", "..", "ros2", "idl"))
 		gen := exec.Command("fastddsgen", "-d", dir, "-I", ".", "-replace",
-			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl", "rosgraph_msgs.idl")
+			"builtin_interfaces.idl", "std_msgs.idl", "geometry_msgs.idl", "nav_msgs.idl", "sensor_msgs.idl", "saint_os.idl", "rosgraph_msgs.idl",
+			"tf2_msgs.idl", "rmw_dds_common.idl")
 		gen.Dir = idl
 		if out, err := gen.CombinedOutput(); err != nil || strings.Contains(string(out), "ERROR") {
 			fastdds.err = fmt.Errorf("fastddsgen: %v\n%s", err, out)
@@ -199,7 +202,8 @@ func (c *client) topics(want map[string]bool) map[string]bool {
 
 // referenceNames are the DDS topics of the reference robot's bridge as
 // ros2/bridge records them (its TestReferenceRobotBridgeIsUnchanged),
-// with the robot namespace ns ("/robot_7", "" for none): with limbs, the
+// and the robot model's (/robot_description, /tf, /tf_static), with the
+// robot namespace ns ("/robot_7", "" for none): with limbs, the
 // robot-wide ones alone and every limb's middleware names instead of the
 // reference robot's roles.
 func referenceNames(t *testing.T, ns string, limbs []string) map[string]bool {
@@ -214,6 +218,13 @@ func referenceNames(t *testing.T, ns string, limbs []string) map[string]bool {
 			out[n[:2]+ns+n[2:]] = true
 		}
 	}
+	// The robot's model, as robot_state_publisher and tf2 name it.
+	for _, n := range []string{bridge.RobotDescriptionTopic, bridge.TFTopic, bridge.TFStaticTopic} {
+		out["rt"+ns+n] = true
+	}
+	// ROS 2's graph topic, which every ROS 2 participant writes (no "rt",
+	// no namespace).
+	out[cyclone.GraphTopic] = true
 	for _, l := range limbs {
 		p := ns + "/saint/limb/" + l
 		for _, n := range []string{"joint_states", "session_status", "control_command"} {
@@ -256,6 +267,45 @@ func checkTopics(t *testing.T, got, want map[string]bool) {
 	}
 }
 
+// checkGraph is what `ros2 node list` and `ros2 node info` read, from the
+// Fast DDS client: the bridge's participant, with ROS 2's USER_DATA,
+// announces on ros_discovery_info node saint_bridge in namespace ns, and
+// its reader and writer GIDs are exactly the GUIDs, zero-padded to
+// Humble's 24 bytes, of the bridge's endpoints the client discovered
+// (but the graph writer, which belongs to no node). It then checks the
+// robot's model: the URDF robotName on /robot_description and the
+// fixed links on /tf_static, both latched.
+func checkGraph(t *testing.T, c *client, ns, robotName string) {
+	t.Helper()
+	got := c.do("graph " + NodeName)
+	t.Logf("Fast DDS, ros_discovery_info: %v", got)
+	if len(got) != 9 || got[0] != "graph" {
+		t.Fatalf("graph: %v", got)
+	}
+	if got[1] != ns || got[2] != NodeName {
+		t.Errorf("node %s %s, want %s %s", got[1], got[2], ns, NodeName)
+	}
+	if got[3] == "0" || got[4] == "0" || got[5] != "0" || got[6] != "0" || got[7] != "true" {
+		t.Errorf("node %s: %s readers, %s writers, %s GIDs of no endpoint discovered, %s endpoints not listed, GIDs padded: %s; "+
+			"want the bridge's endpoints exactly", got[2], got[3], got[4], got[5], got[6], got[7])
+	}
+	if got[8] != cyclone.UserData {
+		t.Errorf("the bridge participant's USER_DATA %q, want %q", got[8], cyclone.UserData)
+	}
+	nsArg := ns
+	if ns == "/" {
+		nsArg = "-"
+	}
+	got = c.do("description " + nsArg)
+	if len(got) != 3 || got[0] != "description" || got[2] != robotName {
+		t.Errorf("/robot_description: %v, want the URDF of robot %s", got, robotName)
+	}
+	got = c.do("tfstatic " + nsArg)
+	if len(got) < 3 || got[0] != "tfstatic" || !slices.Contains(got[2:], "torso") {
+		t.Errorf("/tf_static: %v, want the fixed links (torso …)", got)
+	}
+}
+
 func float(t *testing.T, s string) float64 {
 	t.Helper()
 	f, err := strconv.ParseFloat(s, 64)
@@ -293,6 +343,7 @@ func TestFastDDSInterop(t *testing.T) {
 	names := c.topics(bridged)
 	t.Logf("Fast DDS: %d topics discovered", len(names))
 	checkTopics(t, names, bridged)
+	checkGraph(t, c, "/", "saint")
 
 	// (a)
 	const speed = 0.3
@@ -430,6 +481,7 @@ func TestFastDDSHumanoid(t *testing.T) {
 		}
 	}
 	checkTopics(t, names, want)
+	checkGraph(t, c, "/robot_7", "pi_plus")
 }
 
 // TestFastDDSOverNATS is TestFastDDSInterop on the robot as it is

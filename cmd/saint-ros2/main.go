@@ -18,7 +18,11 @@
 // yet, and a changed configuration needs the bridge restarted.
 //
 // The DDS domain defaults to ROS_DOMAIN_ID (else 0); Cyclone DDS reads its
-// network configuration from CYCLONEDDS_URI, as under ROS 2.
+// network configuration from CYCLONEDDS_URI, as under ROS 2. With
+// --ros2-security KEYSTORE the participant uses DDS Security with the
+// keystore's /saint_bridge enclave (saintctl ros2 keystore): only peers
+// with an enclave of that keystore, whose permissions allow it, talk to
+// it, encrypted.
 //
 // Started by saint-sim --ros2 ($SAINT_PARENT_PID set), it stops when
 // saint-sim is gone, or when saint-sim's bus has been unreachable for
@@ -98,6 +102,7 @@ func run() error {
 	robotID := flag.String("robot-id", "", "the robot's namespace (the server's --robot-id): bridge the topics under /robot_<id>/ on the bus as the ROS 2 names /robot_<id>/… (default: the robot configuration's robot_id; empty: none)")
 	robotType := bringup.RegisterFlags(flag.CommandLine)
 	configDir := flag.String("config", "", "with --robot-type: the configuration tree holding robot_config/ (saint-server's DATA/config; default: the built-in fixtures)")
+	security := securityFlags(flag.CommandLine)
 	simClock := flag.Bool("sim-clock", false, "the bus carries a simulation's clock (saint-sim --ros2 sets this): follow it from "+bridge.SimClockTopic+", publish it on /clock and stamp on it (on the wall clock when the simulation runs at real-time speed)")
 	addrFile := flag.String("addr-file", "", "write {\"nats\", \"domain\"} here as JSON once bridging")
 	verbose := flag.Bool("v", false, "debug logging")
@@ -111,6 +116,10 @@ func run() error {
 		return fmt.Errorf("--domain %d: want 0 to 232", domain)
 	}
 	robot, err := resolveRobot(*configDir, robotType)
+	if err != nil {
+		return err
+	}
+	sec, err := security()
 	if err != nil {
 		return err
 	}
@@ -159,7 +168,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	pp, err := cyclone.NewParticipant(uint32(domain))
+	pp, err := newParticipant(uint32(domain), sec, log)
 	if err != nil {
 		return err
 	}
@@ -175,7 +184,7 @@ func run() error {
 		clock = bridge.SimClock
 	}
 	br, err := bridge.New(bridge.Options{Bus: rb, Exec: ex, DDS: participant{pp}, RobotID: *robotID, Log: log, Clock: clock,
-		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot),
+		Roles: bridge.RolesOf(robot), MotorNodes: bridge.MotorNodesOf(robot), Model: bridge.ModelOf(robot),
 		Filter: bridge.Filter{Allow: patterns(*allow), Deny: patterns(*deny)}})
 	if err != nil {
 		return err
@@ -184,6 +193,17 @@ func run() error {
 		return err
 	}
 	defer br.Stop()
+	// ROS 2's graph: one node, /saint_bridge (in the robot's namespace),
+	// holding every reader and writer of the participant.
+	nodeNamespace := "/"
+	if *robotID != "" {
+		if nodeNamespace, err = bus.RobotNamespace(*robotID); err != nil {
+			return err
+		}
+	}
+	if err := pp.AnnounceNode(nodeNamespace, NodeName); err != nil {
+		return err
+	}
 	if *addrFile != "" {
 		data, _ := json.Marshal(map[string]string{"nats": *natsURL, "domain": strconv.FormatUint(uint64(domain), 10)})
 		if err := os.WriteFile(*addrFile, data, 0o644); err != nil {
@@ -210,6 +230,10 @@ func run() error {
 		}
 	}
 }
+
+// NodeName is the bridge's ROS 2 node name: `ros2 node list` shows
+// /saint_bridge (/robot_7/saint_bridge with --robot-id 7).
+const NodeName = "saint_bridge"
 
 // participant adapts the Cyclone DDS participant to the bridge.
 type participant struct{ p *cyclone.Participant }

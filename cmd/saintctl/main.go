@@ -80,6 +80,10 @@ commands:
                                   a periodic loop's period error on this machine
   record start [--max-mb N] [--max-minutes N] | stop | status
                                   record every topic on the server to MCAP files (its recordings/ dir)
+  ros2 keystore create DIR        a DDS Security (SROS2) keystore: its CA and governance
+  ros2 keystore enclave DIR NAME [--publish LIST] [--subscribe LIST] [--call LIST] [--serve LIST]
+                                  an enclave (/saint_bridge for saint-ros2 --ros2-security, one per
+                                  workstation) with permissions for those ROS names (default: all)
   mcap info FILE [--json]         topics, counts, rates and time range of a recording; a damaged
                                   file is summarised as far as it is readable`
 
@@ -119,6 +123,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if rest[0] == "mcap" {
 		return mcapCmd(rest[1:], out)
+	}
+	if rest[0] == "ros2" {
+		return ros2Cmd(rest[1:], out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()

@@ -374,20 +374,14 @@ func (c *Console) onNodeStatus(s msg.NodeStatus) {
 	}
 }
 
-// batteryReading is the part of a power topic's message (msg.PowerState's
-// shape) the console shows; Present is nil when the topic does not say.
-type batteryReading struct {
-	Voltage float64 `json:"voltage"`
-	Present *bool   `json:"present"`
-}
-
-// onBattery shows the voltage of a power topic.
-func (c *Console) onBattery(p batteryReading) {
-	if p.Present != nil && !*p.Present {
+// onBattery shows the voltage of a power topic (roles/power's PowerState):
+// none while the monitor does not answer.
+func (c *Console) onBattery(p msg.PowerState) {
+	if !p.Present {
 		c.battery = 0
 		return
 	}
-	c.battery = p.Voltage
+	c.battery = float64(p.Voltage)
 }
 
 // shownAlert is the alert the screen shows: the highest level, newest

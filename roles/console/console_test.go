@@ -130,7 +130,7 @@ func TestConsoleStatusScreen(t *testing.T) {
 	for _, id := range []string{"sim-head", "sim-tracks", "sim-console"} {
 		g.Publish(msg.NodeStatusTopic(id), msg.NodeStatus{NodeID: id, State: "ACTIVE"})
 	}
-	g.Publish(msg.TopicTracksPower, map[string]any{"voltage": 24.31, "present": true})
+	g.Publish(msg.TopicTracksPower, msg.PowerState{Voltage: 24.31, Current: 1.5, Power: 36.5, Present: true})
 	g.Publish(msg.TopicRouterStatus, msg.RouteStatus{State: msg.RouterIdle, EStopActive: true, EStopSource: "safety"})
 	g.Run(500 * time.Millisecond)
 	g.wantShown("E-STOP: ACTIVE", "by safety", "Battery: 24.3 V", "Nodes: 3")

@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/ros2"
+	"github.com/saint-os/saint/ros2/urdf"
 )
 
 // QoS is the DDS QoS of one endpoint, as ROS 2's profiles set it.
@@ -82,6 +83,11 @@ type Options struct {
 	// MotorNodesOf gives a robot configuration's; nil means
 	// DefaultMotorNodes, an empty list none beyond the Roles' own.
 	MotorNodes []string
+	// Model is the robot's URDF model (urdf.Reference, urdf.Humanoid):
+	// when set, the bridge publishes it on /robot_description and the
+	// transforms of its links on /tf and /tf_static, as
+	// robot_state_publisher does; nil publishes none.
+	Model *urdf.Robot
 	// Clock is the clock the bus's times are on: WallClock (the robot) or
 	// SimClock (saint-sim, whose relay publishes SimClockTopic). See
 	// ClockMode.
@@ -183,6 +189,12 @@ func (b *Bridge) Start() error {
 			continue
 		}
 		if err := b.startService(s); err != nil {
+			b.Stop()
+			return err
+		}
+	}
+	if b.o.Model != nil {
+		if err := b.startModel(b.o.Model); err != nil {
 			b.Stop()
 			return err
 		}

@@ -27,6 +27,12 @@
 // its robot type; the root middleware's, the nodes', the router's and the
 // server's names are bridged on every robot.
 //
+// With Options.Model (ModelOf: the robot's URDF from ros2/urdf) the
+// bridge does what robot_state_publisher does for a ROS 2 robot: the URDF
+// latched on /robot_description, the fixed joints latched on /tf_static,
+// and on /tf each moving joint's transform from the root middleware's
+// joint states, with odom → base_link from the tracks' odometry.
+//
 // Bad input never moves anything: a sample that does not decode, a NaN
 // or infinite number, a value out of range is dropped with a warning
 // naming the topic and the field; a service call that fails is answered

@@ -82,6 +82,20 @@ static int saint_take(dds_entity_t rd, const char *type_name, unsigned char **ou
 	return rc;
 }
 
+// saint_participant creates a participant with qos (NULL: the defaults)
+// whose USER_DATA is user_data, as ROS 2's middlewares put
+// "enclave=/;" there.
+static dds_entity_t saint_participant(dds_domainid_t domain, const dds_qos_t *qos, const char *user_data) {
+	dds_qos_t *q = dds_create_qos();
+	if (qos != NULL) {
+		dds_copy_qos(q, qos);
+	}
+	dds_qset_userdata(q, user_data, strlen(user_data));
+	dds_entity_t pp = dds_create_participant(domain, q, NULL);
+	dds_delete_qos(q);
+	return pp;
+}
+
 static dds_return_t saint_wait(dds_entity_t ws, dds_attach_t *xs, size_t n) {
 	return dds_waitset_wait(ws, xs, n, DDS_INFINITY);
 }
@@ -152,20 +166,66 @@ type Participant struct {
 	nextID  C.dds_attach_t
 	closed  bool
 	done    chan struct{}
+	// The GUIDs of the endpoints made, and the node they are announced
+	// as (AnnounceNode) once graph is set.
+	readerGUIDs, writerGUIDs []GUID
+	graph                    *graph
 }
+
+// GUID is a DDS entity's globally unique id: the participant's 12-byte
+// prefix and the entity's 4-byte id.
+type GUID [16]byte
+
+func guidOf(h C.dds_entity_t) (GUID, error) {
+	var g C.dds_guid_t
+	var out GUID
+	if rc := C.dds_get_guid(h, &g); rc < 0 {
+		return out, ddsErr("get GUID", rc)
+	}
+	for i := range out {
+		out[i] = byte(g.v[i])
+	}
+	return out, nil
+}
+
+// GUID is the participant's own GUID (entity id 0x000001c1).
+func (p *Participant) GUID() (GUID, error) { return guidOf(p.h) }
 
 // hostBigEndian says whether dds_stream_read expects bytes swapped from
 // the little-endian ones Encode produces.
 var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 
+// UserData is what the participant carries in its USER_DATA QoS, as
+// every ROS 2 participant does: its security enclave, "/" when it has
+// none (a secure participant names its enclave, Security.Enclave). ROS
+// 2's tools read a participant's nodes only from a participant that has
+// it.
+const UserData = "enclave=/;"
+
+// enclaveUserData is UserData for enclave ("" or "/": the root enclave).
+func enclaveUserData(enclave string) string {
+	if enclave == "" || enclave == "/" {
+		return UserData
+	}
+	return "enclave=" + enclave + ";"
+}
+
 // NewParticipant joins DDS domain domain. It refuses to when the type
 // object guard (typeguard.c) is not what libddsc calls: without it any
 // peer on the domain could crash the process.
 func NewParticipant(domain uint32) (*Participant, error) {
+	return newParticipant(domain, nil, UserData)
+}
+
+// newParticipant creates the participant with qos (nil: the defaults)
+// and userData in its USER_DATA, behind the same type object guard.
+func newParticipant(domain uint32, qos *C.dds_qos_t, userData string) (*Participant, error) {
 	if !C.saint_typeguard_installed() {
 		return nil, errors.New("cyclone: the type object guard is not in place (the executable does not export ddsi_type_add_typeobj to libddsc): a DDS peer with int8/uint8 types could crash this process")
 	}
-	h := C.dds_create_participant(C.dds_domainid_t(domain), nil, nil)
+	ud := C.CString(userData)
+	defer C.free(unsafe.Pointer(ud))
+	h := C.saint_participant(C.dds_domainid_t(domain), qos, ud)
 	if h < 0 {
 		return nil, ddsErr(fmt.Sprintf("create participant in domain %d (check CYCLONEDDS_URI)", domain), h)
 	}
@@ -246,13 +306,27 @@ type Writer struct {
 	h        C.dds_entity_t
 	typeName *C.char
 	topic    string
+	guid     GUID
 }
+
+// GUID is the writer's GUID, which ROS 2's graph names it by.
+func (w *Writer) GUID() GUID { return w.guid }
 
 // NewWriter creates a writer on topic (the DDS name, "rt/saint/tracks/odom")
 // of typeName ("nav_msgs::msg::dds_::Odometry_").
 func (p *Participant) NewWriter(topic, typeName string, q QoS) (*Writer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	w, err := p.newWriter(topic, typeName, q)
+	if err != nil {
+		return nil, err
+	}
+	p.writerGUIDs = append(p.writerGUIDs, w.guid)
+	p.graphChanged()
+	return w, nil
+}
+
+func (p *Participant) newWriter(topic, typeName string, q QoS) (*Writer, error) {
 	t, err := p.topic(topic, typeName)
 	if err != nil {
 		return nil, err
@@ -263,7 +337,12 @@ func (p *Participant) NewWriter(topic, typeName string, q QoS) (*Writer, error) 
 	if h < 0 {
 		return nil, ddsErr("create writer on "+topic, h)
 	}
-	return &Writer{h: h, typeName: C.CString(typeName), topic: topic}, nil
+	guid, err := guidOf(h)
+	if err != nil {
+		C.dds_delete(h)
+		return nil, err
+	}
+	return &Writer{h: h, typeName: C.CString(typeName), topic: topic, guid: guid}, nil
 }
 
 // Write writes one sample given as XCDR1 bytes with their encapsulation
@@ -298,7 +377,11 @@ type Reader struct {
 	typeName *C.char
 	topic    string
 	fn       func([]byte)
+	guid     GUID
 }
+
+// GUID is the reader's GUID, which ROS 2's graph names it by.
+func (r *Reader) GUID() GUID { return r.guid }
 
 // NewReader creates a reader on topic of typeName; fn gets every sample.
 func (p *Participant) NewReader(topic, typeName string, q QoS, fn func(cdr []byte)) (*Reader, error) {
@@ -319,7 +402,12 @@ func (p *Participant) NewReader(topic, typeName string, q QoS, fn func(cdr []byt
 		C.dds_delete(h)
 		return nil, ddsErr("create read condition on "+topic, cond)
 	}
-	r := &Reader{h: h, cond: cond, typeName: C.CString(typeName), topic: topic, fn: fn}
+	guid, err := guidOf(h)
+	if err != nil {
+		C.dds_delete(h)
+		return nil, err
+	}
+	r := &Reader{h: h, cond: cond, typeName: C.CString(typeName), topic: topic, fn: fn, guid: guid}
 	id := p.nextID
 	p.nextID++
 	if rc := C.dds_waitset_attach(p.ws, cond, id); rc < 0 {
@@ -327,6 +415,8 @@ func (p *Participant) NewReader(topic, typeName string, q QoS, fn func(cdr []byt
 		return nil, ddsErr("attach reader on "+topic, rc)
 	}
 	p.readers[id] = r
+	p.readerGUIDs = append(p.readerGUIDs, guid)
+	p.graphChanged()
 	return r, nil
 }
 

@@ -17,6 +17,9 @@ var testDomain = uint32(100 + rand.IntN(100))
 
 func TestMain(m *testing.M) {
 	os.Setenv("CYCLONEDDS_URI", LoopbackConfig)
+	if spec := os.Getenv(peerEnv); spec != "" {
+		runPeer(spec)
+	}
 	os.Exit(m.Run())
 }
 

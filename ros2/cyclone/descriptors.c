@@ -3,10 +3,12 @@
 #include "builtin_interfaces.h"
 #include "geometry_msgs.h"
 #include "nav_msgs.h"
+#include "rmw_dds_common.h"
 #include "rosgraph_msgs.h"
 #include "saint_os.h"
 #include "sensor_msgs.h"
 #include "std_msgs.h"
+#include "tf2_msgs.h"
 #include <string.h>
 #include "descriptors.h"
 
@@ -21,10 +23,14 @@ static const struct {
   {"geometry_msgs::msg::dds_::PoseWithCovariance_", &geometry_msgs_msg_dds__PoseWithCovariance__desc},
   {"geometry_msgs::msg::dds_::Quaternion_", &geometry_msgs_msg_dds__Quaternion__desc},
   {"geometry_msgs::msg::dds_::Transform_", &geometry_msgs_msg_dds__Transform__desc},
+  {"geometry_msgs::msg::dds_::TransformStamped_", &geometry_msgs_msg_dds__TransformStamped__desc},
   {"geometry_msgs::msg::dds_::Twist_", &geometry_msgs_msg_dds__Twist__desc},
   {"geometry_msgs::msg::dds_::TwistWithCovariance_", &geometry_msgs_msg_dds__TwistWithCovariance__desc},
   {"geometry_msgs::msg::dds_::Vector3_", &geometry_msgs_msg_dds__Vector3__desc},
   {"nav_msgs::msg::dds_::Odometry_", &nav_msgs_msg_dds__Odometry__desc},
+  {"rmw_dds_common::msg::dds_::Gid_", &rmw_dds_common_msg_dds__Gid__desc},
+  {"rmw_dds_common::msg::dds_::NodeEntitiesInfo_", &rmw_dds_common_msg_dds__NodeEntitiesInfo__desc},
+  {"rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_", &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc},
   {"rosgraph_msgs::msg::dds_::Clock_", &rosgraph_msgs_msg_dds__Clock__desc},
   {"saint_os::msg::dds_::ArmCommand_", &saint_os_msg_dds__ArmCommand__desc},
   {"saint_os::msg::dds_::ArmState_", &saint_os_msg_dds__ArmState__desc},
@@ -96,6 +102,8 @@ static const struct {
   {"sensor_msgs::msg::dds_::Imu_", &sensor_msgs_msg_dds__Imu__desc},
   {"sensor_msgs::msg::dds_::JointState_", &sensor_msgs_msg_dds__JointState__desc},
   {"std_msgs::msg::dds_::Header_", &std_msgs_msg_dds__Header__desc},
+  {"std_msgs::msg::dds_::String_", &std_msgs_msg_dds__String__desc},
+  {"tf2_msgs::msg::dds_::TFMessage_", &tf2_msgs_msg_dds__TFMessage__desc},
 };
 
 const dds_topic_descriptor_t *saint_descriptor(const char *type_name) {

@@ -22,6 +22,12 @@
 // logging the participants that announced the type. NewParticipant fails
 // when the guard is not in place.
 //
+// The participant is a ROS 2 participant to ROS 2's graph tools: its
+// USER_DATA is "enclave=/;" (UserData), and AnnounceNode publishes on
+// ros_discovery_info the node it holds with the GIDs of its readers and
+// writers, as rmw_cyclonedds_cpp does (Humble's 24-byte Gid: the
+// endpoint's GUID, zero-padded).
+//
 // Configuration is Cyclone's own: CYCLONEDDS_URI (network interface,
 // multicast, peers) is read by Cyclone when the first participant is
 // created, as it is for every ROS 2 process using rmw_cyclonedds_cpp.

@@ -124,6 +124,21 @@ extern const dds_topic_descriptor_t geometry_msgs_msg_dds__Transform__desc;
 #define geometry_msgs_msg_dds__Transform__free(d,o) \
 dds_sample_free ((d), &geometry_msgs_msg_dds__Transform__desc, (o))
 
+typedef struct geometry_msgs_msg_dds__TransformStamped_
+{
+  struct std_msgs_msg_dds__Header_ header;
+  char * child_frame_id;
+  struct geometry_msgs_msg_dds__Transform_ transform;
+} geometry_msgs_msg_dds__TransformStamped_;
+
+extern const dds_topic_descriptor_t geometry_msgs_msg_dds__TransformStamped__desc;
+
+#define geometry_msgs_msg_dds__TransformStamped___alloc() \
+((geometry_msgs_msg_dds__TransformStamped_*) dds_alloc (sizeof (geometry_msgs_msg_dds__TransformStamped_)));
+
+#define geometry_msgs_msg_dds__TransformStamped__free(d,o) \
+dds_sample_free ((d), &geometry_msgs_msg_dds__TransformStamped__desc, (o))
+
 typedef struct geometry_msgs_msg_dds__Twist_
 {
   struct geometry_msgs_msg_dds__Vector3_ linear;

@@ -34,3 +34,23 @@ const dds_topic_descriptor_t std_msgs_msg_dds__Header__desc =
   .m_meta = ""
 };
 
+static const uint32_t std_msgs_msg_dds__String__ops [] =
+{
+  /* String_ */
+  DDS_OP_ADR | DDS_OP_TYPE_STR, offsetof (std_msgs_msg_dds__String_, data),
+  DDS_OP_RTS
+};
+
+const dds_topic_descriptor_t std_msgs_msg_dds__String__desc =
+{
+  .m_size = sizeof (std_msgs_msg_dds__String_),
+  .m_align = dds_alignof (std_msgs_msg_dds__String_),
+  .m_flagset = 0u,
+  .m_nkeys = 0u,
+  .m_typename = "std_msgs::msg::dds_::String_",
+  .m_keys = NULL,
+  .m_nops = 2,
+  .m_ops = std_msgs_msg_dds__String__ops,
+  .m_meta = ""
+};
+

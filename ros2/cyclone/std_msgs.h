@@ -31,6 +31,19 @@ extern const dds_topic_descriptor_t std_msgs_msg_dds__Header__desc;
 #define std_msgs_msg_dds__Header__free(d,o) \
 dds_sample_free ((d), &std_msgs_msg_dds__Header__desc, (o))
 
+typedef struct std_msgs_msg_dds__String_
+{
+  char * data;
+} std_msgs_msg_dds__String_;
+
+extern const dds_topic_descriptor_t std_msgs_msg_dds__String__desc;
+
+#define std_msgs_msg_dds__String___alloc() \
+((std_msgs_msg_dds__String_*) dds_alloc (sizeof (std_msgs_msg_dds__String_)));
+
+#define std_msgs_msg_dds__String__free(d,o) \
+dds_sample_free ((d), &std_msgs_msg_dds__String__desc, (o))
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@ import (
 type DDS struct {
 	mu      sync.Mutex
 	types   map[string]string // topic → type name
+	qos     map[string]bridge.QoS
 	written map[string][][]byte
 	readers map[string][]func([]byte)
 	notify  chan string
@@ -22,7 +23,7 @@ type DDS struct {
 
 // New returns an empty fake.
 func New() *DDS {
-	return &DDS{types: map[string]string{}, written: map[string][][]byte{}, readers: map[string][]func([]byte){},
+	return &DDS{types: map[string]string{}, qos: map[string]bridge.QoS{}, written: map[string][][]byte{}, readers: map[string][]func([]byte){},
 		notify: make(chan string, 1024)}
 }
 
@@ -37,22 +38,24 @@ func (d *DDS) topic(name, typeName string) error {
 }
 
 // NewWriter implements bridge.DDS.
-func (d *DDS) NewWriter(topic, typeName string, _ bridge.QoS) (bridge.Writer, error) {
+func (d *DDS) NewWriter(topic, typeName string, q bridge.QoS) (bridge.Writer, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.topic(topic, typeName); err != nil {
 		return nil, err
 	}
+	d.qos[topic] = q
 	return writer{d, topic}, nil
 }
 
 // NewReader implements bridge.DDS.
-func (d *DDS) NewReader(topic, typeName string, _ bridge.QoS, fn func([]byte)) error {
+func (d *DDS) NewReader(topic, typeName string, q bridge.QoS, fn func([]byte)) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.topic(topic, typeName); err != nil {
 		return err
 	}
+	d.qos[topic] = q
 	d.readers[topic] = append(d.readers[topic], fn)
 	return nil
 }
@@ -78,6 +81,13 @@ func (d *DDS) Type(topic string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.types[topic]
+}
+
+// QoS is the QoS of the last writer or reader made on topic.
+func (d *DDS) QoS(topic string) bridge.QoS {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.qos[topic]
 }
 
 // Written returns what was written on topic so far.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/saint-os/saint/bus/msg"
+	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/sim/model/battery"
 	"github.com/saint-os/saint/sim/model/dcmotor"
 	"github.com/saint-os/saint/sim/model/geom"
@@ -43,9 +44,10 @@ type Params struct {
 
 // Default is the base described in the package doc.
 func Default() Params {
+	base := kinematics.DefaultTrackedBase()
 	return Params{
-		Motor: dcmotor.Gearmotor24V(), GearRatio: 20, SprocketRadius: 0.05, TrackInertia: 0.01,
-		Mass: 20, YawInertia: 20 * (0.6*0.6 + 0.45*0.45) / 12, Gauge: 0.40, ContactLength: 0.45,
+		Motor: dcmotor.Gearmotor24V(), GearRatio: 20, SprocketRadius: base.SprocketRadius, TrackInertia: 0.01,
+		Mass: 20, YawInertia: 20 * (base.Length*base.Length + base.Width*base.Width) / 12, Gauge: base.Gauge, ContactLength: base.ContactLength,
 		Friction: 0.8, LateralFriction: 0.5, SlipVelocity: 0.05, LateralSlip: 0.01, RollingResistance: 0.03,
 		EncoderCPR: 11 * 4 * 20, Battery: battery.LiFePO4_8S(), QuiescentA: 0.5,
 	}

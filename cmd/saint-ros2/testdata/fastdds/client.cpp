@@ -20,6 +20,17 @@
 //                              NS/saint/limb/LIMB/joint_states, then call its request_control;
 //                              print "limb JOINTS FIRST_JOINT SUCCESS GUID SEQ UUID" (or
 //                              "limb unmatched|nojointstates|timeout")
+//   graph NODE                 what `ros2 node list` reads: take ros_discovery_info (transient
+//                              local) until a participant announces node NODE; print "graph NS
+//                              NAME READERS WRITERS UNKNOWN UNLISTED PADDED USERDATA": its reader
+//                              and writer GIDs, how many of them are no GUID of a remote endpoint
+//                              discovered, how many remote endpoints of that participant (but its
+//                              ros_discovery_info writer) it does not list, whether every GID is
+//                              a GUID zero-padded to 24 bytes, and the participant's USER_DATA
+//                              (or "graph none")
+//   description NS             take NS/robot_description (transient local; NS "-" for none);
+//                              print "description BYTES ROBOT_NAME" (or "description none")
+//   tfstatic NS                take NS/tf_static (transient local); print "tfstatic N CHILD..."
 //   topics                     what `ros2 topic list` lists: print "topics N NAME..." of the DDS
 //                              topics of every remote writer and reader discovered so far
 //                              (rt/..., rq/...Request, rr/...Reply), sorted
@@ -28,6 +39,7 @@
 // Usage: client PROFILE.xml DOMAIN
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -48,7 +60,10 @@
 #include "geometry_msgsPubSubTypes.h"
 #include "nav_msgsPubSubTypes.h"
 #include "saint_osPubSubTypes.h"
+#include "rmw_dds_commonPubSubTypes.h"
 #include "sensor_msgsPubSubTypes.h"
+#include "std_msgsPubSubTypes.h"
+#include "tf2_msgsPubSubTypes.h"
 
 using namespace eprosima::fastdds::dds;
 using Clock = std::chrono::steady_clock;
@@ -112,36 +127,89 @@ void take_odom(DataReader *r, Odom &o) {
   }
 }
 
-// Discovery keeps the topic names of the remote endpoints discovered,
-// as ROS 2's graph does from DDS discovery.
+// Discovery keeps the topic names and GUIDs of the remote endpoints
+// discovered and the participants' USER_DATA, as ROS 2's graph does from
+// DDS discovery.
 class Discovery : public DomainParticipantListener {
  public:
   void on_publisher_discovery(DomainParticipant *p, eprosima::fastrtps::rtps::WriterDiscoveryInfo &&info) override {
     if (info.status == eprosima::fastrtps::rtps::WriterDiscoveryInfo::DISCOVERED_WRITER) {
-      add(p, info.info.guid(), info.info.topicName().to_string());
+      on_endpoint(p, info.info.guid(), info.info.topicName().to_string(), true);
     }
   }
   void on_subscriber_discovery(DomainParticipant *p, eprosima::fastrtps::rtps::ReaderDiscoveryInfo &&info) override {
     if (info.status == eprosima::fastrtps::rtps::ReaderDiscoveryInfo::DISCOVERED_READER) {
-      add(p, info.info.guid(), info.info.topicName().to_string());
+      on_endpoint(p, info.info.guid(), info.info.topicName().to_string(), false);
+    }
+  }
+  void on_participant_discovery(DomainParticipant *, eprosima::fastrtps::rtps::ParticipantDiscoveryInfo &&info) override {
+    if (info.status == eprosima::fastrtps::rtps::ParticipantDiscoveryInfo::DISCOVERED_PARTICIPANT) {
+      const auto &ud = info.info.m_userData;
+      std::lock_guard<std::mutex> l(mu_);
+      user_data_[key(info.info.m_guid.guidPrefix)] = std::string(ud.begin(), ud.end());
     }
   }
   std::set<std::string> names() {
     std::lock_guard<std::mutex> l(mu_);
     return names_;
   }
+  // endpoints are the remote endpoints discovered: GUID (16 bytes) →
+  // topic, writers and readers apart.
+  std::map<std::string, std::string> endpoints(bool writers) {
+    std::lock_guard<std::mutex> l(mu_);
+    return writers ? writers_ : readers_;
+  }
+  std::string user_data(const std::string &prefix) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = user_data_.find(prefix);
+    return it == user_data_.end() ? "-" : it->second;
+  }
+  static std::string key(const eprosima::fastrtps::rtps::GuidPrefix_t &p) {
+    return std::string(reinterpret_cast<const char *>(p.value), 12);
+  }
+  static std::string key(const eprosima::fastrtps::rtps::GUID_t &g) {
+    return key(g.guidPrefix) + std::string(reinterpret_cast<const char *>(g.entityId.value), 4);
+  }
 
  private:
-  void add(DomainParticipant *p, const eprosima::fastrtps::rtps::GUID_t &guid, const std::string &name) {
+  void on_endpoint(DomainParticipant *p, const eprosima::fastrtps::rtps::GUID_t &guid, const std::string &name, bool writer) {
     if (guid.guidPrefix == p->guid().guidPrefix) {
       return;  // our own endpoint
     }
     std::lock_guard<std::mutex> l(mu_);
     names_.insert(name);
+    (writer ? writers_ : readers_)[key(guid)] = name;
   }
   std::mutex mu_;
   std::set<std::string> names_;
+  std::map<std::string, std::string> writers_, readers_;
+  std::map<std::string, std::string> user_data_;
 };
+
+DataReader *latched_reader(Topic *t) {
+  DataReaderQos q = DATAREADER_QOS_DEFAULT;
+  q.reliability().kind = RELIABLE_RELIABILITY_QOS;
+  q.durability().kind = TRANSIENT_LOCAL_DURABILITY_QOS;
+  q.history().kind = KEEP_LAST_HISTORY_QOS;
+  q.history().depth = 100;
+  return subscriber->create_datareader(t, q);
+}
+
+// take_first waits up to 15 s for one valid sample of r.
+template <typename T>
+bool take_first(DataReader *r, T &out) {
+  auto end = Clock::now() + std::chrono::seconds(15);
+  while (Clock::now() < end) {
+    SampleInfo info;
+    while (r->take_next_sample(&out, &info) == ReturnCode_t::RETCODE_OK) {
+      if (info.valid_data) {
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -403,6 +471,108 @@ int main(int argc, char **argv) {
       }
       if (!got) {
         std::cout << "limb timeout" << std::endl;
+      }
+    } else if (cmd == "graph") {
+      std::string node;
+      in >> node;
+      static DataReader *graph =
+          latched_reader(topic(TypeSupport(new rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_PubSubType()), "ros_discovery_info"));
+      // The latest sample announcing the node, checked against discovery
+      // until they agree (an endpoint made since may be in one and not yet
+      // in the other) or 15 s have passed.
+      std::string result = "graph none";
+      bool agree = false;
+      rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_ last;
+      bool have = false;
+      auto end = Clock::now() + std::chrono::seconds(15);
+      while (!agree && Clock::now() < end) {
+        rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_ s;
+        SampleInfo info;
+        while (graph->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK) {
+          if (!info.valid_data) {
+            continue;
+          }
+          for (const auto &n : s.node_entities_info_seq()) {
+            if (n.node_name() == node) {
+              last = s;
+              have = true;
+            }
+          }
+        }
+        if (have) {
+          for (const auto &n : last.node_entities_info_seq()) {
+            if (n.node_name() != node) {
+              continue;
+            }
+            const std::string prefix(reinterpret_cast<const char *>(last.gid().data().data()), 12);
+            bool padded = true;
+            long unknown = 0, unlisted = 0;
+            auto gids = [&](const std::vector<rmw_dds_common::msg::dds_::Gid_> &seq, bool writers) {
+              auto known = discovery->endpoints(writers);
+              std::set<std::string> listed;
+              for (const auto &g : seq) {
+                std::string guid(reinterpret_cast<const char *>(g.data().data()), 16);
+                for (size_t i = 16; i < 24; i++) {
+                  padded = padded && g.data()[i] == 0;
+                }
+                listed.insert(guid);
+                if (known.find(guid) == known.end()) {
+                  unknown++;
+                }
+              }
+              for (const auto &e : known) {
+                if (e.first.compare(0, 12, prefix) == 0 && e.second != "ros_discovery_info" && listed.find(e.first) == listed.end()) {
+                  unlisted++;
+                }
+              }
+            };
+            gids(n.reader_gid_seq(), false);
+            gids(n.writer_gid_seq(), true);
+            std::ostringstream o;
+            o << "graph " << n.node_namespace() << " " << n.node_name() << " " << n.reader_gid_seq().size() << " "
+              << n.writer_gid_seq().size() << " " << unknown << " " << unlisted << " " << (padded ? "true" : "false") << " "
+              << discovery->user_data(prefix);
+            result = o.str();
+            agree = unknown == 0 && unlisted == 0;
+          }
+        }
+        if (!agree) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      }
+      std::cout << result << std::endl;
+    } else if (cmd == "description") {
+      std::string ns;
+      in >> ns;
+      if (ns == "-") {
+        ns = "";
+      }
+      DataReader *r = latched_reader(topic(TypeSupport(new std_msgs::msg::dds_::String_PubSubType()), "rt" + ns + "/robot_description"));
+      std_msgs::msg::dds_::String_ s;
+      if (take_first(r, s)) {
+        const std::string &x = s.data();
+        auto at = x.find("<robot name=\"");
+        std::string name = at == std::string::npos ? "-" : x.substr(at + 13, x.find('"', at + 13) - at - 13);
+        std::cout << "description " << x.size() << " " << name << std::endl;
+      } else {
+        std::cout << "description none" << std::endl;
+      }
+    } else if (cmd == "tfstatic") {
+      std::string ns;
+      in >> ns;
+      if (ns == "-") {
+        ns = "";
+      }
+      DataReader *r = latched_reader(topic(TypeSupport(new tf2_msgs::msg::dds_::TFMessage_PubSubType()), "rt" + ns + "/tf_static"));
+      tf2_msgs::msg::dds_::TFMessage_ s;
+      if (take_first(r, s)) {
+        std::cout << "tfstatic " << s.transforms().size();
+        for (const auto &t : s.transforms()) {
+          std::cout << " " << t.child_frame_id();
+        }
+        std::cout << std::endl;
+      } else {
+        std::cout << "tfstatic none" << std::endl;
       }
     } else if (cmd == "topics") {
       auto names = discovery->names();

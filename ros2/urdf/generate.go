@@ -1,0 +1,3 @@
+package urdf
+
+//go:generate go run ./gen
