@@ -54,3 +54,25 @@ func (c *Client) OK(typ, target, action string, params, out any) {
 		c.t.Fatalf("%s %s %s: %v", typ, target, action, err)
 	}
 }
+
+// Next returns the next state update on topic (one subscribed to),
+// skipping others, and fails the test if none comes within timeout or the
+// connection ends.
+func (c *Client) Next(topic string, timeout time.Duration) wsclient.Update {
+	c.t.Helper()
+	expire := time.NewTimer(timeout)
+	defer expire.Stop()
+	for {
+		select {
+		case u, ok := <-c.Updates():
+			if !ok {
+				c.t.Fatalf("no %s update: the connection ended: %v", topic, c.Err())
+			}
+			if u.Topic == topic {
+				return u
+			}
+		case <-expire.C:
+			c.t.Fatalf("no %s update within %v", topic, timeout)
+		}
+	}
+}
