@@ -44,7 +44,7 @@ type Client struct {
 	done    chan struct{}
 
 	mu      sync.Mutex
-	pending map[string]chan envelope // Call's answers, by request id
+	pending map[string]chan answerMsg // Call's and Do's answers, by request id
 	lastErr string
 	dropped uint64
 	readErr error
@@ -102,7 +102,7 @@ func DialOptions(ctx context.Context, url, token string, o Options) (*Client, er
 		o.Name = "client"
 	}
 	c := &Client{conn: conn, name: o.Name, updates: make(chan Update, UpdateBuffer), done: make(chan struct{}),
-		pending: map[string]chan envelope{}}
+		pending: map[string]chan answerMsg{}}
 	go c.read()
 	return c, nil
 }
@@ -119,12 +119,22 @@ type envelope struct {
 	ID        json.RawMessage `json:"id"`
 }
 
+// answerMsg is an answer as read: decoded, and as it came.
+type answerMsg struct {
+	envelope
+	raw []byte
+}
+
 func (c *Client) read() {
 	defer close(c.done)
 	defer close(c.updates)
 	for {
 		var e envelope
-		if err := c.conn.ReadJSON(&e); err != nil {
+		_, raw, err := c.conn.ReadMessage()
+		if err == nil {
+			err = json.Unmarshal(raw, &e)
+		}
+		if err != nil {
 			c.mu.Lock()
 			c.readErr = err
 			c.mu.Unlock()
@@ -145,7 +155,7 @@ func (c *Client) read() {
 			c.mu.Lock()
 			if ch, ok := c.pending[id]; ok {
 				delete(c.pending, id)
-				ch <- e
+				ch <- answerMsg{e, raw}
 			} else if e.Status == "error" {
 				c.lastErr = e.Message
 			}
@@ -231,7 +241,36 @@ func (c *Client) Call(ctx context.Context, typ, target, action string, params an
 	if target != "" {
 		req["target"] = target
 	}
-	ch := make(chan envelope, 1)
+	a, err := c.roundTrip(ctx, req, typ+" "+action)
+	if err != nil {
+		return nil, err
+	}
+	return answer(a.envelope)
+}
+
+// Do sends req as it is (the client adds only its id) and returns the
+// whole answer, whatever its status: for tools that pass requests through,
+// such as a scenario's ws events.
+func (c *Client) Do(ctx context.Context, req map[string]any) (map[string]any, error) {
+	body := make(map[string]any, len(req)+1)
+	for k, v := range req {
+		body[k] = v
+	}
+	a, err := c.roundTrip(ctx, body, fmt.Sprintf("%v %v", req["type"], req["action"]))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(a.raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// roundTrip sends req with the next id and waits for its answer until ctx
+// ends; what names the request in errors.
+func (c *Client) roundTrip(ctx context.Context, req map[string]any, what string) (answerMsg, error) {
+	ch := make(chan answerMsg, 1)
 	id := c.name + "-" + strconv.FormatUint(c.nextID.Add(1), 10)
 	req["id"] = id
 	c.mu.Lock()
@@ -246,25 +285,25 @@ func (c *Client) Call(ctx context.Context, typ, target, action string, params an
 	err := c.conn.WriteJSON(req)
 	c.writeMu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("client: sending %s %s: %w", typ, action, err)
+		return answerMsg{}, fmt.Errorf("client: sending %s: %w", what, err)
 	}
 	select {
-	case e := <-ch:
-		return answer(e)
+	case a := <-ch:
+		return a, nil
 	case <-c.done:
 		// The reader hands over an answer before it ends: one that came
 		// just before the connection closed is here.
 		select {
-		case e := <-ch:
-			return answer(e)
+		case a := <-ch:
+			return a, nil
 		default:
 		}
 		if err := c.Err(); err != nil {
-			return nil, fmt.Errorf("client: %s %s: connection ended: %w", typ, action, err)
+			return answerMsg{}, fmt.Errorf("client: %s: connection ended: %w", what, err)
 		}
-		return nil, errors.New("client: connection ended")
+		return answerMsg{}, errors.New("client: connection ended")
 	case <-ctx.Done():
-		return nil, fmt.Errorf("client: %s %s: %w", typ, action, ctx.Err())
+		return answerMsg{}, fmt.Errorf("client: %s: %w", what, ctx.Err())
 	}
 }
 

@@ -149,3 +149,30 @@ func TestCallWaitsForItsAnswer(t *testing.T) {
 		t.Errorf("Call with an ended context: %v", err)
 	}
 }
+
+// Do passes a request through as it is, with the client's id, and returns
+// the whole answer, an error answer included.
+func TestDoReturnsTheWholeAnswer(t *testing.T) {
+	url, got, send := fakeServer(t, "secret")
+	c, err := DialOptions(context.Background(), url, "secret", Options{Name: "scenario"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := make(chan map[string]any, 1)
+	go func() {
+		m, err := c.Do(context.Background(), map[string]any{"type": "command", "target": "head", "action": "move", "id": "mine"})
+		if err != nil {
+			t.Error(err)
+		}
+		r <- m
+	}()
+	m := recv(t, got)
+	if m["id"] != "scenario-1" || m["target"] != "head" {
+		t.Fatalf("sent %v", m)
+	}
+	send <- map[string]any{"id": "scenario-1", "type": "response", "status": "error", "message": "head: no node", "error": map[string]any{"code": "failed"}}
+	if a := recv(t, r); a["status"] != "error" || a["message"] != "head: no node" || a["error"].(map[string]any)["code"] != "failed" {
+		t.Errorf("Do = %v", a)
+	}
+}
