@@ -132,15 +132,12 @@ type FirmwareFloor struct {
 // recorded yet. A damaged file is an error: the caller refuses every
 // downgrade until the floor is written again.
 func (s *Store) FirmwareFloor() (f FirmwareFloor, ok bool, err error) {
-	data, err := os.ReadFile(s.path(firmwareFloor))
-	if errors.Is(err, os.ErrNotExist) {
-		return f, false, nil
+	found, err := persist.ReadYAML(s.path(firmwareFloor), &f)
+	if !found {
+		return FirmwareFloor{}, false, nil
 	}
 	if err != nil {
-		return f, false, fmt.Errorf("node: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		return f, false, fmt.Errorf("node: %s: %w", firmwareFloor, err)
+		return FirmwareFloor{}, false, fmt.Errorf("node: %w", err)
 	}
 	if strings.TrimSpace(f.Version) == "" {
 		return f, false, fmt.Errorf("node: %s: version: missing (the file is empty or damaged)", firmwareFloor)

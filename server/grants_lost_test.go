@@ -136,6 +136,34 @@ func testLostGrants(t *testing.T, content string) {
 		}
 		return nil
 	})
+	// The live node stream the node page shows agrees: head-1's status
+	// reaches it as NEEDS_ADOPTION, never as the ACTIVE the node reports.
+	watch, _, err := dialAPI(t, r.wsURL(), bearer(r.srv.Token()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := watch.sendRaw("w", `{"id":"w","type":"subscribe","topics":["nodes"]}`); m["status"] != "ok" {
+		t.Fatalf("subscribing to nodes: %v", m)
+	}
+	bustest.CheckFor(t, 20*time.Second, 10*time.Millisecond, func() error {
+		for {
+			select {
+			case m := <-watch.states:
+				d, _ := m["data"].(map[string]any)
+				if m["node"] != "nodes" || d["node_id"] != "head-1" {
+					continue
+				}
+				switch d["state"] {
+				case "ACTIVE":
+					t.Fatalf("the nodes stream shows head-1 ACTIVE with no grant on the bus: %v", d)
+				case adoption.StateNeedsAdoption:
+					return nil
+				}
+			default:
+				return errors.New("no status of head-1 on the nodes stream yet")
+			}
+		}
+	})
 	if kept, _ := filepath.Glob(grants + ".corrupt-*"); len(kept) != 1 {
 		t.Errorf("copies of the damaged grants file kept: %v, want one", kept)
 	}

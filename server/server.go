@@ -332,7 +332,7 @@ func (s *Server) register() error {
 	activity.Register(h, s.activity)
 	nodealerts.Register(h)
 	consolealerts.Register(h)
-	telemetry.Register(h)
+	telemetry.Register(h, s.adoption.Shown)
 	camera.Register(h)
 	balance.Register(h)
 	mot, err := motors.Register(h, motors.Options{Groups: o.MotorGroups, Robot: o.Robot})

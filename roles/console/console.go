@@ -120,10 +120,10 @@ func (c *Console) open() error {
 	err := errors.Join(
 		rolekit.Subscribe(&c.Kit, env.Prefix+"/display", qos, c.onDisplay),
 		rolekit.Subscribe(&c.Kit, env.Prefix+"/alerts", qos, c.onAlert),
-		rolekit.Subscribe(&c.Kit, msg.TopicRouterStatus, qos, c.onRouterStatus),
-		rolekit.Subscribe(&c.Kit, msg.TopicAllNodeStatus, qos, c.onNodeStatus))
+		rolekit.SubscribeState(&c.Kit, msg.TopicRouterStatus, qos, c.onRouterStatus),
+		rolekit.SubscribeState(&c.Kit, msg.TopicAllNodeStatus, qos, c.onNodeStatus))
 	if err == nil && c.cfg.batteryTopic != "" {
-		err = rolekit.Subscribe(&c.Kit, c.cfg.batteryTopic, qos, c.onBattery)
+		err = rolekit.SubscribeState(&c.Kit, c.cfg.batteryTopic, qos, c.onBattery)
 	}
 	if err != nil {
 		return fmt.Errorf("console: %w", err)

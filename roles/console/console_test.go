@@ -387,3 +387,18 @@ func TestConsoleBatteryTopicIsAPowerTopic(t *testing.T) {
 		}
 	}
 }
+
+// A server or node updated before the console may add fields to the
+// statuses the console shows: the screen still shows them (only the
+// console's own command topics refuse what is not exactly their type).
+func TestConsoleShowsStatusesWithNewerFields(t *testing.T) {
+	g := newConsoleRig(t, nil)
+	g.Run(500 * time.Millisecond)
+	g.Publish(msg.TopicRouterStatus, map[string]any{"state": msg.RouterIdle, "estop_active": true,
+		"estop_source": "safety", "a_field_from_a_newer_server": 1})
+	g.Publish(msg.NodeStatusTopic("sim-head"), map[string]any{"node_id": "sim-head", "state": "ACTIVE",
+		"a_field_from_newer_firmware": "x"})
+	g.Publish(msg.TopicTracksPower, map[string]any{"voltage": 24.31, "present": true, "a_new_reading": 2})
+	g.Run(500 * time.Millisecond)
+	g.wantShown("E-STOP: ACTIVE", "by safety", "Nodes: 1", "Battery: 24.3 V")
+}

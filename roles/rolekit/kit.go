@@ -58,6 +58,22 @@ func Subscribe[T any](k *Kit, topic string, qos bus.QoS, h func(T)) error {
 	return nil
 }
 
+// SubscribeState is Subscribe for a topic the role only reads to show or
+// watch (another part's status, not a command it acts on): fields a
+// newer publisher added are ignored rather than the message refused, so a
+// server or node updated before this one does not blank what it shows.
+// What does not decode at all is counted and logged as with Subscribe.
+// The bus's permissions, not the decoder, keep such topics to their
+// publishers.
+func SubscribeState[T any](k *Kit, topic string, qos bus.QoS, h func(T)) error {
+	sub, err := bus.SubscribeJSON(k.Env.Bus, topic, qos, k.Env.Exec, func(_ string, v T) { h(v) })
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", topic, err)
+	}
+	k.subs = append(k.subs, sub)
+	return nil
+}
+
 // Serve answers service with h until StopAll; a request that does not
 // decode into Req is answered with an error and counted.
 func Serve[Req, Resp any](k *Kit, service string, h func(req Req, reply func(Resp, error))) error {

@@ -377,20 +377,47 @@ func (m *Manager) onStatus(topic string, st msg.NodeStatus) {
 // whatever state it reports. It sets a.NeedsAdoption, and reports the
 // change once as an error event.
 func (m *Manager) checkGranted(a *Adopted, st msg.NodeStatus) msg.NodeStatus {
-	if st.State == msg.StateUnadopted || m.granted(a.NodeID, a.Role, a.Instance) {
+	why := m.ungranted(a, st.State)
+	if why == "" {
 		a.NeedsAdoption = ""
 		return st
-	}
-	why := fmt.Sprintf("%s reports %s as %s but the bus does not grant its key that role: it receives none of its commands; reset it and adopt it again",
-		a.NodeID, st.State, msg.RoleKey(a.Role, a.Instance))
-	if lost := m.grantsLost(); lost != "" {
-		why += " (" + lost + ")"
 	}
 	if a.NeedsAdoption == "" {
 		m.o.OnEvent("ERROR", a.NodeID, why)
 	}
 	a.NeedsAdoption = why
 	st.State, st.Message = StateNeedsAdoption, why
+	return st
+}
+
+// ungranted says why adopted node a, reporting state, must be adopted
+// again (the bus does not grant its key its role), or "".
+func (m *Manager) ungranted(a *Adopted, state string) string {
+	if state == msg.StateUnadopted || m.granted(a.NodeID, a.Role, a.Instance) {
+		return ""
+	}
+	why := fmt.Sprintf("%s reports %s as %s but the bus does not grant its key that role: it receives none of its commands; reset it and adopt it again",
+		a.NodeID, state, msg.RoleKey(a.Role, a.Instance))
+	if lost := m.grantsLost(); lost != "" {
+		why += " (" + lost + ")"
+	}
+	return why
+}
+
+// Shown is the status the server shows for st, as a node reported it:
+// for an adopted node the bus does not grant its role, StateNeedsAdoption
+// and why, as in the registry (Adopted.LastStatus); st itself otherwise.
+// It changes nothing, so every view of a node's status (the live node
+// stream too) can agree with get_node_info whatever order the status
+// reaches them in. Run it on Options.Exec.
+func (m *Manager) Shown(st msg.NodeStatus) msg.NodeStatus {
+	a, ok := m.adopted[st.NodeID]
+	if !ok {
+		return st
+	}
+	if why := m.ungranted(a, st.State); why != "" {
+		st.State, st.Message = StateNeedsAdoption, why
+	}
 	return st
 }
 

@@ -113,6 +113,10 @@ func (v Verdict) RetryAfterSeconds() int {
 
 // Check answers token presented from addr through via ("http",
 // "websocket", "foxglove"), valid saying whether a token is the API token.
+// The token is looked at and its verdict counted in one step, under the
+// guard's lock (valid is a constant-time comparison): tokens sent in
+// parallel from one address are held to the same budget as tokens sent
+// one after the other, not each looked at before any is counted.
 func (g *Guard) Check(addr, via, token string, valid func(string) bool) Verdict {
 	now := g.o.Now()
 	g.mu.Lock()
@@ -125,15 +129,11 @@ func (g *Guard) Check(addr, via, token string, valid func(string) bool) Verdict 
 			"via", via, "retry_after_s", v.RetryAfterSeconds())
 		return v
 	}
-	g.mu.Unlock()
 	if valid(token) {
-		g.mu.Lock()
 		delete(g.addrs, addr)
 		g.mu.Unlock()
 		return Verdict{OK: true}
 	}
-	g.mu.Lock()
-	s = g.addrs[addr]
 	if s == nil {
 		if len(g.addrs) >= g.o.MaxSources {
 			g.forgetOldest()

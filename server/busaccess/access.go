@@ -109,7 +109,7 @@ type Authority struct {
 	mu       sync.Mutex
 	ns       *natsserver.Server
 	events   *slog.Logger            // refusals, for the activity log
-	refusals persource.Throttle      // refusals by source address
+	refusals *persource.Events       // refused connections, to events
 	clients  map[string]string       // public key → key file, for the full-permission clients
 	grants   map[string]*Grant       // by node id
 	pending  map[string]*pendingNode // by node id: unadopted nodes and the key each holds its id with
@@ -120,7 +120,7 @@ type Authority struct {
 	// enrolled are the nodes registered before their first boot, by id.
 	enrolled map[string]*Enrolment
 	// unenrolled paces the events of nodes connecting without enrolment.
-	unenrolled persource.Throttle
+	unenrolled *persource.Events
 }
 
 // keyWindow counts the new keys one source address brought since start.
@@ -161,11 +161,8 @@ func New(o Options) (*Authority, error) {
 	}
 	a := &Authority{o: o, log: o.Log, events: o.Log, subjects: newSubjects(o.Namespace),
 		clients: map[string]string{}, grants: map[string]*Grant{}, pending: map[string]*pendingNode{}, conns: map[string][]uint64{},
-		rejected: map[string]*Rejection{}, newKeys: map[string]*keyWindow{}, enrolled: map[string]*Enrolment{},
-		unenrolled: persource.Throttle{Window: time.Minute, MaxSources: 1024},
-		// One refusal event per source address per minute; at most 1024
-		// addresses tracked at once.
-		refusals: persource.Throttle{Window: time.Minute, MaxSources: 1024}}
+		rejected: map[string]*Rejection{}, newKeys: map[string]*keyWindow{}, enrolled: map[string]*Enrolment{}}
+	a.setEvents(o.Log)
 	for _, name := range []string{ServerKeyFile, ROS2KeyFile, ToolsKeyFile} {
 		kp, err := natsbus.LoadOrCreateKey(filepath.Join(o.Dir, name))
 		if err != nil {
@@ -216,13 +213,29 @@ func (a *Authority) Attach(ns *natsserver.Server) {
 // saint-server's activity log; they go to Options.Log until then.
 func (a *Authority) LogEventsTo(l *slog.Logger) {
 	a.mu.Lock()
-	a.events = l
+	a.setEvents(l)
 	lost := a.lost
 	a.mu.Unlock()
 	if lost != "" {
 		// Found before there was an activity log to tell.
 		l.Error(lost, "source", "bus")
 	}
+}
+
+// eventsPerMinute bounds the events of each kind (refused connections,
+// nodes that were not enrolled) a minute across all source addresses: a
+// stranger's addresses are cheap (the whole of 127.0.0.0/8 on the robot's
+// own machine), and the rest of the minute's are summed in one line, so
+// they cannot push the warnings before them out of the activity log.
+const eventsPerMinute = 20
+
+// setEvents makes l the logger of the events, one per source address per
+// minute of each kind (at most 1024 addresses tracked at once) and at
+// most eventsPerMinute a minute in all; a.mu is held, or a is new.
+func (a *Authority) setEvents(l *slog.Logger) {
+	a.events = l
+	a.refusals = persource.NewEvents(l, slog.LevelWarn, time.Minute, 1024, eventsPerMinute, "refused bus connections", "source", "bus")
+	a.unenrolled = persource.NewEvents(l, slog.LevelWarn, time.Minute, 1024, eventsPerMinute, "connections of nodes that were not enrolled", "source", "bus")
 }
 
 func (a *Authority) grantsPath() string { return filepath.Join(a.o.Dir, grantsFile) }
@@ -320,21 +333,14 @@ func (a *Authority) Check(c natsserver.ClientAuthentication) bool {
 }
 
 // refuse reports a refused connection: to Options.Log each time at debug
-// level, and as one event per source address per minute with the count.
+// level, and as events (setEvents): the first of an address's minute at
+// once, the rest as one line with their count.
 func (a *Authority) refuse(host, why string) {
 	a.log.Debug("bus client refused", "addr", host, "why", why)
-	r, ok := a.refusals.Record(host, a.o.Now())
-	if !ok {
-		return
-	}
-	text := fmt.Sprintf("bus connection from %s refused: %s", host, why)
-	if r.HeldBack > 0 {
-		text = fmt.Sprintf("%d more bus connections from %s refused since %s (the last: %s)", r.HeldBack+1, host, r.Since.UTC().Format(time.TimeOnly), why)
-	}
 	a.mu.Lock()
-	events := a.events
+	refusals := a.refusals
 	a.mu.Unlock()
-	events.Warn(text, "source", "bus", "addr", host)
+	refusals.Record(host, a.o.Now(), fmt.Sprintf("bus connection from %s refused: %s", host, why))
 }
 
 // permissions decides what key, connecting as name from host, may do, and

@@ -51,6 +51,8 @@
 //
 // A key the Authority does not know is refused, as is a node id whose
 // adoption belongs to another key. Refusals are reported once per source
-// address per minute with their count (LogEventsTo, through
-// internal/persource).
+// address per minute with their count, and at most 20 lines a minute
+// across all addresses with one summary for the rest (LogEventsTo,
+// through internal/persource.Events); so are the warnings of nodes that
+// were not enrolled.
 package busaccess

@@ -1,11 +1,9 @@
 package busaccess
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -185,20 +183,13 @@ func (a *Authority) noteUnenrolled(key, name, host string) {
 	_, enrolled := a.enrolled[id]
 	_, granted := a.grants[id]
 	inUse := len(a.enrolled) > 0
-	events := a.events
+	unenrolled := a.unenrolled
 	a.mu.Unlock()
 	if !isNode || client || enrolled || granted || !inUse {
 		return
 	}
-	r, ok := a.unenrolled.Record(host, a.o.Now())
-	if !ok {
-		return
-	}
-	text := fmt.Sprintf("node %s connected from %s with key %s, which was not enrolled: it trusted the first server it met (--trust-first-server) or is not one of the robot's nodes; compare the key with the one the node prints before adopting it", id, host, key)
-	if r.HeldBack > 0 {
-		text = fmt.Sprintf("%d more connections of nodes that were not enrolled from %s since %s (the last: node %s, key %s)", r.HeldBack+1, host, r.Since.UTC().Format(time.TimeOnly), id, key)
-	}
-	events.Warn(text, "source", "bus", "addr", host, "node", id)
+	unenrolled.Record(host, a.o.Now(), fmt.Sprintf("node %s connected from %s with key %s, which was not enrolled: it trusted the first server it met (--trust-first-server) or is not one of the robot's nodes; compare the key with the one the node prints before adopting it", id, host, key),
+		"node", id)
 }
 
 func (a *Authority) enrolledPath() string { return filepath.Join(a.o.Dir, enrolledFile) }
@@ -208,22 +199,19 @@ func (a *Authority) enrolledPath() string { return filepath.Join(a.o.Dir, enroll
 // error, left where it is for the administrator: the ids it lists would
 // otherwise be open to any key, so the server does not start on it.
 func (a *Authority) loadEnrolled() error {
-	data, err := os.ReadFile(a.enrolledPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("busaccess: %w", err)
-	}
 	damaged := func(why string) error {
 		return fmt.Errorf("busaccess: %s is damaged: %s (the nodes it enrols would be open to any key: restore it, or remove it and enrol the nodes again)", a.enrolledPath(), why)
 	}
 	var list []*Enrolment
-	if err := json.Unmarshal(data, &list); err != nil {
-		return damaged(err.Error())
+	found, err := persist.ReadJSON(a.enrolledPath(), &list)
+	if !found {
+		return nil
 	}
-	if list == nil {
-		return damaged(fmt.Sprintf("want a JSON list of enrolments, not %q", bytes.TrimSpace(data)))
+	if errors.Is(err, persist.ErrDamaged) {
+		return damaged(errors.Unwrap(err).Error())
+	}
+	if err != nil {
+		return fmt.Errorf("busaccess: %w", err)
 	}
 	keys := map[string]string{}
 	for i, e := range list {

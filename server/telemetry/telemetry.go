@@ -36,9 +36,22 @@ const (
 const SimConsoleBusTopic = "/saint/sim/console"
 
 // Register declares the telemetry topics on h and forwards the bus
-// topics behind them.
-func Register(h *feature.Host) {
+// topics behind them. shown, if not nil, is what the server shows of a
+// node's reported status (adoption.Manager.Shown, called on h's
+// executor): the nodes topic carries that, so that a node the bus no
+// longer grants its role is never streamed as ACTIVE.
+func Register(h *feature.Host, shown func(msg.NodeStatus) msg.NodeStatus) {
 	h.Topics(TopicHead, TopicArms, TopicTracks, TopicNodes, TopicOdom, TopicBalance, TopicSim, TopicConsole)
+	nodes := func(topic string, v any) {
+		if shown != nil {
+			var ok bool
+			if v, ok = shownStatus(topic, v, shown); !ok {
+				return
+			}
+		}
+		h.Gateway.PublishStream(TopicNodes, topic, v)
+	}
+	h.SubscribeValues(msg.TopicAllNodeStatus, feature.FeedQoS, nodes)
 	for _, f := range []struct {
 		bus, ws string
 		wrap    func(any) any
@@ -47,7 +60,6 @@ func Register(h *feature.Host) {
 		{msg.ArmStateTopic(msg.ArmLeft), TopicArms, withField("arm", msg.ArmLeft)},
 		{msg.ArmStateTopic(msg.ArmRight), TopicArms, withField("arm", msg.ArmRight)},
 		{msg.TopicTracksState, TopicTracks, nil},
-		{msg.TopicAllNodeStatus, TopicNodes, nil},
 		{msg.TopicTracksOdom, TopicOdom, nil},
 		{msg.TopicBalanceState, TopicBalance, nil},
 		{SimConsoleBusTopic, TopicConsole, nil},
@@ -102,4 +114,32 @@ func (f fieldAdded) MarshalJSON() ([]byte, error) {
 	}
 	m[f.key], _ = json.Marshal(f.value)
 	return json.Marshal(m)
+}
+
+// shownStatus is v, a NodeStatus from bus topic (bus.SubscribeValues), as
+// shown(v) has it; ok is false for a status the server does not take (it
+// does not decode, or names another node than its topic, as the adoption
+// manager refuses it too). v itself is passed on when shown changes
+// nothing.
+func shownStatus(topic string, v any, shown func(msg.NodeStatus) msg.NodeStatus) (_ any, ok bool) {
+	var st msg.NodeStatus
+	switch x := v.(type) {
+	case *msg.NodeStatus:
+		st = *x
+	case msg.NodeStatus:
+		st = x
+	default:
+		data, err := json.Marshal(v) // json.RawMessage from the wire: as it is
+		if err != nil || json.Unmarshal(data, &st) != nil {
+			return nil, false
+		}
+	}
+	if !msg.ValidNodeID(st.NodeID) || topic != msg.NodeStatusTopic(st.NodeID) {
+		return nil, false
+	}
+	s := shown(st)
+	if s.State == st.State && s.Message == st.Message {
+		return v, true
+	}
+	return s, true
 }
