@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -550,13 +552,13 @@ func TestDeterministic(t *testing.T) {
 // download); it fails after 10 s of wall time.
 func (r *rig) runUntil(what string, cond func() bool) {
 	r.t.Helper()
-	for start := time.Now(); !cond(); {
-		if time.Since(start) > 10*time.Second {
-			r.t.Fatalf("%s: not within 10 s", what)
+	bustest.CheckFor(r.t, 10*time.Second, 2*time.Millisecond, func() error {
+		if cond() {
+			return nil
 		}
 		r.run(50 * time.Millisecond)
-		time.Sleep(2 * time.Millisecond)
-	}
+		return errors.New(what)
+	})
 }
 
 // TestFirmwareOverHTTP updates the node from a real HTTP server: the bus

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -90,11 +91,8 @@ func TestLosslessWaitsForRoom(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); publish(10) }()
 	// The handler blocks on the budget: queued stops growing below it.
-	deadline := time.Now().Add(10 * time.Second)
 	one := frame(0)
-	for rec.queued.Load() < 3*(entry{val: &one}).size() && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	bustest.WaitUntil(t, 10*time.Second, "three entries queued", func() bool { return rec.queued.Load() >= 3*(entry{val: &one}).size() })
 	time.Sleep(50 * time.Millisecond) // a handler not held by the budget would queue more now
 	if q := rec.queued.Load(); q > 1<<20 {
 		t.Errorf("%d bytes queued in a lossless recording, budget %d", q, 1<<20)

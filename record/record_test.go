@@ -14,6 +14,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
@@ -252,16 +253,10 @@ func TestKilledRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if st, err := os.Stat(file); err == nil && st.Size() > 20000 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the recorder wrote no chunks")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 20*time.Second, "the recorder to write chunks", func() bool {
+		st, err := os.Stat(file)
+		return err == nil && st.Size() > 20000
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

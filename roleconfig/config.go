@@ -290,125 +290,170 @@ func splitField(field string) []string {
 	return strings.Split(field, ".")
 }
 
-// Validate checks the fields every role relies on; the error is a
-// *FieldError.
+// Validate checks the fields every role relies on, section by section,
+// and returns the first problem; the error is a *FieldError.
 func (c *Config) Validate() error {
-	bad := func(field, format string, args ...any) error { return c.Errorf(field, format, args...) }
+	for _, check := range []func() error{
+		c.validateRole, c.validateGPIOMapping, c.validateI2CDevices, c.validatePWMOutputs,
+		c.validateSPIDevices, c.validateLinks, c.validateCamera, c.validateLimits, c.validateParams,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateRole checks role, instance and version.
+func (c *Config) validateRole() error {
 	if c.Role == "" {
-		return bad("role", "missing: one of %s", strings.Join(rolespec.Names(), ", "))
+		return c.Errorf("role", "missing: one of %s", strings.Join(rolespec.Names(), ", "))
 	}
 	spec, ok := rolespec.Lookup(c.Role)
 	if !ok {
-		return bad("role", "%q is not one of %s", c.Role, strings.Join(rolespec.Names(), ", "))
+		return c.Errorf("role", "%q is not one of %s", c.Role, strings.Join(rolespec.Names(), ", "))
 	}
 	// A single role reads no instance, so whatever one says is not
 	// checked.
 	if spec.Instances != rolespec.Single && !spec.ValidInstance(c.Instance) {
-		return bad("instance", "a %s configuration needs %s, got %q", c.Role, spec.InstanceRule(), c.Instance)
+		return c.Errorf("instance", "a %s configuration needs %s, got %q", c.Role, spec.InstanceRule(), c.Instance)
 	}
 	if c.Version == "" {
-		return bad("version", "missing: the configuration's version, such as \"1.0.0\"")
+		return c.Errorf("version", "missing: the configuration's version, such as \"1.0.0\"")
 	}
+	return nil
+}
+
+// validateGPIOMapping checks each function's pin, type, active level and
+// pull, and that no two share a pin.
+func (c *Config) validateGPIOMapping() error {
 	used := map[int]string{}
 	for _, name := range c.FunctionNames() {
 		f := c.GPIOMapping[name]
 		field := "gpio_mapping." + name
 		if f.Pin < 0 || f.Pin > 27 {
-			return bad(field+".pin", "%d is not a BCM GPIO (0–27)", f.Pin)
+			return c.Errorf(field+".pin", "%d is not a BCM GPIO (0–27)", f.Pin)
 		}
 		switch f.Type {
 		case "pwm":
 			if f.Frequency <= 0 {
-				return bad(field+".frequency", "a pwm pin needs a positive frequency in Hz")
+				return c.Errorf(field+".frequency", "a pwm pin needs a positive frequency in Hz")
 			}
 		case "output", "input", "encoder", "enable":
 		default:
-			return bad(field+".type", "%q is not one of pwm, output, enable, input, encoder", f.Type)
+			return c.Errorf(field+".type", "%q is not one of pwm, output, enable, input, encoder", f.Type)
 		}
 		switch {
 		case f.Active != "" && f.Type != "enable":
-			return bad(field+".active", "only an enable has an active level (this is a %s)", f.Type)
+			return c.Errorf(field+".active", "only an enable has an active level (this is a %s)", f.Type)
 		case f.Active != "" && f.Active != "high" && f.Active != "low":
-			return bad(field+".active", "%q is not one of high, low", f.Active)
+			return c.Errorf(field+".active", "%q is not one of high, low", f.Active)
 		}
 		switch f.Pull {
 		case "", "up", "down", "none":
 		default:
-			return bad(field+".pull", "%q is not one of up, down, none", f.Pull)
+			return c.Errorf(field+".pull", "%q is not one of up, down, none", f.Pull)
 		}
 		if other, ok := used[f.Pin]; ok {
-			return bad(field+".pin", "GPIO%d is already used by %s", f.Pin, other)
+			return c.Errorf(field+".pin", "GPIO%d is already used by %s", f.Pin, other)
 		}
 		used[f.Pin] = name
 	}
+	return nil
+}
+
+// validateI2CDevices checks each I²C device's bus, address and driver.
+func (c *Config) validateI2CDevices() error {
 	for i, d := range c.I2CDevices {
 		field := fmt.Sprintf("i2c_devices[%d]", i)
 		if d.Bus < 0 {
-			return bad(field+".bus", "%d is not an I²C bus number (0 or more)", d.Bus)
+			return c.Errorf(field+".bus", "%d is not an I²C bus number (0 or more)", d.Bus)
 		}
 		if d.Address < 0x03 || d.Address > 0x77 {
-			return bad(field+".address", "0x%02x is not a 7-bit device address (0x03–0x77)", d.Address)
+			return c.Errorf(field+".address", "0x%02x is not a 7-bit device address (0x03–0x77)", d.Address)
 		}
 		if d.Driver == "" {
-			return bad(field+".driver", "missing: the chip's driver, such as mpu6050")
+			return c.Errorf(field+".driver", "missing: the chip's driver, such as mpu6050")
 		}
 	}
-	if err := c.validatePWMOutputs(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateSPIDevices checks each SPI device's bus, chip select and driver.
+func (c *Config) validateSPIDevices() error {
 	for i, d := range c.SPIDevices {
 		field := fmt.Sprintf("spi_devices[%d]", i)
 		if d.Bus < 0 {
-			return bad(field+".bus", "%d is not an SPI bus number (0 or more)", d.Bus)
+			return c.Errorf(field+".bus", "%d is not an SPI bus number (0 or more)", d.Bus)
 		}
 		if d.CS < 0 {
-			return bad(field+".cs", "%d is not a chip select (0 or more)", d.CS)
+			return c.Errorf(field+".cs", "%d is not a chip select (0 or more)", d.CS)
 		}
 		if d.Driver == "" {
-			return bad(field+".driver", "missing: the chip's driver, such as qmi8658")
+			return c.Errorf(field+".driver", "missing: the chip's driver, such as qmi8658")
 		}
 	}
+	return nil
+}
+
+// validateLinks checks the CAN interfaces' and serial ports' names.
+func (c *Config) validateLinks() error {
 	for i, p := range c.CAN {
 		if !strings.HasPrefix(p.Name, "can") && !strings.HasPrefix(p.Name, "vcan") {
-			return bad(fmt.Sprintf("can[%d].name", i), "want a CAN interface such as can0, got %q", p.Name)
+			return c.Errorf(fmt.Sprintf("can[%d].name", i), "want a CAN interface such as can0, got %q", p.Name)
 		}
 	}
 	for i, p := range c.UART {
 		if p.Name == "" {
-			return bad(fmt.Sprintf("uart[%d].name", i), "missing: the serial port, such as ttyAMA0")
+			return c.Errorf(fmt.Sprintf("uart[%d].name", i), "missing: the serial port, such as ttyAMA0")
 		}
 	}
+	return nil
+}
+
+// validateCamera checks the camera's resolution and frame rate.
+func (c *Config) validateCamera() error {
 	if cam := c.Camera; cam != nil {
 		if len(cam.Resolution) != 0 && (len(cam.Resolution) != 2 || cam.Resolution[0] <= 0 || cam.Resolution[1] <= 0) {
-			return bad("camera.resolution", "want [width, height] in pixels, got %v", cam.Resolution)
+			return c.Errorf("camera.resolution", "want [width, height] in pixels, got %v", cam.Resolution)
 		}
 		if cam.Framerate < 0 {
-			return bad("camera.framerate", "want frames per second (positive), got %d", cam.Framerate)
+			return c.Errorf("camera.framerate", "want frames per second (positive), got %d", cam.Framerate)
 		}
 	}
+	return nil
+}
+
+// validateLimits checks that each limit is a number or a [min, max] pair.
+func (c *Config) validateLimits() error {
 	for _, name := range sortedKeys(c.Limits) {
 		field := "limits." + name
 		switch v := c.Limits[name].(type) {
 		case int, float64:
 		case []any:
 			if len(v) != 2 {
-				return bad(field, "want a number or a [min, max] pair, got %d values", len(v))
+				return c.Errorf(field, "want a number or a [min, max] pair, got %d values", len(v))
 			}
 			lo, ok1 := number(v[0])
 			hi, ok2 := number(v[1])
 			if !ok1 || !ok2 {
-				return bad(field, "want a [min, max] pair of numbers, got %v", v)
+				return c.Errorf(field, "want a [min, max] pair of numbers, got %v", v)
 			}
 			if lo > hi {
-				return bad(field, "min %v is above max %v", lo, hi)
+				return c.Errorf(field, "min %v is above max %v", lo, hi)
 			}
 		default:
-			return bad(field, "want a number or a [min, max] pair, got %v", v)
+			return c.Errorf(field, "want a number or a [min, max] pair, got %v", v)
 		}
 	}
+	return nil
+}
+
+// validateParams checks the parameters every role reads.
+func (c *Config) validateParams() error {
 	if v, ok := c.Params["state_rate_hz"]; ok {
 		if hz, isNum := number(v); !isNum || hz <= 0 {
-			return bad("state_rate_hz", "want a positive rate in Hz, got %v", v)
+			return c.Errorf("state_rate_hz", "want a positive rate in Hz, got %v", v)
 		}
 	}
 	return nil

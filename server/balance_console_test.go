@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 )
 
@@ -104,17 +106,13 @@ func TestNodeAlertsRecorded(t *testing.T) {
 			Count                  int
 		} `json:"nodes"`
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
 		c.ok("management", "", "get_node_alerts", map[string]any{}, &alerts)
 		if len(alerts.Nodes["sim-tracks"]) == 1 && alerts.Nodes["sim-tracks"][0].Count == 3 && len(alerts.Nodes["sim-head"]) == 1 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("get_node_alerts: %+v", alerts)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("get_node_alerts: %+v", alerts)
+	})
 	if a := alerts.Nodes["sim-head"][0]; a.Level != msg.NodeLogError || a.Source != "head" || a.Message != "imu lost" {
 		t.Errorf("sim-head's alert %+v", a)
 	}

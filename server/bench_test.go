@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server"
@@ -180,16 +181,11 @@ func BenchmarkFanOut(b *testing.B) {
 		}
 	}
 	// Let the last update arrive.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	_ = bustest.Poll(5*time.Second, 10*time.Millisecond, func() bool {
 		mu.Lock()
-		n := len(lat)
-		mu.Unlock()
-		if n >= b.N*clients {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(lat) >= b.N*clients
+	})
 	b.StopTimer()
 	mu.Lock()
 	delivered := len(lat)

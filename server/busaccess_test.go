@@ -383,6 +383,7 @@ func TestBusRefusesUnauthorisedClients(t *testing.T) {
 	if role, _, _ := ar.auth.Role("head-1"); role != "head" {
 		t.Errorf("head-1 is now %q", role)
 	}
+	// A forged status must change nothing: there is no event to wait for.
 	time.Sleep(200 * time.Millisecond) // the server's executor handles what it received
 	if role, _, _ := ar.auth.Role("tracks-1"); role != "tracks" || !c.ids("list_adopted")["tracks-1"] {
 		t.Errorf("tracks-1 lost its adoption to a forged status (granted %q)", role)

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/server"
 	"github.com/saint-os/saint/server/foxglove"
@@ -253,38 +254,15 @@ func TestFoxgloveParameters(t *testing.T) {
 // into out.
 func wsRouter(t testing.TB, c *wsClient, action string, out any) {
 	t.Helper()
-	if err := c.conn.WriteJSON(map[string]any{"id": "router", "type": "router", "action": action}); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		var r response
-		if err := c.conn.ReadJSON(&r); err != nil {
-			t.Fatal(err)
-		}
-		if r.ID != "router" {
-			continue
-		}
-		if r.Status != "ok" {
-			t.Fatalf("router %s: %s", action, r.Message)
-		}
-		if err := json.Unmarshal(r.Data, out); err != nil {
-			t.Fatal(err)
-		}
-		return
+	if err := c.Call("router", "", action, nil, out); err != nil {
+		t.Fatalf("router %s: %v", action, err)
 	}
 }
 
 // waitUnadopted waits until node announces itself.
 func waitUnadopted(t testing.TB, c *wsClient, node string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !c.ids("list_unadopted")[node] {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never announced itself", node)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 5*time.Second, node+" to announce itself", func() bool { return c.ids("list_unadopted")[node] })
 }
 
 // BenchmarkFoxgloveGetParameters measures a getParameters of every

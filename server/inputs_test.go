@@ -13,6 +13,7 @@ import (
 
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/hal/clock"
 	wire "github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/uart/uarttest"
 	"github.com/saint-os/saint/server"
@@ -32,13 +33,13 @@ func startRCServer(t *testing.T, configDir, data string) *rcServer {
 	t.Helper()
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
-	srv, err := server.New(server.Options{Bus: b, ConfigDir: configDir, DataDir: data, NoAuth: true, WSAddr: "127.0.0.1:0",
+	// The server's own executor runs on the wall clock, as the line does.
+	device, host := uarttest.Pipe(clock.Real{})
+	srv, err := server.New(server.Options{Bus: b, RCPorts: rc.FixedPort(host), ConfigDir: configDir, DataDir: data, NoAuth: true, WSAddr: "127.0.0.1:0",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	device, host := uarttest.Pipe(srv.Exec().Clock())
-	srv.SetRCPorts(rc.FixedPort(host))
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +217,14 @@ func TestRCCommandsLive(t *testing.T) {
 	// late: a second for the window to open, each position held 200 ms
 	// (about 30 frames), and 3.4 s left in the window after the sweep.
 	go func() {
+		// The window opens inside the call below, which blocks until it
+		// closes: there is no event to wait for from here.
 		time.Sleep(time.Second)
+		hold := time.NewTicker(200 * time.Millisecond) // each position, about 30 frames
+		defer hold.Stop()
 		for _, us := range []uint16{1300, 1050, 1012, 1400, 1800, 1988, 1700, 1507} {
 			_ = r.tx.Set(2, us)
-			time.Sleep(200 * time.Millisecond)
+			<-hold.C
 		}
 	}()
 	var cal struct {

@@ -43,11 +43,13 @@ func newFaceSender(t *testing.T, to string) *faceSender {
 // send sends n packets 5 ms apart.
 func (f *faceSender) send(yawDeg float32, n int) {
 	f.t.Helper()
+	period := time.NewTicker(5 * time.Millisecond) // the phone's frame rate, roughly
+	defer period.Stop()
 	for i := 0; i < n; i++ {
 		if err := f.one(yawDeg); err != nil {
 			f.t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		<-period.C
 	}
 }
 

@@ -21,21 +21,7 @@ import (
 // answer.
 func (c *wsClient) command(target, action string, params any) response {
 	c.t.Helper()
-	c.seq++
-	id := fmt.Sprint(c.seq)
-	if err := c.conn.WriteJSON(map[string]any{"id": id, "type": "command", "target": target, "action": action, "params": params}); err != nil {
-		c.t.Fatal(err)
-	}
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		var r response
-		if err := c.conn.ReadJSON(&r); err != nil {
-			c.t.Fatal(err)
-		}
-		if r.ID == id {
-			return r
-		}
-	}
+	return c.request("command", target, action, params)
 }
 
 // The root motor middleware over the WebSocket API: two clients, one arm;

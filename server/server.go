@@ -130,6 +130,16 @@ type Options struct {
 	// Robot is the robot configuration resolved from its robot_type
 	// (bringup.Resolve): motor groups, robot id, custom actions.
 	Robot *bringup.Robot
+	// RCPorts opens the RC receiver's configured UART: saint-server opens
+	// serial devices (hal/serial), the simulator hands over its end of a
+	// simulated line with rc.FixedPort. Nil refuses serial receivers.
+	RCPorts rc.PortOpener
+	// RCPins opens GPIO inputs for PPM and PWM receivers; nil refuses them.
+	RCPins rc.PinOpener
+	// Joystick is a Linux joystick device (/dev/input/js0) read into the
+	// router as source "joystick", reopened whenever it is plugged back
+	// in; empty reads none.
+	Joystick string
 }
 
 // Power is the hook the system shutdown and reboot commands go through, so
@@ -340,7 +350,14 @@ func (s *Server) register() error {
 	}); err != nil {
 		return err
 	}
-	if s.rc, err = rc.Register(h, rc.FeatureOptions{ConfigDir: o.ConfigDir, DataDir: o.DataDir}); err != nil {
+	if o.Joystick != "" {
+		j, err := joystick.New(joystick.Options{Exec: s.ex, Device: o.Joystick, Router: s.router, Log: s.log})
+		if err != nil {
+			return err
+		}
+		h.Add(j)
+	}
+	if s.rc, err = rc.Register(h, rc.FeatureOptions{ConfigDir: o.ConfigDir, DataDir: o.DataDir, Ports: o.RCPorts, Pins: o.RCPins}); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	system.Register(h, system.Options{
@@ -420,38 +437,12 @@ func (s *Server) Token() string {
 	return s.tokens.Token()
 }
 
-// SetRCPorts gives the RC receiver its way to open the configured UART:
-// saint-server opens serial devices (hal/serial), saint-sim hands over its
-// end of a simulated line with rc.FixedPort. Call it before Start.
-func (s *Server) SetRCPorts(open rc.PortOpener) { s.rc.SetPorts(open) }
-
-// SetRCPins gives the RC receiver its way to open GPIO inputs for PPM and
-// PWM receivers. Call it before Start.
-func (s *Server) SetRCPins(open rc.PinOpener) { s.rc.SetPins(open) }
-
 // RCReceiver returns the RC receiver; use it on the executor.
 func (s *Server) RCReceiver() *rc.Receiver { return s.rc.Receiver() }
-
-// ConfigureLiveLink replaces the LiveLink options the server was made
-// with (for assemblies that build the server themselves, such as the
-// simulator's stack). Call it before Start.
-func (s *Server) ConfigureLiveLink(o LiveLinkOptions) { s.liveLink.Configure(o) }
 
 // LiveLinkAddrs returns the LiveLink receiver's bound addresses (empty
 // when it is off).
 func (s *Server) LiveLinkAddrs() livelink.Addrs { return s.liveLink.Addrs() }
-
-// AddJoystick reads the Linux joystick device (/dev/input/js0) into the
-// router as source "joystick", reopening it whenever it is plugged back
-// in. Call it before Start.
-func (s *Server) AddJoystick(device string) error {
-	j, err := joystick.New(joystick.Options{Exec: s.ex, Device: device, Router: s.router, Log: s.log})
-	if err != nil {
-		return err
-	}
-	s.Add(j)
-	return nil
-}
 
 // adoptionEvent records an adoption event in the activity log.
 // busEvents is a bus authority with events for the activity log

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/bustest"
@@ -21,6 +20,8 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/node"
 	"github.com/saint-os/saint/server"
+	"github.com/saint-os/saint/server/ws/wsclient"
+	"github.com/saint-os/saint/server/ws/wsclient/wsclienttest"
 	simboard "github.com/saint-os/saint/sim/board"
 )
 
@@ -101,30 +102,21 @@ func (r *robot) close() {
 	r.stop()
 }
 
+// wsClient is wsclienttest's client with the answer whole, for tests
+// that look at an error answer's field.
 type wsClient struct {
-	t    testing.TB
-	conn *websocket.Conn
-	seq  int
+	*wsclienttest.Client
+	t testing.TB
 }
 
 // dialWS connects to url, presenting token as a bearer header if it is
 // not empty.
 func dialWS(t testing.TB, url, token string) *wsClient {
 	t.Helper()
-	h := http.Header{}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
-	conn, _, err := websocket.DefaultDialer.Dial(url, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &wsClient{t: t, conn: conn}
+	return &wsClient{Client: wsclienttest.Dial(t, url, token), t: t}
 }
 
 type response struct {
-	ID      string          `json:"id"`
 	Status  string          `json:"status"`
 	Data    json.RawMessage `json:"data"`
 	Message string          `json:"message"`
@@ -135,21 +127,26 @@ type response struct {
 
 func (c *wsClient) call(action string, params any) response {
 	c.t.Helper()
-	c.seq++
-	id := fmt.Sprint(c.seq)
-	if err := c.conn.WriteJSON(map[string]any{"id": id, "type": "management", "action": action, "params": params}); err != nil {
+	return c.request("management", "", action, params)
+}
+
+// request sends a request and returns its answer, an error answer as
+// Status "error"; anything else going wrong fails the test.
+func (c *wsClient) request(typ, target, action string, params any) response {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	data, err := c.Client.Client.Call(ctx, typ, target, action, params)
+	var ce *wsclient.CallError
+	switch {
+	case errors.As(err, &ce):
+		r := response{Status: "error", Message: ce.Message}
+		r.Error.Field = ce.Field
+		return r
+	case err != nil:
 		c.t.Fatal(err)
 	}
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		var r response
-		if err := c.conn.ReadJSON(&r); err != nil {
-			c.t.Fatal(err)
-		}
-		if r.ID == id {
-			return r
-		}
-	}
+	return response{Status: "ok", Data: data}
 }
 
 func (c *wsClient) ok(action string, params any, out any) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 )
 
@@ -57,13 +58,7 @@ func TestSystemServicesOnTheBus(t *testing.T) {
 	if resp := call(msg.ServiceSystemCommand, msg.SystemCommandRequest{Command: msg.CommandEStop, DelaySeconds: 2}); !resp.Success || estop() {
 		t.Fatalf("delayed estop: %+v, engaged at once %v", resp, estop())
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for !estop() {
-		if time.Now().After(deadline) {
-			t.Fatal("the delayed estop never engaged")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 20*time.Second, "the delayed estop to engage", estop)
 
 	for _, c := range []struct {
 		req  msg.SystemCommandRequest

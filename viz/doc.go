@@ -6,8 +6,8 @@
 // API client.
 //
 // Only viz/app imports ebiten (it needs cgo, X11/GL headers and a display).
-// Everything it draws is decided by packages that do not: viz/client (the
-// WebSocket client), viz/scene (the robot's state and kinematics, fed by
+// Everything it draws is decided by packages that do not:
+// server/ws/wsclient (the WebSocket client), viz/scene (the robot's state and kinematics, fed by
 // state updates), viz/layout (where each view goes in a window of any
 // size, and the arena's metres-to-pixels mapping), viz/plot (the plots'
 // time windows and axes) and viz/teleop (keys to API commands), so those

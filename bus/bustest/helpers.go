@@ -17,18 +17,37 @@ import (
 // with it instead of sleeping a guessed amount.
 func CheckFor(t testing.TB, total, interval time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(total)
 	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
+	if !Poll(total, interval, func() bool { err = f(); return err == nil }) {
+		t.Fatalf("condition not met after %v: %v", total, err)
+	}
+}
+
+// Poll calls ok every interval until it returns true or total has passed,
+// and reports whether it did. It is for the waits whose shortfall the
+// caller reports itself (a benchmark counting what arrived).
+func Poll(total, interval time.Duration, ok func() bool) bool {
+	deadline := time.Now().Add(total)
+	for !ok() {
 		if time.Now().After(deadline) {
-			break
+			return false
 		}
 		time.Sleep(interval)
 	}
-	t.Fatalf("condition not met after %v: %v", total, err)
+	return true
+}
+
+// WaitUntil calls ok every 5 ms until it returns true, and fails the test
+// naming what it waited for if that has not happened within total. It is
+// CheckFor for conditions that have no error of their own to report.
+func WaitUntil(t testing.TB, total time.Duration, what string, ok func() bool) {
+	t.Helper()
+	CheckFor(t, total, 5*time.Millisecond, func() error {
+		if ok() {
+			return nil
+		}
+		return fmt.Errorf("waiting for %s", what)
+	})
 }
 
 // RunExecutor returns a wall-clock executor running on its own goroutine

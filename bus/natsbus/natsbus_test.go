@@ -228,12 +228,7 @@ func BenchmarkPublishDeliver(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		pub.Publish("/bench", state{1, 2, 3})
 	}
-	for {
-		if st, _ := bus.SubscriptionStats(s); st.Received >= uint64(b.N) {
-			break
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	bustest.WaitReceived(b, s, uint64(b.N))
 }
 
 func TestNamespaces(t *testing.T) {

@@ -743,17 +743,13 @@ func TestAdoptionLifecycle(t *testing.T) {
 		t.Fatalf("adopt_node head: %+v, want success with topic prefix /saint/head", ar)
 	}
 	var latency time.Duration
-	for {
-		err := c.checkActive(head.id, "head", start)
-		if err == nil {
-			latency = time.Since(start)
-			break
+	bustest.CheckFor(t, 20*time.Second, 10*time.Millisecond, func() error {
+		if err := c.checkActive(head.id, "head", start); err != nil {
+			return fmt.Errorf("head not ACTIVE after adopt_node: %w", err)
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("head not ACTIVE 20 s after adopt_node: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		latency = time.Since(start)
+		return nil
+	})
 	t.Logf("adoption latency: adopt_node answered after %v; ACTIVE in list_adopted and get_node_info %v after the request", answered, latency)
 	if ad, err := c.adopted(); err != nil || ad[head.id].DisplayName != "Head Unit" {
 		t.Errorf("list_adopted: head %+v (err %v), want display_name %q", ad[head.id], err, "Head Unit")

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
-	"github.com/saint-os/saint/hal/executor"
 )
 
 // tcpProxy forwards TCP connections from its own address to target until
@@ -172,7 +172,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 		"--allow-unsigned-firmware")
 
 	c := newAPI(t, "ws://"+srv.wsAddr+"/saint")
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		un, err := c.unadopted()
 		if err != nil {
 			return err
@@ -184,7 +184,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 	})
 	adoptedAt := time.Now()
 	c.mustGet("adopt_node", map[string]any{"node_id": n.id, "role": "tracks"}, nil)
-	checkFor(t, 10*time.Second, func() error { return c.checkActive(n.id, "tracks", adoptedAt) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkActive(n.id, "tracks", adoptedAt) })
 
 	key, err := natsbus.ReadKey(filepath.Join(srv.data, "bus", "tools.nk"))
 	if err != nil {
@@ -203,11 +203,7 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	states = &trackStates{}
 	if _, err := bus.SubscribeJSON(client, msg.TopicTracksState, bus.QoS{Depth: 10000}, ex, func(_ string, st msg.TrackState) {
 		states.add(st)
@@ -220,21 +216,6 @@ func linkTestSetup(t *testing.T) (srv *server, proxy *tcpProxy, client *natsbus.
 type errNotYet string
 
 func (e errNotYet) Error() string { return string(e) }
-
-func checkFor(t *testing.T, d time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // driveTracks publishes cmd_vel at 0.8 m/s every 100 ms, as the router
 // does for a joystick, until stop is called.
@@ -295,7 +276,7 @@ func TestTracksStopOnANetworkPartition(t *testing.T) {
 	_, proxy, client, states := linkTestSetup(t)
 	stop := driveTracks(client)
 	defer stop()
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
 		if s := states.snapshot(); len(s) < 20 || !s[len(s)-1].MotorsEnabled {
 			if len(s) > 0 {
 				return fmt.Errorf("tracks not driving yet: %d TrackStates, last %+v", len(s), s[len(s)-1])
@@ -306,9 +287,10 @@ func TestTracksStopOnANetworkPartition(t *testing.T) {
 	})
 	from := len(states.snapshot())
 	proxy.setCut(true)
+	// The partition's length is the stimulus: longer than the link timeout.
 	time.Sleep(1500 * time.Millisecond)
 	proxy.setCut(false)
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		s := states.snapshot()
 		if len(s) < from+30 || !s[len(s)-1].MotorsEnabled {
 			return errNotYet("no TrackStates from after the partition yet")
@@ -326,7 +308,7 @@ func TestTracksStopWhenTheServerIsKilled(t *testing.T) {
 	skipShort(t)
 	srv, proxy, client, states := linkTestSetup(t)
 	stop := driveTracks(client)
-	checkFor(t, 5*time.Second, func() error {
+	bustest.CheckFor(t, 5*time.Second, 50*time.Millisecond, func() error {
 		if s := states.snapshot(); len(s) < 20 || !s[len(s)-1].MotorsEnabled {
 			if len(s) > 0 {
 				return fmt.Errorf("tracks not driving yet: %d TrackStates, last %+v", len(s), s[len(s)-1])
@@ -339,20 +321,21 @@ func TestTracksStopWhenTheServerIsKilled(t *testing.T) {
 	srv.kill()
 	stop()
 	proxy.setCut(true)
+	// The partition's length is the stimulus: longer than the link timeout.
 	time.Sleep(1500 * time.Millisecond)
 	if err := os.Remove(srv.addrFile); err != nil {
 		t.Fatal(err)
 	}
 	srv.start()
 	srv.waitUp()
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if !client.IsConnected() {
 			return errNotYet("test client not reconnected")
 		}
 		return client.NATS().Flush()
 	})
 	proxy.setCut(false)
-	checkFor(t, 15*time.Second, func() error {
+	bustest.CheckFor(t, 15*time.Second, 50*time.Millisecond, func() error {
 		s := states.snapshot()
 		if len(s) < from+30 || !s[len(s)-1].MotorsEnabled {
 			return errNotYet("no TrackStates from after the restart yet")

@@ -29,12 +29,11 @@ func TestLiveLinkSenderMustBeAllowed(t *testing.T) {
 	if err := fixtures.WriteConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	st, err := stack.New(stack.Options{Speed: 1, ConfigDir: cfg, DataDir: filepath.Join(root, "data"), RequireAuth: true,
+	st, err := stack.New(stack.Options{LiveLink: saintserver.LiveLinkOptions{FaceAddr: "127.0.0.1:0"}, Speed: 1, ConfigDir: cfg, DataDir: filepath.Join(root, "data"), RequireAuth: true,
 		HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", Seed: 1, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Server.ConfigureLiveLink(saintserver.LiveLinkOptions{FaceAddr: "127.0.0.1:0"})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { _ = st.Exec.Run(ctx); close(ran) }()
@@ -101,6 +100,7 @@ func TestLiveLinkSenderMustBeAllowed(t *testing.T) {
 	// holds checks for a second that the head stays within 2° of want.
 	holds := func(want float64, when string) {
 		t.Helper()
+		// A hold: the pan is checked throughout the second.
 		for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 			if p := pan(); math.Abs(p-want) > 2 {
 				t.Fatalf("%s: the head turned to %.2f°, want it to stay at %v°", when, p, want)

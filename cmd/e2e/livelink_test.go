@@ -58,12 +58,11 @@ func TestLiveLinkFaceMovesHead(t *testing.T) {
 	if err := fixtures.WriteConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	st, err := stack.New(stack.Options{Speed: 1, ConfigDir: cfg, DataDir: filepath.Join(root, "data"),
+	st, err := stack.New(stack.Options{LiveLink: saintserver.LiveLinkOptions{FaceAddr: "127.0.0.1:0"}, Speed: 1, ConfigDir: cfg, DataDir: filepath.Join(root, "data"),
 		HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", Seed: 1, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Server.ConfigureLiveLink(saintserver.LiveLinkOptions{FaceAddr: "127.0.0.1:0"})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { _ = st.Exec.Run(ctx); close(ran) }()

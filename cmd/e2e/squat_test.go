@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nkeys"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/natsbus"
 )
 
@@ -44,7 +45,7 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 		return st.BusKey, nil
 	}
 	var nodeKey string
-	checkFor(t, 20*time.Second, func() error {
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
 		var err error
 		if nodeKey, err = keyOf(); err == nil && nodeKey == "" {
 			err = errNotYet("no bus key listed")
@@ -76,14 +77,14 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 	}
 	squatterKey, _ := squatter.PublicKey()
 	var sq *natsbus.Conn
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		var err error
 		sq, err = natsbus.Connect(srv.natsURL(), &natsbus.Options{Name: natsbus.NodeClientName(n.id), Key: squatter,
 			InboxPrefix: natsbus.NodeInboxPrefix(n.id), TLS: tlsCfg})
 		return err
 	})
 	defer func() { _ = sq.Close() }()
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if k, err := keyOf(); err != nil || k != squatterKey {
 			return fmt.Errorf("%s listed with key %q (%v), want the squatter's", n.id, k, err)
 		}
@@ -95,7 +96,7 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 	// alone would try.
 	before := proxy.count()
 	proxy.setCut(false)
-	checkFor(t, 20*time.Second, func() error {
+	bustest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
 		if got := proxy.count() - before; got < 4 {
 			return errNotYet(fmt.Sprintf("%d connection attempts through the restored link", got))
 		}
@@ -111,7 +112,7 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 	// The device leaves: the node is back with its own key within 10 s.
 	_ = sq.Close()
 	left := time.Now()
-	checkFor(t, 10*time.Second, func() error {
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if k, err := keyOf(); err != nil || k != nodeKey {
 			return fmt.Errorf("%s listed with key %q (%v), want the node's %s", n.id, k, err, nodeKey)
 		}
@@ -120,6 +121,6 @@ func TestSquatterLeavingLetsTheNodeIn(t *testing.T) {
 	t.Logf("the node was back on the adopt list %v after the device left", time.Since(left).Round(10*time.Millisecond))
 	adoptedAt := time.Now()
 	c.mustGet("adopt_node", map[string]any{"node_id": n.id, "role": "head", "bus_key": nodeKey}, nil)
-	checkFor(t, 10*time.Second, func() error { return c.checkActive(n.id, "head", adoptedAt) })
+	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error { return c.checkActive(n.id, "head", adoptedAt) })
 	t.Logf("ACTIVE %v after the device left", time.Since(left).Round(10*time.Millisecond))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/bus/natsbus"
 	"github.com/saint-os/saint/bus/natsbus/broker"
@@ -166,8 +167,9 @@ func BenchmarkTwistIn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for end := time.Now().Add(10 * time.Second); w.MatchedReaders() == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-	}
+	bustest.WaitUntil(b, 10*time.Second, "the bridge to match", func() bool { return w.MatchedReaders() > 0 })
+	// Matched on this side is not yet matched on the bridge's: no event
+	// here says when its end is ready, and a sample sent before is lost.
 	time.Sleep(300 * time.Millisecond)
 	pace(b, func(i int) time.Time {
 		cdr := make([]byte, 4, 52)
@@ -228,6 +230,7 @@ func BenchmarkTwistInPlainNATS(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
+	// No event says the bridge's bus subscription is live.
 	time.Sleep(100 * time.Millisecond)
 	pace(b, func(i int) time.Time {
 		t := time.Now()
@@ -253,8 +256,9 @@ func BenchmarkStateOut(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for end := time.Now().Add(10 * time.Second); rd.MatchedWriters() == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-	}
+	bustest.WaitUntil(b, 10*time.Second, "the bridge to match", func() bool { return rd.MatchedWriters() > 0 })
+	// Matched on this side is not yet matched on the bridge's: no event
+	// here says when its end is ready, and a sample sent before is lost.
 	time.Sleep(300 * time.Millisecond)
 	pace(b, func(i int) time.Time {
 		o := msg.Odometry{Header: msg.Header{Stamp: msg.Time{Sec: int32(i)}, FrameID: "odom"}, ChildFrameID: "base_link"}
@@ -278,6 +282,7 @@ func BenchmarkStateOutPlainNATS(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
+	// No event says the bridge's bus subscription is live.
 	time.Sleep(100 * time.Millisecond)
 	pace(b, func(i int) time.Time {
 		o := msg.Odometry{Header: msg.Header{Stamp: msg.Time{Sec: int32(i)}, FrameID: "odom"}, ChildFrameID: "base_link"}
@@ -304,8 +309,9 @@ func BenchmarkCamera320x240(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for end := time.Now().Add(10 * time.Second); rd.MatchedWriters() == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-	}
+	bustest.WaitUntil(b, 10*time.Second, "the bridge to match", func() bool { return rd.MatchedWriters() > 0 })
+	// Matched on this side is not yet matched on the bridge's: no event
+	// here says when its end is ready, and a sample sent before is lost.
 	time.Sleep(300 * time.Millisecond)
 	img := msg.Image{Header: msg.Header{FrameID: "head_camera"}, Height: 240, Width: 320, Encoding: msg.ImageRGB8, Step: 960, Data: make([]byte, 320*240*3)}
 	for i := range img.Data {

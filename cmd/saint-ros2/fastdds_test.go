@@ -18,6 +18,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/kinematics"
 	"github.com/saint-os/saint/ros2/bridge"
@@ -123,16 +124,17 @@ func startClient(t *testing.T, bin string, domain uint32) *client {
 // have arrived).
 func (c *client) latchEStop() {
 	c.t.Helper()
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); {
-		c.do("estop 1")
-		for i := 0; i < 5; i++ {
-			time.Sleep(100 * time.Millisecond)
-			if got := c.do("tracks"); len(got) >= 4 && got[1] == "true" {
-				return
-			}
+	polls := 0
+	bustest.CheckFor(c.t, 15*time.Second, 100*time.Millisecond, func() error {
+		if polls%5 == 0 { // again every half second, in case one was lost
+			c.do("estop 1")
 		}
-	}
-	c.t.Fatal("the tracks' state never showed the e-stop latched")
+		polls++
+		if got := c.do("tracks"); len(got) < 4 || got[1] != "true" {
+			return fmt.Errorf("the tracks' state never showed the e-stop latched: %v", got)
+		}
+		return nil
+	})
 }
 
 // do sends one command and returns the reply's fields.
@@ -176,20 +178,19 @@ func (c *client) topics(want map[string]bool) map[string]bool {
 		}
 		return out
 	}
-	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		got, all := list(), true
+	// The comparison below says what is missing if this runs out.
+	_ = bustest.Poll(60*time.Second, 100*time.Millisecond, func() bool {
+		got := list()
 		for n := range want {
-			all = all && got[n]
+			if !got[n] {
+				return false
+			}
 		}
-		if all {
-			break
-		}
-		if time.Now().After(end) {
-			break // the comparison below says what is missing
-		}
-	}
+		return true
+	})
 	got := list()
 	for i := 0; i < 30; i++ {
+		// Discovery has no end event: wait until the list stops growing.
 		time.Sleep(time.Second)
 		prev := got
 		if got = list(); len(got) == len(prev) {
@@ -375,16 +376,12 @@ func TestFastDDSInterop(t *testing.T) {
 	if err := ws.ReadJSON(&resp); err != nil || resp["status"] != "ok" {
 		t.Fatalf("head move over the WebSocket API: %v %v", resp, err)
 	}
-	var pan float64
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		h := c.do("head")
-		if pan = float(t, h[1]); pan > 29 && pan < 31 {
-			break
+	bustest.CheckFor(t, 15*time.Second, 200*time.Millisecond, func() error {
+		if pan := float(t, c.do("head")[1]); pan < 29 || pan > 31 {
+			return fmt.Errorf("HeadState pan %.1f over Fast DDS after a move to 30 over the WebSocket API", pan)
 		}
-	}
-	if pan < 29 || pan > 31 {
-		t.Errorf("HeadState pan %.1f over Fast DDS after a move to 30 over the WebSocket API", pan)
-	}
+		return nil
+	})
 
 	// (c)
 	got = c.do("adopt no-such-node head 987654321 3")
@@ -516,12 +513,13 @@ func TestFastDDSOverNATS(t *testing.T) {
 	// (c) first: adopt the nodes over ROS 2.
 	for i, n := range []struct{ id, role, prefix string }{{"ros-tracks", "tracks", "/saint/tracks"}, {"ros-head", "head", "/saint/head"}} {
 		var got []string
-		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
-			// A node that is still booting is not yet announcing itself.
-			if got = c.do(fmt.Sprintf("adopt %s %s 4242 %d", n.id, n.role, i*100+int(time.Now().UnixMilli()%100))); len(got) > 1 && got[1] == "true" {
-				break
+		// A node that is still booting is not yet announcing itself.
+		bustest.CheckFor(t, 30*time.Second, 500*time.Millisecond, func() error {
+			if got = c.do(fmt.Sprintf("adopt %s %s 4242 %d", n.id, n.role, i*100+int(time.Now().UnixMilli()%100))); len(got) < 2 || got[1] != "true" {
+				return fmt.Errorf("adopting %s over ROS 2: %v", n.id, got)
 			}
-		}
+			return nil
+		})
 		if len(got) < 5 || got[1] != "true" || got[2] != "4242" || !strings.HasPrefix(got[4], n.prefix+"|") {
 			t.Fatalf("adopting %s over ROS 2: %v; want success, the header echoed and the prefix %s", n.id, got, n.prefix)
 		}
@@ -568,15 +566,12 @@ func TestFastDDSOverNATS(t *testing.T) {
 	if err := ws.ReadJSON(&resp); err != nil || resp["status"] != "ok" {
 		t.Fatalf("head move over the WebSocket API: %v %v", resp, err)
 	}
-	var pan float64
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if pan = float(t, c.do("head")[1]); pan < -19 && pan > -21 {
-			break
+	bustest.CheckFor(t, 15*time.Second, 200*time.Millisecond, func() error {
+		if pan := float(t, c.do("head")[1]); pan > -19 || pan < -21 {
+			return fmt.Errorf("HeadState pan %.1f over Fast DDS after a move to -20 over the WebSocket API", pan)
 		}
-	}
-	if pan > -19 || pan < -21 {
-		t.Errorf("HeadState pan %.1f over Fast DDS after a move to -20 over the WebSocket API", pan)
-	}
+		return nil
+	})
 
 	// (d)
 	c.latchEStop()

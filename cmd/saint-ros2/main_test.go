@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bringup"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/ros2"
@@ -122,12 +123,7 @@ func (p *peer) encode(typ string, v any, hdr *ros2.RequestHeader) []byte {
 
 func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %v waiting for %s", d, what)
+	bustest.WaitUntil(t, d, what, ok)
 }
 
 // loopbackDDS keeps this test's DDS traffic on loopback, in a domain of
@@ -224,7 +220,9 @@ func TestSimulationOverROS2(t *testing.T) {
 	const speed = 0.3
 	drive := func(d time.Duration, v float64) {
 		cdr := p.encode("geometry_msgs/Twist", msg.Twist{Linear: msg.Vector3{X: v}}, nil)
-		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		period := time.NewTicker(100 * time.Millisecond) // 10 Hz, as a teleop node sends
+		defer period.Stop()
+		for end := time.Now().Add(d); time.Now().Before(end); <-period.C {
 			if err := twist.Write(cdr); err != nil {
 				t.Fatal(err)
 			}
@@ -476,6 +474,7 @@ func TestHumanoidOverROS2(t *testing.T) {
 	for _, pr := range present {
 		waitFor(t, 20*time.Second, "the bridge's endpoint of "+pr.name, func() bool { return pr.matched() > 0 })
 	}
+	// A second for an endpoint that should not exist to be discovered.
 	time.Sleep(time.Second)
 	for _, pr := range absent {
 		if n := pr.matched(); n != 0 {

@@ -155,6 +155,8 @@ func TestModelOverROS2(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The targets are sent at 10 Hz for 3 s, as a planner streams them: the
+	// stream's length is the stimulus.
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		for side, x := range targets {
 			target := map[string]any{"header": map[string]any{"frame_id": "base_link"},

@@ -193,16 +193,10 @@ func run() error {
 	default:
 		return fmt.Errorf("--firmware-arch %q: want arm64 or amd64", *fwArch)
 	}
+	opts.RCPorts, opts.RCPins, opts.Joystick = openSerial, gpioPins(), *joystickDev
 	srv, err := server.New(opts)
 	if err != nil {
 		return err
-	}
-	srv.SetRCPorts(openSerial)
-	srv.SetRCPins(gpioPins())
-	if *joystickDev != "" {
-		if err := srv.AddJoystick(*joystickDev); err != nil {
-			return err
-		}
 	}
 	if err := srv.Start(); err != nil {
 		return err

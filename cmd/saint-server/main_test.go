@@ -1,18 +1,19 @@
 package main
 
 import (
-	"net/http"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/ws/wsclient"
+	"github.com/saint-os/saint/server/ws/wsclient/wsclienttest"
 )
 
 func build(t *testing.T) string {
@@ -77,30 +78,17 @@ func tokenRequired(t *testing.T, bin string) {
 	token := strings.TrimSpace(string(tok))
 
 	url := "ws://" + addrs["ws"] + "/saint"
-	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
-	if err != nil {
-		t.Fatal(err)
+	anon := wsclienttest.Dial(t, url, "")
+	var ce *wsclient.CallError
+	if err := anon.Call("management", "", "list_adopted", nil, nil); !errors.As(err, &ce) || ce.Code != "unauthorized" {
+		t.Fatalf("without a token: %v, want unauthorized", err)
 	}
-	defer conn.Close()
-	var resp struct {
-		Status string
-		Error  struct{ Code string }
-	}
-	_ = conn.WriteJSON(map[string]any{"id": 1, "type": "management", "action": "list_adopted"})
-	if err := conn.ReadJSON(&resp); err != nil || resp.Status != "error" || resp.Error.Code != "unauthorized" {
-		t.Fatalf("without a token: %+v %v", resp, err)
-	}
-	if _, r, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + strings.Repeat("0", 64)}}); err == nil || r.StatusCode != 401 {
+	var de *wsclient.DialError
+	if _, err := wsclient.Dial(context.Background(), url, strings.Repeat("0", 64)); !errors.As(err, &de) || de.Status != 401 {
 		t.Errorf("wrong bearer token: %v", err)
 	}
-	authed, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + token}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer authed.Close()
-	_ = authed.WriteJSON(map[string]any{"id": 1, "type": "management", "action": "list_adopted"})
-	if err := authed.ReadJSON(&resp); err != nil || resp.Status != "ok" {
-		t.Fatalf("with the token: %+v %v", resp, err)
+	if err := wsclienttest.Dial(t, url, token).Call("management", "", "list_adopted", nil, nil); err != nil {
+		t.Fatalf("with the token: %v", err)
 	}
 }
 

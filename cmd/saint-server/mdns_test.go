@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/server/mdns"
 	"github.com/saint-os/saint/server/settings"
 )
@@ -95,19 +97,15 @@ func TestMDNSHostFollowsTheHostnameSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("robot-7@eth0", "robot-7@wlan0")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	bustest.CheckFor(t, 5*time.Second, 5*time.Millisecond, func() error {
 		mu.Lock()
 		old, cur := live["saint-server"], live["robot-7"]
 		mu.Unlock()
-		if old == 0 && cur == 2 {
-			break
+		if old != 0 || cur != 2 {
+			return fmt.Errorf("advertisements running: %d as saint-server, %d as robot-7; want the old name stopped", old, cur)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("advertisements running: %d as saint-server, %d as robot-7; want the old name stopped", old, cur)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	// Another setting changes: the advertisement stays.
 	if _, err := st.Patch([]byte(`{"system": {"server_name": "SAINT-09"}}`)); err != nil {
 		t.Fatal(err)

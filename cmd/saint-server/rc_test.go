@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,39 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/gorilla/websocket"
-	"golang.org/x/sys/unix"
 
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/cmd/internal/proctest"
 	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/hal/serial/serialtest"
 	"github.com/saint-os/saint/server/inputs/rc"
+	"github.com/saint-os/saint/server/ws/wsclient/wsclienttest"
 )
-
-// openPTY opens a pseudo-terminal: the master the test writes frames into,
-// and the path of the slave, the "UART" saint-server reads.
-func openPTY(t *testing.T) (*os.File, string) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here (/dev/ptmx: %v)", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	return m, "/dev/pts/" + strconv.Itoa(n)
-}
 
 // transmitter writes one protocol's frames into the pty master every
 // period, as a receiver on a UART would, until stopped.
@@ -76,50 +52,6 @@ func (tx *transmitter) halt() {
 	<-tx.done
 }
 
-// wsClient is a minimal WebSocket API client.
-type wsClient struct {
-	t    *testing.T
-	conn *websocket.Conn
-	mu   sync.Mutex
-	id   int
-}
-
-type wsResponse struct {
-	ID     int             `json:"id"`
-	Type   string          `json:"type"`
-	Status string          `json:"status"`
-	Data   json.RawMessage `json:"data"`
-	Error  *struct {
-		Code, Field, Message string
-	} `json:"error"`
-}
-
-func (c *wsClient) call(typ, action string, params any, out any) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.id++
-	if err := c.conn.WriteJSON(map[string]any{"id": c.id, "type": typ, "action": action, "params": params}); err != nil {
-		return err
-	}
-	for {
-		var r wsResponse
-		_ = c.conn.SetReadDeadline(time.Now().Add(15 * time.Second))
-		if err := c.conn.ReadJSON(&r); err != nil {
-			return err
-		}
-		if r.Type != "response" || r.ID != c.id {
-			continue
-		}
-		if r.Status != "ok" {
-			return fmt.Errorf("%s %s: %+v", typ, action, r.Error)
-		}
-		if out != nil {
-			return json.Unmarshal(r.Data, out)
-		}
-		return nil
-	}
-}
-
 type rcStatus struct {
 	Enabled        bool   `json:"enabled"`
 	Connected      bool   `json:"connected"`
@@ -150,7 +82,7 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs saint-server")
 	}
-	master, slave := openPTY(t)
+	master, slave := serialtest.OpenPTY(t)
 	bin := build(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -175,15 +107,10 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 	}
 	addrs := proctest.Start(t, bin, "--data", data, "--no-auth", "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0",
 		"--nats", "127.0.0.1:0", "--firmware-http", "", "--power=false")
-	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := &wsClient{t: t, conn: conn}
+	c := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", "")
 	status := func() rcStatus {
 		var st rcStatus
-		if err := c.call("rc", "get_status", map[string]any{}, &st); err != nil {
+		if err := c.Call("rc", "", "get_status", map[string]any{}, &st); err != nil {
 			t.Fatal(err)
 		}
 		return st
@@ -219,7 +146,7 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 
 	for _, proto := range []string{"sbus", "ibus", "crsf"} {
 		if proto != "sbus" {
-			if err := c.call("rc", "set_protocol", map[string]any{"protocol": proto}, nil); err != nil {
+			if err := c.Call("rc", "", "set_protocol", map[string]any{"protocol": proto}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -271,18 +198,18 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 			}
 			return nil
 		})
-		if err := c.call("rc", "set_failsafe", map[string]any{"action": "estop", "timeout_ms": 200}, nil); err != nil {
+		if err := c.Call("rc", "", "set_failsafe", map[string]any{"action": "estop", "timeout_ms": 200}, nil); err != nil {
 			t.Fatal(err)
 		}
 		var router struct {
 			EStopActive bool `json:"estop_active"`
 		}
-		if err := c.call("router", "get_status", nil, &router); err != nil || router.EStopActive {
+		if err := c.Call("router", "", "get_status", nil, &router); err != nil || router.EStopActive {
 			t.Fatalf("router before the failsafe: %+v, %v", router, err)
 		}
 		tx.halt()
 		bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
-			if err := c.call("router", "get_status", nil, &router); err != nil {
+			if err := c.Call("router", "", "get_status", nil, &router); err != nil {
 				return err
 			}
 			if !router.EStopActive {
@@ -297,13 +224,13 @@ func TestRCReceiverOnAPseudoTerminal(t *testing.T) {
 
 	// saintctl rc send, as a technician would use it with a USB serial
 	// adapter: its pty's master is bridged to the server's, the cable.
-	ctlMaster, ctlSlave := openPTY(t)
+	ctlMaster, ctlSlave := serialtest.OpenPTY(t)
 	go func() { _, _ = io.Copy(master, ctlMaster) }()
 	ctl := filepath.Join(dir, "saintctl")
 	if out, err := exec.Command("go", "build", "-o", ctl, "../saintctl").CombinedOutput(); err != nil {
 		t.Fatalf("build saintctl: %v\n%s", err, out)
 	}
-	if err := c.call("rc", "set_protocol", map[string]any{"protocol": "ibus"}, nil); err != nil {
+	if err := c.Call("rc", "", "set_protocol", map[string]any{"protocol": "ibus"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	send := exec.Command(ctl, "rc", "send", "--device", ctlSlave, "--protocol", "ibus", "--ch", "1000,2000,1500,1500,1000,2000", "--rate", "100")

@@ -15,6 +15,7 @@ import (
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/server/auth"
+	"github.com/saint-os/saint/server/ws/wsclient/wsclienttest"
 )
 
 // TestRecordAndFoxglove runs saint-server with --record and --foxglove:
@@ -63,20 +64,12 @@ func TestRecordAndFoxglove(t *testing.T) {
 	}
 	fg.Close()
 
-	api, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", http.Header{"Authorization": {"Bearer " + token}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
+	api := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", token)
 	var status struct {
-		Status string `json:"status"`
-		Data   struct {
-			Recording bool     `json:"recording"`
-			Files     []string `json:"files"`
-		} `json:"data"`
+		Recording bool     `json:"recording"`
+		Files     []string `json:"files"`
 	}
-	_ = api.WriteJSON(map[string]any{"id": 1, "type": "management", "action": "record_status"})
-	if err := api.ReadJSON(&status); err != nil || status.Status != "ok" || !status.Data.Recording || len(status.Data.Files) != 1 {
+	if err := api.Call("management", "", "record_status", nil, &status); err != nil || !status.Recording || len(status.Files) != 1 {
 		t.Fatalf("record_status: %+v %v", status, err)
 	}
 
@@ -84,11 +77,11 @@ func TestRecordAndFoxglove(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("saint-server: %v", err)
 	}
-	sum, err := record.Summarize(status.Data.Files[0])
+	sum, err := record.Summarize(status.Files[0])
 	if err != nil || !sum.Complete || sum.Messages == 0 {
-		t.Fatalf("%s: %+v %v", status.Data.Files[0], sum, err)
+		t.Fatalf("%s: %+v %v", status.Files[0], sum, err)
 	}
-	if filepath.Dir(status.Data.Files[0]) != recDir {
-		t.Errorf("recorded to %s, want a file in %s", status.Data.Files[0], recDir)
+	if filepath.Dir(status.Files[0]) != recDir {
+		t.Errorf("recorded to %s, want a file in %s", status.Files[0], recDir)
 	}
 }

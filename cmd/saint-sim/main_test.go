@@ -19,6 +19,8 @@ import (
 	"github.com/saint-os/saint/cmd/internal/stack"
 	"github.com/saint-os/saint/record"
 	"github.com/saint-os/saint/ros2"
+	"github.com/saint-os/saint/server/ws/wsclient"
+	"github.com/saint-os/saint/server/ws/wsclient/wsclienttest"
 )
 
 // TestMakeRun is what `make run` promises: saint-sim starts, the web port
@@ -43,32 +45,22 @@ func TestMakeRun(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "<html") {
 		t.Fatalf("GET /: %d %.80s", resp.StatusCode, body)
 	}
-	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	c := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", "")
 	bustest.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
-		if err := conn.WriteJSON(map[string]any{"id": "1", "type": "management", "action": "list_unadopted", "params": map[string]any{}}); err != nil {
-			return err
-		}
 		var r struct {
-			Status string `json:"status"`
-			Data   struct {
-				Nodes []struct {
-					NodeID      string `json:"node_id"`
-					Pins        []any  `json:"pins"`
-					Peripherals []any  `json:"peripherals"`
-				} `json:"nodes"`
-			} `json:"data"`
+			Nodes []struct {
+				NodeID      string `json:"node_id"`
+				Pins        []any  `json:"pins"`
+				Peripherals []any  `json:"peripherals"`
+			} `json:"nodes"`
 		}
-		if err := conn.ReadJSON(&r); err != nil {
+		if err := c.Call("management", "", "list_unadopted", nil, &r); err != nil {
 			return err
 		}
-		if len(r.Data.Nodes) != len(stack.Robot()) {
-			return fmt.Errorf("%d unadopted nodes, want %d", len(r.Data.Nodes), len(stack.Robot()))
+		if len(r.Nodes) != len(stack.Robot()) {
+			return fmt.Errorf("%d unadopted nodes, want %d", len(r.Nodes), len(stack.Robot()))
 		}
-		for _, n := range r.Data.Nodes {
+		for _, n := range r.Nodes {
 			if len(n.Pins) != 28 {
 				return fmt.Errorf("%s reports %d pins", n.NodeID, len(n.Pins))
 			}
@@ -234,28 +226,11 @@ func TestRecordReplay(t *testing.T) {
 		}
 	}
 
-	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
-	if err != nil {
+	c := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", "")
+	if err := c.Subscribe([]string{"head"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "topics": []string{"head"}}); err != nil {
-		t.Fatal(err)
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		var m struct {
-			Type string         `json:"type"`
-			Node string         `json:"node"`
-			Data map[string]any `json:"data"`
-		}
-		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatalf("no head state from the replay: %v", err)
-		}
-		if m.Type == "state" && m.Node == "head" {
-			break
-		}
-	}
+	c.Next("head", 10*time.Second)
 }
 
 // TestReplayInputs records a head move sent over the WebSocket API, then
@@ -286,65 +261,51 @@ func TestReplayInputs(t *testing.T) {
 		}
 		return json.Unmarshal(b, &addrs)
 	})
-	conn, _, err := websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recorded := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", "")
 	// Move the head until it has turned, and a second longer, so the
 	// recording holds commands from after the head came up.
-	if err := conn.WriteJSON(map[string]any{"id": "s", "type": "subscribe", "topics": []string{"head"}}); err != nil {
+	if err := recorded.Subscribe([]string{"head"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var turned time.Time
-	for next := time.Now(); turned.IsZero() || time.Since(turned) < time.Second; {
+	for next, end := time.Now(), time.Now().Add(30*time.Second); turned.IsZero() || time.Since(turned) < time.Second; {
 		if time.Now().After(next) {
-			_ = conn.WriteJSON(map[string]any{"id": "m", "type": "command", "target": "head", "action": "move", "params": map[string]any{"pan": 30}})
+			_ = recorded.Command("head", "move", map[string]any{"pan": 30})
 			next = time.Now().Add(100 * time.Millisecond)
 		}
-		var m struct {
-			Type string `json:"type"`
-			Node string `json:"node"`
-			Data struct {
-				Pan float64 `json:"pan"`
-			} `json:"data"`
+		if time.Now().After(end) {
+			t.Fatal("recorded run: the head did not turn")
 		}
-		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatalf("recorded run: the head did not turn: %v", err)
-		}
-		if m.Type == "state" && m.Node == "head" && m.Data.Pan > 29 && turned.IsZero() {
+		if headPan(t, recorded.Next("head", 30*time.Second)) > 29 && turned.IsZero() {
 			turned = time.Now()
 		}
 	}
-	conn.Close()
+	_ = recorded.Close()
 	_ = cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("saint-sim: %v", err)
 	}
 
 	addrs = proctest.Start(t, bin, "--adopt", "--replay-inputs", file, "--http", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--data", filepath.Join(dir, "replay"))
-	conn, _, err = websocket.DefaultDialer.Dial("ws://"+addrs["ws"]+"/saint", nil)
-	if err != nil {
+	replayed := wsclienttest.Dial(t, "ws://"+addrs["ws"]+"/saint", "")
+	if err := replayed.Subscribe([]string{"head"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "topics": []string{"head"}}); err != nil {
-		t.Fatal(err)
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	for {
-		var m struct {
-			Type string `json:"type"`
-			Node string `json:"node"`
-			Data struct {
-				Pan float64 `json:"pan"`
-			} `json:"data"`
-		}
-		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatalf("the replayed head move did not turn the head: %v", err)
-		}
-		if m.Type == "state" && m.Node == "head" && m.Data.Pan > 29 && m.Data.Pan < 31 {
+	for end := time.Now().Add(30 * time.Second); ; {
+		if pan := headPan(t, replayed.Next("head", time.Until(end))); pan > 29 && pan < 31 {
 			return
 		}
 	}
+}
+
+// headPan is the pan of a head state update.
+func headPan(t *testing.T, u wsclient.Update) float64 {
+	t.Helper()
+	var st struct {
+		Pan float64 `json:"pan"`
+	}
+	if err := json.Unmarshal(u.Data, &st); err != nil {
+		t.Fatalf("head state %s: %v", u.Data, err)
+	}
+	return st.Pan
 }

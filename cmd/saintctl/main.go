@@ -39,10 +39,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/saint-os/saint/fwsign"
 	"github.com/saint-os/saint/server/firmware"
+	"github.com/saint-os/saint/server/ws/wsclient"
 )
 
 func main() {
@@ -227,71 +226,31 @@ func envOr(k, d string) string {
 	return d
 }
 
-type client struct {
-	conn *websocket.Conn
-	seq  int
-}
+// client is saintctl's connection to the WebSocket API.
+type client struct{ *wsclient.Client }
 
 func dial(ctx context.Context, url, token string) (*client, error) {
-	h := http.Header{}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
-	conn, resp, err := websocket.DefaultDialer.DialContext(ctx, url, h)
-	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+	c, err := wsclient.DialOptions(ctx, url, token, wsclient.Options{Name: "saintctl"})
+	var de *wsclient.DialError
+	if errors.As(err, &de) && de.Status == http.StatusUnauthorized {
 		return nil, fmt.Errorf("connecting to %s: wrong API token (--token, --token-file or $SAINT_TOKEN)", url)
 	}
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
+	if errors.As(err, &de) && de.Status == http.StatusTooManyRequests && de.RetryAfter != "" {
 		// The server makes an address wait after wrong tokens (or has
 		// too many connections from it).
-		return nil, fmt.Errorf("connecting to %s: refused for now (too many wrong API tokens or connections from this address); retry in %s s", url, resp.Header.Get("Retry-After"))
+		return nil, fmt.Errorf("connecting to %s: refused for now (too many wrong API tokens or connections from this address); retry in %s s", url, de.RetryAfter)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", url, err)
-	}
-	return &client{conn: conn}, nil
-}
-
-func (c *client) Close() error { return c.conn.Close() }
-
-type response struct {
-	ID      string          `json:"id"`
-	Type    string          `json:"type"`
-	Status  string          `json:"status"`
-	Data    json.RawMessage `json:"data"`
-	Message string          `json:"message"`
-}
-
-func (c *client) call(ctx context.Context, typ, action string, params any) (json.RawMessage, error) {
-	c.seq++
-	id := fmt.Sprintf("saintctl-%d", c.seq)
-	if params == nil {
-		params = map[string]any{}
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.conn.SetReadDeadline(dl)
-	}
-	req := map[string]any{"id": id, "type": typ, "action": action, "params": params}
-	// "command/head" is a robot-control command to the head.
-	if t, target, ok := strings.Cut(typ, "/"); ok {
-		req["type"], req["target"] = t, target
-	}
-	if err := c.conn.WriteJSON(req); err != nil {
 		return nil, err
 	}
-	for {
-		var r response
-		if err := c.conn.ReadJSON(&r); err != nil {
-			return nil, err
-		}
-		if r.Type != "response" || r.ID != id {
-			continue
-		}
-		if r.Status != "ok" {
-			return nil, errors.New(r.Message)
-		}
-		return r.Data, nil
-	}
+	return &client{c}, nil
+}
+
+// call calls action; typ "command/head" is a robot-control command to the
+// head.
+func (c *client) call(ctx context.Context, typ, action string, params any) (json.RawMessage, error) {
+	typ, target, _ := strings.Cut(typ, "/")
+	return c.Call(ctx, typ, target, action, params)
 }
 
 func printCall(ctx context.Context, c *client, out io.Writer, typ, action string, params any) error {

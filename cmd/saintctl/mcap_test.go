@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
@@ -118,10 +120,12 @@ func TestRecordSubcommand(t *testing.T) {
 	if err := run([]string{"--server", url, "record", "start"}, &out); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second start: %v", err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if st := call("status"); !st.Recording || len(st.Files) != 1 {
-		t.Errorf("status: %+v", st)
-	}
+	bustest.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		if st := call("status"); !st.Recording || len(st.Files) != 1 {
+			return fmt.Errorf("status: %+v", st)
+		}
+		return nil
+	})
 	st := call("stop")
 	if st.Recording || len(st.Files) != 1 || st.Messages == 0 {
 		t.Fatalf("stop: %+v", st)

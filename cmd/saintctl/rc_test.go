@@ -3,43 +3,20 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	wire "github.com/saint-os/saint/hal/device/rc"
+	"github.com/saint-os/saint/hal/serial/serialtest"
 )
-
-// openPTY opens a pseudo-terminal: its slave stands for the serial device
-// saintctl writes to, its master for the receiving end.
-func openPTY(t *testing.T) (*os.File, string) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here (/dev/ptmx: %v)", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	return m, "/dev/pts/" + strconv.Itoa(n)
-}
 
 // TestRCSend runs "saintctl rc send" against a pseudo-terminal and decodes
 // what arrives at the other end with the protocol's decoder.
 func TestRCSend(t *testing.T) {
 	for _, proto := range []string{"sbus", "ibus", "crsf"} {
 		t.Run(proto, func(t *testing.T) {
-			master, slave := openPTY(t)
+			master, slave := serialtest.OpenPTY(t)
 			var out bytes.Buffer
 			if err := run([]string{"rc", "send", "--device", slave, "--protocol", proto,
 				"--ch", "1000,2000,1250", "--rate", "200", "--count", "12", "--rssi", "-61", "--lq", "88"}, &out); err != nil {

@@ -441,15 +441,18 @@ func TestWaiterIsWokenByPostAndCancel(t *testing.T) {
 	e := New(&Options{Waiter: w})
 	e.After(time.Hour, func() { t.Error("the hour-long timer ran") })
 	var ticks atomic.Int64
-	tick := e.Every(time.Millisecond, func() { ticks.Add(1) })
+	third := make(chan struct{})
+	tick := e.Every(time.Millisecond, func() {
+		if ticks.Add(1) == 3 {
+			close(third)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	posted := make(chan struct{})
 	go func() {
 		// Once the 1 ms timer has run a few times (through the Waiter),
 		// however late Run starts.
-		for ticks.Load() < 3 {
-			time.Sleep(time.Millisecond)
-		}
+		<-third
 		e.Post(func() {
 			// Only the hour-long timer is left: the next wait is an
 			// hour, which only the cancel can end.
@@ -484,9 +487,17 @@ type slowWakeWaiter struct {
 	recordingWaiter
 	runReturned atomic.Bool
 	lateWakes   atomic.Int64
+	waiting     chan struct{} // closed at the first Wait
+	firstWait   sync.Once
+}
+
+func (w *slowWakeWaiter) Wait(d time.Duration) {
+	w.firstWait.Do(func() { close(w.waiting) })
+	w.recordingWaiter.Wait(d)
 }
 
 func (w *slowWakeWaiter) Wake() {
+	// The slowness is what this fake is for.
 	time.Sleep(20 * time.Millisecond)
 	if w.runReturned.Load() {
 		w.lateWakes.Add(1)
@@ -500,7 +511,7 @@ func (w *slowWakeWaiter) Wake() {
 // kernel Waiter's descriptor number would be reused by the next open).
 func TestRunReturnsAfterItsCancelWake(t *testing.T) {
 	for i := 0; i < 5; i++ {
-		w := &slowWakeWaiter{recordingWaiter: recordingWaiter{ch: make(chan struct{}, 1)}}
+		w := &slowWakeWaiter{recordingWaiter: recordingWaiter{ch: make(chan struct{}, 1)}, waiting: make(chan struct{})}
 		e := New(&Options{Waiter: w})
 		e.After(time.Hour, func() { t.Error("the hour-long timer ran") })
 		ctx, cancel := context.WithCancel(context.Background())
@@ -510,9 +521,7 @@ func TestRunReturnsAfterItsCancelWake(t *testing.T) {
 			w.runReturned.Store(true)
 			errc <- err
 		}()
-		for w.waits.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		<-w.waiting
 		cancel()
 		if err := <-errc; err != context.Canceled {
 			t.Fatalf("Run returned %v, want context.Canceled", err)

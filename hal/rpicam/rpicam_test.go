@@ -3,8 +3,8 @@ package rpicam_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/camera"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/rpicam"
 )
 
@@ -78,15 +78,6 @@ func fakeTool(t *testing.T, body string) (path, argsFile string) {
 	return path, argsFile
 }
 
-func runExecutor(t *testing.T) *executor.Executor {
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ex
-}
-
 func TestStreamsTheToolsPictures(t *testing.T) {
 	frames := filepath.Join(t.TempDir(), "frames.mjpeg")
 	var all []byte
@@ -97,7 +88,7 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool, argsFile := fakeTool(t, "cat "+frames+"\nexec sleep 60")
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	cam := rpicam.New(rpicam.Options{Command: tool, Index: 1})
 	var mu sync.Mutex
 	var got []camera.Frame
@@ -111,19 +102,15 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 	if err := cam.Open(camera.Config{Width: 64, Height: 48, FPS: 10}, ex, func(camera.Frame) {}); !errors.Is(err, camera.ErrOpen) {
 		t.Errorf("second Open: %v, want ErrOpen", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	bustest.CheckFor(t, 10*time.Second, 5*time.Millisecond, func() error {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == 3 {
-			break
+		if n != 3 {
+			return fmt.Errorf("%d frames, want 3", n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want 3", n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	mu.Lock()
 	for i, f := range got {
 		r, g, b := f.RGB(32, 24)
@@ -153,7 +140,7 @@ func TestStreamsTheToolsPictures(t *testing.T) {
 }
 
 func TestToolFailures(t *testing.T) {
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	cfg := camera.Config{Width: 640, Height: 480, FPS: 30}
 	err := rpicam.New(rpicam.Options{Command: filepath.Join(t.TempDir(), "rpicam-vid")}).Open(cfg, ex, func(camera.Frame) {})
 	if err == nil || !strings.Contains(err.Error(), "rpicam-apps") {
@@ -164,13 +151,7 @@ func TestToolFailures(t *testing.T) {
 	if err := cam.Open(cfg, ex, func(camera.Frame) {}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for cam.Err() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("a failing tool is not reported")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 10*time.Second, "the failing tool to be reported", func() bool { return cam.Err() != nil })
 	if err := cam.Err(); !strings.Contains(err.Error(), "no cameras available") {
 		t.Errorf("Err() = %v, want the tool's message", err)
 	}

@@ -3,6 +3,7 @@ package rt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/executor"
 
 	"golang.org/x/sys/unix"
@@ -115,6 +117,7 @@ func TestWaiterWakesAndKeepsTheLoopAllocationFree(t *testing.T) {
 	// Counted over 200 periods however long a loaded machine takes for
 	// them, not over a fixed time.
 	waitPeriods := func(k int64) bool {
+		// No wait helper here: it would allocate inside the counted window.
 		for end := time.Now().Add(60 * time.Second); n.Load() < k; time.Sleep(time.Millisecond) {
 			if time.Now().After(end) {
 				return false
@@ -160,20 +163,17 @@ func sleepingLoop(t *testing.T, w *Waiter) (tid int, returned <-chan struct{}) {
 	tid = <-tids
 	// Wait until the thread is asleep (state S), so that what the test
 	// does next reaches it inside ppoll rather than before.
-	for i := 0; ; i++ {
-		if threadState(tid) == 'S' {
-			break
-		}
+	bustest.CheckFor(t, 10*time.Second, time.Millisecond, func() error {
 		select {
 		case <-done:
 			t.Fatal("Wait(time.Hour) returned at once")
 		default:
 		}
-		if i == 5000 {
-			t.Fatal("the waiting thread never went to sleep")
+		if threadState(tid) != 'S' {
+			return errors.New("the waiting thread never went to sleep")
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 	return tid, done
 }
 

@@ -2,31 +2,10 @@ package serial
 
 import (
 	"os"
-	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
-
-// openPTY opens a pseudo-terminal and returns its master and the path of
-// its slave, the device a Port opens.
-func openPTY(t *testing.T) (*os.File, string) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here (/dev/ptmx: %v)", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	return m, "/dev/pts/" + strconv.Itoa(n)
-}
 
 // slaveTermios returns the line settings the slave holds; on Linux the
 // master's termios ioctls act on the slave.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/clock"
+	"github.com/saint-os/saint/hal/serial/serialtest"
 	"github.com/saint-os/saint/hal/uart"
 )
 
@@ -96,7 +97,7 @@ func (c *collector) waitFor(t *testing.T, n int) ([]byte, []time.Time) {
 }
 
 func TestBytesBothWaysOnAPseudoTerminal(t *testing.T) {
-	master, slave := openPTY(t)
+	master, slave := serialtest.OpenPTY(t)
 	clk := clock.NewVirtual(clock.Epoch())
 	sbus := uart.Config{Baud: 100000, Parity: uart.EvenParity, StopBits: 2, Inverted: true}
 	p, err := Open(slave, &Options{Config: sbus, Clock: clk, HardwareInverter: true})
@@ -167,7 +168,7 @@ func TestBytesBothWaysOnAPseudoTerminal(t *testing.T) {
 }
 
 func TestInvertedNeedsAnInverter(t *testing.T) {
-	_, slave := openPTY(t)
+	_, slave := serialtest.OpenPTY(t)
 	p, err := Open(slave, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +181,7 @@ func TestInvertedNeedsAnInverter(t *testing.T) {
 }
 
 func TestStopAndClose(t *testing.T) {
-	master, slave := openPTY(t)
+	master, slave := serialtest.OpenPTY(t)
 	p, err := Open(slave, nil)
 	if err != nil {
 		t.Fatal(err)

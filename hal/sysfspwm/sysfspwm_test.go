@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/sysfspwm"
 	"github.com/saint-os/saint/hal/sysfspwm/sysfspwmtest"
 )
@@ -25,12 +26,7 @@ func open(t *testing.T, opt sysfspwmtest.Options, timeout time.Duration, chips [
 // eventually polls cond, which the fake kernel makes true in its own time.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	bustest.WaitUntil(t, 5*time.Second, what, cond)
 }
 
 func wantAttrs(t *testing.T, k *sysfspwmtest.Kernel, chip string, ch int, want map[string]string) {

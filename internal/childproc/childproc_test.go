@@ -87,6 +87,7 @@ func parent(bound bool) {
 	}()
 	fmt.Printf("child %d\n", <-started)
 	gone := fmt.Sprintf("/proc/self/task/%d", <-tid)
+	// A child process: there is no testing.T for a wait helper here.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		if _, err := os.Stat(gone); err != nil {
 			break
@@ -151,6 +152,7 @@ func groupLeader() {
 // would a bare select{} with nothing else to run).
 func sleepForever() {
 	for {
+		// The child blocks until it is killed.
 		time.Sleep(time.Hour)
 	}
 }

@@ -1,7 +1,6 @@
 package bridge_test
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -33,11 +33,7 @@ func newRig(t *testing.T, f bridge.Filter) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	r := &rig{t: t, ex: ex, bus: mem.New(), dds: ddstest.New(), reg: reg}
 	r.br, err = bridge.New(bridge.Options{Bus: r.bus, Exec: ex, DDS: r.dds, Registry: reg, Filter: f, CallTimeout: time.Second})
 	if err != nil {
@@ -66,14 +62,10 @@ func (r *rig) encode(typ string, v any, hdr *ros2.RequestHeader) []byte {
 	return cdr
 }
 
+// checkFor waits up to 5 s for ok.
 func checkFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	bustest.WaitUntil(t, 5*time.Second, what, ok)
 }
 
 func (r *rig) routerInputs() chan msg.RouterInput {

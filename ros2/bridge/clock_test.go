@@ -1,17 +1,16 @@
 package bridge_test
 
 import (
-	"context"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/clock"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/ros2"
 	"github.com/saint-os/saint/ros2/bridge"
 	"github.com/saint-os/saint/ros2/bridge/ddstest"
@@ -23,11 +22,7 @@ func newClockRig(t *testing.T, mode bridge.ClockMode) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	r := &rig{t: t, ex: ex, bus: mem.New(), dds: ddstest.New(), reg: reg}
 	r.br, err = bridge.New(bridge.Options{Bus: r.bus, Exec: ex, DDS: r.dds, Registry: reg, Clock: mode, CallTimeout: time.Second})
 	if err != nil {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // launchHelperEnv makes the test binary play saint-ros2 for
@@ -77,18 +80,13 @@ func TestLaunchRestartsACrashedBridge(t *testing.T) {
 		done <- Launch(ctx, LaunchOptions{Bin: os.Args[0], Log: slog.New(slog.NewTextHandler(&logs, nil)),
 			MinBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond, Stderr: &syncBuffer{}})
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		runs, _ := os.ReadDir(dir)
-		if len(runs) >= 3 {
-			break
+	t.Cleanup(cancel) // stops the supervisor should the wait below fail
+	bustest.CheckFor(t, 20*time.Second, 10*time.Millisecond, func() error {
+		if runs, _ := os.ReadDir(dir); len(runs) < 3 {
+			return fmt.Errorf("the bridge ran %d times, want a third run after two crashes; log:\n%s", len(runs), logs.String())
 		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("the bridge ran %d times, want a third run after two crashes; log:\n%s", len(runs), logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	cancel()
 	select {
 	case err := <-done:

@@ -1,13 +1,13 @@
 package bridge_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/fixtures"
@@ -90,11 +90,7 @@ func TestHumanoidLimbMiddlewares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	outside := mem.New()
 	inner, err := bus.WithRobotID(outside.Broker().Connect(nil), "7")
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // testDomain is a DDS domain of this test run's own, so that runs on one
@@ -29,14 +31,10 @@ func twist(x, z float64) []byte {
 	return b
 }
 
+// checkFor waits up to d for ok; the name stays for the many call sites.
 func checkFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %v waiting for %s", d, what)
+	bustest.WaitUntil(t, d, what, ok)
 }
 
 func TestWriteAndTakeBetweenParticipants(t *testing.T) {

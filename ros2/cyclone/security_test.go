@@ -93,7 +93,7 @@ func runPeer(spec string) {
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
 	for {
 		_ = w.Write(twist(s.Speed, 0))
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a 20 Hz publisher, until the test ends this process
 	}
 }
 

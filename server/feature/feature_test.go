@@ -9,20 +9,16 @@ import (
 	"time"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/server/feature"
 	"github.com/saint-os/saint/server/ws"
 )
 
 func newHost(t *testing.T) (*feature.Host, *mem.Bus) {
 	t.Helper()
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
 	guard := func(h http.Handler) http.Handler {

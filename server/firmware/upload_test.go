@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/fwsign"
 )
 
@@ -288,13 +289,12 @@ func TestUploadStreamsToDisk(t *testing.T) {
 	if _, err := pw.Write(image[:half]); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for stagedBytes(r) < int64(half) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %d bytes sent, %d are staged on disk: the upload is not streamed", half, stagedBytes(r))
+	bustest.CheckFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		if n := stagedBytes(r); n < int64(half) {
+			return fmt.Errorf("after %d bytes sent, %d are staged on disk: the upload is not streamed", half, n)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	if _, err := pw.Write(image[half:]); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package foxglove_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/hal/executor"
@@ -36,17 +38,14 @@ func benchFanout(b *testing.B, clients int) {
 	odom.Pose.Pose.Orientation.W = 1
 	_ = f.bus.Publish(msg.TopicTracksOdom, odom)
 	var id uint32
-	for deadline := time.Now().Add(5 * time.Second); id == 0 && time.Now().Before(deadline); {
+	bustest.WaitUntil(b, 5*time.Second, "odometry to be advertised", func() bool {
 		for _, ch := range f.srv.Channels() {
 			if ch.Topic == msg.TopicTracksOdom {
 				id = ch.ID
 			}
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if id == 0 {
-		b.Fatal("odometry not advertised")
-	}
+		return id != 0
+	})
 	got := make([]atomic.Int64, clients)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -72,19 +71,17 @@ func benchFanout(b *testing.B, clients int) {
 			}
 		}()
 	}
+	// The server reports no event when a client's subscribe takes effect.
 	time.Sleep(100 * time.Millisecond) // subscriptions in place
 	waitAll := func(n int64) {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			low := n
+		bustest.CheckFor(b, 10*time.Second, 50*time.Microsecond, func() error {
 			for i := range got {
-				low = min(low, got[i].Load())
+				if got[i].Load() < n {
+					return fmt.Errorf("clients did not receive %d messages", n)
+				}
 			}
-			if low >= n {
-				return
-			}
-			time.Sleep(50 * time.Microsecond)
-		}
-		b.Fatalf("clients did not receive %d messages", n)
+			return nil
+		})
 	}
 	b.ResetTimer()
 	for i := range b.N {
@@ -178,21 +175,21 @@ func BenchmarkCameraFrame(b *testing.B) {
 		}
 	}
 	wait := func(n int64) {
-		for deadline := time.Now().Add(10 * time.Second); got.Load() < n; {
-			if time.Now().After(deadline) {
-				b.Fatalf("the client got %d frames, want %d", got.Load(), n)
+		bustest.CheckFor(b, 10*time.Second, 20*time.Microsecond, func() error {
+			if g := got.Load(); g < n {
+				return fmt.Errorf("the client got %d frames, want %d", g, n)
 			}
-			time.Sleep(20 * time.Microsecond)
-		}
+			return nil
+		})
 	}
 	// The subscription is in place once a frame arrives.
-	for deadline := time.Now().Add(10 * time.Second); got.Load() == 0; {
-		if time.Now().After(deadline) {
-			b.Fatal("no camera frame reached the client")
+	bustest.WaitUntil(b, 10*time.Second, "a camera frame to reach the client", func() bool {
+		if got.Load() > 0 {
+			return true
 		}
 		publish()
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 	if n := size.Load(); n < 3*w*h {
 		b.Fatalf("a frame of %d bytes reached the client, want at least the %d of its pixels", n, 3*w*h)
 	}

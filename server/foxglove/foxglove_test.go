@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/ros2"
@@ -378,10 +379,7 @@ func TestBadInput(t *testing.T) {
 
 	// The same connection still publishes.
 	c.sendBinary(publishFrame(5, `{"pan": 30}`))
-	deadline := time.Now().Add(5 * time.Second)
-	for f.moveCount() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	bustest.WaitUntil(t, 5*time.Second, "the publish to reach the command", func() bool { return f.moveCount() > 0 })
 	if f.moveCount() != 1 || f.moves[0]["pan"] != 30 {
 		t.Fatalf("moves %v, want one to pan 30", f.moves)
 	}

@@ -2,6 +2,7 @@ package recording_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/saint-os/saint/bus"
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/bus/mem"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/record"
@@ -86,13 +88,12 @@ func TestStartStop(t *testing.T) {
 	if r := call("record_start", nil); r.Status != "error" || !strings.Contains(r.Error.Message, "already running") {
 		t.Errorf("second record_start: %+v", r)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for svc.Status().Messages < 50 {
-		if time.Now().After(deadline) {
-			t.Fatalf("recording: %+v", svc.Status())
+	bustest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if st := svc.Status(); st.Messages < 50 {
+			return fmt.Errorf("recording: %+v", st)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	r := call("record_stop", nil)
 	if r.Status != "ok" || r.Data.Recording || len(r.Data.Files) != 1 || r.Data.Messages < 50 {
 		t.Fatalf("record_stop: %+v", r)

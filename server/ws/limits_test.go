@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // Connections beyond the per-address cap are refused before the upgrade
@@ -52,15 +55,14 @@ func TestConnectionCaps(t *testing.T) {
 			conns[0].Close()
 			conns = conns[1:]
 			var again *websocket.Conn
-			for range 1000 { // the server notices the close asynchronously (up to 10 s)
-				time.Sleep(10 * time.Millisecond)
-				if again, _, err = websocket.DefaultDialer.Dial(url, nil); err == nil {
-					break
+			// The server notices the close asynchronously.
+			bustest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+				var err error
+				if again, _, err = websocket.DefaultDialer.Dial(url, nil); err != nil {
+					return fmt.Errorf("after closing one, a new connection: %w", err)
 				}
-			}
-			if err != nil {
-				t.Fatalf("after closing one, a new connection: %v", err)
-			}
+				return nil
+			})
 			conns = append(conns, again)
 		})
 	}

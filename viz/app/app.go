@@ -13,7 +13,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"github.com/saint-os/saint/viz/client"
+	"github.com/saint-os/saint/server/ws/wsclient"
 	"github.com/saint-os/saint/viz/layout"
 	"github.com/saint-os/saint/viz/scene"
 	"github.com/saint-os/saint/viz/teleop"
@@ -83,7 +83,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	c, err := client.Dial(ctx, o.Server, o.Token)
+	c, err := wsclient.DialOptions(ctx, o.Server, o.Token, wsclient.Options{Name: "viz"})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func Run(ctx context.Context, o Options) error {
 type game struct {
 	o   Options
 	ctx context.Context
-	c   *client.Client
+	c   *wsclient.Client
 	sc  *scene.Scene
 	tp  *teleop.Teleop
 

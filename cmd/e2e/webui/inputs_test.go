@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/saint-os/saint/bus/mem"
+	"github.com/saint-os/saint/hal/clock"
 	wire "github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/uart/uarttest"
 	"github.com/saint-os/saint/server"
@@ -41,14 +42,14 @@ func TestInputsLive(t *testing.T) {
 	}
 	b := mem.New()
 	t.Cleanup(func() { _ = b.Close() })
-	srv, err := server.New(server.Options{Bus: b, ConfigDir: configDir, DataDir: t.TempDir(), NoAuth: true,
+	// The server's own executor runs on the wall clock, as the line does.
+	device, host := uarttest.Pipe(clock.Real{})
+	srv, err := server.New(server.Options{Bus: b, RCPorts: rc.FixedPort(host), ConfigDir: configDir, DataDir: t.TempDir(), NoAuth: true,
 		HTTPAddr: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		LiveLink: server.LiveLinkOptions{FaceAddr: "127.0.0.1:0", DataAddr: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	device, host := uarttest.Pipe(srv.Exec().Clock())
-	srv.SetRCPorts(rc.FixedPort(host))
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

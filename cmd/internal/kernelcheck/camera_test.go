@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/camera"
 	"github.com/saint-os/saint/hal/executor"
 )
@@ -58,7 +59,7 @@ func (c *fakeCamera) Close() error {
 }
 
 func TestCameraCheck(t *testing.T) {
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	cfg := camera.Config{Width: 64, Height: 48, FPS: 30}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

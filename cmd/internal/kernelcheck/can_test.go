@@ -6,32 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/can/cantest"
 	"github.com/saint-os/saint/hal/clock"
-	"github.com/saint-os/saint/hal/executor"
 )
-
-// runExecutor runs a real-time executor for the test.
-func runExecutor(t *testing.T) *executor.Executor {
-	t.Helper()
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = ex.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return ex
-}
 
 // The checks pass with their twins on the same bus (cantest's loopback, in
 // place of a vcan interface's two sockets).
 func TestCANChecksPassWithTwinsOnTheBus(t *testing.T) {
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	bus := cantest.New(clock.Real{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -54,7 +37,7 @@ func TestCANChecksPassWithTwinsOnTheBus(t *testing.T) {
 // With the twins on a bus the drivers do not reach, both checks fail,
 // naming what did not arrive.
 func TestCANChecksFailWithoutTheirTwins(t *testing.T) {
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	driver, elsewhere := cantest.New(clock.Real{}), cantest.New(clock.Real{})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()

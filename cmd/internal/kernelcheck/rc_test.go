@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saint-os/saint/bus/bustest"
 	"github.com/saint-os/saint/hal/clock"
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/uart/uarttest"
@@ -16,7 +17,7 @@ import (
 // returns the other end.
 func feedRC(t *testing.T, proto rc.Protocol, sent []uint16) *uarttest.Port {
 	t.Helper()
-	ex := runExecutor(t)
+	ex := bustest.RunExecutor(t)
 	tx, rx := uarttest.Pipe(clock.Real{})
 	rx.SetRecording(false)
 	tx.SetRecording(false)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -397,194 +398,229 @@ func lineOf(root *yaml.Node, key string, i int) int {
 	return n.Content[i].Line
 }
 
+// check validates the scenario section by section and reports every
+// problem found, each with its line and field.
 func (sc *Scenario) check(root *yaml.Node) error {
-	var errs []error
-	bad := func(line int, field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("line %d: %s: %s", line, field, fmt.Sprintf(format, args...)))
-	}
+	c := &checker{sc: sc, root: root, signals: map[string]bool{}}
 	if sc.Name == "" {
-		bad(1, "name", "missing")
+		c.bad(1, "name", "missing")
 	}
 	if sc.Duration <= 0 {
-		bad(1, "duration", "want a positive duration such as 5s")
-	}
-	checkFloor := func(line int, field string, floor []FloorPatch) {
-		for i, pt := range floor {
-			f := fmt.Sprintf("%s.floor[%d]", field, i)
-			switch {
-			case math.IsNaN(pt.From) || math.IsInf(pt.From, 0) || math.IsNaN(pt.To) || math.IsInf(pt.To, 0) || pt.From >= pt.To:
-				bad(line, f, "want finite from < to (metres along the floor's x), got %g–%g", pt.From, pt.To)
-			case !(pt.Mu >= 0) || math.IsInf(pt.Mu, 0):
-				bad(line, f+".mu", "want a friction coefficient ≥ 0, got %g", pt.Mu)
-			}
-		}
+		c.bad(1, "duration", "want a positive duration such as 5s")
 	}
 	initialLine := 0
 	if n := lookup(root, "initial"); n != nil {
 		initialLine = n.Line
 	}
-	checkFloor(initialLine, "initial", sc.Initial.Floor)
-	checkBumps := func(line int, field string, bumps []Bump) {
-		if err := balance.ValidBumps(balanceBumps(bumps), balance.Default().WheelRadius); err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %s.%v", line, field, err))
+	c.world(initialLine, "initial", sc.Initial.Floor, sc.Initial.Bumps, sc.Initial.Balance)
+	c.checkSignals()
+	for i, e := range sc.Timeline {
+		c.event(fmt.Sprintf("timeline[%d]", i), e)
+	}
+	for i, m := range sc.Metrics {
+		c.metric(i, m)
+	}
+	c.plots()
+	return errors.Join(c.errs...)
+}
+
+// checker collects a scenario's problems in the order they are found.
+type checker struct {
+	sc      *Scenario
+	root    *yaml.Node
+	errs    []error
+	signals map[string]bool // the signals defined
+	metrics map[string]bool // the metric names defined
+}
+
+func (c *checker) bad(line int, field, format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("line %d: %s: %s", line, field, fmt.Sprintf(format, args...)))
+}
+
+// world checks what a scenario sets of the simulated world, at the start
+// (initial) or in a set event: floor patches, bumps and balance state.
+func (c *checker) world(line int, field string, floor []FloorPatch, bumps []Bump, st *BalanceState) {
+	for i, pt := range floor {
+		f := fmt.Sprintf("%s.floor[%d]", field, i)
+		switch {
+		case math.IsNaN(pt.From) || math.IsInf(pt.From, 0) || math.IsNaN(pt.To) || math.IsInf(pt.To, 0) || pt.From >= pt.To:
+			c.bad(line, f, "want finite from < to (metres along the floor's x), got %g–%g", pt.From, pt.To)
+		case !(pt.Mu >= 0) || math.IsInf(pt.Mu, 0):
+			c.bad(line, f+".mu", "want a friction coefficient ≥ 0, got %g", pt.Mu)
 		}
 	}
-	checkBumps(initialLine, "initial", sc.Initial.Bumps)
-	checkBalance := func(line int, field string, st *BalanceState) {
-		if st == nil {
-			return
-		}
-		for _, v := range []struct {
-			key string
-			val *float64
-		}{{"pitch_deg", &st.PitchDeg}, {"pitch_rate_deg", &st.PitchRateDeg}, {"x", st.X}, {"y", st.Y}, {"heading_deg", st.HeadingDeg}} {
-			if v.val != nil && (math.IsNaN(*v.val) || math.IsInf(*v.val, 0)) {
-				bad(line, field+".balance."+v.key, "want a finite number, got %g", *v.val)
-			}
+	if err := balance.ValidBumps(balanceBumps(bumps), balance.Default().WheelRadius); err != nil {
+		c.errs = append(c.errs, fmt.Errorf("line %d: %s.%v", line, field, err))
+	}
+	if st == nil {
+		return
+	}
+	for _, v := range []struct {
+		key string
+		val *float64
+	}{{"pitch_deg", &st.PitchDeg}, {"pitch_rate_deg", &st.PitchRateDeg}, {"x", st.X}, {"y", st.Y}, {"heading_deg", st.HeadingDeg}} {
+		if v.val != nil && (math.IsNaN(*v.val) || math.IsInf(*v.val, 0)) {
+			c.bad(line, field+".balance."+v.key, "want a finite number, got %g", *v.val)
 		}
 	}
-	checkBalance(initialLine, "initial", sc.Initial.Balance)
-	signals := map[string]bool{}
-	for i, s := range sc.Signals {
+}
+
+// checkSignals checks the signals section and records the names defined.
+func (c *checker) checkSignals() {
+	for i, s := range c.sc.Signals {
 		f := fmt.Sprintf("signals[%d]", i)
-		line := lineOf(root, "signals", i)
+		line := lineOf(c.root, "signals", i)
 		switch {
 		case s.Name == "":
-			bad(line, f+".name", "missing")
-		case signals[s.Name]:
-			bad(line, f+".name", "%q is defined twice", s.Name)
+			c.bad(line, f+".name", "missing")
+		case c.signals[s.Name]:
+			c.bad(line, f+".name", "%q is defined twice", s.Name)
 		}
-		signals[s.Name] = true
+		c.signals[s.Name] = true
 		if !strings.HasPrefix(s.Topic, "/") {
-			bad(line, f+".topic", "want a bus topic such as /saint/sim/truth/head, got %q", s.Topic)
+			c.bad(line, f+".topic", "want a bus topic such as /saint/sim/truth/head, got %q", s.Topic)
 		}
 		if s.Field == "" {
-			bad(line, f+".field", "missing: a path into the message's JSON such as angles.0")
+			c.bad(line, f+".field", "missing: a path into the message's JSON such as angles.0")
 		}
 	}
-	for i, e := range sc.Timeline {
-		f := fmt.Sprintf("timeline[%d]", i)
-		n := 0
-		for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil, e.GPIO != nil, e.BalanceIO != nil, e.CAN != nil, e.Call != nil, e.Set != nil} {
+}
+
+// event checks one timeline event: its timing, then what it does.
+func (c *checker) event(f string, e Event) {
+	n := 0
+	for _, set := range []bool{e.WS != nil, e.RC != nil, e.Push != nil, e.Disturb != nil, e.Fault != nil, e.Publish != nil, e.GPIO != nil, e.BalanceIO != nil, e.CAN != nil, e.Call != nil, e.Set != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		c.bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish, gpio, balance_io, can, call, set; got %d", n)
+	}
+	c.eventTiming(f, e)
+	if e.Set != nil {
+		c.world(e.line, f+".set", e.Set.Floor, e.Set.Bumps, e.Set.Balance)
+	}
+	c.eventAction(f, e)
+}
+
+// eventTiming checks when an event happens and how it repeats.
+func (c *checker) eventTiming(f string, e Event) {
+	sc := c.sc
+	if e.At < 0 || e.At > sc.Duration {
+		c.bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
+	}
+	if e.Every < 0 || e.Every > 0 && e.Until < e.At || e.Every == 0 && e.Until != 0 {
+		c.bad(e.line, f+".every", "a repeated event needs every > 0 and until at or after at")
+	}
+	if e.Every > 0 && e.Every < Duration(time.Millisecond) {
+		c.bad(e.line, f+".every", "%v is shorter than 1ms", e.Every.D())
+	}
+	if e.Until > sc.Duration {
+		c.bad(e.line, f+".until", "%v is after the scenario's end %v", e.Until.D(), sc.Duration.D())
+	}
+}
+
+// eventAction checks the fields of the one thing an event does.
+func (c *checker) eventAction(f string, e Event) {
+	if e.ExpectReply != nil && e.Call == nil {
+		c.bad(e.line, f+".expect_reply", "only a call event has an expected reply")
+	}
+	if can := e.CAN; can != nil && (can.Node == "" || can.Bus == "" || can.ID > 0x7FF || len(can.Data) > 8) {
+		c.bad(e.line, f+".can", "want node, bus, a standard id (≤ 0x7FF) and at most 8 data bytes")
+	}
+	if call := e.Call; call != nil && !strings.HasPrefix(call.Service, "/") {
+		c.bad(e.line, f+".call.service", "want a bus service such as /saint/balance/console, got %q", call.Service)
+	}
+	if e.Expect != "" && e.WS == nil {
+		c.bad(e.line, f+".expect", "only a ws event has an expected status")
+	}
+	if e.Fault != nil {
+		k := 0
+		for _, set := range []bool{e.Fault.NodeStop != "", e.Fault.NodeRestart != "", e.Fault.NodeCut != "", e.Fault.NodeRejoin != "", e.Fault.ServerCut != nil, e.Fault.RCLoss != nil} {
 			if set {
-				n++
+				k++
 			}
 		}
-		if n != 1 {
-			bad(e.line, f, "want exactly one of ws, rc, push, disturb, fault, publish, gpio, balance_io, can, call, set; got %d", n)
-		}
-		if e.At < 0 || e.At > sc.Duration {
-			bad(e.line, f+".at", "%v is outside the scenario's 0–%v", e.At.D(), sc.Duration.D())
-		}
-		if e.Every < 0 || e.Every > 0 && e.Until < e.At || e.Every == 0 && e.Until != 0 {
-			bad(e.line, f+".every", "a repeated event needs every > 0 and until at or after at")
-		}
-		if e.Every > 0 && e.Every < Duration(time.Millisecond) {
-			bad(e.line, f+".every", "%v is shorter than 1ms", e.Every.D())
-		}
-		if e.Until > sc.Duration {
-			bad(e.line, f+".until", "%v is after the scenario's end %v", e.Until.D(), sc.Duration.D())
-		}
-		if e.Set != nil {
-			checkFloor(e.line, f+".set", e.Set.Floor)
-			checkBumps(e.line, f+".set", e.Set.Bumps)
-			checkBalance(e.line, f+".set", e.Set.Balance)
-		}
-		if e.ExpectReply != nil && e.Call == nil {
-			bad(e.line, f+".expect_reply", "only a call event has an expected reply")
-		}
-		if c := e.CAN; c != nil && (c.Node == "" || c.Bus == "" || c.ID > 0x7FF || len(c.Data) > 8) {
-			bad(e.line, f+".can", "want node, bus, a standard id (≤ 0x7FF) and at most 8 data bytes")
-		}
-		if c := e.Call; c != nil && !strings.HasPrefix(c.Service, "/") {
-			bad(e.line, f+".call.service", "want a bus service such as /saint/balance/console, got %q", c.Service)
-		}
-		if e.Expect != "" && e.WS == nil {
-			bad(e.line, f+".expect", "only a ws event has an expected status")
-		}
-		if e.Fault != nil {
-			k := 0
-			for _, set := range []bool{e.Fault.NodeStop != "", e.Fault.NodeRestart != "", e.Fault.NodeCut != "", e.Fault.NodeRejoin != "", e.Fault.ServerCut != nil, e.Fault.RCLoss != nil} {
-				if set {
-					k++
-				}
-			}
-			if k != 1 {
-				bad(e.line, f+".fault", "want exactly one of node_stop, node_restart, node_cut, node_rejoin, server_cut, rc_loss")
-			}
-		}
-		if g := e.GPIO; g != nil && (g.Level != "low" && g.Level != "high" || g.Pin < 0 || g.Pin > 27 || g.Node == "") {
-			bad(e.line, f+".gpio", "want node, pin (BCM 0–27) and level low or high")
-		}
-		if e.Publish != nil && !strings.HasPrefix(e.Publish.Topic, "/") {
-			bad(e.line, f+".publish.topic", "want a bus topic, got %q", e.Publish.Topic)
+		if k != 1 {
+			c.bad(e.line, f+".fault", "want exactly one of node_stop, node_restart, node_cut, node_rejoin, server_cut, rc_loss")
 		}
 	}
-	known := map[string]bool{}
-	for _, k := range Kinds() {
-		known[k] = true
+	if g := e.GPIO; g != nil && (g.Level != "low" && g.Level != "high" || g.Pin < 0 || g.Pin > 27 || g.Node == "") {
+		c.bad(e.line, f+".gpio", "want node, pin (BCM 0–27) and level low or high")
 	}
-	names := map[string]bool{}
-	for i, m := range sc.Metrics {
-		f := fmt.Sprintf("metrics[%d]", i)
-		line := lineOf(root, "metrics", i)
-		if m.Name == "" || names[m.Name] {
-			bad(line, f+".name", "missing or defined twice")
-		}
-		names[m.Name] = true
-		if !known[m.Kind] {
-			bad(line, f+".kind", "%q is not one of %s", m.Kind, strings.Join(Kinds(), ", "))
-		}
-		if m.Max == nil && m.Min == nil {
-			bad(line, f, "needs a tolerance: max, min or both")
-		}
-		need := func(cond bool, field, what string) {
-			if !cond {
-				bad(line, f+"."+field, "%s needs %s", m.Kind, what)
-			}
-		}
-		for _, s := range append([]string{m.Signal}, m.Signals...) {
-			if s != "" && !signals[s] {
-				bad(line, f, "signal %q is not among signals", s)
-			}
-		}
-		switch m.Kind {
-		case KindFinal:
-			need(m.Signal != "", "signal", "a signal")
-		case KindOvershoot, KindSettlingTime:
-			need(m.Signal != "", "signal", "a signal")
-			need(m.Target != nil, "target", "a target")
-			if m.Kind == KindSettlingTime {
-				need(m.Band > 0, "band", "a positive band")
-			}
-		case KindMaxAbs, KindMin, KindMax, KindChange:
-			need(m.Signal != "", "signal", "a signal")
-		case KindLatency:
-			need(m.Signal != "" || len(m.Signals) > 0, "signals", "the signals that must come to rest")
-			need(m.Threshold > 0, "threshold", "a positive threshold")
-		case KindPathError:
-			need(len(m.Signals) == 2, "signals", "two signals, x and y")
-			need(len(m.Path) >= 2, "path", "a reference path of at least two points")
-		case KindOdometryDrift:
-			need(len(m.Signals) == 4, "signals", "four signals: x and y measured, x and y true")
+	if e.Publish != nil && !strings.HasPrefix(e.Publish.Topic, "/") {
+		c.bad(e.line, f+".publish.topic", "want a bus topic, got %q", e.Publish.Topic)
+	}
+}
+
+// metric checks the i-th metric: its name, kind, tolerance and what its
+// kind needs.
+func (c *checker) metric(i int, m Metric) {
+	if c.metrics == nil {
+		c.metrics = map[string]bool{}
+	}
+	f := fmt.Sprintf("metrics[%d]", i)
+	line := lineOf(c.root, "metrics", i)
+	if m.Name == "" || c.metrics[m.Name] {
+		c.bad(line, f+".name", "missing or defined twice")
+	}
+	c.metrics[m.Name] = true
+	if !slices.Contains(Kinds(), m.Kind) {
+		c.bad(line, f+".kind", "%q is not one of %s", m.Kind, strings.Join(Kinds(), ", "))
+	}
+	if m.Max == nil && m.Min == nil {
+		c.bad(line, f, "needs a tolerance: max, min or both")
+	}
+	for _, s := range append([]string{m.Signal}, m.Signals...) {
+		if s != "" && !c.signals[s] {
+			c.bad(line, f, "signal %q is not among signals", s)
 		}
 	}
-	for i, p := range sc.Plots {
+	need := func(cond bool, field, what string) {
+		if !cond {
+			c.bad(line, f+"."+field, "%s needs %s", m.Kind, what)
+		}
+	}
+	switch m.Kind {
+	case KindFinal:
+		need(m.Signal != "", "signal", "a signal")
+	case KindOvershoot, KindSettlingTime:
+		need(m.Signal != "", "signal", "a signal")
+		need(m.Target != nil, "target", "a target")
+		if m.Kind == KindSettlingTime {
+			need(m.Band > 0, "band", "a positive band")
+		}
+	case KindMaxAbs, KindMin, KindMax, KindChange:
+		need(m.Signal != "", "signal", "a signal")
+	case KindLatency:
+		need(m.Signal != "" || len(m.Signals) > 0, "signals", "the signals that must come to rest")
+		need(m.Threshold > 0, "threshold", "a positive threshold")
+	case KindPathError:
+		need(len(m.Signals) == 2, "signals", "two signals, x and y")
+		need(len(m.Path) >= 2, "path", "a reference path of at least two points")
+	case KindOdometryDrift:
+		need(len(m.Signals) == 4, "signals", "four signals: x and y measured, x and y true")
+	}
+}
+
+// plots checks the plots section.
+func (c *checker) plots() {
+	for i, p := range c.sc.Plots {
 		f := fmt.Sprintf("plots[%d]", i)
-		line := lineOf(root, "plots", i)
+		line := lineOf(c.root, "plots", i)
 		if !strings.HasSuffix(p.File, ".png") || strings.ContainsAny(p.File, `/\`) {
-			bad(line, f+".file", "want a file name ending in .png, got %q", p.File)
+			c.bad(line, f+".file", "want a file name ending in .png, got %q", p.File)
 		}
 		if len(p.Signals) == 0 || p.XY && len(p.Signals)%2 != 0 {
-			bad(line, f+".signals", "want signals to plot (pairs x, y for an xy plot)")
+			c.bad(line, f+".signals", "want signals to plot (pairs x, y for an xy plot)")
 		}
 		for _, s := range p.Signals {
-			if !signals[s] {
-				bad(line, f+".signals", "signal %q is not among signals", s)
+			if !c.signals[s] {
+				c.bad(line, f+".signals", "signal %q is not among signals", s)
 			}
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // expand turns repeated events into one event per repetition.

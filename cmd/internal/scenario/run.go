@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
@@ -25,6 +23,7 @@ import (
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/gpio"
 	"github.com/saint-os/saint/record"
+	"github.com/saint-os/saint/server/ws/wsclient"
 	"github.com/saint-os/saint/sim/model/balance"
 )
 
@@ -163,8 +162,7 @@ type runner struct {
 	ex     *executor.Executor
 	ctx    context.Context
 	log    *slog.Logger
-	ws     *websocket.Conn
-	wsID   int
+	ws     *wsclient.Client
 	t0     time.Time
 	series map[string][]Sample
 	events []EventResult
@@ -350,7 +348,7 @@ func (r *runner) dial() error {
 	return r.pump(func() error {
 		ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
 		defer cancel()
-		c, _, err := websocket.DefaultDialer.DialContext(ctx, "ws://"+addr+"/saint", nil)
+		c, err := wsclient.DialOptions(ctx, "ws://"+addr+"/saint", "", wsclient.Options{Name: "scenario"})
 		if err != nil {
 			return fmt.Errorf("websocket: %w", err)
 		}
@@ -587,30 +585,13 @@ func (r *runner) balanceIO(a BalanceIO) error {
 // send makes one WebSocket request and waits for its response, skipping
 // state updates, with virtual time standing still.
 func (r *runner) send(req map[string]any) (map[string]any, error) {
-	r.wsID++
-	body := map[string]any{}
-	for k, v := range req {
-		body[k] = v
-	}
-	id := "scenario-" + strconv.Itoa(r.wsID)
-	body["id"] = id
 	var resp map[string]any
 	err := r.pump(func() error {
-		_ = r.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		if err := r.ws.WriteJSON(body); err != nil {
-			return err
-		}
-		_ = r.ws.SetReadDeadline(time.Now().Add(10 * time.Second))
-		for {
-			var m map[string]any
-			if err := r.ws.ReadJSON(&m); err != nil {
-				return err
-			}
-			if m["type"] == "response" && m["id"] == id {
-				resp = m
-				return nil
-			}
-		}
+		ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+		defer cancel()
+		var err error
+		resp, err = r.ws.Do(ctx, req)
+		return err
 	})
 	return resp, err
 }

@@ -32,15 +32,7 @@ func startAdopted(tb testing.TB) *Stack {
 	if err := st.StartHeld(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- st.Exec.Run(ctx) }()
-		st.Shutdown()
-		cancel()
-		<-done
-	})
+	shutdownAtEnd(tb, st)
 	// Adopting at the instant the stack started, not whenever this
 	// goroutine gets there, makes the adopted pose the same in every run.
 	if err := st.AdoptAll(nil); err != nil {

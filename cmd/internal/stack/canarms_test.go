@@ -1,17 +1,12 @@
 package stack
 
 import (
-	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/fixtures"
 	"github.com/saint-os/saint/hal/device/mitmotor"
 	"github.com/saint-os/saint/sim/model/arm"
 )
@@ -22,58 +17,7 @@ import (
 // robot type selects, and a custom action played at the root moves the
 // left arm through the actuators to its last keyframe.
 func TestCANArmsRobotType(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config")
-	if err := fixtures.WriteConfig(cfg); err != nil {
-		t.Fatal(err)
-	}
-	robot, err := bringup.Resolve(os.DirFS(cfg), "saint_can-T-0L10A2G3H0W")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := New(Options{ConfigDir: cfg, DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", Seed: 1, Robot: robot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Exec.Run(ctx) }()
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- st.Exec.Run(ctx) }()
-		st.Shutdown()
-		cancel()
-		<-done
-	})
-	var adoptErr error
-	if err := st.Exec.Do(ctx, func() { adoptErr = st.AdoptAll([]string{"sim-arms-left", "sim-arms-right"}) }); err != nil {
-		t.Fatal(err)
-	}
-	if adoptErr != nil {
-		t.Fatal(adoptErr)
-	}
-	cancel()
-	<-done
-	run := func(d time.Duration) {
-		t.Helper()
-		if err := st.Exec.RunFor(context.Background(), d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 100 {
-		if st.Nodes[1].State() == msg.StateActive && st.Nodes[2].State() == msg.StateActive {
-			break
-		}
-		run(100 * time.Millisecond)
-	}
-	if st.Nodes[1].State() != msg.StateActive {
-		t.Fatalf("the left arm node is %s", st.Nodes[1].State())
-	}
+	st, robot, run := startRobot(t, testRobot{Type: "saint_can-T-0L10A2G3H0W", Adopt: []string{"sim-arms-left", "sim-arms-right"}})
 	if st.Robot.Actuator(0, 2) == nil {
 		t.Fatal("the simulated robot's arms are not on actuators")
 	}

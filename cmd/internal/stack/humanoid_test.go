@@ -1,11 +1,8 @@
 package stack
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,70 +23,9 @@ const humanoidType = "pi_plus-S-12L8A0G2H0W"
 // its five limb nodes to be active.
 func humanoidStack(t *testing.T) (*Stack, *bringup.Robot, func(time.Duration)) {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config")
-	if err := fixtures.WriteConfig(cfg); err != nil {
-		t.Fatal(err)
-	}
-	robot, err := bringup.Resolve(os.DirFS(cfg), humanoidType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := New(Options{ConfigDir: cfg, DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", Seed: 1, Robot: robot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Exec.Run(ctx) }()
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- st.Exec.Run(ctx) }()
-		st.Shutdown()
-		cancel()
-		<-done
-	})
-	var adoptErr error
-	if err := st.Exec.Do(ctx, func() { adoptErr = st.AdoptAll(nil) }); err != nil {
-		t.Fatal(err)
-	}
-	if adoptErr != nil {
-		t.Fatal(adoptErr)
-	}
-	cancel()
-	<-done
-	run := func(d time.Duration) {
-		t.Helper()
-		if err := st.Exec.RunFor(context.Background(), d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	st, robot, run := startRobot(t, testRobot{Type: humanoidType})
 	if len(st.Nodes) != 5 {
 		t.Fatalf("%d nodes, want the five limbs: %+v", len(st.Nodes), st.Specs)
-	}
-	active := func() bool {
-		for _, n := range st.Nodes {
-			if n.State() != msg.StateActive {
-				return false
-			}
-		}
-		return true
-	}
-	for range 100 {
-		if active() {
-			break
-		}
-		run(100 * time.Millisecond)
-	}
-	for i, n := range st.Nodes {
-		if n.State() != msg.StateActive {
-			t.Fatalf("%s is %s: %s", st.Specs[i].ID, n.State(), st.AdoptionError(st.Specs[i].ID))
-		}
 	}
 	run(time.Second)
 	return st, robot, run

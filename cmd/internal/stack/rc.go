@@ -6,7 +6,6 @@ import (
 	"github.com/saint-os/saint/hal/device/rc"
 	"github.com/saint-os/saint/hal/executor"
 	"github.com/saint-os/saint/hal/uart/uarttest"
-	"github.com/saint-os/saint/server"
 	rcin "github.com/saint-os/saint/server/inputs/rc"
 	"github.com/saint-os/saint/sim/twin/rctx"
 )
@@ -20,15 +19,15 @@ type rcLink struct {
 	device *uarttest.Port
 }
 
-// attachRC gives the server the receiver's end of the line; the
-// transmitter is made at start (it runs on the executor).
-func attachRC(ex *executor.Executor, srv *server.Server) *rcLink {
+// newRCLink makes the line and returns the receiver's end of it for the
+// server (server.Options.RCPorts); the transmitter is made at start (it
+// runs on the executor).
+func newRCLink(ex *executor.Executor) (*rcLink, rcin.PortOpener) {
 	device, host := uarttest.Pipe(ex.Clock())
 	// The line runs for as long as the simulation: keep no record.
 	device.SetRecording(false)
 	host.SetRecording(false)
-	srv.SetRCPorts(rcin.FixedPort(host))
-	return &rcLink{device: device}
+	return &rcLink{device: device}, rcin.FixedPort(host)
 }
 
 // start switches the receiver on. The transmitter starts switched off (no

@@ -151,6 +151,7 @@ func benchFoxglove(b *testing.B, clients int, camera bool) {
 		}
 		_ = st.Exec.Do(ctx, func() { _ = st.AdoptAll(nil) })
 		fg, addr := st.Server.Foxglove(), st.Server.Addrs()["foxglove"]
+		// Adoption and advertising have no single end event across all topics.
 		time.Sleep(3 * time.Second) // adoption; every topic advertised
 		for range clients {
 			conn, _, err := (&websocket.Dialer{Subprotocols: []string{foxglove.Subprotocol}}).Dial("ws://"+addr+"/", nil)
@@ -182,6 +183,7 @@ func benchFoxglove(b *testing.B, clients int, camera bool) {
 		}
 		received.Store(0)
 		c0 := cpuTime()
+		// The measured run is a span of wall time.
 		time.Sleep(wallRun)
 		cpu += cpuTime() - c0
 		dropped += fg.Stats().Dropped

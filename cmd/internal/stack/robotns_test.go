@@ -1,18 +1,13 @@
 package stack
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/saint-os/saint/bringup"
 	"github.com/saint-os/saint/bus"
 	"github.com/saint-os/saint/bus/msg"
-	"github.com/saint-os/saint/fixtures"
 )
 
 // With a robot id every name of the whole robot is inside /robot_7/ on the
@@ -23,61 +18,15 @@ import (
 // or requested while the robot is adopted, a session is taken and a
 // command sent.
 func TestEveryNameInTheRobotNamespace(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config")
-	if err := fixtures.WriteConfig(cfg); err != nil {
-		t.Fatal(err)
-	}
-	robot, err := bringup.Resolve(os.DirFS(cfg), "saint_can-T-0L10A2G3H0W")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := New(Options{ConfigDir: cfg, DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0",
-		Seed: 1, Robot: robot, RobotID: "7"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tap := st.Broker.Connect(nil)
 	seen := map[string]bool{}
-	if _, err := tap.Transport().Subscribe(">", func(subject, _ string, _ []byte) { seen[subject] = true }); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Exec.Run(ctx) }()
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- st.Exec.Run(ctx) }()
-		st.Shutdown()
-		cancel()
-		<-done
-	})
-	var adoptErr error
-	if err := st.Exec.Do(ctx, func() { adoptErr = st.AdoptAll(nil) }); err != nil {
-		t.Fatal(err)
-	}
-	if adoptErr != nil {
-		t.Fatal(adoptErr)
-	}
-	cancel()
-	<-done
-	run := func(d time.Duration) {
-		t.Helper()
-		if err := st.Exec.RunFor(context.Background(), d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 100 {
-		if st.Nodes[1].State() == msg.StateActive && st.Nodes[2].State() == msg.StateActive {
-			break
-		}
-		run(100 * time.Millisecond)
-	}
+	st, _, run := startRobot(t, testRobot{Type: "saint_can-T-0L10A2G3H0W", RobotID: "7",
+		WaitActive: []string{"sim-arms-left", "sim-arms-right"},
+		BeforeStart: func(st *Stack) {
+			tap := st.Broker.Connect(nil)
+			if _, err := tap.Transport().Subscribe(">", func(subject, _ string, _ []byte) { seen[subject] = true }); err != nil {
+				t.Fatal(err)
+			}
+		}})
 	run(time.Second)
 	// A client outside the robot's processes uses the names on the wire.
 	out := st.Broker.Connect(nil)

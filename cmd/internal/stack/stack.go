@@ -167,18 +167,18 @@ func New(o Options) (*Stack, error) {
 	// puts itself there (server.Options.RobotID).
 	connect := func() (bus.Bus, error) { return bus.WithRobotID(s.dial(), o.RobotID) }
 	s.serverBus = &cutBus{Bus: s.dial()}
+	rcLink, rcPorts := newRCLink(ex)
+	s.rc = rcLink
 	srv, err := server.New(server.Options{
 		Bus: s.serverBus, Exec: ex, ConfigDir: o.ConfigDir,
 		DataDir: filepath.Join(o.DataDir, "server"), HTTPAddr: o.HTTPAddr, WSAddr: o.WSAddr, FoxgloveAddr: o.FoxgloveAddr, AllowedOrigins: o.AllowedOrigins, Log: o.Log,
 		NoAuth: !o.RequireAuth, Power: simPower{o.Log}, Version: o.Version, Robot: o.Robot, RobotID: o.RobotID,
-		Host: newWallHost(hostSampleEvery),
+		Host: newWallHost(hostSampleEvery), LiveLink: o.LiveLink, RCPorts: rcPorts,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Server = srv
-	srv.ConfigureLiveLink(o.LiveLink)
-	s.rc = attachRC(ex, srv)
 
 	ids := map[simrobot.Part]string{}
 	for _, sn := range s.Specs {

@@ -102,6 +102,7 @@ func TestHardwarePWM(t *testing.T) {
 	if err := w.PWM(0.25, 1000); err != nil {
 		t.Fatal(err)
 	}
+	// Half a second of PWM is the stimulus whose edges are counted.
 	time.Sleep(500 * time.Millisecond)
 	stop()
 	if err := w.Halt(); err != nil {

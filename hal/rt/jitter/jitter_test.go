@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/saint-os/saint/bus/bustest"
 )
 
 // TestMeasureCountsEveryRun checks the measurement, not the machine: every
@@ -37,14 +39,14 @@ func TestLoadRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Until the load's goroutines have allocated (or a while, for the
-		// loads that allocate nothing), however late they start.
-		for end := time.Now().Add(10 * time.Second); l.Allocated.Load() == 0 && time.Now().Before(end); {
-			if kind != GCLoad && kind != GoroutineLoad {
-				time.Sleep(20 * time.Millisecond)
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
+		// Until the load's goroutines have allocated, however late they
+		// start (the comparison below says if they never do).
+		if kind == GCLoad || kind == GoroutineLoad {
+			_ = bustest.Poll(10*time.Second, 5*time.Millisecond, func() bool { return l.Allocated.Load() > 0 })
+		} else {
+			// A load that allocates nothing has no event to wait for; the
+			// while lets one that wrongly allocates show it.
+			time.Sleep(20 * time.Millisecond)
 		}
 		procs := len(l.procs)
 		l.Stop()

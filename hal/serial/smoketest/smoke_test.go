@@ -49,21 +49,18 @@ func TestLoopback(t *testing.T) {
 		if _, err := p.Write(want); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(2 * time.Second)
-		for {
+		var b []byte
+		bustest.CheckFor(t, 2*time.Second, 10*time.Millisecond, func() error {
 			mu.Lock()
-			b := append([]byte(nil), got...)
+			b = append([]byte(nil), got...)
 			mu.Unlock()
-			if len(b) >= len(want) {
-				if !bytes.Equal(b, want) {
-					t.Errorf("%+v: read back % x, want % x", c, b, want)
-				}
-				break
+			if len(b) < len(want) {
+				return fmt.Errorf("%+v: read back % x of % x: is TX jumpered to RX?", c, b, want)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%+v: read back % x of % x: is TX jumpered to RX?", c, b, want)
-			}
-			time.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		if !bytes.Equal(b, want) {
+			t.Errorf("%+v: read back % x, want % x", c, b, want)
 		}
 	}
 }

@@ -102,11 +102,7 @@ func (s *sink) last() (router.Input, int) {
 
 // running returns a wall-clock executor running until the test ends.
 func running(t *testing.T) *executor.Executor {
-	ex := executor.New(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = ex.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ex := bustest.RunExecutor(t)
 	return ex
 }
 

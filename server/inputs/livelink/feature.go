@@ -116,16 +116,6 @@ func (l *Feature) Senders() *Senders { return l.senders }
 // Registry returns the subjects the receiver has seen.
 func (l *Feature) Registry() *Registry { return l.registry }
 
-// Configure replaces the listeners the feature was registered with (for
-// assemblies that build the server themselves, such as the simulator's
-// stack). Call it before the server starts.
-func (l *Feature) Configure(o Listeners) {
-	l.o = o
-	if o.StaleAfter > 0 {
-		l.registry.SetStaleAfter(o.StaleAfter)
-	}
-}
-
 // explicit reports whether the addresses were given by the caller.
 func (l *Feature) explicit() bool {
 	return l.o.FaceAddr != "" || l.o.DataAddr != "" || l.o.DiscoveryAddr != ""

@@ -30,6 +30,12 @@ type FeatureOptions struct {
 	// DataDir holds the rc_receiver.yaml every change is written to; ""
 	// keeps changes in memory.
 	DataDir string
+	// Ports opens the configured UART: saint-server opens serial devices
+	// (hal/serial), the simulator hands over its end of a simulated line
+	// with FixedPort. Nil refuses serial receivers.
+	Ports PortOpener
+	// Pins opens GPIO inputs for PPM and PWM receivers; nil refuses them.
+	Pins PinOpener
 }
 
 // Feature is the RC receiver as the server runs it: the receiver on the
@@ -67,7 +73,7 @@ type Feature struct {
 // calibrate_channel, set_failsafe, get_protocol, set_protocol) and the
 // "rc" topic. It reads files: call it before the executor runs.
 func Register(h *feature.Host, o FeatureOptions) (*Feature, error) {
-	f := &Feature{h: h}
+	f := &Feature{h: h, ports: o.Ports, pins: o.Pins}
 	if o.DataDir != "" {
 		f.path = filepath.Join(o.DataDir, FileName)
 	}
@@ -134,16 +140,6 @@ func loadConfig(dirs ...string) (Config, error) {
 	}
 	return DefaultConfig(), nil
 }
-
-// SetPorts gives the receiver its way to open the configured UART:
-// saint-server opens serial devices (hal/serial), saint-sim hands over its
-// end of a simulated line with FixedPort. Call it before the server
-// starts.
-func (f *Feature) SetPorts(open PortOpener) { f.ports = open }
-
-// SetPins gives the receiver its way to open GPIO inputs for PPM and PWM
-// receivers. Call it before the server starts.
-func (f *Feature) SetPins(open PinOpener) { f.pins = open }
 
 // Receiver returns the receiver; use it on the executor.
 func (f *Feature) Receiver() *Receiver { return f.rx }
