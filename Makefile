@@ -14,11 +14,16 @@ run: viz-deps
 	$(GO) run ./cmd/saint-sim --data .saint-sim --livelink 127.0.0.1 --foxglove 127.0.0.1:8765
 
 ## test: every test (unit, conformance, multi-process end to end, every fuzz target on its seeds and
-## committed corpus), vet and staticcheck, then a short fuzzing run of the parsers of untrusted input
+## committed corpus), vet and staticcheck, the deployment rehearsal in its VM (a phase of its own, so
+## the emulated guest is not starved by the parallel package tests), then a short fuzzing run of the
+## parsers of untrusted input. Each phase's wall time is printed at the end.
 test: viz-deps test-deps ros2-deps qemu-deps mujoco-deps shellcheck-deps rehearsal-deps vet staticcheck
-	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/...
-	$(MAKE) fuzz
+	@t0=$$(date +%s); \
+	$(GO) test -count=1 -timeout 20m -skip '^TestRehearsal$$' ./... || exit 1; t1=$$(date +%s); \
+	$(GO) test -count=1 -race -timeout 20m ./hal/... ./bus/... ./node/... ./server/... ./sim/... ./roles/... ./ros2/... || exit 1; t2=$$(date +%s); \
+	$(MAKE) --no-print-directory rehearsal || exit 1; t3=$$(date +%s); \
+	$(MAKE) --no-print-directory fuzz || exit 1; t4=$$(date +%s); \
+	echo "make test phases: tests $$((t1-t0)) s, race $$((t2-t1)) s, rehearsal $$((t3-t2)) s, fuzz $$((t4-t3)) s"
 
 ## fuzz: each fuzz target of a parser that takes input from the network, a file or another process,
 ## mutating its seeds and committed corpus (testdata/fuzz) for FUZZTIME. A failure stops with the
@@ -148,7 +153,7 @@ shellcheck-deps:
 
 ## rehearsal: the deployment rehearsed in a Debian 12 VM under QEMU (docs/rehearsal.md): the scripts install
 ## the server and a node over ssh, the node is adopted and updated with signed firmware, the power is cut
-## mid-update, the watchdogs are tried; each phase's time is printed. make test runs it too (go test ./...).
+## mid-update, the watchdogs are tried; each phase's time is printed. make test runs it as a phase of its own.
 ## The guest image is cached in $XDG_CACHE_HOME/saint-rehearsal (~/.cache/saint-rehearsal), rebuilt when its recipe changes.
 rehearsal: rehearsal-deps
 	$(GO) test -count=1 -v -timeout 30m -run '^TestRehearsal$$' ./deploy/rehearsal/
