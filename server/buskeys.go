@@ -23,15 +23,9 @@ type keyRejecter interface {
 // list_rejected_keys when the bus has keys to reject.
 func (s *Server) registerKeyRejection(g *ws.Gateway, kr keyRejecter) {
 	g.Handle("management", "reject_node_key", func(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
-		var p struct {
-			NodeID string `json:"node_id"`
-			BusKey string `json:"bus_key"`
-		}
-		if err := ws.DecodeParams(raw, &p); err != nil {
+		p, err := decodeNodeKey(raw)
+		if err != nil {
 			return nil, err
-		}
-		if !msg.ValidNodeID(p.NodeID) {
-			return nil, ws.ParamError("node_id", "%q is not a node id", p.NodeID)
 		}
 		if err := kr.Reject(p.NodeID, p.BusKey); err != nil {
 			if errors.Is(err, busaccess.ErrNotRejectable) {
@@ -62,4 +56,23 @@ func (s *Server) registerKeyRejection(g *ws.Gateway, kr keyRejecter) {
 	g.Handle("management", "list_rejected_keys", func(context.Context, *ws.Client, json.RawMessage) (any, error) {
 		return map[string]any{"keys": kr.Rejected()}, nil
 	})
+}
+
+// nodeKey names a node and a bus key: the parameters of reject_node_key
+// and enrol_node.
+type nodeKey struct {
+	NodeID string `json:"node_id"`
+	BusKey string `json:"bus_key"`
+}
+
+// decodeNodeKey decodes a nodeKey, refusing a node_id that is not one.
+func decodeNodeKey(raw json.RawMessage) (nodeKey, error) {
+	var p nodeKey
+	if err := ws.DecodeParams(raw, &p); err != nil {
+		return p, err
+	}
+	if !msg.ValidNodeID(p.NodeID) {
+		return p, ws.ParamError("node_id", "%q is not a node id: want 1-64 letters, digits, '-' or '_'", p.NodeID)
+	}
+	return p, nil
 }

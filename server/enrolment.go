@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/saint-os/saint/bus/msg"
 	"github.com/saint-os/saint/server/busaccess"
 	"github.com/saint-os/saint/server/ws"
 )
@@ -24,15 +23,9 @@ type keyEnroller interface {
 // authenticated both ways.
 func (s *Server) registerEnrolment(g *ws.Gateway, ke keyEnroller) {
 	g.Handle("management", "enrol_node", func(ctx context.Context, _ *ws.Client, raw json.RawMessage) (any, error) {
-		var p struct {
-			NodeID string `json:"node_id"`
-			BusKey string `json:"bus_key"`
-		}
-		if err := ws.DecodeParams(raw, &p); err != nil {
+		p, err := decodeNodeKey(raw)
+		if err != nil {
 			return nil, err
-		}
-		if !msg.ValidNodeID(p.NodeID) {
-			return nil, ws.ParamError("node_id", "%q is not a node id: want 1-64 letters, digits, '-' or '_'", p.NodeID)
 		}
 		if err := ke.Enrol(p.NodeID, p.BusKey); err != nil {
 			if errors.Is(err, busaccess.ErrNotEnrolable) {
